@@ -1,0 +1,292 @@
+import Foundation
+
+/// What a full input queue does when another packet arrives.
+public enum QueuePolicy: String, Sendable, Codable, CaseIterable {
+    /// The producer waits (is not scheduled; `send` blocks) until there is room.
+    case block = "BLOCK"
+    /// The oldest queued packet is dropped (and counted) to make room.
+    case dropOldest = "DROP_OLDEST"
+    /// Only the newest packet is kept: the queue holds one packet, older ones are dropped.
+    case keepLatest = "KEEP_LATEST"
+}
+
+/// How a node decides that it can run.
+public enum InputPolicy: String, Sendable, Codable {
+    /// MediaPipe's default: run at timestamp T once every input has a packet at T or has
+    /// moved its bound past T; inputs without a packet at T arrive empty.
+    case `default` = "DefaultInputStreamHandler"
+    /// Run as soon as any input has a packet, one timestamp at a time, without waiting for
+    /// the other inputs.
+    case immediate = "ImmediateInputStreamHandler"
+}
+
+/// Per-input settings: `input_stream_info { tag_index: "FINISHED" back_edge: true }`.
+public struct InputStreamInfo: Sendable {
+    /// The port, as `TAG`, `TAG:index` or the stream's index for untagged ports.
+    public var tagIndex: String
+    /// Whether this input closes a loop (it is left out of cycle checks and readiness).
+    public var backEdge: Bool
+    /// FrameFlow extension: this edge's queue policy.
+    public var queuePolicy: QueuePolicy?
+    /// FrameFlow extension: this edge's queue size.
+    public var maxQueueSize: Int?
+    public var location: SourceLocation?
+
+    public init(tagIndex: String, backEdge: Bool = false, queuePolicy: QueuePolicy? = nil, maxQueueSize: Int? = nil) {
+        self.tagIndex = tagIndex
+        self.backEdge = backEdge
+        self.queuePolicy = queuePolicy
+        self.maxQueueSize = maxQueueSize
+    }
+}
+
+/// The options of a node, as read from a file or given in code.
+public enum NodeOptions: Sendable {
+    /// From a graph file: the extension's type name (`mediapipe.FlowLimiterCalculatorOptions`)
+    /// and its fields.
+    case text(typeName: String, TextMessage)
+    /// From Swift code: a value of the calculator's `Options` type.
+    case value(any CalculatorOptions)
+}
+
+/// One node of a graph: the calculator it runs and how its ports bind to streams.
+public struct NodeConfig: Sendable {
+    /// The calculator's registered name (`SobelEdgesCalculator`).
+    public var calculator: String
+    /// The node's name; `displayName` falls back to the calculator's name.
+    public var name: String?
+    public var inputStreams: [StreamRef] = []
+    public var outputStreams: [StreamRef] = []
+    public var inputSidePackets: [StreamRef] = []
+    public var outputSidePackets: [StreamRef] = []
+    public var options: NodeOptions?
+    public var inputPolicy: InputPolicy?
+    public var inputStreamInfo: [InputStreamInfo] = []
+    /// Queue size for this node's inputs (overrides the graph's).
+    public var maxQueueSize: Int?
+    /// Queue policy for this node's inputs (overrides the graph's).
+    public var queuePolicy: QueuePolicy?
+    /// Where the node starts in its graph file.
+    public var location: SourceLocation?
+    /// The calculator type, when the node was built in Swift (no registry lookup needed).
+    public var calculatorType: CalculatorTypeBox?
+
+    public init(calculator: String, name: String? = nil) {
+        self.calculator = calculator
+        self.name = name
+    }
+}
+
+/// A calculator type carried in a config. Metatypes are immutable, so sharing is safe.
+public struct CalculatorTypeBox: @unchecked Sendable {
+    public let type: any Calculator.Type
+    public init(_ type: any Calculator.Type) { self.type = type }
+}
+
+/// A whole graph: its input and output streams, side packets, nodes and scheduling
+/// settings. Read from MediaPipe's text format (`GraphConfig(parsing:)`) or built with the
+/// Swift DSL (`GraphConfig { … }`).
+public struct GraphConfig: Sendable {
+    public var inputStreams: [StreamRef] = []
+    public var outputStreams: [StreamRef] = []
+    public var inputSidePackets: [StreamRef] = []
+    public var outputSidePackets: [StreamRef] = []
+    public var nodes: [NodeConfig] = []
+    /// Default queue size of every input (`max_queue_size`); `nil` means 100.
+    public var maxQueueSize: Int?
+    /// Default queue policy (FrameFlow extension `queue_policy`); `nil` means `.block`.
+    public var queuePolicy: QueuePolicy?
+    /// Worker threads (`num_threads`); `nil` means one per core.
+    public var numThreads: Int?
+    /// Default input policy of nodes.
+    public var inputPolicy: InputPolicy?
+    /// FrameFlow extension: at most this many frames inside the graph; `send` drops more.
+    public var maxFramesInFlight: Int?
+    /// The file the config was read from.
+    public var file: String?
+
+    public init() {}
+
+    /// Reads a graph from its text-format file.
+    public init(contentsOfFile path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw GraphError(.syntax, "cannot read graph file", location: SourceLocation(file: path, line: 0, column: 0))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw GraphError(.syntax, "graph file is not UTF-8 text", location: SourceLocation(file: path, line: 1, column: 1))
+        }
+        try self.init(parsing: text, file: path)
+    }
+
+    /// Parses a graph from MediaPipe's `CalculatorGraphConfig` text format.
+    public init(parsing text: String, file: String? = nil) throws {
+        let message = try TextFormatParser.parse(text, file: file)
+        try self.init(message: message)
+        self.file = file
+    }
+
+    /// Builds a config from a parsed text-format message.
+    public init(message: TextMessage) throws {
+        for f in message.fields {
+            switch f.name {
+            case "input_stream": inputStreams.append(try f.streamRef())
+            case "output_stream": outputStreams.append(try f.streamRef())
+            case "input_side_packet": inputSidePackets.append(try f.streamRef())
+            case "output_side_packet": outputSidePackets.append(try f.streamRef())
+            case "node": nodes.append(try NodeConfig(field: f))
+            case "max_queue_size": maxQueueSize = try f.int()
+            case "num_threads": numThreads = try f.int()
+            case "queue_policy": queuePolicy = try f.enumValue(QueuePolicy.self)
+            case "max_frames_in_flight": maxFramesInFlight = try f.int()
+            case "input_stream_handler": inputPolicy = try f.inputPolicy()
+            case "type", "package", "profiler_config", "executor", "report_deadlock":
+                _ = f  // accepted and ignored: they do not change how FrameFlow runs the graph
+            default:
+                throw f.unknown(in: "CalculatorGraphConfig")
+            }
+        }
+    }
+}
+
+extension NodeConfig {
+    init(field: TextField) throws {
+        guard case .message(let m) = field.value.kind else {
+            throw GraphError(.syntax, "'node' must be a message { … }", location: field.value.location)
+        }
+        self.init(calculator: "")
+        location = field.location
+        var sawCalculator = false
+        for f in m.fields {
+            switch f.name {
+            case "calculator":
+                calculator = try f.string()
+                sawCalculator = true
+            case "name": name = try f.string()
+            case "input_stream": inputStreams.append(try f.streamRef())
+            case "output_stream": outputStreams.append(try f.streamRef())
+            case "input_side_packet": inputSidePackets.append(try f.streamRef())
+            case "output_side_packet": outputSidePackets.append(try f.streamRef())
+            case "options", "node_options":
+                guard case .message(let om) = f.value.kind else {
+                    throw GraphError(.syntax, "'\(f.name)' must be a message { … }", location: f.value.location)
+                }
+                for ext in om.fields {
+                    guard ext.isExtension, case .message(let body) = ext.value.kind else {
+                        throw GraphError(
+                            .syntax, "'\(f.name)' holds extensions written as [type.name] { … }, not field '\(ext.name)'",
+                            location: ext.location)
+                    }
+                    guard options == nil else {
+                        throw GraphError(.syntax, "a node takes one options message", location: ext.location)
+                    }
+                    options = .text(typeName: Self.optionsTypeName(ext.name), body)
+                }
+            case "input_stream_handler": inputPolicy = try f.inputPolicy()
+            case "input_stream_info":
+                guard case .message(let im) = f.value.kind else {
+                    throw GraphError(.syntax, "'input_stream_info' must be a message { … }", location: f.value.location)
+                }
+                var info = InputStreamInfo(tagIndex: "")
+                info.location = f.location
+                for g in im.fields {
+                    switch g.name {
+                    case "tag_index": info.tagIndex = try g.string()
+                    case "back_edge": info.backEdge = try g.bool()
+                    case "queue_policy": info.queuePolicy = try g.enumValue(QueuePolicy.self)
+                    case "max_queue_size": info.maxQueueSize = try g.int()
+                    default: throw g.unknown(in: "InputStreamInfo")
+                    }
+                }
+                inputStreamInfo.append(info)
+            case "max_queue_size": maxQueueSize = try f.int()
+            case "queue_policy": queuePolicy = try f.enumValue(QueuePolicy.self)
+            case "executor", "output_stream_handler", "source_layer", "buffer_size_hint", "max_in_flight",
+                "profiler_config", "external_input", "option_value":
+                _ = f  // accepted for compatibility; FrameFlow schedules without them
+            default:
+                throw f.unknown(in: "node")
+            }
+        }
+        guard sawCalculator, !calculator.isEmpty else {
+            throw GraphError(.syntax, "node has no 'calculator' field", location: field.location)
+        }
+    }
+
+    /// `mediapipe.XOptions.ext` and `type.googleapis.com/mediapipe.XOptions` both name
+    /// `mediapipe.XOptions`.
+    static func optionsTypeName(_ raw: String) -> String {
+        var s = Substring(raw)
+        if let slash = s.lastIndex(of: "/") { s = s[s.index(after: slash)...] }
+        if s.hasSuffix(".ext") { s = s.dropLast(4) }
+        return String(s)
+    }
+
+    /// The name errors and traces use: `name`, or the calculator's.
+    public var displayName: String { name ?? calculator }
+}
+
+extension TextField {
+    func unknown(in message: String) -> GraphError {
+        GraphError(.unknownField, "unknown field '\(name)' in \(message)", location: location)
+    }
+
+    func string() throws -> String {
+        guard case .string(let s) = value.kind else {
+            throw GraphError(.syntax, "field '\(name)' needs a quoted string", location: value.location)
+        }
+        return s
+    }
+
+    func streamRef() throws -> StreamRef {
+        try StreamRef(parsing: try string(), location: value.location)
+    }
+
+    func int() throws -> Int {
+        guard case .number(let n) = value.kind, let d = TextFormatParser.numberValue(n), d == d.rounded(),
+            abs(d) < 9.0e15
+        else {
+            throw GraphError(.syntax, "field '\(name)' needs an integer", location: value.location)
+        }
+        return Int(d)
+    }
+
+    func bool() throws -> Bool {
+        switch value.kind {
+        case .identifier("true"), .number("1"): return true
+        case .identifier("false"), .number("0"): return false
+        default: throw GraphError(.syntax, "field '\(name)' needs true or false", location: value.location)
+        }
+    }
+
+    func enumValue<E: RawRepresentable>(_: E.Type) throws -> E where E.RawValue == String, E: CaseIterable {
+        if case .identifier(let s) = value.kind, let e = E(rawValue: s) { return e }
+        if case .string(let s) = value.kind, let e = E(rawValue: s) { return e }
+        let names = E.allCases.map(\.rawValue).joined(separator: ", ")
+        throw GraphError(.syntax, "field '\(name)' must be one of \(names)", location: value.location)
+    }
+
+    func inputPolicy() throws -> InputPolicy {
+        guard case .message(let m) = value.kind else {
+            throw GraphError(.syntax, "'input_stream_handler' must be a message { … }", location: value.location)
+        }
+        var policy = InputPolicy.default
+        for f in m.fields {
+            switch f.name {
+            case "input_stream_handler":
+                let n = try f.string()
+                switch n {
+                case "DefaultInputStreamHandler", "SyncSetInputStreamHandler": policy = .default
+                case "ImmediateInputStreamHandler": policy = .immediate
+                default:
+                    throw GraphError(
+                        .unknownField,
+                        "unknown input stream handler '\(n)' (FrameFlow knows DefaultInputStreamHandler, ImmediateInputStreamHandler, SyncSetInputStreamHandler)",
+                        location: f.value.location)
+                }
+            case "options": break
+            default: throw f.unknown(in: "InputStreamHandlerConfig")
+            }
+        }
+        return policy
+    }
+}

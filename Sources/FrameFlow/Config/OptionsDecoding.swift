@@ -1,0 +1,194 @@
+import Foundation
+
+/// Reads a calculator's `Options` from a text-format message.
+///
+/// The default value (`Options()`) is encoded, the file's fields are laid over it, and
+/// the result is decoded; so fields the file leaves out keep their defaults. Field names
+/// are snake_case in files and camelCase in Swift. Fields the options type does not have
+/// and values of the wrong type are errors naming the node, the field and its position.
+enum OptionsDecoding {
+    static func decode<O: CalculatorOptions>(
+        _ type: O.Type, from message: TextMessage, node: String
+    ) throws -> O {
+        let defaults = O()
+        let schema = Schema(reflecting: defaults)
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        let base = try JSONSerialization.jsonObject(with: try encoder.encode(defaults)) as? [String: Any] ?? [:]
+        let merged = try overlay(base, message, schema: schema, node: node, path: "")
+        let data = try JSONSerialization.data(withJSONObject: merged)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        do {
+            return try decoder.decode(O.self, from: data)
+        } catch let error as DecodingError {
+            throw describe(error, message: message, node: node)
+        }
+    }
+
+    /// The fields an options type has, found by reflecting its default value.
+    struct Schema {
+        var fields: [String: (isArray: Bool, nested: Schema?)] = [:]
+        var isOpen = false  // unknown shape (a nil optional struct): accept any field
+
+        init(reflecting value: Any) {
+            let mirror = Mirror(reflecting: value)
+            guard mirror.displayStyle == .struct || mirror.displayStyle == .class else {
+                isOpen = true
+                return
+            }
+            for child in mirror.children {
+                guard var label = child.label else { continue }
+                if label.hasPrefix("_") { label.removeFirst() }  // property wrappers
+                let typeName = String(describing: Swift.type(of: child.value))
+                let isArray = typeName.hasPrefix("Array<") || typeName.hasPrefix("Optional<Array<")
+                var nested: Schema?
+                let inner = Mirror(reflecting: child.value)
+                if inner.displayStyle == .struct {
+                    nested = Schema(reflecting: child.value)
+                } else if inner.displayStyle == .optional {
+                    if let some = inner.children.first {
+                        if Mirror(reflecting: some.value).displayStyle == .struct { nested = Schema(reflecting: some.value) }
+                    } else if !Self.isScalarName(typeName) {
+                        var open = Schema(reflecting: 0)
+                        open.isOpen = true
+                        nested = open
+                    }
+                }
+                fields[snake(label)] = (isArray, nested)
+            }
+        }
+
+        init() {}
+
+        private static func isScalarName(_ t: String) -> Bool {
+            ["Int", "Int32", "Int64", "UInt", "UInt8", "UInt32", "UInt64", "Double", "Float", "Bool", "String"]
+                .contains { t == "Optional<\($0)>" } || t.hasPrefix("Optional<Array<")
+        }
+    }
+
+    private static func overlay(
+        _ base: [String: Any], _ message: TextMessage, schema: Schema, node: String, path: String
+    ) throws -> [String: Any] {
+        var out = base
+        var grouped: [String: [TextField]] = [:]
+        var order: [String] = []
+        for f in message.fields {
+            if f.isExtension {
+                throw GraphError(.unknownOption, "option '\(path)[\(f.name)]': extensions are not options fields", node: node, location: f.location)
+            }
+            if grouped[f.name] == nil { order.append(f.name) }
+            grouped[f.name, default: []].append(f)
+        }
+        for name in order {
+            let fields = grouped[name]!
+            let full = path.isEmpty ? name : "\(path).\(name)"
+            let spec = schema.isOpen ? (isArray: fields.count > 1, nested: Schema?(nil)) : schema.fields[name]
+            guard let spec else {
+                let known = schema.fields.keys.sorted()
+                let hint = nearest(name, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+                throw GraphError(
+                    .unknownOption, "unknown option '\(full)'\(hint); known: \(known.joined(separator: ", "))",
+                    node: node, location: fields[0].location)
+            }
+            if !spec.isArray, fields.count > 1 {
+                throw GraphError(.invalidOption, "option '\(full)' is not repeated but is given \(fields.count) times", node: node, location: fields[1].location)
+            }
+            var values: [Any] = []
+            for f in fields {
+                switch f.value.kind {
+                case .message(let m):
+                    let nestedBase: [String: Any]
+                    if !spec.isArray, let b = base[name] as? [String: Any] { nestedBase = b } else { nestedBase = [:] }
+                    var nestedSchema = spec.nested ?? Schema()
+                    if spec.nested == nil { nestedSchema.isOpen = true }
+                    values.append(try overlay(nestedBase, m, schema: nestedSchema, node: node, path: full))
+                case .string(let s): values.append(s)
+                case .identifier(let s):
+                    if s == "true" { values.append(true) } else if s == "false" { values.append(false) } else { values.append(s) }
+                case .number(let raw):
+                    let lower = raw.lowercased()
+                    if lower.contains("inf") || lower.contains("nan") {
+                        values.append(lower.hasPrefix("-") ? "-inf" : (lower.contains("nan") ? "nan" : "inf"))
+                    } else if let i = Int(raw) {
+                        values.append(i)
+                    } else if let d = TextFormatParser.numberValue(raw) {
+                        values.append(d)
+                    } else {
+                        throw GraphError(.invalidOption, "option '\(full)': '\(raw)' is not a number", node: node, location: f.value.location)
+                    }
+                }
+            }
+            out[name] = spec.isArray ? values : values[0]
+        }
+        return out
+    }
+
+    private static func describe(_ error: DecodingError, message: TextMessage, node: String) -> GraphError {
+        func locate(_ path: [any CodingKey]) -> (String, SourceLocation?) {
+            var msg: TextMessage? = message
+            var loc: SourceLocation?
+            var names: [String] = []
+            for key in path {
+                if key.intValue != nil, key.stringValue.hasPrefix("Index") { continue }
+                let name = snake(key.stringValue)
+                names.append(name)
+                guard let m = msg, let f = m.fields.last(where: { $0.name == name }) else { msg = nil; continue }
+                loc = f.value.location
+                if case .message(let inner) = f.value.kind { msg = inner } else { msg = nil }
+            }
+            return (names.joined(separator: "."), loc)
+        }
+        switch error {
+        case let .typeMismatch(type, ctx), let .valueNotFound(type, ctx):
+            let (name, loc) = locate(ctx.codingPath)
+            return GraphError(.invalidOption, "option '\(name)' has the wrong type: expected \(type)", node: node, location: loc)
+        case let .dataCorrupted(ctx):
+            let (name, loc) = locate(ctx.codingPath)
+            return GraphError(.invalidOption, "option '\(name)' has an invalid value: \(ctx.debugDescription)", node: node, location: loc)
+        case let .keyNotFound(key, ctx):
+            let (name, loc) = locate(ctx.codingPath)
+            let full = name.isEmpty ? snake(key.stringValue) : "\(name).\(snake(key.stringValue))"
+            return GraphError(.invalidOption, "option '\(full)' is required", node: node, location: loc ?? message.location)
+        @unknown default:
+            return GraphError(.invalidOption, "invalid options: \(error)", node: node, location: message.location)
+        }
+    }
+
+    /// `maxInFlight` → `max_in_flight`.
+    static func snake(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            if c.isUppercase {
+                if !out.isEmpty { out.append("_") }
+                out.append(contentsOf: c.lowercased())
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+}
+
+/// The candidate closest to `word` by edit distance, if it is reasonably close.
+func nearest(_ word: String, in candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var prev = Array(0...b.count)
+        for i in 1...Swift.max(a.count, 1) where !a.isEmpty {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...Swift.max(b.count, 1) where !b.isEmpty {
+                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return a.isEmpty ? b.count : prev[b.count]
+    }
+    let w = Array(word.lowercased())
+    let scored = candidates.map { ($0, distance(w, Array($0.lowercased()))) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+    return best.1 <= Swift.max(3, word.count / 3) ? best.0 : nil
+}

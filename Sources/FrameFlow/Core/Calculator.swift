@@ -1,0 +1,151 @@
+/// The options of a calculator: a `Codable` struct whose fields are read from the node's
+/// `options { [mediapipe.XOptions.ext] { … } }` (or `node_options`) in graph files.
+///
+/// Field names map from Swift's camelCase to the file's snake_case (`maxInFlight` ↔
+/// `max_in_flight`). Fields missing in the file keep the values of `init()`; a field the
+/// type does not have, or a value of the wrong type, is an error naming the node, the field
+/// and its line and column.
+///
+/// ```swift
+/// struct Options: CalculatorOptions {
+///     static let typeName = "mediapipe.FlowLimiterCalculatorOptions"
+///     var maxInFlight = 1
+///     var maxInQueue = 0
+/// }
+/// ```
+public protocol CalculatorOptions: Codable, Sendable {
+    /// The default options.
+    init()
+    /// The protobuf type name graph files use for these options
+    /// (`mediapipe.FlowLimiterCalculatorOptions`), or `nil` to accept any name.
+    static var typeName: String? { get }
+}
+
+extension CalculatorOptions {
+    public static var typeName: String? { nil }
+}
+
+/// Options of a calculator that has none.
+public struct NoOptions: CalculatorOptions, Equatable {
+    public init() {}
+}
+
+/// A node's processing step: the unit a graph is built from.
+///
+/// A calculator declares a static `contract` (its typed ports and side packets) that the
+/// graph checks when it is built, never per frame. At run time the graph calls `open`
+/// once, `process` for each timestamp the inputs make ready, and `close` once (always, if
+/// `open` succeeded). One instance is never called concurrently, but successive calls may
+/// come from different worker threads.
+///
+/// A minimal calculator:
+///
+/// ```swift
+/// final class DoubleCalculator: Calculator {
+///     static let contract = CalculatorContract(
+///         inputs: [.init("", Int.self)], outputs: [.init("", Int.self)])
+///     init(options: NoOptions) {}
+///     func process(_ cc: CalculatorContext) throws {
+///         try cc.emit(2 * cc.input(as: Int.self))
+///     }
+/// }
+/// ```
+public protocol Calculator: AnyObject {
+    /// The calculator's options, read from the graph file or given in Swift.
+    associatedtype Options: CalculatorOptions = NoOptions
+    /// The name graph files use (`SobelEdgesCalculator`); defaults to the type's name.
+    static var name: String { get }
+    /// The ports and side packets, with their payload types.
+    static var contract: CalculatorContract { get }
+    /// Creates the calculator with its options; may reject invalid ones.
+    init(options: Options) throws
+    /// Called once before the first `process`; side packets are available.
+    func open(_ context: CalculatorContext) throws
+    /// Called for each ready timestamp (source calculators: repeatedly until they call
+    /// `context.finishSource()`).
+    func process(_ context: CalculatorContext) throws
+    /// Called once after the last `process`, also when the graph is cancelled or fails.
+    func close(_ context: CalculatorContext) throws
+    /// Takes new options while the graph runs; the graph calls it between two
+    /// timestamps. The default throws: a calculator opts in by implementing it.
+    func update(options: Options) throws
+}
+
+extension Calculator {
+    public static var name: String { String(describing: self) }
+    public func open(_ context: CalculatorContext) throws {}
+    public func close(_ context: CalculatorContext) throws {}
+    public func update(options: Options) throws {
+        throw GraphError(.invalidState, "\(Self.name) does not accept option changes while running")
+    }
+}
+
+/// The type of a port's payload, checked between producer and consumer when a graph is
+/// built.
+public struct PayloadType: Sendable, Equatable, CustomStringConvertible {
+    let id: ObjectIdentifier?
+    /// The type's name, for messages.
+    public let name: String
+
+    /// Any payload.
+    public static let any = PayloadType(id: nil, name: "Any")
+    /// Payloads of type `T`.
+    public static func of<T>(_ type: T.Type) -> PayloadType {
+        PayloadType(id: ObjectIdentifier(type), name: String(describing: type))
+    }
+    /// Whether a producer of `self` may feed a consumer of `other`.
+    public func isCompatible(with other: PayloadType) -> Bool { id == nil || other.id == nil || id == other.id }
+    public var description: String { name }
+}
+
+/// One port in a contract: a tag, a payload type and whether it is optional or repeated.
+public struct PortSpec: Sendable {
+    /// The tag (`IMAGE`); empty for untagged ports (`input_stream: "name"`).
+    public var tag: String
+    public var type: PayloadType
+    /// Whether a node may leave the port unconnected.
+    public var isOptional: Bool
+    /// Whether the tag takes several indexes (`IN:0:a`, `IN:1:b`, …).
+    public var isRepeated: Bool
+
+    public init(_ tag: String, _ type: PayloadType = .any, optional: Bool = false, repeated: Bool = false) {
+        self.tag = tag
+        self.type = type
+        self.isOptional = optional
+        self.isRepeated = repeated
+    }
+
+    public init<T>(_ tag: String, _ type: T.Type, optional: Bool = false, repeated: Bool = false) {
+        self.init(tag, .of(type), optional: optional, repeated: repeated)
+    }
+}
+
+/// What a calculator takes and gives: its ports and side packets.
+public struct CalculatorContract: Sendable {
+    public var inputs: [PortSpec]
+    public var outputs: [PortSpec]
+    public var inputSidePackets: [PortSpec]
+    public var outputSidePackets: [PortSpec]
+    /// Accept any input and output ports, untyped (e.g. `PassThroughCalculator`).
+    public var acceptsAnyPorts: Bool
+    /// The input policy the calculator needs, unless the graph file sets one.
+    public var inputPolicy: InputPolicy?
+    /// How far output timestamps lead input timestamps, or `nil` when they are not tied.
+    /// With an offset the graph advances output bounds as input bounds advance, even when
+    /// `process` is not called.
+    public var timestampOffset: Int64?
+
+    public init(
+        inputs: [PortSpec] = [], outputs: [PortSpec] = [], inputSidePackets: [PortSpec] = [],
+        outputSidePackets: [PortSpec] = [], acceptsAnyPorts: Bool = false, inputPolicy: InputPolicy? = nil,
+        timestampOffset: Int64? = 0
+    ) {
+        self.inputs = inputs
+        self.outputs = outputs
+        self.inputSidePackets = inputSidePackets
+        self.outputSidePackets = outputSidePackets
+        self.acceptsAnyPorts = acceptsAnyPorts
+        self.inputPolicy = inputPolicy
+        self.timestampOffset = timestampOffset
+    }
+}

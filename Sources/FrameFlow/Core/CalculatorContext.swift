@@ -1,0 +1,182 @@
+/// What a calculator sees during `open`, `process` and `close`: the input packets at
+/// the current timestamp, the side packets, and where to send outputs.
+///
+/// One context belongs to one node and is reused for every call (no allocation per
+/// frame). It is only valid during the call it was passed to.
+///
+/// Reading inputs, by tag and index as the contract declares them:
+///
+/// ```swift
+/// let image = try cc.input("IMAGE", as: ImageFrame.self)   // throws naming the stream
+/// if cc.hasInput("DETECTIONS") { … }
+/// try cc.emit(result, tag: "IMAGE")                        // at cc.inputTimestamp
+/// ```
+public final class CalculatorContext {
+    /// The node's name (for messages).
+    public let nodeName: String
+    /// The timestamp of the current `process` call (`.unstarted` in `open`, `.done` in
+    /// `close`).
+    public internal(set) var inputTimestamp: Timestamp = .unstarted
+    /// Pool for output images; using it keeps a steady graph free of per-frame
+    /// allocations.
+    public let pool: ImagePool
+
+    let inputRefs: [StreamRef]
+    let outputRefs: [StreamRef]
+    let inputIndex: [PortID: Int]
+    let outputIndex: [PortID: Int]
+    let sideInputIndex: [PortID: Int]
+    let sideOutputIndex: [PortID: Int]
+    let sideInputRefs: [StreamRef]
+    let sideOutputRefs: [StreamRef]
+    var inputPackets: [Packet]
+    var sideInputs: [Packet?]
+    /// Outputs emitted during the current call: (output port, packet).
+    var emitted: [(Int, Packet)] = []
+    var sideOutputs: [(Int, Packet)] = []
+    var sourceFinished = false
+    var boundUpdates: [(Int, Timestamp)] = []
+    var inputBounds: [Timestamp]
+    weak var runtime: GraphRuntime?
+
+    init(
+        nodeName: String, inputs: [StreamRef], outputs: [StreamRef], sideInputs: [StreamRef], sideOutputs: [StreamRef],
+        pool: ImagePool
+    ) {
+        self.nodeName = nodeName
+        self.pool = pool
+        self.inputRefs = inputs
+        self.outputRefs = outputs
+        self.sideInputRefs = sideInputs
+        self.sideOutputRefs = sideOutputs
+        func index(_ refs: [StreamRef]) -> [PortID: Int] {
+            var d: [PortID: Int] = [:]
+            for (i, r) in refs.enumerated() { d[r.port] = i }
+            return d
+        }
+        inputIndex = index(inputs)
+        outputIndex = index(outputs)
+        sideInputIndex = index(sideInputs)
+        sideOutputIndex = index(sideOutputs)
+        inputPackets = Array(repeating: Packet(emptyAt: .unset), count: inputs.count)
+        self.sideInputs = Array(repeating: nil, count: sideInputs.count)
+        inputBounds = Array(repeating: .unstarted, count: inputs.count)
+    }
+
+    // MARK: Inputs
+
+    /// Number of input ports the node has.
+    public var inputCount: Int { inputRefs.count }
+
+    /// The packet on input `tag:index` at the current timestamp (empty when the stream
+    /// had none, or the port is not connected).
+    public func input(_ tag: String = "", _ index: Int = 0) -> Packet {
+        guard let i = inputIndex[PortID(tag, index)] else { return Packet(emptyAt: inputTimestamp) }
+        return inputPackets[i]
+    }
+
+    /// The packet on the `position`-th input port (in the order the node lists them).
+    public func input(at position: Int) -> Packet { inputPackets[position] }
+
+    /// Whether input `tag:index` has a non-empty packet now.
+    public func hasInput(_ tag: String = "", _ index: Int = 0) -> Bool { !input(tag, index).isEmpty }
+
+    /// Whether the node connects port `tag:index`.
+    public func hasInputPort(_ tag: String = "", _ index: Int = 0) -> Bool { inputIndex[PortID(tag, index)] != nil }
+
+    /// Whether the node connects output port `tag:index`.
+    public func hasOutputPort(_ tag: String = "", _ index: Int = 0) -> Bool { outputIndex[PortID(tag, index)] != nil }
+
+    /// The indexes the node connects for input tag `tag`, ascending.
+    public func inputIndexes(tag: String) -> [Int] {
+        inputIndex.keys.filter { $0.tag == tag }.map(\.index).sorted()
+    }
+
+    /// The payload of input `tag:index` as `T`.
+    /// - Throws: `PacketError` naming the stream (and both types on a mismatch).
+    public func input<T>(_ tag: String = "", _ index: Int = 0, as type: T.Type) throws -> T {
+        let port = PortID(tag, index)
+        guard let i = inputIndex[port] else {
+            throw GraphError(.invalidPort, "no input port \(port)", node: nodeName)
+        }
+        return try inputPackets[i].get(T.self, stream: inputRefs[i].name)
+    }
+
+    /// The stream name bound to input `tag:index`.
+    public func inputStreamName(_ tag: String = "", _ index: Int = 0) -> String? {
+        inputIndex[PortID(tag, index)].map { inputRefs[$0].name }
+    }
+
+    // MARK: Side packets
+
+    /// Input side packet `tag:index`, if the node has it and it was given.
+    public func sidePacket(_ tag: String = "", _ index: Int = 0) -> Packet? {
+        guard let i = sideInputIndex[PortID(tag, index)] else { return nil }
+        return sideInputs[i]
+    }
+
+    /// Input side packet `tag:index` as `T`.
+    public func sidePacket<T>(_ tag: String = "", _ index: Int = 0, as type: T.Type) throws -> T {
+        guard let i = sideInputIndex[PortID(tag, index)], let p = sideInputs[i] else {
+            throw GraphError(.missingSidePacket, "input side packet \(PortID(tag, index)) was not given", node: nodeName)
+        }
+        return try p.get(T.self, stream: sideInputRefs[i].name)
+    }
+
+    /// Sets output side packet `tag:index` (in `open`).
+    public func setSidePacket(_ value: any Sendable, tag: String = "", index: Int = 0) throws {
+        guard let i = sideOutputIndex[PortID(tag, index)] else {
+            throw GraphError(.invalidPort, "no output side packet \(PortID(tag, index))", node: nodeName)
+        }
+        sideOutputs.append((i, Packet(value, at: .unset)))
+    }
+
+    // MARK: Outputs
+
+    /// Sends `value` on output `tag:index` at `timestamp` (default: the input
+    /// timestamp). Timestamps on an output must strictly increase; a violation makes the
+    /// graph fail with an error naming the stream and both timestamps.
+    public func emit(_ value: any Sendable, tag: String = "", index: Int = 0, at timestamp: Timestamp? = nil) throws {
+        guard let i = outputIndex[PortID(tag, index)] else {
+            // An optional output the node does not connect: nothing to do.
+            return
+        }
+        emitted.append((i, Packet(value, at: timestamp ?? inputTimestamp)))
+    }
+
+    /// Sends `packet` as it is on the `position`-th output port.
+    public func emit(packet: Packet, atPosition position: Int) {
+        emitted.append((position, packet))
+    }
+
+    /// Promises that output `tag:index` will carry nothing below `bound`, so consumers
+    /// can go on without waiting (e.g. after dropping a frame).
+    public func setNextTimestampBound(_ bound: Timestamp, tag: String = "", index: Int = 0) {
+        guard let i = outputIndex[PortID(tag, index)] else { return }
+        boundUpdates.append((i, bound))
+    }
+
+    /// The bound of input `tag:index` when this call started: no packet below it will
+    /// arrive any more. Immediate-policy nodes are also called when only a bound moved
+    /// (then every input is empty and `inputTimestamp` is `.unset`).
+    public func inputBound(_ tag: String = "", _ index: Int = 0) -> Timestamp {
+        guard let i = inputIndex[PortID(tag, index)] else { return .done }
+        return inputBounds[i]
+    }
+
+    /// Number of output ports.
+    public var outputCount: Int { outputRefs.count }
+
+    /// Ends a source calculator (one without inputs): no further `process` calls.
+    public func finishSource() { sourceFinished = true }
+
+    // MARK: Parallel work
+
+    /// Runs `body` over `0..<count` split into chunks of at least `grain`, on the
+    /// graph's workers and the calling thread; returns when every chunk is done.
+    ///
+    /// `body` must only write memory its range owns (e.g. its rows of an output image).
+    public func parallelFor(_ count: Int, grain: Int = 1, _ body: (Range<Int>) -> Void) {
+        if let runtime { runtime.pool.parallelFor(count, grain: grain, body) } else { body(0..<count) }
+    }
+}

@@ -1,0 +1,76 @@
+/// An immutable payload stamped with a timestamp: what flows along a stream.
+///
+/// A packet holds any `Sendable` value. An *empty* packet has no payload; a calculator
+/// sees one on an input that had nothing at the current timestamp.
+///
+/// ```swift
+/// let p = Packet(42, at: 1000)
+/// let n = try p.get(Int.self)        // 42
+/// _ = try p.get(String.self)         // throws PacketError.typeMismatch
+/// ```
+public struct Packet: Sendable, CustomStringConvertible {
+    /// The value carried, or `nil` for an empty packet.
+    public let payload: (any Sendable)?
+    /// The packet's place in stream time.
+    public let timestamp: Timestamp
+
+    /// A packet carrying `payload` at `timestamp`.
+    @inlinable public init(_ payload: any Sendable, at timestamp: Timestamp) {
+        self.payload = payload
+        self.timestamp = timestamp
+    }
+
+    /// An empty packet at `timestamp`.
+    @inlinable public init(emptyAt timestamp: Timestamp) {
+        self.payload = nil
+        self.timestamp = timestamp
+    }
+
+    /// Whether the packet carries no payload.
+    @inlinable public var isEmpty: Bool { payload == nil }
+
+    /// The same payload at another timestamp.
+    public func at(_ timestamp: Timestamp) -> Packet { Packet(payload: payload, timestamp: timestamp) }
+
+    @usableFromInline init(payload: (any Sendable)?, timestamp: Timestamp) {
+        self.payload = payload
+        self.timestamp = timestamp
+    }
+
+    /// The payload as `T`.
+    ///
+    /// - Parameter stream: the stream's name, for the error message.
+    /// - Throws: `PacketError.empty` or `PacketError.typeMismatch` naming the stream and
+    ///   both types.
+    @inlinable public func get<T>(_ type: T.Type, stream: String = "") throws -> T {
+        guard let payload else { throw PacketError.empty(stream: stream, timestamp: timestamp) }
+        guard let value = payload as? T else {
+            throw PacketError.typeMismatch(
+                stream: stream, expected: String(describing: T.self),
+                actual: String(describing: Swift.type(of: payload)), timestamp: timestamp)
+        }
+        return value
+    }
+
+    public var description: String {
+        if let payload { return "Packet(\(Swift.type(of: payload)) @ \(timestamp))" }
+        return "Packet(empty @ \(timestamp))"
+    }
+}
+
+/// Why a packet's payload could not be read.
+public enum PacketError: Error, Equatable, CustomStringConvertible {
+    /// The packet is empty.
+    case empty(stream: String, timestamp: Timestamp)
+    /// The payload has another type than the one asked for.
+    case typeMismatch(stream: String, expected: String, actual: String, timestamp: Timestamp)
+
+    public var description: String {
+        switch self {
+        case let .empty(stream, ts):
+            return "stream '\(stream)': packet at \(ts) is empty"
+        case let .typeMismatch(stream, expected, actual, ts):
+            return "stream '\(stream)': packet at \(ts) holds \(actual), not the \(expected) that was asked for"
+        }
+    }
+}

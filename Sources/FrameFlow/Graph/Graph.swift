@@ -1,0 +1,395 @@
+import Foundation
+import Synchronization
+
+/// A runnable calculator graph: the central object of FrameFlow.
+///
+/// The lifecycle mirrors MediaPipe's `CalculatorGraph` and the iOS `MPPGraph`:
+///
+/// ```swift
+/// let graph = try Graph(GraphConfig(contentsOfFile: "Graphs/edge_detection_mobile_gpu.pbtxt"),
+///                       registry: .standard)
+/// graph.maxFramesInFlight = 2                      // drop instead of queueing
+/// try graph.observe("output_video") { packet in … } // callbacks on a worker thread
+/// try graph.start()                                // before the source starts
+/// for (i, frame) in frames.enumerated() {
+///     _ = try graph.send(frame, to: "input_video", at: Timestamp(Int64(i) * 33_333))
+/// }
+/// try graph.closeAllInputStreams()
+/// try graph.waitUntilDone()                         // throws the first error, naming the node
+/// ```
+///
+/// Threading: every method may be called from any thread. Output callbacks run on the
+/// graph's workers, one call at a time per stream, in timestamp order.
+public final class Graph: Sendable {
+    /// The configuration the graph was built from.
+    public let config: GraphConfig
+    let resolved: ResolvedGraph
+
+    private struct Observer {
+        var onPacket: @Sendable (Packet) -> Void
+        var onClose: (@Sendable () -> Void)?
+    }
+
+    private struct State: @unchecked Sendable {  // runtime is itself thread-safe
+        var runtime: GraphRuntime?
+        var observers: [String: [Observer]] = [:]
+        var maxFramesInFlight: Int
+        var pendingOptions: [String: any CalculatorOptions] = [:]
+        var tracing = false
+        var lastRun: GraphRuntime?
+    }
+    private let state: Mutex<State>
+
+    /// Validates `config` and prepares the graph.
+    ///
+    /// - Parameter registry: where calculators named in the config are looked up (nodes
+    ///   built in Swift carry their type and need no registry).
+    /// - Throws: `GraphErrors` listing every problem, each naming the node, the stream,
+    ///   and for graph files the line and column.
+    public init(_ config: GraphConfig, registry: CalculatorRegistry = CalculatorRegistry()) throws {
+        self.config = config
+        self.resolved = try GraphValidator.resolve(config, registry: registry)
+        state = Mutex(State(maxFramesInFlight: config.maxFramesInFlight ?? 0))
+    }
+
+    /// Convenience: parse a graph file and validate it.
+    public convenience init(contentsOfFile path: String, registry: CalculatorRegistry = CalculatorRegistry()) throws {
+        try self.init(try GraphConfig(contentsOfFile: path), registry: registry)
+    }
+
+    deinit {
+        state.withLock { $0.runtime?.cancel() }
+    }
+
+    /// Node names, in the order of the config.
+    public var nodeNames: [String] { resolved.nodes.map(\.name) }
+
+    /// At most this many frames may be inside the graph at once; `send` rejects more
+    /// (returns false) instead of queueing them, like `MPPGraph.maxFramesInFlight`.
+    /// A frame sent at T leaves when every graph output stream has moved past T.
+    /// 0 (the default) means no limit. Set it before `start`.
+    public var maxFramesInFlight: Int {
+        get { state.withLock { $0.maxFramesInFlight } }
+        set { state.withLock { $0.maxFramesInFlight = newValue } }
+    }
+
+    /// Records a trace of every calculator call for `chromeTrace()`. Set before `start`.
+    public var isTracing: Bool {
+        get { state.withLock { $0.tracing } }
+        set { state.withLock { $0.tracing = newValue } }
+    }
+
+    // MARK: Observing outputs
+
+    /// Calls `callback` with every packet of `stream` (any stream of the graph), on a
+    /// worker thread, in timestamp order. Register before `start`.
+    public func observe(
+        _ stream: String, onClose: (@Sendable () -> Void)? = nil, _ callback: @escaping @Sendable (Packet) -> Void
+    ) throws {
+        guard resolved.producers[stream] != nil else {
+            throw GraphError(.unknownStream, "no such stream (streams: \(resolved.producers.keys.sorted().joined(separator: ", ")))", stream: stream)
+        }
+        try state.withLock { s in
+            guard s.runtime == nil else { throw GraphError(.alreadyStarted, "observe before start()", stream: stream) }
+            s.observers[stream, default: []].append(Observer(onPacket: callback, onClose: onClose))
+        }
+    }
+
+    /// The packets of `stream` as an async sequence that ends when the stream closes.
+    /// Register before `start`.
+    public func packets(_ stream: String) throws -> AsyncStream<Packet> {
+        let (seq, cont) = AsyncStream<Packet>.makeStream(bufferingPolicy: .unbounded)
+        try observe(stream, onClose: { cont.finish() }) { cont.yield($0) }
+        return seq
+    }
+
+    // MARK: Running
+
+    /// Opens every node and starts the workers. Call before the source starts sending.
+    ///
+    /// - Parameter sidePackets: values for the graph's input side packets, by name.
+    public func start(sidePackets: [String: any Sendable] = [:]) throws {
+        try state.withLock { s in
+            if let r = s.runtime, !r.lock.withLock({ r.done }) {
+                throw GraphError(.alreadyStarted, "the graph is already running")
+            }
+            let rt = try build(s)
+            s.runtime = rt
+            s.lastRun = rt
+        }
+        let rt = state.withLock { $0.runtime! }
+        do {
+            try rt.open(
+                sidePackets: sidePackets, order: resolved.order + Array(resolved.nodes.count..<rt.nodes.count),
+                sideInputs: rt.nodes.map { $0.context.sideInputRefs }, sideOutputs: rt.nodes.map { $0.context.sideOutputRefs })
+        } catch {
+            state.withLock { $0.runtime = nil }
+            throw error
+        }
+    }
+
+    private func build(_ s: State) throws -> GraphRuntime {
+        let threads = config.numThreads.map { Swift.max(1, $0) } ?? ProcessInfo.processInfo.activeProcessorCount
+        let rt = GraphRuntime(threads: threads)
+        rt.maxFramesInFlight = s.maxFramesInFlight
+        if s.tracing { rt.trace = TraceRecorder() }
+        let defaultCapacity = config.maxQueueSize.map { $0 <= 0 ? Int.max : $0 } ?? 100
+        let defaultPolicy = config.queuePolicy ?? .block
+
+        func stream(_ name: String) -> Int {
+            if let i = rt.streamIndex[name] { return i }
+            rt.streams.append(StreamRuntime(name: name))
+            rt.streamIndex[name] = rt.streams.count - 1
+            return rt.streams.count - 1
+        }
+        for ref in config.inputStreams { rt.graphInputs.insert(stream(ref.name)) }
+
+        var rank = Array(repeating: 0, count: resolved.nodes.count)
+        for (pos, i) in resolved.order.enumerated() { rank[i] = pos }
+        for (i, n) in resolved.nodes.enumerated() {
+            let calc = try Self.instantiate(n.type, options: s.pendingOptions[n.name] ?? n.options, node: n.name)
+            let ctx = CalculatorContext(
+                nodeName: n.name, inputs: n.config.inputStreams, outputs: n.config.outputStreams,
+                sideInputs: n.config.inputSidePackets, sideOutputs: n.config.outputSidePackets, pool: .shared)
+            ctx.runtime = rt
+            let capacity = n.config.maxQueueSize.map { $0 <= 0 ? Int.max : $0 } ?? defaultCapacity
+            let policy = n.config.queuePolicy ?? defaultPolicy
+            var inputs: [InputQueue] = []
+            for (p, ref) in n.config.inputStreams.enumerated() {
+                let o = n.queueOverrides[p]
+                var q = InputQueue(
+                    capacity: o?.1.map { $0 <= 0 ? Int.max : $0 } ?? capacity, policy: o?.0 ?? policy,
+                    isBackEdge: n.backEdges.contains(p), stream: stream(ref.name))
+                if q.policy == .keepLatest { q.capacity = 1 }
+                inputs.append(q)
+            }
+            let node = NodeRuntime(
+                index: i, name: n.name, calculator: calc, context: ctx, contract: n.contract,
+                policy: n.config.inputPolicy ?? n.contract.inputPolicy ?? config.inputPolicy ?? .default, rank: rank[i],
+                location: n.config.location, inputs: inputs, outputStreams: n.config.outputStreams.map { stream($0.name) })
+            rt.nodes.append(node)
+        }
+        // Observers and graph outputs end in sink nodes, ranked after every other node.
+        var sinkStreams = config.outputStreams.map(\.name)
+        for name in s.observers.keys.sorted() where !sinkStreams.contains(name) { sinkStreams.append(name) }
+        for name in sinkStreams {
+            let observers = s.observers[name] ?? []
+            let sink = ObserverSink(
+                callbacks: observers.map(\.onPacket), closers: observers.compactMap(\.onClose))
+            let ref = StreamRef(name: name)
+            let ctx = CalculatorContext(nodeName: "output '\(name)'", inputs: [ref], outputs: [], sideInputs: [], sideOutputs: [], pool: .shared)
+            ctx.runtime = rt
+            let q = InputQueue(capacity: defaultCapacity, policy: defaultPolicy, isBackEdge: false, stream: stream(name))
+            let node = NodeRuntime(
+                index: rt.nodes.count, name: "output '\(name)'", calculator: sink, context: ctx,
+                contract: ObserverSink.contract, policy: .default, rank: Int.max, location: nil, inputs: [q],
+                outputStreams: [], isSink: true)
+            rt.nodes.append(node)
+            if config.outputStreams.contains(where: { $0.name == name }) { rt.frontierNodes.append(node) }
+        }
+        if rt.frontierNodes.isEmpty { rt.frontierNodes = rt.nodes }
+        for node in rt.nodes {
+            for (qi, q) in node.inputs.enumerated() { rt.streams[q.stream].consumers.append((node, qi)) }
+            for s in node.outputStreams { rt.streams[s].producer = node }
+        }
+        return rt
+    }
+
+    static func instantiate(_ type: any Calculator.Type, options: any CalculatorOptions, node: String) throws -> any Calculator {
+        func make<C: Calculator>(_ t: C.Type) throws -> any Calculator {
+            guard let o = options as? C.Options else {
+                throw GraphError(.invalidOption, "options of type \(Swift.type(of: options)) given, \(C.name) takes \(C.Options.self)", node: node)
+            }
+            do {
+                return try C(options: o)
+            } catch let e as GraphError {
+                var e = e
+                if e.node == nil { e.node = node }
+                throw e
+            } catch {
+                throw GraphError(.invalidOption, "\(error)", node: node)
+            }
+        }
+        return try make(type)
+    }
+
+    private func runtime(_ what: String) throws -> GraphRuntime {
+        guard let rt = state.withLock({ $0.runtime }) else {
+            throw GraphError(.notStarted, "\(what) needs a started graph; call start() first")
+        }
+        return rt
+    }
+
+    private func inputStream(_ rt: GraphRuntime, _ name: String) throws -> Int {
+        guard let s = rt.streamIndex[name], rt.graphInputs.contains(s) else {
+            let inputs = config.inputStreams.map(\.name).joined(separator: ", ")
+            throw GraphError(.unknownStream, "not an input stream of the graph (inputs: \(inputs.isEmpty ? "none" : inputs))", stream: name)
+        }
+        return s
+    }
+
+    /// Sends `packet` into graph input stream `stream`.
+    ///
+    /// - Returns: false when the frame was dropped because `maxFramesInFlight` frames are
+    ///   already inside the graph; true when it was accepted.
+    /// - Throws: when the graph is not running, the stream is unknown or closed, or the
+    ///   timestamp does not increase (the error gives both timestamps).
+    @discardableResult
+    public func send(_ packet: Packet, to stream: String) throws -> Bool {
+        let rt = try runtime("send")
+        return try rt.send(packet, stream: try inputStream(rt, stream))
+    }
+
+    /// Sends `value` at `timestamp` into graph input stream `stream`.
+    @discardableResult
+    public func send(_ value: any Sendable, to stream: String, at timestamp: Timestamp) throws -> Bool {
+        try send(Packet(value, at: timestamp), to: stream)
+    }
+
+    /// Tells the graph that input `stream` will send nothing below `timestamp`, so nodes
+    /// waiting on it can proceed.
+    public func setTimestampBound(_ timestamp: Timestamp, on stream: String) throws {
+        let rt = try runtime("setTimestampBound")
+        rt.setBound(try inputStream(rt, stream), to: timestamp)
+    }
+
+    /// Closes one graph input stream.
+    public func closeInputStream(_ stream: String) throws {
+        let rt = try runtime("closeInputStream")
+        rt.closeInput(try inputStream(rt, stream))
+    }
+
+    /// Closes every graph input stream; nodes close as their inputs drain.
+    public func closeAllInputStreams() throws {
+        let rt = try runtime("closeAllInputStreams")
+        for s in rt.graphInputs.sorted() { rt.closeInput(s) }
+    }
+
+    /// Waits until no node is running or ready to run. Throws the run's error, if any.
+    public func waitUntilIdle() throws {
+        try runtime("waitUntilIdle").waitUntilIdle()
+    }
+
+    /// Waits until every node has closed (after `closeAllInputStreams`, an error, or
+    /// `cancel`). Throws the first error, naming the node, or `.cancelled`.
+    public func waitUntilDone() throws {
+        try runtime("waitUntilDone").waitUntilDone()
+    }
+
+    /// Like `waitUntilDone()` but gives up after `seconds`; returns whether the graph is
+    /// done. Does not throw the run's error: see `error`.
+    public func waitUntilDone(timeout seconds: Double) throws -> Bool {
+        try runtime("waitUntilDone").waitUntilDone(seconds: seconds)
+    }
+
+    /// The first error of the current or last run.
+    public var error: GraphError? {
+        guard let rt = state.withLock({ $0.lastRun }) else { return nil }
+        return rt.lock.withLock { rt.failure }
+    }
+
+    /// Stops the run as soon as possible: queued packets are dropped, nodes are closed,
+    /// running calls finish. Returns without waiting; `waitUntilDone` then throws
+    /// `.cancelled`.
+    public func cancel() {
+        state.withLock { $0.runtime }?.cancel()
+    }
+
+    /// Changes the options of node `node` while the graph runs (or before it starts).
+    /// The running calculator's `update(options:)` receives them between two timestamps,
+    /// never in the middle of a frame.
+    public func setOptions(_ options: any CalculatorOptions, forNode node: String) throws {
+        guard let i = resolved.nodes.firstIndex(where: { $0.name == node }) else {
+            throw GraphError(.unknownStream, "no node named '\(node)' (nodes: \(nodeNames.joined(separator: ", ")))", node: node)
+        }
+        let n = resolved.nodes[i]
+        func check<C: Calculator>(_ t: C.Type) throws {
+            guard options is C.Options else {
+                throw GraphError(.invalidOption, "options of type \(type(of: options)) given, \(C.name) takes \(C.Options.self)", node: node)
+            }
+        }
+        try check(n.type)
+        let rt = state.withLock { s -> GraphRuntime? in
+            s.pendingOptions[node] = options
+            return s.runtime
+        }
+        guard let rt else { return }
+        rt.lock.withLock {
+            let nr = rt.nodes[i]
+            nr.pendingOptions = options
+        }
+    }
+
+    /// An output side packet of the current or last run, by name.
+    public func outputSidePacket(_ name: String) -> Packet? {
+        guard let rt = state.withLock({ $0.lastRun }) else { return nil }
+        return rt.lock.withLock { rt.sidePackets[name] }
+    }
+
+    /// Counters of the current or last run.
+    public var statistics: GraphStatistics {
+        guard let rt = state.withLock({ $0.lastRun }) else { return GraphStatistics(nodes: [], framesRejected: 0, packetsSent: 0) }
+        return rt.lock.withLock {
+            GraphStatistics(
+                nodes: rt.nodes.map { n in
+                    NodeStatistics(
+                        name: n.name, calls: n.calls, busySeconds: Double(n.busyNanos) / 1e9,
+                        dropped: n.inputs.reduce(0) { $0 + $1.drops }, maxQueueDepth: n.inputs.map(\.maxDepth).max() ?? 0,
+                        isOutput: n.isSink)
+                }, framesRejected: rt.rejectedAtInput, packetsSent: rt.sentPackets)
+        }
+    }
+
+    /// The recorded trace as Chrome trace JSON (set `isTracing` before `start`).
+    public func chromeTrace() -> Data {
+        guard let rt = state.withLock({ $0.lastRun }) else { return Data() }
+        return rt.lock.withLock { rt.trace?.json(nodeNames: rt.nodes.map(\.name)) ?? Data() }
+    }
+}
+
+/// Per-node counters.
+public struct NodeStatistics: Sendable {
+    public var name: String
+    public var calls: Int
+    public var busySeconds: Double
+    /// Packets dropped from this node's input queues by drop-oldest / keep-latest.
+    public var dropped: Int
+    public var maxQueueDepth: Int
+    /// Whether this is the sink of a graph output or observer.
+    public var isOutput: Bool
+}
+
+/// Counters of a run.
+public struct GraphStatistics: Sendable {
+    public var nodes: [NodeStatistics]
+    /// Frames `send` refused because of `maxFramesInFlight`.
+    public var framesRejected: Int
+    /// Packets accepted by `send`.
+    public var packetsSent: Int
+    /// All packets dropped inside the graph by queue policies.
+    public var droppedInQueues: Int { nodes.reduce(0) { $0 + $1.dropped } }
+}
+
+/// The node behind each observed stream: calls the observers in timestamp order.
+final class ObserverSink: Calculator {
+    static let contract = CalculatorContract(inputs: [PortSpec("")], timestampOffset: nil)
+    let callbacks: [@Sendable (Packet) -> Void]
+    let closers: [@Sendable () -> Void]
+
+    init(callbacks: [@Sendable (Packet) -> Void], closers: [@Sendable () -> Void]) {
+        self.callbacks = callbacks
+        self.closers = closers
+    }
+    init(options: NoOptions) {
+        callbacks = []
+        closers = []
+    }
+    func process(_ cc: CalculatorContext) throws {
+        let p = cc.input(at: 0)
+        guard !p.isEmpty else { return }
+        for c in callbacks { c(p) }
+    }
+    func close(_ cc: CalculatorContext) throws {
+        for c in closers { c() }
+    }
+}

@@ -1,0 +1,535 @@
+/// One run of a graph: nodes, streams, the ready list and the worker pool.
+///
+/// Concurrency: every scheduling field (queues, bounds, statuses, counters) is guarded by
+/// `lock`. A node's calculator and context are touched only by the worker that moved the
+/// node to `.running`, which makes execution per node serial. Hence `@unchecked Sendable`.
+final class GraphRuntime: @unchecked Sendable {
+    let lock = ConditionLock()
+    let pool: WorkerPool
+    var nodes: [NodeRuntime] = []
+    var streams: [StreamRuntime] = []
+    var streamIndex: [String: Int] = [:]
+    var graphInputs: Set<Int> = []
+    var closedInputs: Set<Int> = []
+    var ready: [NodeRuntime] = []
+    var running = 0
+    var aborting = false
+    var done = false
+    var failure: GraphError?
+    var closedCount = 0
+    var waiters = 0
+    var dirty: [NodeRuntime] = []
+    var inFlight: [Timestamp] = []
+    var maxFramesInFlight = 0
+    var frontierNodes: [NodeRuntime] = []
+    var rejectedAtInput = 0
+    var sentPackets = 0
+    var sidePackets: [String: Packet] = [:]
+    var trace: TraceRecorder?
+
+    init(threads: Int) {
+        pool = WorkerPool(threads: threads, name: "frameflow.graph")
+    }
+
+    deinit { pool.shutdown() }
+
+    // MARK: Scheduling (all under lock)
+
+    private func isThrottled(_ node: NodeRuntime) -> Bool {
+        if node.throttleOverride { return false }
+        for s in node.outputStreams {
+            for (c, qi) in streams[s].consumers where c.status != .closed {
+                let q = c.inputs[qi]
+                if q.policy == .block && q.isFull { return true }
+            }
+        }
+        return false
+    }
+
+    private func canRun(_ node: NodeRuntime) -> Bool {
+        if node.wantsClose { return true }
+        if aborting { return false }
+        if node.isSource { return !node.sourceDone && !isThrottled(node) }
+        guard node.readyTimestamp() != nil || node.hasBoundChange else { return false }
+        return !isThrottled(node)
+    }
+
+    /// Re-examines a node: close it, queue it, or advance its output bounds.
+    private func examine(_ node: NodeRuntime) {
+        guard node.status == .idle, node.opened else { return }
+        if !node.wantsClose && node.inputsFinished && (aborting || node.readyTimestamp() == nil) {
+            node.wantsClose = true
+        }
+        if canRun(node) {
+            node.status = .queued
+            ready.append(node)
+            pool.submit(wakeAlways: false) { [self] in runOne() }
+            return
+        }
+        // Not runnable now: a node with a timestamp offset passes its input bound on, so
+        // nothing downstream waits for a packet this node will not send.
+        if let offset = node.contract.timestampOffset, !node.isSource, !aborting {
+            let f = node.inputFrontier
+            guard f.isRangeValue else { return }
+            let b = Timestamp(f.microseconds &+ offset)
+            for (p, s) in node.outputStreams.enumerated() where b > node.outputBounds[p] {
+                node.outputBounds[p] = b
+                advance(stream: s, to: b)
+            }
+        }
+    }
+
+    private func drainDirty() {
+        while let n = dirty.popLast() { examine(n) }
+    }
+
+    private func markDirty(_ n: NodeRuntime) { dirty.append(n) }
+
+    /// Delivers a packet to every consumer of stream `s`.
+    private func deliver(stream s: Int, _ packet: Packet) {
+        let st = streams[s]
+        st.lastTimestamp = packet.timestamp
+        st.bound = packet.timestamp.next
+        st.packets += 1
+        for (c, qi) in st.consumers where c.status != .closed {
+            c.inputs[qi].push(packet)
+            markDirty(c)
+        }
+    }
+
+    private func advance(stream s: Int, to b: Timestamp) {
+        let st = streams[s]
+        guard b > st.bound else { return }
+        st.bound = b
+        for (c, qi) in st.consumers where c.status != .closed {
+            if b > c.inputs[qi].bound {
+                c.inputs[qi].bound = b
+                c.inputs[qi].boundMoved = true
+                markDirty(c)
+            }
+        }
+    }
+
+    private func updateFrontier() {
+        guard maxFramesInFlight > 0, !inFlight.isEmpty else { return }
+        var f = Timestamp.done
+        for n in frontierNodes where n.status != .closed {
+            f = Swift.min(f, n.inputFrontier)
+            if n.status == .running, n.context.inputTimestamp.isRangeValue {
+                f = Swift.min(f, n.context.inputTimestamp)
+            }
+        }
+        var k = 0
+        while k < inFlight.count && inFlight[k] < f { k += 1 }
+        if k > 0 { inFlight.removeFirst(k) }
+    }
+
+    private func checkDone() {
+        if closedCount == nodes.count && !done {
+            done = true
+            inFlight.removeAll()
+            lock.broadcast()
+            pool.shutdown()
+        }
+    }
+
+    func fail(_ error: GraphError) {
+        if failure == nil { failure = error }
+        abort()
+    }
+
+    /// Stops the run: drops queued packets, closes every node that is open.
+    func abort() {
+        guard !aborting else { return }
+        aborting = true
+        for n in nodes {
+            for i in n.inputs.indices {
+                n.inputs[i].packets.removeAll()
+                n.inputs[i].bound = .done
+            }
+            if n.isSource { n.sourceDone = true }
+            if n.status == .closed { continue }
+            if !n.opened {
+                n.status = .closed
+                closedCount += 1
+                continue
+            }
+            markDirty(n)
+        }
+        inFlight.removeAll()
+        drainDirty()
+        lock.broadcast()
+        checkDone()
+    }
+
+    // MARK: Running nodes
+
+    private enum Step { case process(Timestamp), bounds, source, close }
+
+    /// Takes the most downstream ready node and runs one step of it.
+    func runOne() {
+        lock.lock()
+        guard !ready.isEmpty else {
+            lock.unlock()
+            return
+        }
+        var best = 0
+        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+        let node = ready.remove(at: best)
+        node.status = .running
+        running += 1
+
+        let step: Step
+        let ctx = node.context
+        if node.wantsClose {
+            step = .close
+            ctx.inputTimestamp = .done
+            for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: .done) }
+        } else if node.isSource {
+            step = .source
+        } else if let ts = node.readyTimestamp() {
+            step = .process(ts)
+            ctx.inputTimestamp = ts
+            for i in node.inputs.indices {
+                if let h = node.inputs[i].packets.first, h.timestamp == ts {
+                    ctx.inputPackets[i] = node.inputs[i].packets.removeFirst()
+                    if let producer = streams[node.inputs[i].stream].producer { markDirty(producer) }
+                } else {
+                    ctx.inputPackets[i] = Packet(emptyAt: ts)
+                }
+            }
+            if waiters > 0 { lock.broadcast() }
+        } else if node.hasBoundChange {
+            step = .bounds
+            ctx.inputTimestamp = .unset
+            for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: .unset) }
+        } else {
+            node.status = .idle
+            running -= 1
+            markDirty(node)
+            drainDirty()
+            lock.unlock()
+            return
+        }
+        for i in node.inputs.indices {
+            ctx.inputBounds[i] = node.inputs[i].bound
+            node.inputs[i].boundMoved = false
+        }
+        let options = node.pendingOptions
+        node.pendingOptions = nil
+        lock.unlock()
+
+        let start = monotonicNanoseconds()
+        var thrown: (any Error)?
+        do {
+            if let options { try Self.apply(options, to: node.calculator) }
+            switch step {
+            case .process, .bounds, .source: try node.calculator.process(ctx)
+            case .close: try node.calculator.close(ctx)
+            }
+        } catch {
+            thrown = error
+        }
+        let end = monotonicNanoseconds()
+        commit(node, step: step, error: thrown, start: start, end: end)
+    }
+
+    static func apply(_ options: any CalculatorOptions, to calculator: any Calculator) throws {
+        func open<C: Calculator>(_ c: C) throws {
+            guard let o = options as? C.Options else {
+                throw GraphError(.invalidOption, "options of type \(type(of: options)) given, \(C.name) takes \(C.Options.self)")
+            }
+            try c.update(options: o)
+        }
+        try open(calculator)
+    }
+
+    private func commit(_ node: NodeRuntime, step: Step, error: (any Error)?, start: UInt64, end: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        running -= 1
+        node.calls += 1
+        node.busyNanos &+= end &- start
+        let ctx = node.context
+        trace?.record(node: node.index, start: start, end: end, timestamp: ctx.inputTimestamp)
+
+        if let error {
+            let what: String
+            switch step {
+            case .process(let ts): what = "process at \(ts)"
+            case .source, .bounds: what = "process"
+            case .close: what = "close"
+            }
+            fail(GraphError(.calculatorFailed, "\(what) failed: \(error)", node: node.name, location: node.location, underlying: error))
+        } else if !aborting {
+            for (port, packet) in ctx.emitted {
+                let s = node.outputStreams[port]
+                let ts = packet.timestamp
+                guard ts.isAllowedInStream else {
+                    fail(GraphError(.invalidTimestamp, "output packet has timestamp \(ts), which no packet may carry", node: node.name, stream: streams[s].name))
+                    break
+                }
+                guard ts >= node.outputBounds[port] else {
+                    let last = streams[s].lastTimestamp
+                    fail(GraphError(
+                        .timestampOrder,
+                        "output timestamps must increase: \(ts) after \(last == .unset ? "bound \(node.outputBounds[port])" : "\(last)")",
+                        node: node.name, stream: streams[s].name))
+                    break
+                }
+                node.outputBounds[port] = ts.next
+                deliver(stream: s, packet)
+            }
+            if !aborting, case .process(let ts) = step, let offset = node.contract.timestampOffset {
+                let b = Timestamp(ts.microseconds &+ offset).next
+                for (p, s) in node.outputStreams.enumerated() where b > node.outputBounds[p] {
+                    node.outputBounds[p] = b
+                    advance(stream: s, to: b)
+                }
+            }
+            for (p, b) in ctx.boundUpdates where b > node.outputBounds[p] {
+                node.outputBounds[p] = b
+                advance(stream: node.outputStreams[p], to: b)
+            }
+            if case .source = step, ctx.sourceFinished { node.sourceDone = true }
+        }
+        ctx.emitted.removeAll(keepingCapacity: true)
+        ctx.boundUpdates.removeAll(keepingCapacity: true)
+
+        if case .close = step {
+            node.status = .closed
+            closedCount += 1
+            for (p, s) in node.outputStreams.enumerated() {
+                node.outputBounds[p] = .done
+                advance(stream: s, to: .done)
+            }
+        } else {
+            node.status = .idle
+            markDirty(node)
+        }
+        drainDirty()
+        if node.isSink || frontierNodes.isEmpty { updateFrontier() }
+        if ready.isEmpty && running == 0 && !aborting { relieveDeadlock() }
+        if waiters > 0 { lock.broadcast() }
+        checkDone()
+    }
+
+    /// Nothing runs, yet a node waits on a full queue: let it overfill the queue once, as
+    /// MediaPipe grows a queue to resolve such a deadlock.
+    private func relieveDeadlock() {
+        for n in nodes where n.status == .idle && n.opened {
+            if !n.throttleOverride && (n.isSource ? !n.sourceDone : n.readyTimestamp() != nil) && isThrottled(n) {
+                n.throttleOverride = true
+                examine(n)
+                n.throttleOverride = false
+                if !ready.isEmpty { return }
+            }
+        }
+    }
+
+    // MARK: Graph inputs
+
+    /// Sends a packet into graph input stream `s`. Returns false when `maxFramesInFlight`
+    /// rejects it.
+    func send(_ packet: Packet, stream s: Int) throws -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let st = streams[s]
+        if let failure, aborting { throw failure }
+        guard !closedInputs.contains(s) else {
+            throw GraphError(.closed, "input stream is closed", stream: st.name)
+        }
+        guard packet.timestamp.isAllowedInStream else {
+            throw GraphError(.invalidTimestamp, "timestamp \(packet.timestamp) may not be sent", stream: st.name)
+        }
+        guard packet.timestamp >= st.bound else {
+            throw GraphError(
+                .timestampOrder,
+                "timestamps must strictly increase: got \(packet.timestamp) after \(st.lastTimestamp)",
+                stream: st.name)
+        }
+        if maxFramesInFlight > 0 {
+            updateFrontier()
+            if inFlight.count >= maxFramesInFlight {
+                rejectedAtInput += 1
+                return false
+            }
+        }
+        // Back-pressure: wait while a blocking consumer queue is full and the graph is
+        // making progress.
+        while !aborting && (running > 0 || !ready.isEmpty)
+            && st.consumers.contains(where: { $0.node.status != .closed && $0.node.inputs[$0.input].policy == .block && $0.node.inputs[$0.input].isFull })
+        {
+            waiters += 1
+            lock.wait()
+            waiters -= 1
+        }
+        if let failure, aborting { throw failure }
+        sentPackets += 1
+        deliver(stream: s, packet)
+        if maxFramesInFlight > 0 {
+            inFlight.append(packet.timestamp)
+            if inFlight.count > 1 && inFlight[inFlight.count - 2] > packet.timestamp { inFlight.sort() }
+        }
+        let before = ready.count
+        drainDirty()
+        // This thread is not a worker: wake one for each newly ready node.
+        if ready.count > before { pool.wakeOne() }
+        return true
+    }
+
+    /// Closes graph input stream `s`: its consumers see its bound reach `done`.
+    func closeInput(_ s: Int) {
+        lock.withLock {
+            guard !closedInputs.contains(s) else { return }
+            closedInputs.insert(s)
+            advance(stream: s, to: .done)
+            drainDirty()
+            pool.wakeOne()
+            checkDone()
+        }
+    }
+
+    /// Moves the bound of graph input `s` to `t` without a packet.
+    func setBound(_ s: Int, to t: Timestamp) {
+        lock.withLock {
+            advance(stream: s, to: t)
+            drainDirty()
+            pool.wakeOne()
+        }
+    }
+
+    // MARK: Waiting
+
+    func waitUntilIdle() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        while !done && (running > 0 || !ready.isEmpty) {
+            waiters += 1
+            lock.wait()
+            waiters -= 1
+        }
+        if let failure { throw failure }
+    }
+
+    func waitUntilDone() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        while !done {
+            waiters += 1
+            lock.wait()
+            waiters -= 1
+        }
+        if let failure { throw failure }
+    }
+
+    /// Waits until done or `seconds` pass; returns whether the run is done.
+    func waitUntilDone(seconds: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
+        while !done {
+            let now = monotonicNanoseconds()
+            if now >= deadline { return false }
+            waiters += 1
+            _ = lock.wait(seconds: Double(deadline - now) / 1e9)
+            waiters -= 1
+        }
+        return true
+    }
+
+    func cancel() {
+        lock.withLock {
+            guard !done else { return }
+            if failure == nil { failure = GraphError(.cancelled, "the graph was cancelled") }
+            abort()
+            pool.wakeOne()
+        }
+    }
+
+    // MARK: Start
+
+    /// Opens every node (side-packet producers first) and schedules the sources.
+    func open(sidePackets given: [String: any Sendable], order: [Int], sideInputs: [[StreamRef]], sideOutputs: [[StreamRef]]) throws {
+        for (k, v) in given { sidePackets[k] = Packet(v, at: .unset) }
+        var remaining = order
+        var progressed = true
+        while !remaining.isEmpty && progressed {
+            progressed = false
+            var next: [Int] = []
+            for i in remaining {
+                let node = nodes[i]
+                let needs = sideInputs[i]
+                let producedLater = needs.contains { ref in
+                    sidePackets[ref.name] == nil && remaining.contains { j in j != i && sideOutputs[j].contains { $0.name == ref.name } }
+                }
+                if producedLater {
+                    next.append(i)
+                    continue
+                }
+                for (k, ref) in needs.enumerated() {
+                    guard let p = sidePackets[ref.name] else {
+                        let optional = node.contract.inputSidePackets.first { $0.tag == ref.tag }?.isOptional ?? false
+                        if optional { continue }
+                        closeOpened()
+                        throw GraphError(.missingSidePacket, "input side packet was not given to start()", node: node.name, stream: ref.name, location: ref.location)
+                    }
+                    node.context.sideInputs[k] = p
+                }
+                do {
+                    node.context.inputTimestamp = .unstarted
+                    try node.calculator.open(node.context)
+                } catch {
+                    closeOpened()
+                    throw GraphError(.calculatorFailed, "open failed: \(error)", node: node.name, location: node.location, underlying: error)
+                }
+                node.opened = true
+                for (pos, value) in node.context.sideOutputs {
+                    sidePackets[sideOutputs[i][pos].name] = value
+                }
+                node.context.sideOutputs.removeAll()
+                progressed = true
+            }
+            remaining = next
+        }
+        if !remaining.isEmpty {
+            closeOpened()
+            let n = nodes[remaining[0]]
+            throw GraphError(.missingSidePacket, "input side packets form a cycle or are never produced", node: n.name)
+        }
+        lock.withLock {
+            for n in nodes { markDirty(n) }
+            drainDirty()
+            pool.wakeOne()
+        }
+    }
+
+    private func closeOpened() {
+        for n in nodes where n.opened {
+            n.context.inputTimestamp = .done
+            try? n.calculator.close(n.context)
+            n.opened = false
+        }
+        pool.shutdown()
+    }
+}
+
+extension InputQueue {
+    /// Appends by the queue's policy; counts dropped packets.
+    mutating func push(_ p: Packet) {
+        if packets.count >= capacity {
+            switch policy {
+            case .block: break  // the producer was throttled before; a soft bound.
+            case .dropOldest:
+                packets.removeFirst()
+                drops += 1
+            case .keepLatest:
+                drops += packets.count
+                packets.removeAll()
+            }
+        }
+        packets.append(p)
+        if packets.count > maxDepth { maxDepth = packets.count }
+        bound = p.timestamp.next
+    }
+}

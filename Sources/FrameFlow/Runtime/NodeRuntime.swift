@@ -1,0 +1,102 @@
+/// The run-time state of one node.
+///
+/// Scheduling fields are guarded by the graph's lock. `calculator` and `context` are
+/// used only by the worker that set `status` to `.running`, one at a time.
+final class NodeRuntime {
+    enum Status { case idle, queued, running, closed }
+
+    let index: Int
+    let name: String
+    let calculator: any Calculator
+    let context: CalculatorContext
+    let contract: CalculatorContract
+    let policy: InputPolicy
+    let rank: Int
+    let location: SourceLocation?
+    let isSink: Bool
+
+    var inputs: [InputQueue]
+    /// Output positions → stream index; each output's bound.
+    var outputStreams: [Int]
+    var outputBounds: [Timestamp]
+    var status: Status = .idle
+    var opened = false
+    var wantsClose = false
+    var sourceDone = false
+    var throttleOverride = false
+    var pendingOptions: (any CalculatorOptions)?
+
+    // Statistics.
+    var calls = 0
+    var busyNanos: UInt64 = 0
+
+    init(
+        index: Int, name: String, calculator: any Calculator, context: CalculatorContext, contract: CalculatorContract,
+        policy: InputPolicy, rank: Int, location: SourceLocation?, inputs: [InputQueue], outputStreams: [Int],
+        isSink: Bool = false
+    ) {
+        self.index = index
+        self.name = name
+        self.calculator = calculator
+        self.context = context
+        self.contract = contract
+        self.policy = policy
+        self.rank = rank
+        self.location = location
+        self.inputs = inputs
+        self.outputStreams = outputStreams
+        self.outputBounds = Array(repeating: .unstarted, count: outputStreams.count)
+        self.isSink = isSink
+    }
+
+    var isSource: Bool { inputs.isEmpty }
+
+    /// The timestamp the node can process now, or nil.
+    func readyTimestamp() -> Timestamp? {
+        var minHead = Timestamp.done
+        var any = false
+        for q in inputs {
+            if let h = q.packets.first {
+                any = true
+                if h.timestamp < minHead { minHead = h.timestamp }
+            }
+        }
+        guard any else { return nil }
+        if policy == .immediate { return minHead }
+        for q in inputs where q.packets.isEmpty && !q.isBackEdge {
+            if q.bound <= minHead { return nil }
+        }
+        return minHead
+    }
+
+    /// An immediate-policy node with no packets whose input bounds moved.
+    var hasBoundChange: Bool {
+        policy == .immediate && inputs.contains { $0.boundMoved && $0.packets.isEmpty }
+    }
+
+    /// All forward inputs are closed and drained.
+    var inputsFinished: Bool {
+        if isSource { return sourceDone }
+        return inputs.allSatisfy { $0.isBackEdge || $0.isDone }
+    }
+
+    /// The smallest timestamp any forward input may still deliver.
+    var inputFrontier: Timestamp {
+        var f = Timestamp.done
+        for q in inputs where !q.isBackEdge { f = Swift.min(f, q.frontier) }
+        return f
+    }
+}
+
+/// A stream at run time: its consumers (node, input position).
+final class StreamRuntime {
+    let name: String
+    var consumers: [(node: NodeRuntime, input: Int)] = []
+    /// The producing node, nil for a graph input stream.
+    weak var producer: NodeRuntime?
+    var bound: Timestamp = .unstarted
+    var lastTimestamp: Timestamp = .unset
+    var packets = 0
+
+    init(name: String) { self.name = name }
+}

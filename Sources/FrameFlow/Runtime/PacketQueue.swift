@@ -1,0 +1,57 @@
+/// A FIFO of packets that reuses its storage (no allocation once it has grown).
+struct PacketQueue {
+    private var storage: [Packet] = []
+    private var head = 0
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    var first: Packet? { count == 0 ? nil : storage[head] }
+
+    mutating func append(_ p: Packet) {
+        if count == storage.count {
+            // Grow: unroll the ring into a bigger array.
+            var bigger: [Packet] = []
+            bigger.reserveCapacity(Swift.max(4, storage.count * 2))
+            for i in 0..<count { bigger.append(storage[(head + i) % storage.count]) }
+            let filler = Packet(emptyAt: .unset)
+            while bigger.count < bigger.capacity { bigger.append(filler) }
+            storage = bigger
+            head = 0
+        }
+        storage[(head + count) % storage.count] = p
+        count += 1
+    }
+
+    @discardableResult mutating func removeFirst() -> Packet {
+        let p = storage[head]
+        storage[head] = Packet(emptyAt: .unset)
+        head = (head + 1) % storage.count
+        count -= 1
+        return p
+    }
+
+    mutating func removeAll() {
+        while count > 0 { removeFirst() }
+    }
+}
+
+/// An input of a node: queued packets, the timestamp bound, and the queue's policy.
+struct InputQueue {
+    var packets = PacketQueue()
+    /// No future packet will have a timestamp below this.
+    var bound: Timestamp = .unstarted
+    var capacity: Int
+    var policy: QueuePolicy
+    var isBackEdge: Bool
+    var stream: Int
+    var drops = 0
+    /// The bound moved without a packet since the node last ran (immediate policy).
+    var boundMoved = false
+    var maxDepth = 0
+
+    /// The earliest timestamp this input may still deliver.
+    var frontier: Timestamp { packets.first?.timestamp ?? bound }
+    var isDone: Bool { packets.isEmpty && bound == .done }
+    var isFull: Bool { packets.count >= capacity }
+}

@@ -1,0 +1,95 @@
+import FrameFlow
+
+/// Converts colour images to luminance, still stored as colour: `(L, L, L, A)`.
+///
+/// MediaPipe's formula on the stored 8-bit values, rounded to nearest:
+/// `L = 0.2125 R + 0.7154 G + 0.0721 B`; alpha passes through.
+///
+/// Inputs:
+///   - (untagged) `ImageFrame` in rgba8, bgra8 or rgb8.
+/// Outputs:
+///   - (untagged) `ImageFrame`, same size and format.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "LuminanceCalculator"
+///   input_stream: "input_video"
+///   output_stream: "luma_video"
+/// }
+/// ```
+public final class LuminanceCalculator: Calculator {
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("", ImageFrame.self)], outputs: [PortSpec("", ImageFrame.self)])
+
+    public init(options: NoOptions) {}
+
+    public func process(_ cc: CalculatorContext) throws {
+        let input = try cc.input(as: ImageFrame.self)
+        try cc.emit(try Self.luminance(input, pool: cc.pool, parallel: cc.parallelFor))
+    }
+
+    // Weights in 1/65536: 13926 + 46885 + 4725 = 65536, so white stays 255.
+    @usableFromInline static let wR: UInt32 = 13926, wG: UInt32 = 46885, wB: UInt32 = 4725
+
+    /// The luminance image of `input`. `parallel` splits rows into bands.
+    public static func luminance(
+        _ input: ImageFrame, pool: ImagePool = .shared,
+        parallel: (Int, Int, (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
+    ) throws -> ImageFrame {
+        let (rShift, bShift): (UInt32, UInt32)
+        switch input.format {
+        case .rgba8: (rShift, bShift) = (0, 16)
+        case .bgra8: (rShift, bShift) = (16, 0)
+        case .rgb8: (rShift, bShift) = (0, 16)
+        default: throw ImageError.unsupportedFormat(input.format, "LuminanceCalculator")
+        }
+        var out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
+        let w = input.width
+        let src = input.planes[0], dst = out.planes[0]
+        let packed = input.format != .rgb8
+        parallel(input.height, 16) { rows in
+            for y in rows {
+                let s = src.baseAddress + y * src.bytesPerRow
+                let d = dst.baseAddress + y * dst.bytesPerRow
+                if packed {
+                    luminanceRow32(s.assumingMemoryBound(to: UInt32.self), d.assumingMemoryBound(to: UInt32.self), w, rShift, bShift)
+                } else {
+                    luminanceRow24(s.assumingMemoryBound(to: UInt8.self), d.assumingMemoryBound(to: UInt8.self), w)
+                }
+            }
+        }
+        _ = out.planes
+        return out.freeze()
+    }
+
+    @inline(__always)
+    static func luminanceRow32(
+        _ s: UnsafeMutablePointer<UInt32>, _ d: UnsafeMutablePointer<UInt32>, _ w: Int, _ rShift: UInt32, _ bShift: UInt32
+    ) {
+        if rShift == 0 {
+            for x in 0..<w {
+                let p = s[x]
+                let l = (wR &* (p & 0xFF) &+ wG &* ((p >> 8) & 0xFF) &+ wB &* ((p >> 16) & 0xFF) &+ 32768) >> 16
+                d[x] = (p & 0xFF00_0000) | l | (l << 8) | (l << 16)
+            }
+        } else {
+            for x in 0..<w {
+                let p = s[x]
+                let l = (wB &* (p & 0xFF) &+ wG &* ((p >> 8) & 0xFF) &+ wR &* ((p >> 16) & 0xFF) &+ 32768) >> 16
+                d[x] = (p & 0xFF00_0000) | l | (l << 8) | (l << 16)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func luminanceRow24(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int) {
+        for x in 0..<w {
+            let r = UInt32(s[3 &* x]), g = UInt32(s[3 &* x &+ 1]), b = UInt32(s[3 &* x &+ 2])
+            let l = UInt8(truncatingIfNeeded: (wR &* r &+ wG &* g &+ wB &* b &+ 32768) >> 16)
+            d[3 &* x] = l
+            d[3 &* x &+ 1] = l
+            d[3 &* x &+ 2] = l
+        }
+    }
+}

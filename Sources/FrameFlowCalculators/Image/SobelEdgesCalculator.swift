@@ -1,0 +1,132 @@
+import FrameFlow
+
+/// Sobel edge magnitude, as MediaPipe's `SobelEdgesCalculator`.
+///
+/// On the red channel (the first colour channel; the image is usually luminance), with
+/// edges replicated:
+///
+///     h = -lu - 2 lc - ld + ru + 2 rc + rd
+///     v = -lu - 2 cu - ru + ld + 2 cd + rd
+///     out = min(255, √(h² + v²)), rounded, in R, G and B; alpha 255.
+///
+/// Inputs:
+///   - (untagged) `ImageFrame` in rgba8, bgra8, rgb8 or gray8.
+/// Outputs:
+///   - (untagged) `ImageFrame`, same size and format.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "SobelEdgesCalculator"
+///   input_stream: "luma_video"
+///   output_stream: "output_video"
+/// }
+/// ```
+public final class SobelEdgesCalculator: Calculator {
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("", ImageFrame.self)], outputs: [PortSpec("", ImageFrame.self)])
+
+    public init(options: NoOptions) {}
+
+    public func process(_ cc: CalculatorContext) throws {
+        let input = try cc.input(as: ImageFrame.self)
+        try cc.emit(try Self.edges(input, pool: cc.pool, parallel: cc.parallelFor))
+    }
+
+    /// The edge image of `input`. `parallel` splits rows into bands.
+    public static func edges(
+        _ input: ImageFrame, pool: ImagePool = .shared,
+        parallel: (Int, Int, (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
+    ) throws -> ImageFrame {
+        let bpp: Int, channel: Int
+        switch input.format {
+        case .rgba8: (bpp, channel) = (4, 0)
+        case .bgra8: (bpp, channel) = (4, 2)
+        case .rgb8: (bpp, channel) = (3, 0)
+        case .gray8: (bpp, channel) = (1, 0)
+        default: throw ImageError.unsupportedFormat(input.format, "SobelEdgesCalculator")
+        }
+        var out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
+        let w = input.width, h = input.height
+        let src = input.planes[0], dst = out.planes[0]
+        parallel(h, 16) { rows in
+            // Scratch per band, on the stack: the channel of three rows, padded by one
+            // replicated pixel at each end, and the vertical sums.
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * (w + 2)) { scratch in
+                let sum = scratch.baseAddress!  // a + 2b + c per column
+                let diff = sum + (w + 2)  // c - a per column
+                for y in rows {
+                    let up = src.baseAddress + Swift.max(y - 1, 0) * src.bytesPerRow + channel
+                    let mid = src.baseAddress + y * src.bytesPerRow + channel
+                    let down = src.baseAddress + Swift.min(y + 1, h - 1) * src.bytesPerRow + channel
+                    verticalPass(
+                        up.assumingMemoryBound(to: UInt8.self), mid.assumingMemoryBound(to: UInt8.self),
+                        down.assumingMemoryBound(to: UInt8.self), bpp, w, sum + 1, diff + 1)
+                    sum[0] = sum[1]
+                    sum[w + 1] = sum[w]
+                    diff[0] = diff[1]
+                    diff[w + 1] = diff[w]
+                    let d = dst.baseAddress + y * dst.bytesPerRow
+                    switch bpp {
+                    case 4: magnitudeRow32(sum, diff, d.assumingMemoryBound(to: UInt32.self), w)
+                    default: magnitudeRow8(sum, diff, d.assumingMemoryBound(to: UInt8.self), w, bpp)
+                    }
+                }
+            }
+        }
+        return out.freeze()
+    }
+
+    @inline(__always)
+    static func verticalPass(
+        _ u: UnsafeMutablePointer<UInt8>, _ m: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ bpp: Int,
+        _ w: Int, _ sum: UnsafeMutablePointer<Int32>, _ diff: UnsafeMutablePointer<Int32>
+    ) {
+        if bpp == 4 {
+            let u32 = UnsafeRawPointer(u), m32 = UnsafeRawPointer(m), d32 = UnsafeRawPointer(d)
+            for x in 0..<w {
+                let a = Int32(u32.load(fromByteOffset: 4 &* x, as: UInt8.self))
+                let b = Int32(m32.load(fromByteOffset: 4 &* x, as: UInt8.self))
+                let c = Int32(d32.load(fromByteOffset: 4 &* x, as: UInt8.self))
+                sum[x] = a &+ 2 &* b &+ c
+                diff[x] = c &- a
+            }
+        } else {
+            for x in 0..<w {
+                let a = Int32(u[bpp &* x]), b = Int32(m[bpp &* x]), c = Int32(d[bpp &* x])
+                sum[x] = a &+ 2 &* b &+ c
+                diff[x] = c &- a
+            }
+        }
+    }
+
+    /// `sum` and `diff` are padded: index 0 and w+1 replicate the edge columns.
+    @inline(__always)
+    static func magnitude(_ sum: UnsafeMutablePointer<Int32>, _ diff: UnsafeMutablePointer<Int32>, _ x: Int) -> UInt32 {
+        let gh = sum[x &+ 2] &- sum[x]
+        let gv = diff[x] &+ 2 &* diff[x &+ 1] &+ diff[x &+ 2]
+        let m = Float(gh &* gh &+ gv &* gv).squareRoot() + 0.5
+        return UInt32(Swift.min(m, 255))
+    }
+
+    @inline(__always)
+    static func magnitudeRow32(
+        _ sum: UnsafeMutablePointer<Int32>, _ diff: UnsafeMutablePointer<Int32>, _ d: UnsafeMutablePointer<UInt32>, _ w: Int
+    ) {
+        for x in 0..<w {
+            let l = magnitude(sum, diff, x)
+            d[x] = 0xFF00_0000 | l | (l << 8) | (l << 16)
+        }
+    }
+
+    @inline(__always)
+    static func magnitudeRow8(
+        _ sum: UnsafeMutablePointer<Int32>, _ diff: UnsafeMutablePointer<Int32>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int,
+        _ bpp: Int
+    ) {
+        for x in 0..<w {
+            let l = UInt8(truncatingIfNeeded: magnitude(sum, diff, x))
+            for c in 0..<bpp { d[bpp &* x &+ c] = l }
+        }
+    }
+}
