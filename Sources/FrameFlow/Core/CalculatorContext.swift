@@ -16,7 +16,7 @@ public final class CalculatorContext {
     public let nodeName: String
     /// The timestamp of the current `process` call (`.unstarted` in `open`, `.done` in
     /// `close`).
-    public internal(set) var inputTimestamp: Timestamp = .unstarted
+    @exclusivity(unchecked) public internal(set) var inputTimestamp: Timestamp = .unstarted
     /// Pool for output images; using it keeps a steady graph free of per-frame
     /// allocations.
     public let pool: ImagePool
@@ -29,15 +29,17 @@ public final class CalculatorContext {
     let sideOutputIndex: [PortID: Int]
     let sideInputRefs: [StreamRef]
     let sideOutputRefs: [StreamRef]
-    var inputPackets: [Packet]
-    var sideInputs: [Packet?]
+    @exclusivity(unchecked) var inputPackets: [Packet]
+    @exclusivity(unchecked) var sideInputs: [Packet?]
     /// Outputs emitted during the current call: (output port, packet).
-    var emitted: [(Int, Packet)] = []
-    var sideOutputs: [(Int, Packet)] = []
-    var sourceFinished = false
-    var boundUpdates: [(Int, Timestamp)] = []
-    var inputBounds: [Timestamp]
-    weak var runtime: GraphRuntime?
+    @exclusivity(unchecked) var emitted: [(Int, Packet)] = []
+    @exclusivity(unchecked) var sideOutputs: [(Int, Packet)] = []
+    @exclusivity(unchecked) var sourceFinished = false
+    @exclusivity(unchecked) var boundUpdates: [(Int, Timestamp)] = []
+    @exclusivity(unchecked) var inputBounds: [Timestamp]
+    /// The run this context belongs to; the run owns the node that owns the context, so
+    /// it outlives every use.
+    unowned(unsafe) var runtime: GraphRuntime?
 
     init(
         nodeName: String, inputs: [StreamRef], outputs: [StreamRef], sideInputs: [StreamRef], sideOutputs: [StreamRef],
@@ -176,7 +178,7 @@ public final class CalculatorContext {
     /// graph's workers and the calling thread; returns when every chunk is done.
     ///
     /// `body` must only write memory its range owns (e.g. its rows of an output image).
-    public func parallelFor(_ count: Int, grain: Int = 1, _ body: (Range<Int>) -> Void) {
+    public func parallelFor(_ count: Int, grain: Int = 1, _ body: @escaping (Range<Int>) -> Void) {
         if let runtime { runtime.pool.parallelFor(count, grain: grain, body) } else { body(0..<count) }
     }
 }

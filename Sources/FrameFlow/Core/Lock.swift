@@ -26,20 +26,32 @@ import Darwin
 final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let cond2 = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     init() {
-        pthread_mutex_init(mutex, nil)
+        var mattr = pthread_mutexattr_t()
+        pthread_mutexattr_init(&mattr)
+        #if os(Linux)
+        // Spin briefly before sleeping: critical sections here are short, and a sleep
+        // costs two system calls.
+        pthread_mutexattr_settype(&mattr, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        #endif
+        pthread_mutex_init(mutex, &mattr)
+        pthread_mutexattr_destroy(&mattr)
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
         #if os(Linux)
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
         #endif
         pthread_cond_init(cond, &attr)
+        pthread_cond_init(cond2, &attr)
         pthread_condattr_destroy(&attr)
     }
 
     deinit {
         pthread_cond_destroy(cond)
+        pthread_cond_destroy(cond2)
+        cond2.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
         cond.deallocate()
@@ -57,9 +69,19 @@ final class ConditionLock: @unchecked Sendable {
     /// Waits for a signal; the lock must be held.
     func wait() { pthread_cond_wait(cond, mutex) }
 
+    /// Waits on the second condition (for threads waiting on results, so that waking
+    /// them never wakes workers and vice versa); the lock must be held.
+    func waitOther() { pthread_cond_wait(cond2, mutex) }
+    func broadcastOther() { pthread_cond_broadcast(cond2) }
+
+    /// Waits on the second condition or until `seconds` pass; false on time-out.
+    func waitOther(seconds: Double) -> Bool { timedWait(cond2, seconds) }
+
     /// Waits for a signal or until `seconds` pass; the lock must be held.
     /// Returns false on time-out.
-    func wait(seconds: Double) -> Bool {
+    func wait(seconds: Double) -> Bool { timedWait(cond, seconds) }
+
+    private func timedWait(_ c: UnsafeMutablePointer<pthread_cond_t>, _ seconds: Double) -> Bool {
         var now = timespec()
         #if os(Linux)
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -70,7 +92,7 @@ final class ConditionLock: @unchecked Sendable {
         var deadline = timespec()
         deadline.tv_sec = Int(total)
         deadline.tv_nsec = Int((total - Double(Int(total))) * 1e9)
-        return pthread_cond_timedwait(cond, mutex, &deadline) == 0
+        return pthread_cond_timedwait(c, mutex, &deadline) == 0
     }
 
     func signal() { pthread_cond_signal(cond) }

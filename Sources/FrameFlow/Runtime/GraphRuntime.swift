@@ -2,33 +2,47 @@
 ///
 /// Concurrency: every scheduling field (queues, bounds, statuses, counters) is guarded by
 /// `lock`. A node's calculator and context are touched only by the worker that moved the
-/// node to `.running`, which makes execution per node serial. Hence `@unchecked Sendable`.
-final class GraphRuntime: @unchecked Sendable {
-    let lock = ConditionLock()
+/// node to `.running`, which makes execution per node serial. Hence `@unchecked Sendable`,
+/// and `@exclusivity(unchecked)` on the fields: the lock already serializes them.
+final class GraphRuntime: WorkSource, @unchecked Sendable {
+    let lock: ConditionLock
     let pool: WorkerPool
-    var nodes: [NodeRuntime] = []
-    var streams: [StreamRuntime] = []
-    var streamIndex: [String: Int] = [:]
-    var graphInputs: Set<Int> = []
-    var closedInputs: Set<Int> = []
-    var ready: [NodeRuntime] = []
-    var running = 0
-    var aborting = false
-    var done = false
-    var failure: GraphError?
-    var closedCount = 0
-    var waiters = 0
-    var dirty: [NodeRuntime] = []
-    var inFlight: [Timestamp] = []
-    var maxFramesInFlight = 0
-    var frontierNodes: [NodeRuntime] = []
-    var rejectedAtInput = 0
-    var sentPackets = 0
-    var sidePackets: [String: Packet] = [:]
-    var trace: TraceRecorder?
+    @exclusivity(unchecked) var nodes: [NodeRuntime] = []
+    @exclusivity(unchecked) var streams: [StreamRuntime] = []
+    @exclusivity(unchecked) var streamIndex: [String: Int] = [:]
+    @exclusivity(unchecked) var graphInputs: Set<Int> = []
+    @exclusivity(unchecked) var closedInputs: Set<Int> = []
+    @exclusivity(unchecked) var ready: [NodeRuntime] = []
+    @exclusivity(unchecked) var running = 0
+    @exclusivity(unchecked) var aborting = false
+    @exclusivity(unchecked) var done = false
+    @exclusivity(unchecked) var failure: GraphError?
+    @exclusivity(unchecked) var closedCount = 0
+    /// Threads waiting in `send` (queue full), `waitUntilIdle`, `waitUntilDone`.
+    @exclusivity(unchecked) var sendWaiters = 0
+    @exclusivity(unchecked) var idleWaiters = 0
+    @exclusivity(unchecked) var doneWaiters = 0
+    @exclusivity(unchecked) var dirty: [NodeRuntime] = []
+    @exclusivity(unchecked) var inFlight: [Timestamp] = []
+    @exclusivity(unchecked) var maxFramesInFlight = 0
+    @exclusivity(unchecked) var frontierNodes: [NodeRuntime] = []
+    @exclusivity(unchecked) var rejectedAtInput = 0
+    @exclusivity(unchecked) var sentPackets = 0
+    @exclusivity(unchecked) var sidePackets: [String: Packet] = [:]
+    @exclusivity(unchecked) var trace: TraceRecorder?
 
     init(threads: Int) {
-        pool = WorkerPool(threads: threads, name: "frameflow.graph")
+        let lock = ConditionLock()
+        self.lock = lock
+        pool = WorkerPool(threads: threads, name: "frameflow.graph", lock: lock)
+        pool.source = self
+    }
+
+    /// Wakes as many sleeping workers as there are ready nodes; lock held.
+    private func wakeWorkers() {
+        guard !ready.isEmpty else { return }
+        pool.workHint.add(1, ordering: .releasing)
+        for _ in 0..<Swift.min(ready.count, pool.sleeping) { lock.signal() }
     }
 
     deinit { pool.shutdown() }
@@ -63,7 +77,6 @@ final class GraphRuntime: @unchecked Sendable {
         if canRun(node) {
             node.status = .queued
             ready.append(node)
-            pool.submit(wakeAlways: false) { [self] in runOne() }
             return
         }
         // Not runnable now: a node with a timestamp offset passes its input bound on, so
@@ -128,8 +141,8 @@ final class GraphRuntime: @unchecked Sendable {
         if closedCount == nodes.count && !done {
             done = true
             inFlight.removeAll()
-            lock.broadcast()
-            pool.shutdown()
+            lock.broadcastOther()
+            pool.shutdownLocked()
         }
     }
 
@@ -158,7 +171,8 @@ final class GraphRuntime: @unchecked Sendable {
         }
         inFlight.removeAll()
         drainDirty()
-        lock.broadcast()
+        lock.broadcastOther()
+        wakeWorkers()
         checkDone()
     }
 
@@ -166,13 +180,10 @@ final class GraphRuntime: @unchecked Sendable {
 
     private enum Step { case process(Timestamp), bounds, source, close }
 
-    /// Takes the most downstream ready node and runs one step of it.
-    func runOne() {
-        lock.lock()
-        guard !ready.isEmpty else {
-            lock.unlock()
-            return
-        }
+    /// Takes the most downstream ready node and runs one step of it. Called by a worker
+    /// with the lock held; returns with it held.
+    func runOneLocked() -> Bool {
+        guard !ready.isEmpty else { return false }
         var best = 0
         for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
         let node = ready.remove(at: best)
@@ -194,11 +205,12 @@ final class GraphRuntime: @unchecked Sendable {
                 if let h = node.inputs[i].packets.first, h.timestamp == ts {
                     ctx.inputPackets[i] = node.inputs[i].packets.removeFirst()
                     if let producer = streams[node.inputs[i].stream].producer { markDirty(producer) }
+                    // Senders blocked on this queue: wake them once it is half empty.
+                    if sendWaiters > 0 && node.inputs[i].packets.count <= node.inputs[i].capacity / 2 { lock.broadcastOther() }
                 } else {
                     ctx.inputPackets[i] = Packet(emptyAt: ts)
                 }
             }
-            if waiters > 0 { lock.broadcast() }
         } else if node.hasBoundChange {
             step = .bounds
             ctx.inputTimestamp = .unset
@@ -208,8 +220,7 @@ final class GraphRuntime: @unchecked Sendable {
             running -= 1
             markDirty(node)
             drainDirty()
-            lock.unlock()
-            return
+            return true
         }
         for i in node.inputs.indices {
             ctx.inputBounds[i] = node.inputs[i].bound
@@ -231,7 +242,9 @@ final class GraphRuntime: @unchecked Sendable {
             thrown = error
         }
         let end = monotonicNanoseconds()
+        lock.lock()
         commit(node, step: step, error: thrown, start: start, end: end)
+        return true
     }
 
     static func apply(_ options: any CalculatorOptions, to calculator: any Calculator) throws {
@@ -244,9 +257,8 @@ final class GraphRuntime: @unchecked Sendable {
         try open(calculator)
     }
 
+    /// Applies a finished step's outputs; lock held.
     private func commit(_ node: NodeRuntime, step: Step, error: (any Error)?, start: UInt64, end: UInt64) {
-        lock.lock()
-        defer { lock.unlock() }
         running -= 1
         node.calls += 1
         node.busyNanos &+= end &- start
@@ -310,7 +322,11 @@ final class GraphRuntime: @unchecked Sendable {
         drainDirty()
         if node.isSink || frontierNodes.isEmpty { updateFrontier() }
         if ready.isEmpty && running == 0 && !aborting { relieveDeadlock() }
-        if waiters > 0 { lock.broadcast() }
+        // This worker takes the next ready node itself; wake others only for the rest.
+        if ready.count > 1 { pool.hintWorkLocked() }
+        if ((idleWaiters > 0 || sendWaiters > 0) && ready.isEmpty && running == 0) || (sendWaiters > 0 && aborting) {
+            lock.broadcastOther()
+        }
         checkDone()
     }
 
@@ -360,9 +376,9 @@ final class GraphRuntime: @unchecked Sendable {
         while !aborting && (running > 0 || !ready.isEmpty)
             && st.consumers.contains(where: { $0.node.status != .closed && $0.node.inputs[$0.input].policy == .block && $0.node.inputs[$0.input].isFull })
         {
-            waiters += 1
-            lock.wait()
-            waiters -= 1
+            sendWaiters += 1
+            lock.waitOther()
+            sendWaiters -= 1
         }
         if let failure, aborting { throw failure }
         sentPackets += 1
@@ -371,10 +387,9 @@ final class GraphRuntime: @unchecked Sendable {
             inFlight.append(packet.timestamp)
             if inFlight.count > 1 && inFlight[inFlight.count - 2] > packet.timestamp { inFlight.sort() }
         }
-        let before = ready.count
         drainDirty()
-        // This thread is not a worker: wake one for each newly ready node.
-        if ready.count > before { pool.wakeOne() }
+        // This thread is not a worker: wake one for each ready node.
+        wakeWorkers()
         return true
     }
 
@@ -385,7 +400,7 @@ final class GraphRuntime: @unchecked Sendable {
             closedInputs.insert(s)
             advance(stream: s, to: .done)
             drainDirty()
-            pool.wakeOne()
+            wakeWorkers()
             checkDone()
         }
     }
@@ -395,7 +410,7 @@ final class GraphRuntime: @unchecked Sendable {
         lock.withLock {
             advance(stream: s, to: t)
             drainDirty()
-            pool.wakeOne()
+            wakeWorkers()
         }
     }
 
@@ -405,9 +420,9 @@ final class GraphRuntime: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         while !done && (running > 0 || !ready.isEmpty) {
-            waiters += 1
-            lock.wait()
-            waiters -= 1
+            idleWaiters += 1
+            lock.waitOther()
+            idleWaiters -= 1
         }
         if let failure { throw failure }
     }
@@ -416,9 +431,9 @@ final class GraphRuntime: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         while !done {
-            waiters += 1
-            lock.wait()
-            waiters -= 1
+            doneWaiters += 1
+            lock.waitOther()
+            doneWaiters -= 1
         }
         if let failure { throw failure }
     }
@@ -431,9 +446,9 @@ final class GraphRuntime: @unchecked Sendable {
         while !done {
             let now = monotonicNanoseconds()
             if now >= deadline { return false }
-            waiters += 1
-            _ = lock.wait(seconds: Double(deadline - now) / 1e9)
-            waiters -= 1
+            doneWaiters += 1
+            _ = lock.waitOther(seconds: Double(deadline - now) / 1e9)
+            doneWaiters -= 1
         }
         return true
     }
@@ -443,7 +458,6 @@ final class GraphRuntime: @unchecked Sendable {
             guard !done else { return }
             if failure == nil { failure = GraphError(.cancelled, "the graph was cancelled") }
             abort()
-            pool.wakeOne()
         }
     }
 
@@ -500,7 +514,7 @@ final class GraphRuntime: @unchecked Sendable {
         lock.withLock {
             for n in nodes { markDirty(n) }
             drainDirty()
-            pool.wakeOne()
+            wakeWorkers()
         }
     }
 

@@ -1,28 +1,50 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// A fixed set of worker threads that run scheduler jobs and parallel row bands.
+/// Where a pool's workers find scheduler work: a graph run. Called with the pool's lock
+/// held; returns with it held.
+protocol WorkSource: AnyObject {
+    /// Runs one unit of work (it may unlock while it works); false when there is none.
+    func runOneLocked() -> Bool
+}
+
+/// A fixed set of worker threads that run a graph's nodes and parallel row bands.
 ///
-/// Band jobs (`parallelFor`) come before scheduler jobs, so a frame being split across
-/// workers finishes before new frames start. The thread that calls `parallelFor` works
-/// on its own bands too, so a call from inside a job can never deadlock.
+/// Band jobs (`parallelFor`) come first, so a frame being split across workers finishes
+/// before new frames start. The thread that calls `parallelFor` works on its own bands
+/// too, so a call from inside a node can never deadlock. A graph shares the pool's lock,
+/// so deciding what runs next and handing it to a worker is one critical section.
 ///
 /// `@unchecked Sendable`: every mutable field is guarded by `lock`.
 public final class WorkerPool: @unchecked Sendable {
-    fileprivate let lock = ConditionLock()
-    fileprivate var jobs: [() -> Void] = []
-    fileprivate var jobHead = 0
+    let lock: ConditionLock
     private var bands: [BandJob] = []
-    fileprivate var sleeping = 0
+    /// Workers waiting for work (guarded by `lock`).
+    private(set) var sleeping = 0
     private var stopping = false
-    private var alive = 0
+    /// The graph run the workers serve; held strongly until `shutdown` (a weak reference
+    /// would cost a side-table load per loop).
+    var source: (any WorkSource)?
+    /// Bumped whenever work is added, so a worker spinning before it sleeps notices it
+    /// without taking the lock.
+    let workHint = Atomic<Int>(0)
+    /// How long an idle worker spins before it sleeps (a wake-up costs a system call on
+    /// each side; a frame arriving within this time avoids both).
+    var spinNanoseconds: UInt64 = 50_000
     /// Number of threads.
     public let threadCount: Int
 
     /// A pool of `threads` workers (default: one per core).
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "frameflow") {
+    public convenience init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "frameflow") {
+        self.init(threads: threads, name: name, lock: ConditionLock())
+    }
+
+    init(threads: Int, name: String, lock: ConditionLock) {
+        self.lock = lock
         threadCount = Swift.max(1, threads)
-        alive = threadCount
         for i in 0..<threadCount {
             let t = Thread { [self] in self.workerLoop() }
             t.name = "\(name).worker.\(i)"
@@ -31,26 +53,23 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// A pool shared by code outside graphs (benchmarks, `CalculatorRunner`).
+    /// A pool shared by code outside graphs (benchmarks, tools).
     public static let shared = WorkerPool(name: "frameflow.shared")
 
-    /// Queues `job`. `wakeAlways: false` (used from inside a job) wakes a sleeping
-    /// worker only when more than one job waits, so that a chain of nodes continues on
-    /// the thread that is already running instead of paying a wake-up per step.
-    func submit(wakeAlways: Bool = true, _ job: @escaping () -> Void) {
-        lock.lock()
-        jobs.append(job)
-        let pending = jobs.count - jobHead
-        if sleeping > 0 && (wakeAlways || pending > 1) { lock.signal() }
-        lock.unlock()
+    /// Wakes one sleeping worker; the lock must be held.
+    func wakeOneLocked() {
+        if sleeping > 0 { lock.signal() }
     }
 
-    /// Stops the workers after the queued jobs; returns without waiting for them.
+    /// Stops the workers once they are idle; returns without waiting for them.
     public func shutdown() {
-        lock.withLock {
-            stopping = true
-            lock.broadcast()
-        }
+        lock.withLock { shutdownLocked() }
+    }
+
+    func shutdownLocked() {
+        stopping = true
+        source = nil
+        lock.broadcast()
     }
 
     private func workerLoop() {
@@ -62,55 +81,71 @@ public final class WorkerPool: @unchecked Sendable {
                 lock.lock()
                 continue
             }
-            if jobHead < jobs.count {
-                let job = jobs[jobHead]
-                jobHead += 1
-                if jobHead > 64 && jobHead * 2 > jobs.count {
-                    jobs.removeFirst(jobHead)
-                    jobHead = 0
-                }
-                lock.unlock()
-                job()
-                lock.lock()
-                continue
-            }
+            if let source, source.runOneLocked() { continue }
             if stopping { break }
+            if spin() { continue }
             sleeping += 1
             lock.wait()
             sleeping -= 1
         }
-        alive -= 1
         lock.unlock()
+    }
+
+    /// Spins (lock released) until work is hinted or the spin time passes; returns with the
+    /// lock held, true when work may be there.
+    private func spin() -> Bool {
+        guard spinNanoseconds > 0 else { return false }
+        let seen = workHint.load(ordering: .acquiring)
+        lock.unlock()
+        let deadline = monotonicNanoseconds() &+ spinNanoseconds
+        var found = false
+        var k = 0
+        while true {
+            if workHint.load(ordering: .acquiring) != seen { found = true; break }
+            k &+= 1
+            if k & 63 == 0 {
+                if monotonicNanoseconds() > deadline { break }
+                sched_yield()
+            }
+        }
+        lock.lock()
+        // Work added between the last look and re-locking bumped the hint under the lock.
+        return found || workHint.load(ordering: .acquiring) != seen
+    }
+
+    /// Signals that work was added; lock held.
+    func hintWorkLocked() {
+        workHint.add(1, ordering: .releasing)
+        if sleeping > 0 { lock.signal() }
     }
 
     /// Runs `body` over `0..<count` in chunks of at least `grain` items, on the workers and
     /// the calling thread, and returns when all are done.
     ///
     /// `body` may only write memory that its range owns.
-    public func parallelFor(_ count: Int, grain: Int = 1, _ body: (Range<Int>) -> Void) {
+    public func parallelFor(_ count: Int, grain: Int = 1, _ body: @escaping (Range<Int>) -> Void) {
         guard count > 0 else { return }
         let chunks = Swift.min(Swift.max(1, count / Swift.max(grain, 1)), threadCount * 4)
         if chunks <= 1 || threadCount <= 1 {
             body(0..<count)
             return
         }
-        withoutActuallyEscaping(body) { body in
-            let job = BandJob(count: count, chunks: chunks, body: body)
-            lock.withLock {
-                bands.append(job)
-                if sleeping > 0 { lock.broadcast() }
-            }
-            job.work()
-            job.waitUntilDone()
-            lock.withLock { bands.removeAll { $0 === job } }
+        let job = BandJob(count: count, chunks: chunks, body: body)
+        lock.withLock {
+            bands.append(job)
+            workHint.add(1, ordering: .releasing)
+            if sleeping > 0 { lock.broadcast() }
         }
+        job.work()
+        job.waitUntilDone()
+        lock.withLock { bands.removeAll { $0 === job } }
     }
 }
 
 /// One `parallelFor` call: chunks claimed with an atomic counter.
 ///
-/// `@unchecked Sendable`: `body` is only called while `parallelFor` waits for it, and each
-/// chunk is claimed by exactly one thread.
+/// `@unchecked Sendable`: `body` is only called while `parallelFor` waits for it (its
+/// captures outlive every call), and each chunk is claimed by exactly one thread.
 private final class BandJob: @unchecked Sendable {
     let count: Int
     let chunks: Int
@@ -143,15 +178,6 @@ private final class BandJob: @unchecked Sendable {
     func waitUntilDone() {
         doneLock.withLock {
             while finished.load(ordering: .acquiring) < chunks { doneLock.wait() }
-        }
-    }
-}
-
-extension WorkerPool {
-    /// Wakes one sleeping worker if any job waits.
-    func wakeOne() {
-        lock.withLock {
-            if sleeping > 0 && jobHead < jobs.count { lock.signal() }
         }
     }
 }

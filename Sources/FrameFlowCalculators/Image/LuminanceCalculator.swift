@@ -35,7 +35,7 @@ public final class LuminanceCalculator: Calculator {
     /// The luminance image of `input`. `parallel` splits rows into bands.
     public static func luminance(
         _ input: ImageFrame, pool: ImagePool = .shared,
-        parallel: (Int, Int, (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
+        parallel: (Int, Int, @escaping (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
     ) throws -> ImageFrame {
         let (rShift, bShift): (UInt32, UInt32)
         switch input.format {

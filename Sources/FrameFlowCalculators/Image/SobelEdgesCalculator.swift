@@ -36,7 +36,7 @@ public final class SobelEdgesCalculator: Calculator {
     /// The edge image of `input`. `parallel` splits rows into bands.
     public static func edges(
         _ input: ImageFrame, pool: ImagePool = .shared,
-        parallel: (Int, Int, (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
+        parallel: (Int, Int, @escaping (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
     ) throws -> ImageFrame {
         let bpp: Int, channel: Int
         switch input.format {
