@@ -1,1 +1,101 @@
-print("x")
+import FrameFlow
+import FrameFlowCalculators
+import Foundation
+
+/// `frameflow`: validate, inspect and run FrameFlow graphs.
+let usage = """
+    usage: frameflow <command> [options]
+
+    commands:
+      demo [--frames N] [--size WxH] [--output FILE.ppm]
+                                  run Graphs/edge_detection_mobile_gpu.pbtxt on a generated clip
+      validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
+      graph GRAPH --dot           print the graph in Graphviz DOT
+      calculators                 list the registered calculators with their ports
+      help                        this text
+    """
+
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(code)
+}
+
+var args = Array(CommandLine.arguments.dropFirst())
+guard let command = args.first else { fail(usage, code: 2) }
+args.removeFirst()
+
+/// Removes `--name VALUE` from `args` and returns VALUE.
+@MainActor func option(_ name: String) -> String? {
+    guard let i = args.firstIndex(of: name) else { return nil }
+    guard i + 1 < args.count else { fail("\(name) needs a value", code: 2) }
+    let v = args[i + 1]
+    args.removeSubrange(i...i + 1)
+    return v
+}
+
+@MainActor func flag(_ name: String) -> Bool {
+    guard let i = args.firstIndex(of: name) else { return false }
+    args.remove(at: i)
+    return true
+}
+
+do {
+    switch command {
+    case "validate":
+        guard args.count == 1 else { fail("usage: frameflow validate GRAPH", code: 2) }
+        do {
+            _ = try Graph(contentsOfFile: args[0], registry: .standard)
+            print("ok")
+        } catch let e as GraphErrors {
+            fail(e.description)
+        } catch let e as GraphError {
+            fail(e.description)
+        }
+    case "graph":
+        let dot = flag("--dot")
+        guard args.count == 1, dot else { fail("usage: frameflow graph GRAPH --dot", code: 2) }
+        let config = try GraphConfig(contentsOfFile: args[0])
+        _ = try Graph(config, registry: .standard)
+        print(config.dot(name: URL(fileURLWithPath: args[0]).deletingPathExtension().lastPathComponent), terminator: "")
+    case "calculators":
+        for name in CalculatorRegistry.standard.names {
+            guard let t = CalculatorRegistry.standard.calculator(named: name) else { continue }
+            print(describe(t, name: name))
+        }
+    case "demo":
+        try runDemo(
+            frames: Int(option("--frames") ?? "120") ?? 120, size: option("--size") ?? "640x480",
+            output: option("--output") ?? "demo-output.ppm")
+    case "help", "--help", "-h":
+        print(usage)
+    default:
+        fail("unknown command '\(command)'\n\n" + usage, code: 2)
+    }
+} catch let e as GraphErrors {
+    fail(e.description)
+} catch {
+    fail("\(error)")
+}
+
+func describe(_ t: any Calculator.Type, name: String) -> String {
+    let c = t.contract
+    func ports(_ specs: [PortSpec]) -> String {
+        specs.map { p in
+            var s = p.tag.isEmpty ? "(untagged)" : p.tag
+            if p.isRepeated { s += "[]" }
+            s += ": \(p.type)"
+            if p.isOptional { s += "?" }
+            return s
+        }.joined(separator: ", ")
+    }
+    var lines = [name]
+    if c.acceptsAnyPorts {
+        lines.append("  inputs: any   outputs: any (matched by position)")
+    } else {
+        lines.append("  inputs: \(c.inputs.isEmpty ? "none" : ports(c.inputs))")
+        lines.append("  outputs: \(c.outputs.isEmpty ? "none" : ports(c.outputs))")
+    }
+    if !c.inputSidePackets.isEmpty { lines.append("  input side packets: \(ports(c.inputSidePackets))") }
+    if !c.outputSidePackets.isEmpty { lines.append("  output side packets: \(ports(c.outputSidePackets))") }
+    return lines.joined(separator: "\n")
+}
