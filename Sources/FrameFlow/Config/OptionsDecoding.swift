@@ -32,7 +32,7 @@ enum OptionsDecoding {
 
     /// The fields an options type has, found by reflecting its default value.
     struct Schema {
-        var fields: [String: (isArray: Bool, nested: Schema?)] = [:]
+        var fields: [String: (isArray: Bool, nested: Schema?, type: String)] = [:]
         var isOpen = false  // unknown shape (a nil optional struct): accept any field
 
         init(reflecting value: Any) {
@@ -59,7 +59,7 @@ enum OptionsDecoding {
                         nested = open
                     }
                 }
-                fields[snake(label)] = (isArray, nested)
+                fields[snake(label)] = (isArray, nested, typeName)
             }
         }
 
@@ -87,7 +87,7 @@ enum OptionsDecoding {
         for name in order {
             let fields = grouped[name]!
             let full = path.isEmpty ? name : "\(path).\(name)"
-            let spec = schema.isOpen ? (isArray: fields.count > 1, nested: Schema?(nil)) : schema.fields[name]
+            let spec = schema.isOpen ? (isArray: fields.count > 1, nested: Schema?(nil), type: "") : schema.fields[name]
             guard let spec else {
                 let known = schema.fields.keys.sorted()
                 let hint = nearest(name, in: known).map { " (did you mean '\($0)'?)" } ?? ""
@@ -116,6 +116,8 @@ enum OptionsDecoding {
                         values.append(lower.hasPrefix("-") ? "-inf" : (lower.contains("nan") ? "nan" : "inf"))
                     } else if let i = Int(raw) {
                         values.append(i)
+                    } else if Self.isIntegerType(spec.type) {
+                        throw GraphError(.invalidOption, "option '\(full)' has the wrong type: expected an integer, found \(raw)", node: node, location: f.value.location)
                     } else if let d = TextFormatParser.numberValue(raw) {
                         values.append(d)
                     } else {
@@ -157,6 +159,13 @@ enum OptionsDecoding {
         @unknown default:
             return GraphError(.invalidOption, "invalid options: \(error)", node: node, location: message.location)
         }
+    }
+
+    static func isIntegerType(_ t: String) -> Bool {
+        var t = Substring(t)
+        if t.hasPrefix("Optional<") { t = t.dropFirst(9).dropLast() }
+        if t.hasPrefix("Array<") { t = t.dropFirst(6).dropLast() }
+        return ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64"].contains(String(t))
     }
 
     /// `maxInFlight` → `max_in_flight`.

@@ -320,6 +320,13 @@ public final class Graph: Sendable {
         }
     }
 
+    /// The options node `node` runs with: decoded from the graph file, or the latest
+    /// given to `setOptions`.
+    public func options(ofNode node: String) -> (any CalculatorOptions)? {
+        if let o = state.withLock({ $0.pendingOptions[node] }) { return o }
+        return resolved.nodes.first { $0.name == node }?.options
+    }
+
     /// An output side packet of the current or last run, by name.
     public func outputSidePacket(_ name: String) -> Packet? {
         guard let rt = state.withLock({ $0.lastRun }) else { return nil }

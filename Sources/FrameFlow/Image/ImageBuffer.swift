@@ -52,6 +52,7 @@ public final class ImagePool: Sendable {
         var free: [Int: [UnsafeMutableRawPointer]] = [:]
         var allocations = 0
         var reuses = 0
+        var live = 0
     }
     // Raw pointers are only moved in and out under the mutex.
     private let state: Mutex<UnsafeSendable<State>> = Mutex(UnsafeSendable(State()))
@@ -70,6 +71,7 @@ public final class ImagePool: Sendable {
     public func buffer(byteCount: Int) -> ImageBuffer {
         let size = (byteCount + 63) & ~63
         let reused: UnsafeMutableRawPointer? = state.withLock { s in
+            s.value.live += 1
             if var list = s.value.free[size], let p = list.popLast() {
                 s.value.free[size] = list
                 s.value.reuses += 1
@@ -87,6 +89,7 @@ public final class ImagePool: Sendable {
 
     private func recycle(_ p: UnsafeMutableRawPointer, size: Int) {
         let kept = state.withLock { s -> Bool in
+            s.value.live -= 1
             var list = s.value.free[size, default: []]
             guard list.count < maxFreeBlocksPerSize else { return false }
             list.append(p)
@@ -95,6 +98,9 @@ public final class ImagePool: Sendable {
         }
         if !kept { p.deallocate() }
     }
+
+    /// Buffers from this pool that are still in use (for memory-flatness checks).
+    public var liveBuffers: Int { state.withLock { $0.value.live } }
 
     /// How many blocks the pool had to allocate, and how many times it reused one.
     public var statistics: (allocations: Int, reuses: Int) {

@@ -62,7 +62,8 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
 
     private func canRun(_ node: NodeRuntime) -> Bool {
         if node.wantsClose { return true }
-        if aborting { return false }
+        // After a failure, output sinks still deliver what reached them before it.
+        if aborting { return node.isSink && node.readyTimestamp() != nil }
         if node.isSource { return !node.sourceDone && !isThrottled(node) }
         guard node.readyTimestamp() != nil || node.hasBoundChange else { return false }
         return !isThrottled(node)
@@ -148,16 +149,17 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
 
     func fail(_ error: GraphError) {
         if failure == nil { failure = error }
-        abort()
+        abort(keepingOutputs: true)
     }
 
-    /// Stops the run: drops queued packets, closes every node that is open.
-    func abort() {
+    /// Stops the run: drops queued packets (except, after a failure, those that already
+    /// reached an output), closes every node that is open.
+    func abort(keepingOutputs: Bool) {
         guard !aborting else { return }
         aborting = true
         for n in nodes {
             for i in n.inputs.indices {
-                n.inputs[i].packets.removeAll()
+                if !(keepingOutputs && n.isSink) { n.inputs[i].packets.removeAll() }
                 n.inputs[i].bound = .done
             }
             if n.isSource { n.sourceDone = true }
@@ -457,7 +459,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         lock.withLock {
             guard !done else { return }
             if failure == nil { failure = GraphError(.cancelled, "the graph was cancelled") }
-            abort()
+            abort(keepingOutputs: false)
         }
     }
 
