@@ -73,3 +73,15 @@ func checkSobel(_ input: ImageFrame) throws {
         try checkSobel(try TestImages.random(width: 333, height: 250, format: .rgba8, seed: 9))
     }
 }
+
+@Suite struct SobelMagnitudeTests {
+    /// Every sum of squares the kernel can meet below the clamp, and some above it.
+    @Test func roundedMagnitudeIsExactForEverySum() {
+        var wrong: [Int32] = []
+        for s in Int32(0)...Int32(2 * 1020 * 1020) where s <= 70_000 || s % 97 == 0 {
+            let expected = UInt32(min(255, Double(s).squareRoot().rounded()))
+            if SobelEdgesCalculator.roundedMagnitude(s) != expected { wrong.append(s) }
+        }
+        #expect(wrong.isEmpty, "first wrong sums: \(wrong.prefix(5))")
+    }
+}
