@@ -1,0 +1,31 @@
+# FrameFlow — the two everyday commands are `make demo` and `make test`.
+.PHONY: demo test bench build fixtures clean
+
+SWIFT ?= swift
+
+## Run the main job: the MediaPipe edge-detection graph on a generated clip.
+demo:
+	scripts/setup.sh demo
+	$(SWIFT) build -c release --product frameflow
+	.build/release/frameflow demo
+
+## Run every test.
+test:
+	scripts/setup.sh test
+	$(SWIFT) test
+
+## Benchmarks: FrameFlow against OpenCV and GStreamer in the same run, as ratios.
+bench:
+	scripts/setup.sh bench
+	$(SWIFT) build -c release --product frameflow-bench
+	.build/release/frameflow-bench
+
+build:
+	$(SWIFT) build
+
+## Regenerate committed fixtures (needs scikit-image).
+fixtures:
+	python3 scripts/fixtures/make_photos.py
+
+clean:
+	rm -rf .build demo-output.ppm
