@@ -52,9 +52,10 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     private func isThrottled(_ node: NodeRuntime) -> Bool {
         if node.throttleOverride { return false }
         for s in node.outputStreams {
-            for (c, qi) in streams[s].consumers where c.status != .closed {
-                let q = c.inputs[qi]
-                if q.policy == .block && q.isFull { return true }
+            let st = streams[s]
+            for k in st.consumers.indices {
+                let c = st.consumers[k].node, qi = st.consumers[k].input
+                if c.status != .closed && c.inputs[qi].policy == .block && c.inputs[qi].isFull { return true }
             }
         }
         return false
@@ -94,10 +95,17 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     }
 
     private func drainDirty() {
-        while let n = dirty.popLast() { examine(n) }
+        while let n = dirty.popLast() {
+            n.isDirty = false
+            examine(n)
+        }
     }
 
-    private func markDirty(_ n: NodeRuntime) { dirty.append(n) }
+    private func markDirty(_ n: NodeRuntime) {
+        guard !n.isDirty else { return }
+        n.isDirty = true
+        dirty.append(n)
+    }
 
     /// Delivers a packet to every consumer of stream `s`.
     private func deliver(stream s: Int, _ packet: Packet) {
@@ -204,9 +212,11 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
             step = .process(ts)
             ctx.inputTimestamp = ts
             for i in node.inputs.indices {
-                if let h = node.inputs[i].packets.first, h.timestamp == ts {
+                if let h = node.inputs[i].packets.firstTimestamp, h == ts {
+                    let wasFull = node.inputs[i].isFull
                     ctx.inputPackets[i] = node.inputs[i].packets.removeFirst()
-                    if let producer = streams[node.inputs[i].stream].producer { markDirty(producer) }
+                    // Only a full queue can have throttled its producer.
+                    if wasFull, let producer = streams[node.inputs[i].stream].producer { markDirty(producer) }
                     // Senders blocked on this queue: wake them once it is half empty.
                     if sendWaiters > 0 && node.inputs[i].packets.count <= node.inputs[i].capacity / 2 { lock.broadcastOther() }
                 } else {
@@ -232,7 +242,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         node.pendingOptions = nil
         lock.unlock()
 
-        let start = monotonicNanoseconds()
+        // Timing every step costs two clock reads; without a trace, every 8th step is timed.
+        let timed = trace != nil || node.calls & 7 == 0
+        let start = timed ? monotonicNanoseconds() : 0
         var thrown: (any Error)?
         do {
             if let options { try Self.apply(options, to: node.calculator) }
@@ -243,9 +255,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         } catch {
             thrown = error
         }
-        let end = monotonicNanoseconds()
+        let end = timed ? monotonicNanoseconds() : 0
         lock.lock()
-        commit(node, step: step, error: thrown, start: start, end: end)
+        commit(node, step: step, error: thrown, start: start, end: end, timed: timed)
         return true
     }
 
@@ -260,12 +272,16 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     }
 
     /// Applies a finished step's outputs; lock held.
-    private func commit(_ node: NodeRuntime, step: Step, error: (any Error)?, start: UInt64, end: UInt64) {
+    private func commit(_ node: NodeRuntime, step: Step, error: (any Error)?, start: UInt64, end: UInt64, timed: Bool) {
         running -= 1
         node.calls += 1
-        node.busyNanos &+= end &- start
         let ctx = node.context
-        trace?.record(node: node.index, start: start, end: end, timestamp: ctx.inputTimestamp)
+        if timed {
+            let took = end &- start
+            node.busyNanos &+= trace != nil ? took : took &* 8  // sampled: stands for 8 steps
+            node.averageNanos = node.calls == 1 ? took : (node.averageNanos &* 3 &+ took) / 4
+            trace?.record(node: node.index, start: start, end: end, timestamp: ctx.inputTimestamp)
+        }
 
         if let error {
             let what: String
@@ -324,12 +340,27 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         drainDirty()
         if node.isSink || frontierNodes.isEmpty { updateFrontier() }
         if ready.isEmpty && running == 0 && !aborting { relieveDeadlock() }
-        // This worker takes the next ready node itself; wake others only for the rest.
-        if ready.count > 1 { pool.hintWorkLocked() }
+        // This worker takes the next ready node itself; wake another only when the rest is
+        // worth a wake-up (tiny steps run faster on one thread than on two contending ones).
+        if ready.count > 1 && pool.sleeping > 0 && worthAnotherWorker() { pool.hintWorkLocked() }
         if ((idleWaiters > 0 || sendWaiters > 0) && ready.isEmpty && running == 0) || (sendWaiters > 0 && aborting) {
             lock.broadcastOther()
         }
         checkDone()
+    }
+
+    /// Whether the ready nodes other than the one this worker takes next hold enough work
+    /// (or unmeasured work) to pay for waking a second worker.
+    private func worthAnotherWorker() -> Bool {
+        var best = 0
+        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+        var work: UInt64 = 0
+        for (i, n) in ready.enumerated() where i != best {
+            if n.calls < 9 { return true }
+            work &+= n.averageNanos
+            if work > 20_000 { return true }
+        }
+        return false
     }
 
     /// Nothing runs, yet a node waits on a full queue: let it overfill the queue once, as

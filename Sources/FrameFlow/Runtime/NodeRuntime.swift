@@ -27,10 +27,15 @@ final class NodeRuntime {
     @exclusivity(unchecked) var sourceDone = false
     @exclusivity(unchecked) var throttleOverride = false
     @exclusivity(unchecked) var pendingOptions: (any CalculatorOptions)?
+    /// Queued for `examine` in the current critical section.
+    @exclusivity(unchecked) var isDirty = false
 
     // Statistics.
     @exclusivity(unchecked) var calls = 0
     @exclusivity(unchecked) var busyNanos: UInt64 = 0
+    /// Recent average time of one step (exponentially weighted), to decide whether waking
+    /// another worker for this node is worth a wake-up.
+    @exclusivity(unchecked) var averageNanos: UInt64 = 0
 
     init(
         index: Int, name: String, calculator: any Calculator, context: CalculatorContext, contract: CalculatorContract,
@@ -57,16 +62,16 @@ final class NodeRuntime {
     func readyTimestamp() -> Timestamp? {
         var minHead = Timestamp.done
         var any = false
-        for q in inputs {
-            if let h = q.packets.first {
+        for i in inputs.indices {
+            if let t = inputs[i].packets.firstTimestamp {
                 any = true
-                if h.timestamp < minHead { minHead = h.timestamp }
+                if t < minHead { minHead = t }
             }
         }
         guard any else { return nil }
         if policy == .immediate { return minHead }
-        for q in inputs where q.packets.isEmpty && !q.isBackEdge {
-            if q.bound <= minHead { return nil }
+        for i in inputs.indices where inputs[i].packets.isEmpty && !inputs[i].isBackEdge {
+            if inputs[i].bound <= minHead { return nil }
         }
         return minHead
     }
@@ -85,7 +90,7 @@ final class NodeRuntime {
     /// The smallest timestamp any forward input may still deliver.
     var inputFrontier: Timestamp {
         var f = Timestamp.done
-        for q in inputs where !q.isBackEdge { f = Swift.min(f, q.frontier) }
+        for i in inputs.indices where !inputs[i].isBackEdge { f = Swift.min(f, inputs[i].frontier) }
         return f
     }
 }

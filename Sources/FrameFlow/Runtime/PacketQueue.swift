@@ -1,32 +1,39 @@
-/// A FIFO of packets that reuses its storage (no allocation once it has grown).
+/// A FIFO of packets that reuses its storage (no allocation once it has grown). The ring's
+/// size is a power of two so that wrapping is a mask, not a division.
 struct PacketQueue {
     private var storage: [Packet] = []
     private var head = 0
+    private var mask = -1
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 
     var first: Packet? { count == 0 ? nil : storage[head] }
 
+    /// The first packet's timestamp, without copying the packet.
+    var firstTimestamp: Timestamp? { count == 0 ? nil : storage[head].timestamp }
+
     mutating func append(_ p: Packet) {
         if count == storage.count {
             // Grow: unroll the ring into a bigger array.
             var bigger: [Packet] = []
             bigger.reserveCapacity(Swift.max(4, storage.count * 2))
-            for i in 0..<count { bigger.append(storage[(head + i) % storage.count]) }
+            for i in 0..<count { bigger.append(storage[(head + i) & mask]) }
             let filler = Packet(emptyAt: .unset)
-            while bigger.count < bigger.capacity { bigger.append(filler) }
+            let size = Swift.max(4, storage.count * 2)
+            while bigger.count < size { bigger.append(filler) }
             storage = bigger
+            mask = size - 1
             head = 0
         }
-        storage[(head + count) % storage.count] = p
+        storage[(head &+ count) & mask] = p
         count += 1
     }
 
     @discardableResult mutating func removeFirst() -> Packet {
         let p = storage[head]
         storage[head] = Packet(emptyAt: .unset)
-        head = (head + 1) % storage.count
+        head = (head &+ 1) & mask
         count -= 1
         return p
     }
@@ -51,7 +58,7 @@ struct InputQueue {
     var maxDepth = 0
 
     /// The earliest timestamp this input may still deliver.
-    var frontier: Timestamp { packets.first?.timestamp ?? bound }
+    var frontier: Timestamp { packets.firstTimestamp ?? bound }
     var isDone: Bool { packets.isEmpty && bound == .done }
     var isFull: Bool { packets.count >= capacity }
 }
