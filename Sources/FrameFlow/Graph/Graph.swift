@@ -189,7 +189,7 @@ public final class Graph: Sendable {
         }
         if rt.frontierNodes.isEmpty { rt.frontierNodes = rt.nodes }
         for node in rt.nodes {
-            for (qi, q) in node.inputs.enumerated() { rt.streams[q.stream].consumers.append((node, qi)) }
+            for (qi, q) in node.inputs.enumerated() { rt.streams[q.stream].consumers.append(Consumer(node: node, input: qi)) }
             for s in node.outputStreams { rt.streams[s].producer = node }
         }
         return rt

@@ -49,16 +49,10 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
 
     // MARK: Scheduling (all under lock)
 
+    /// Whether a consumer queue with the block policy is full: the node must wait.
+    /// `fullBlockingOutputs` counts them as queues fill and drain, so this is O(1).
     private func isThrottled(_ node: NodeRuntime) -> Bool {
-        if node.throttleOverride { return false }
-        for s in node.outputStreams {
-            let st = streams[s]
-            for k in st.consumers.indices {
-                let c = st.consumers[k].node, qi = st.consumers[k].input
-                if c.status != .closed && c.inputs[qi].policy == .block && c.inputs[qi].isFull { return true }
-            }
-        }
-        return false
+        !node.throttleOverride && node.fullBlockingOutputs > 0
     }
 
     private func canRun(_ node: NodeRuntime) -> Bool {
@@ -109,21 +103,28 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
 
     /// Delivers a packet to every consumer of stream `s`.
     private func deliver(stream s: Int, _ packet: Packet) {
-        let st = streams[s]
-        st.lastTimestamp = packet.timestamp
-        st.bound = packet.timestamp.next
-        st.packets += 1
-        for (c, qi) in st.consumers where c.status != .closed {
+        streams[s].lastTimestamp = packet.timestamp
+        streams[s].bound = packet.timestamp.next
+        streams[s].packets += 1
+        let producer = streams[s].producer
+        for k in streams[s].consumers.indices {
+            let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
+            guard c.status != .closed else { continue }
+            let wasFull = c.inputs[qi].isFull
             c.inputs[qi].push(packet)
+            if !wasFull && c.inputs[qi].policy == .block && c.inputs[qi].isFull, let producer {
+                producer.fullBlockingOutputs += 1
+            }
             markDirty(c)
         }
     }
 
     private func advance(stream s: Int, to b: Timestamp) {
-        let st = streams[s]
-        guard b > st.bound else { return }
-        st.bound = b
-        for (c, qi) in st.consumers where c.status != .closed {
+        guard b > streams[s].bound else { return }
+        streams[s].bound = b
+        for k in streams[s].consumers.indices {
+            let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
+            guard c.status != .closed else { continue }
             if b > c.inputs[qi].bound {
                 c.inputs[qi].bound = b
                 c.inputs[qi].boundMoved = true
@@ -165,6 +166,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     func abort(keepingOutputs: Bool) {
         guard !aborting else { return }
         aborting = true
+        for n in nodes { n.fullBlockingOutputs = 0 }
         for n in nodes {
             for i in n.inputs.indices {
                 if !(keepingOutputs && n.isSink) { n.inputs[i].packets.removeAll() }
@@ -216,7 +218,10 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
                     let wasFull = node.inputs[i].isFull
                     ctx.inputPackets[i] = node.inputs[i].packets.removeFirst()
                     // Only a full queue can have throttled its producer.
-                    if wasFull, let producer = streams[node.inputs[i].stream].producer { markDirty(producer) }
+                    if wasFull && !node.inputs[i].isFull, let producer = streams[node.inputs[i].stream].producer {
+                        if node.inputs[i].policy == .block { producer.fullBlockingOutputs -= 1 }
+                        markDirty(producer)
+                    }
                     // Senders blocked on this queue: wake them once it is half empty.
                     if sendWaiters > 0 && node.inputs[i].packets.count <= node.inputs[i].capacity / 2 { lock.broadcastOther() }
                 } else {
@@ -383,7 +388,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     func send(_ packet: Packet, stream s: Int) throws -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        let st = streams[s]
+        let st = streams[s]  // a copy: name, bound and consumers for the checks below
         if let failure, aborting { throw failure }
         guard !closedInputs.contains(s) else {
             throw GraphError(.closed, "input stream is closed", stream: st.name)
@@ -391,10 +396,10 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         guard packet.timestamp.isAllowedInStream else {
             throw GraphError(.invalidTimestamp, "timestamp \(packet.timestamp) may not be sent", stream: st.name)
         }
-        guard packet.timestamp >= st.bound else {
+        guard packet.timestamp >= streams[s].bound else {
             throw GraphError(
                 .timestampOrder,
-                "timestamps must strictly increase: got \(packet.timestamp) after \(st.lastTimestamp)",
+                "timestamps must strictly increase: got \(packet.timestamp) after \(streams[s].lastTimestamp)",
                 stream: st.name)
         }
         if maxFramesInFlight > 0 {

@@ -27,6 +27,8 @@ final class NodeRuntime {
     @exclusivity(unchecked) var sourceDone = false
     @exclusivity(unchecked) var throttleOverride = false
     @exclusivity(unchecked) var pendingOptions: (any CalculatorOptions)?
+    /// Consumer queues (block policy) of this node's outputs that are full.
+    @exclusivity(unchecked) var fullBlockingOutputs = 0
     /// Queued for `examine` in the current critical section.
     @exclusivity(unchecked) var isDirty = false
 
@@ -95,15 +97,24 @@ final class NodeRuntime {
     }
 }
 
-/// A stream at run time: its consumers (node, input position).
-final class StreamRuntime {
+/// A consumer of a stream: a node and its input position. The node reference is
+/// `unowned(unsafe)`: the run owns every node for as long as it owns the streams, and a
+/// counted reference here cost a retain and a release per packet per consumer.
+struct Consumer {
+    unowned(unsafe) let node: NodeRuntime
+    let input: Int
+}
+
+/// A stream at run time: its consumers and producer, bound and counters. A struct in the
+/// run's array, so the scheduler reads it in place.
+struct StreamRuntime {
     let name: String
-    @exclusivity(unchecked) var consumers: [(node: NodeRuntime, input: Int)] = []
+    var consumers: [Consumer] = []
     /// The producing node, nil for a graph input stream.
-    var producer: NodeRuntime?  // strong: a weak reference would slow every retain of the node
-    @exclusivity(unchecked) var bound: Timestamp = .unstarted
-    @exclusivity(unchecked) var lastTimestamp: Timestamp = .unset
-    @exclusivity(unchecked) var packets = 0
+    unowned(unsafe) var producer: NodeRuntime?
+    var bound: Timestamp = .unstarted
+    var lastTimestamp: Timestamp = .unset
+    var packets = 0
 
     init(name: String) { self.name = name }
 }
