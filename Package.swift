@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "FrameFlow", targets: ["FrameFlow"]),
         .library(name: "FrameFlowCalculators", targets: ["FrameFlowCalculators"]),
         .library(name: "FrameFlowTesting", targets: ["FrameFlowTesting"]),
+        .library(name: "FrameFlowMedia", targets: ["FrameFlowMedia"]),
         .executable(name: "frameflow", targets: ["frameflow"]),
         .executable(name: "frameflow-bench", targets: ["frameflow-bench"]),
     ],
@@ -15,10 +16,17 @@ let package = Package(
         .target(name: "FrameFlow"),
         .target(name: "FrameFlowCalculators", dependencies: ["FrameFlow"]),
         .target(name: "FrameFlowTesting", dependencies: ["FrameFlow"]),
-        .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators"]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
+        .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
+        .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia"]),
         .executableTarget(
             name: "frameflow-bench",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),
+        .testTarget(
+            name: "FrameFlowMediaTests",
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),
         .testTarget(
             name: "FrameFlowTests",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),

@@ -1,85 +1,115 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowMedia
 import Foundation
-import Synchronization
 
-/// Runs the edge-detection graph on a generated clip (moving discs over a gradient) and
-/// prints the run's summary. Nothing to download.
-func runDemo(frames: Int, size: String, output: String) throws {
+/// The registry `frameflow` uses: every built-in calculator plus the media ones.
+let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self])
+
+/// Runs the edge-detection graph on FFmpeg's generated test pattern and writes
+/// `demo-output.mp4`. Nothing to download.
+@MainActor func runDemo(frames: Int, size: String, output: String) throws {
     let parts = size.split(separator: "x").compactMap { Int($0) }
     guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--size must be WxH, e.g. 640x480", code: 2) }
-    let (w, h) = (parts[0], parts[1])
-    let graphPath = ["Graphs/edge_detection_mobile_gpu.pbtxt", Bundle.main.bundlePath + "/../../../Graphs/edge_detection_mobile_gpu.pbtxt"]
-        .first { FileManager.default.fileExists(atPath: $0) } ?? "Graphs/edge_detection_mobile_gpu.pbtxt"
-    let graph = try Graph(contentsOfFile: graphPath, registry: .standard)
-    graph.maxFramesInFlight = 4
-
-    let sendTimes = Mutex<[Int64: UInt64]>([:])
-    let latencies = Mutex<[Double]>([])
-    let last = Mutex<ImageFrame?>(nil)
-    try graph.observe("output_video") { p in
-        let now = monotonicNanoseconds()
-        if let t = sendTimes.withLock({ $0.removeValue(forKey: p.timestamp.microseconds) }) {
-            latencies.withLock { $0.append(Double(now - t) / 1e6) }
-        }
-        if let img = try? p.get(ImageFrame.self) { last.withLock { $0 = img } }
-    }
-    try graph.start()
-    let start = monotonicNanoseconds()
-    var rejected = 0
-    for i in 0..<frames {
-        let frame = try syntheticFrame(width: w, height: h, index: i)
-        let ts = Timestamp(Int64(i) * 33_333)
-        sendTimes.withLock { $0[ts.microseconds] = monotonicNanoseconds() }
-        if !(try graph.send(frame, to: "input_video", at: ts)) {
-            rejected += 1
-            sendTimes.withLock { _ = $0.removeValue(forKey: ts.microseconds) }
-            usleep(1000)
-        }
-    }
-    try graph.closeAllInputStreams()
-    try graph.waitUntilDone()
-    let seconds = Double(monotonicNanoseconds() - start) / 1e9
-    let lat = latencies.withLock { $0 }.sorted()
-    func pct(_ p: Double) -> Double { lat.isEmpty ? 0 : lat[min(lat.count - 1, Int(Double(lat.count) * p))] }
-    if let img = last.withLock({ $0 }) { try writePPM(img, to: output) }
-    print(String(
-        format: "frames in: %d, frames out: %d, dropped: %d, average fps: %.1f, latency p50: %.2f ms, p99: %.2f ms",
-        frames, lat.count, rejected, Double(lat.count) / seconds, pct(0.5), pct(0.99)))
-    print("last output frame written to \(output)")
+    let graphPath = "Graphs/edge_detection_mobile_gpu.pbtxt"
+    guard FileManager.default.fileExists(atPath: graphPath) else { fail("run the demo from the repository root (\(graphPath) not found)") }
+    let graph = try Graph(contentsOfFile: graphPath, registry: registry)
+    var options = GraphRunner.Options()
+    options.inputs = [(nil, "testsrc:\(parts[0])x\(parts[1])@30")]
+    options.frames = frames
+    options.output = output
+    options.progress = isatty(2) != 0
+    let runner = GraphRunner(graph: graph, options: options)
+    let summary = try runWithInterrupt(runner)
+    print(summary)
+    print("wrote \(output)")
 }
 
-/// A gradient with three discs that move with `index`.
-func syntheticFrame(width w: Int, height h: Int, index: Int) throws -> ImageFrame {
-    var m = try ImagePool.shared.makeImage(width: w, height: h, format: .rgba8)
-    let t = Double(index) / 30
-    let discs = (0..<3).map { k -> (Double, Double, Double) in
-        let a = t * (0.7 + 0.3 * Double(k)) + Double(k) * 2.1
-        return (Double(w) * (0.5 + 0.3 * cos(a)), Double(h) * (0.5 + 0.3 * sin(1.3 * a)), Double(min(w, h)) * (0.08 + 0.03 * Double(k)))
+/// Runs `runner`; Ctrl-C stops reading input and the outputs are finalized.
+func runWithInterrupt(_ runner: GraphRunner) throws -> GraphRunner.Summary {
+    signal(SIGINT, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    let box = RunnerBox(runner)
+    source.setEventHandler {
+        FileHandle.standardError.write(Data("\ninterrupted: finishing the outputs…\n".utf8))
+        box.runner.requestStop()
     }
-    for y in 0..<h {
-        m.withMutableRow(y) { row in
-            for x in 0..<w {
-                var r = UInt8(x * 255 / max(w - 1, 1)), g = UInt8(y * 255 / max(h - 1, 1)), b: UInt8 = 96
-                for (k, d) in discs.enumerated() where (Double(x) - d.0) * (Double(x) - d.0) + (Double(y) - d.1) * (Double(y) - d.1) < d.2 * d.2 {
-                    (r, g, b) = k == 0 ? (250, 240, 40) : (k == 1 ? (30, 30, 200) : (240, 60, 60))
-                }
-                row[4 * x] = r
-                row[4 * x + 1] = g
-                row[4 * x + 2] = b
-                row[4 * x + 3] = 255
+    source.resume()
+    defer { source.cancel() }
+    do {
+        let summary = try runner.run()
+        for w in summary.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        return summary
+    } catch {
+        if let s = runner.lastSummary {
+            for w in s.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+            FileHandle.standardError.write(Data("\(s)\n".utf8))
+        }
+        throw error
+    }
+}
+
+/// `@unchecked Sendable`: `requestStop` is atomic.
+final class RunnerBox: @unchecked Sendable {
+    let runner: GraphRunner
+    init(_ runner: GraphRunner) { self.runner = runner }
+}
+
+@MainActor func runCommand() throws {
+    var options = GraphRunner.Options()
+    guard let graphPath = args.first(where: { !$0.hasPrefix("--") }) else { fail("usage: frameflow run GRAPH [options]; see frameflow help", code: 2) }
+    args.removeAll { $0 == graphPath }
+    let graph = try Graph(contentsOfFile: graphPath, registry: registry)
+    let inputNames = Set(graph.config.inputStreams.map(\.name))
+    while let spec = option("--input") {
+        if let eq = spec.firstIndex(of: "="), spec[..<eq].allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }), !spec[..<eq].isEmpty {
+            let name = String(spec[..<eq])
+            guard inputNames.contains(name) else {
+                fail("--input \(spec): the graph has no input stream '\(name)' (its inputs: \(inputNames.sorted().joined(separator: ", ")))")
             }
+            options.inputs.append((name, String(spec[spec.index(after: eq)...])))
+        } else {
+            options.inputs.append((nil, spec))
         }
     }
-    return m.freeze()
-}
-
-func writePPM(_ image: ImageFrame, to path: String) throws {
-    var out = [UInt8]("P6\n\(image.width) \(image.height)\n255\n".utf8)
-    out.reserveCapacity(out.count + image.width * image.height * 3)
-    for y in 0..<image.height {
-        let row = image.row(y)
-        for x in 0..<image.width { out += [row[4 * x], row[4 * x + 1], row[4 * x + 2]] }
+    options.output = option("--output")
+    while let o = option("--output-stream") {
+        guard let eq = o.firstIndex(of: "=") else { fail("--output-stream needs NAME=DEST", code: 2) }
+        options.outputStreams.append((String(o[..<eq]), String(o[o.index(after: eq)...])))
     }
-    try Data(out).write(to: URL(fileURLWithPath: path))
+    for (name, _) in options.outputStreams where graph.config.nodes.allSatisfy({ !$0.outputStreams.contains { $0.name == name } }) && !inputNames.contains(name) {
+        fail("--output-stream \(name)=…: the graph has no stream '\(name)'")
+    }
+    while let s = option("--side") {
+        guard let eq = s.firstIndex(of: "=") else { fail("--side needs NAME=VALUE", code: 2) }
+        options.sidePackets[String(s[..<eq])] = String(s[s.index(after: eq)...])
+    }
+    if let f = option("--frames") { guard let n = Int(f), n > 0 else { fail("--frames needs a positive number", code: 2) }; options.frames = n }
+    options.realtime = flag("--realtime")
+    if let m = option("--max-frames-in-flight") { guard let n = Int(m), n >= 0 else { fail("--max-frames-in-flight needs a number", code: 2) }; options.maxFramesInFlight = n }
+    let stats = flag("--stats")
+    options.trace = option("--trace")
+    if let p = option("--pixel-format") { guard let f = PixelFormat(name: p) else { fail("unknown pixel format '\(p)'", code: 2) }; options.source.pixelFormat = f }
+    if let c = option("--crf") { options.encode.crf = Int(c) }
+    if let b = option("--bitrate") { options.encode.bitrate = Int(b) }
+    options.encode.preset = option("--preset")
+    if let s = option("--size") {
+        let p = s.split(separator: "x").compactMap { Int($0) }
+        guard p.count == 2 else { fail("--size must be WxH", code: 2) }
+        (options.source.width, options.source.height) = (p[0], p[1])
+    }
+    if let r = option("--fps") { options.source.frameRate = Double(r); options.encode.frameRate = Double(r) ?? 30 }
+    if let r = option("--rotate") { options.source.rotation = Int(r) ?? -1 }
+    options.source.mirrored = flag("--mirror")
+    guard args.isEmpty else { fail("unknown arguments: \(args.joined(separator: " "))", code: 2) }
+    guard !options.inputs.isEmpty || graph.config.inputStreams.isEmpty else { fail("--input is required: the graph reads \(inputNames.sorted().joined(separator: ", "))", code: 2) }
+    options.progress = isatty(2) != 0
+    let runner = GraphRunner(graph: graph, options: options)
+    let summary = try runWithInterrupt(runner)
+    print(summary)
+    if stats {
+        for n in graph.statistics.nodes where !n.isOutput {
+            print(String(format: "  %-32@ calls %7d  busy %8.3f s  dropped %5d  max queue %d", n.name as NSString, n.calls, n.busySeconds, n.dropped, n.maxQueueDepth))
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowMedia
 import Foundation
 
 /// `frameflow`: validate, inspect and run FrameFlow graphs.
@@ -7,8 +8,16 @@ let usage = """
     usage: frameflow <command> [options]
 
     commands:
-      demo [--frames N] [--size WxH] [--output FILE.ppm]
-                                  run Graphs/edge_detection_mobile_gpu.pbtxt on a generated clip
+      demo [--frames N] [--size WxH] [--output FILE]
+                                  run Graphs/edge_detection_mobile_gpu.pbtxt on a generated clip,
+                                  write demo-output.mp4 and print the summary
+      run GRAPH [--input [NAME=]SRC]... [--output DST] [--output-stream NAME=DST]...
+                [--side NAME=VALUE]... [--frames N] [--realtime] [--max-frames-in-flight N]
+                [--stats] [--trace FILE] [--pixel-format rgba8|nv12|…] [--crf N] [--bitrate N]
+                [--preset P] [--size WxH] [--fps N] [--rotate 0|90|180|270] [--mirror]
+                                  run a graph on media: SRC is a file, URL, /dev/videoN, image,
+                                  frames/%04d.png or testsrc[:WxH@FPS]; DST is a video or image
+                                  file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file or null
       validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
       graph GRAPH --dot           print the graph in Graphviz DOT
       calculators                 list the registered calculators with their ports
@@ -64,8 +73,10 @@ do {
         }
     case "demo":
         try runDemo(
-            frames: Int(option("--frames") ?? "120") ?? 120, size: option("--size") ?? "640x480",
-            output: option("--output") ?? "demo-output.ppm")
+            frames: Int(option("--frames") ?? "150") ?? 150, size: option("--size") ?? "640x480",
+            output: option("--output") ?? "demo-output.mp4")
+    case "run":
+        try runCommand()
     case "help", "--help", "-h":
         print(usage)
     default:

@@ -1,0 +1,67 @@
+import Foundation
+import FrameFlow
+
+/// Passes images through unchanged and writes every N-th one as a PNG into a folder,
+/// named by tag and timestamp (`{tag}_{timestamp_us}.png`): a look at intermediate images
+/// of a running graph.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame`.
+/// Outputs:
+///   - `IMAGE`: the same packets (optional).
+/// Options: `frameflow.DebugSnapshotCalculatorOptions` { folder ("debug"), every_n (30),
+/// tag ("snapshot") }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "DebugSnapshotCalculator"
+///   input_stream: "IMAGE:luma_video"
+///   output_stream: "IMAGE:luma_video_checked"
+///   options { [frameflow.DebugSnapshotCalculatorOptions.ext] { folder: "snapshots" every_n: 10 tag: "luma" } }
+/// }
+/// ```
+public final class DebugSnapshotCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "frameflow.DebugSnapshotCalculatorOptions"
+        public var folder = "debug"
+        public var everyN = 30
+        public var tag = "snapshot"
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self, optional: true)])
+
+    private var options: Options
+    private var count = 0
+    /// Files written so far.
+    public private(set) var written: [String] = []
+
+    public init(options: Options) throws {
+        guard options.everyN >= 1 else { throw GraphError(.invalidOption, "every_n must be ≥ 1") }
+        self.options = options
+    }
+
+    public func update(options: Options) throws {
+        guard options.everyN >= 1 else { throw GraphError(.invalidOption, "every_n must be ≥ 1") }
+        self.options = options
+    }
+
+    public func open(_ cc: CalculatorContext) throws {
+        try FileManager.default.createDirectory(atPath: options.folder, withIntermediateDirectories: true)
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        let packet = cc.input("IMAGE")
+        guard !packet.isEmpty else { return }
+        if count % options.everyN == 0 {
+            let image = try packet.get(ImageFrame.self, stream: cc.inputStreamName("IMAGE") ?? "IMAGE")
+            let path = (options.folder as NSString).appendingPathComponent("\(options.tag)_\(cc.inputTimestamp.microseconds).png")
+            try ImageFileWriter.write(image, to: path)
+            written.append(path)
+        }
+        count += 1
+        if cc.hasOutputPort("IMAGE"), let payload = packet.payload { try cc.emit(payload, tag: "IMAGE") }
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import FrameFlow
+import Synchronization
+
+/// What `frameflow run` does: feeds media sources into a graph's input streams, writes
+/// output streams to files, paces, counts and reports.
+///
+/// Start order is the iOS one: sinks are opened (so an unwritable output fails before any
+/// decoding), the graph is started and idle, then the sources start.
+public final class GraphRunner {
+    /// The run's settings (the command line's options).
+    public struct Options: Sendable {
+        /// `(input stream or nil for the only one, source spec)`.
+        public var inputs: [(stream: String?, source: String)] = []
+        /// Destination of the graph's first output stream.
+        public var output: String?
+        /// `(stream, destination)` for any stream.
+        public var outputStreams: [(stream: String, destination: String)] = []
+        /// Input side packets, parsed as Int, Double, Bool or String.
+        public var sidePackets: [String: String] = [:]
+        /// Stop after this many frames per input.
+        public var frames: Int?
+        /// Play files at their own rate, dropping frames the graph cannot take in time.
+        public var realtime = false
+        public var maxFramesInFlight: Int?
+        public var source = MediaSource.Options()
+        public var encode = EncodeOptions()
+        /// Write a Chrome trace here.
+        public var trace: String?
+        /// Show a progress line on standard error.
+        public var progress = false
+        public init() {}
+    }
+
+    /// Counters of a finished run.
+    public struct Summary: Sendable, CustomStringConvertible {
+        public var framesIn = 0
+        public var framesOut = 0
+        public var dropped = 0
+        public var seconds = 0.0
+        public var latencyP50 = 0.0
+        public var latencyP99 = 0.0
+        public var warnings: [String] = []
+        public var averageFPS: Double { seconds > 0 ? Double(framesOut) / seconds : 0 }
+        public var description: String {
+            String(
+                format: "frames in: %d, frames out: %d, dropped: %d, average fps: %.1f, latency p50: %.1f ms, p99: %.1f ms",
+                framesIn, framesOut, dropped, averageFPS, latencyP50, latencyP99)
+        }
+    }
+
+    let graph: Graph
+    let options: Options
+    private let stop = Atomic<Bool>(false)
+
+    public init(graph: Graph, options: Options) {
+        self.graph = graph
+        self.options = options
+    }
+
+    /// Asks the run to stop reading input; outputs are then finalized (Ctrl-C).
+    public func requestStop() { stop.store(true, ordering: .relaxed) }
+
+    /// Runs to the end of the inputs (or `frames`, or `requestStop`). Outputs are finished
+    /// even when the graph fails; the graph's error is thrown after that.
+    public func run() throws -> Summary {
+        let config = graph.config
+        // Inputs: names must match the graph's input streams.
+        let graphInputs = config.inputStreams.map(\.name)
+        var feeds: [(stream: String, spec: String)] = []
+        for (name, spec) in options.inputs {
+            if let name {
+                guard graphInputs.contains(name) else {
+                    throw MediaError(.invalidArgument, "--input \(name)=\(spec)", "the graph has no input stream '\(name)' (its inputs: \(graphInputs.joined(separator: ", ")))")
+                }
+                feeds.append((name, spec))
+            } else {
+                guard graphInputs.count == 1 else {
+                    throw MediaError(.invalidArgument, "--input \(spec)", "the graph has \(graphInputs.count) input streams (\(graphInputs.joined(separator: ", "))); name one with --input NAME=SOURCE")
+                }
+                feeds.append((graphInputs[0], spec))
+            }
+        }
+        // Outputs: sinks first, so an unwritable path fails before decoding.
+        var destinations = options.outputStreams
+        if let output = options.output {
+            guard let first = config.outputStreams.first?.name else {
+                throw MediaError(.invalidArgument, "--output \(output)", "the graph has no output stream; use --output-stream NAME=DEST")
+            }
+            destinations.insert((first, output), at: 0)
+        }
+        var sinks: [(String, any PacketSink)] = []
+        for (stream, dest) in destinations {
+            sinks.append((stream, try makeSink(dest, stream: stream, encode: options.encode)))
+        }
+        let sources = try feeds.map { try MediaSource($0.spec, options: options.source) }
+
+        let latency = LatencyTracker()
+        let firstOutput = destinations.first?.stream ?? config.outputStreams.first?.name
+        let outCount = AtomicCounter()
+        let sinkError = FirstError()
+        for (stream, sink) in sinks {
+            let box = SinkBox(sink)
+            try graph.observe(stream) { [graph] p in
+                if stream == firstOutput {
+                    outCount.add(1)
+                    latency.received(p.timestamp)
+                }
+                do { try box.sink.write(p) } catch {
+                    sinkError.record(error)
+                    graph.cancel()
+                }
+            }
+        }
+        if firstOutput != nil && !sinks.contains(where: { $0.0 == firstOutput }) {
+            try graph.observe(firstOutput!) { p in
+                outCount.add(1)
+                latency.received(p.timestamp)
+            }
+        }
+        if let m = options.maxFramesInFlight {
+            graph.maxFramesInFlight = m
+        } else if options.realtime || sources.contains(where: \.isLive) {
+            graph.maxFramesInFlight = 2  // live: late frames are dropped, not queued
+        }
+        graph.isTracing = options.trace != nil
+        var sides: [String: any Sendable] = [:]
+        for (k, v) in options.sidePackets {
+            if let i = Int(v) { sides[k] = i } else if let d = Double(v) { sides[k] = d } else if v == "true" || v == "false" { sides[k] = v == "true" } else { sides[k] = v }
+        }
+        try graph.start(sidePackets: sides)
+        try graph.waitUntilIdle()
+
+        let started = monotonicNanoseconds()
+        var summary = Summary()
+        var graphError: (any Error)?
+        let expected = sources.first.flatMap { s in s.declaredFrameCount ?? s.frameRate.map { _ in 0 } }
+        do {
+            try feed(feeds, sources, latency: latency, summary: &summary, outCount: outCount, expected: expected, started: started)
+            try graph.closeAllInputStreams()
+        } catch {
+            graphError = error
+        }
+        do { try graph.waitUntilDone() } catch { graphError = graphError ?? error }
+        // Finish every output, whatever happened: files stay playable.
+        var finishError: (any Error)?
+        for (_, sink) in sinks {
+            do { try sink.finish() } catch { finishError = finishError ?? error }
+        }
+        if options.progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if let trace = options.trace { try graph.chromeTrace().write(to: URL(fileURLWithPath: trace)) }
+        summary.seconds = Double(monotonicNanoseconds() - started) / 1e9
+        summary.framesOut = outCount.current
+        (summary.latencyP50, summary.latencyP99) = latency.percentiles()
+        summary.warnings = sources.flatMap { s in s.warnings.map { "\(s.spec): \($0)" } }
+        summary.dropped += graph.statistics.droppedInQueues
+        lastSummary = summary
+        if let e = sinkError.error { throw e }
+        if let graphError {
+            if let g = graphError as? GraphError, g.kind == .cancelled, stop.load(ordering: .relaxed) {
+                return summary
+            }
+            throw graphError
+        }
+        if let finishError { throw finishError }
+        return summary
+    }
+
+    /// The summary of the last run, also when it threw.
+    public private(set) var lastSummary: Summary?
+
+    private func feed(
+        _ feeds: [(stream: String, spec: String)], _ sources: [MediaSource], latency: LatencyTracker, summary: inout Summary,
+        outCount: AtomicCounter, expected: Int?, started: UInt64
+    ) throws {
+        var active = Array(sources.indices)
+        var firstTs: [Int: Int64] = [:]
+        var counts = Array(repeating: 0, count: sources.count)
+        var lastProgress = started
+        while !active.isEmpty && !stop.load(ordering: .relaxed) {
+            for i in active {
+                let source = sources[i]
+                guard counts[i] < (options.frames ?? Int.max), let frame = try source.read() else {
+                    active.removeAll { $0 == i }
+                    continue
+                }
+                counts[i] += 1
+                summary.framesIn += 1
+                let paced = options.realtime || source.isLive
+                if paced {
+                    // Play at the stream's own rate, like a camera.
+                    let t0 = firstTs[i] ?? frame.timestamp.microseconds
+                    firstTs[i] = t0
+                    let due = started + UInt64(max(0, frame.timestamp.microseconds - t0)) * 1000
+                    let now = monotonicNanoseconds()
+                    if due > now { usleep(UInt32(min(1_000_000, (due - now) / 1000))) }
+                }
+                latency.sent(frame.timestamp)
+                while !(try graph.send(frame.image, to: feeds[i].stream, at: frame.timestamp)) {
+                    if paced {
+                        summary.dropped += 1  // late: dropped instead of queued
+                        latency.forget(frame.timestamp)
+                        break
+                    }
+                    usleep(200)  // files: wait for room, lose nothing
+                }
+                if options.progress {
+                    let now = monotonicNanoseconds()
+                    if now - lastProgress > 500_000_000 {
+                        lastProgress = now
+                        let secs = Double(now - started) / 1e9
+                        let fps = Double(outCount.current) / secs
+                        var line = String(format: "\rframes %d | %.1f fps | dropped %d", summary.framesIn, fps, summary.dropped)
+                        if let total = source.declaredFrameCount, fps > 0 {
+                            line += String(format: " | ETA %.0fs", Double(max(0, total - counts[i])) / fps)
+                        }
+                        FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `@unchecked Sendable`: the graph calls each observer serially, so the sink is only used
+/// by one thread at a time; `finish` runs after the graph is done.
+final class SinkBox: @unchecked Sendable {
+    let sink: any PacketSink
+    init(_ sink: any PacketSink) { self.sink = sink }
+}
+
+/// Send-to-output latency per timestamp.
+final class LatencyTracker: Sendable {
+    private let state = Mutex<(sent: [Int64: UInt64], samples: [Double])>(([:], []))
+    func sent(_ t: Timestamp) { state.withLock { $0.sent[t.microseconds] = monotonicNanoseconds() } }
+    func forget(_ t: Timestamp) { state.withLock { _ = $0.sent.removeValue(forKey: t.microseconds) } }
+    func received(_ t: Timestamp) {
+        let now = monotonicNanoseconds()
+        state.withLock { s in
+            if let t0 = s.sent.removeValue(forKey: t.microseconds) { s.samples.append(Double(now - t0) / 1e6) }
+        }
+    }
+    func percentiles() -> (Double, Double) {
+        let v = state.withLock { $0.samples }.sorted()
+        guard !v.isEmpty else { return (0, 0) }
+        return (v[min(v.count - 1, v.count / 2)], v[min(v.count - 1, Int(Double(v.count) * 0.99))])
+    }
+}
+
+/// The first error reported from any thread.
+final class FirstError: Sendable {
+    private let m = Mutex<(any Error)?>(nil)
+    func record(_ e: any Error) { m.withLock { if $0 == nil { $0 = e } } }
+    var error: (any Error)? { m.withLock { $0 } }
+}

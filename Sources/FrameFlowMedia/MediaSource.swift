@@ -1,0 +1,317 @@
+import CFFmpeg
+import Foundation
+import FrameFlow
+
+/// Where frames come from: a video file, a network stream, a camera, still images or a
+/// synthetic test pattern, decoded by FFmpeg into `ImageFrame`s.
+///
+/// Sources are written as on the command line:
+///
+/// | spec | source |
+/// |---|---|
+/// | `clip.mp4`, `movie.mkv`, … | any container/codec FFmpeg reads |
+/// | `rtsp://…`, `http://…`, `udp://…` | network streams (always real time) |
+/// | `/dev/video0` | a V4L2 camera (size, frame rate and pixel format from the options) |
+/// | `photo.png`, `frames/%04d.png` | still images and numbered image sequences |
+/// | `testsrc`, `testsrc:1280x720@30` | FFmpeg's synthetic test pattern (10 s unless `frames` is set) |
+///
+/// ```swift
+/// let source = try MediaSource("clip.mp4", options: .init(pixelFormat: .nv12(.full)))
+/// while let frame = try source.read() { … frame.image, frame.timestamp … }
+/// ```
+///
+/// Timestamps are the stream's presentation times in microseconds, always strictly
+/// increasing (missing ones are interpolated from the frame rate, repeated ones nudged).
+/// Not thread-safe: read from one thread.
+public final class MediaSource {
+    /// How to open and convert a source.
+    public struct Options: Sendable {
+        /// The format frames are delivered in (converted by swscale, or wrapped without a
+        /// copy when the decoder already produces it).
+        public var pixelFormat: PixelFormat = .rgba8
+        /// Requested capture size and rate (cameras, `testsrc`).
+        public var width: Int?
+        public var height: Int?
+        public var frameRate: Double?
+        /// Camera pixel format to ask the device for (`mjpeg`, `yuyv422`, …).
+        public var inputPixelFormat: String?
+        /// Clockwise rotation applied to every frame: 0, 90, 180 or 270.
+        public var rotation = 0
+        /// Mirror horizontally (after rotation), as a front camera preview.
+        public var mirrored = false
+        public init(pixelFormat: PixelFormat = .rgba8) { self.pixelFormat = pixelFormat }
+    }
+
+    /// A decoded frame.
+    public struct Frame: Sendable {
+        public var image: ImageFrame
+        public var timestamp: Timestamp
+    }
+
+    /// The spec the source was opened with.
+    public let spec: String
+    /// Whether the source produces frames in real time (camera, network, `testsrc` live).
+    public let isLive: Bool
+    /// Frames per second the stream declares, if any.
+    public private(set) var frameRate: Double?
+    /// Frames the container declares, if known.
+    public private(set) var declaredFrameCount: Int?
+    /// Things worth telling the user (e.g. input ended early), without failing.
+    public private(set) var warnings: [String] = []
+    /// Frames delivered so far.
+    public private(set) var framesRead = 0
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let streamIndex: Int32
+    private let timeBase: AVRational
+    private let options: Options
+    private let scaler = Scaler()
+    private let pool: ImagePool
+    private var lastTimestamp: Int64 = Int64.min
+    private var flushed = false
+    private var finished = false
+
+    /// Opens `spec` (see the table above).
+    public init(_ spec: String, options: Options = Options(), pool: ImagePool = .shared) throws {
+        self.spec = spec
+        self.options = options
+        self.pool = pool
+        guard [0, 90, 180, 270].contains(options.rotation) else {
+            throw MediaError(.invalidArgument, spec, "rotation must be 0, 90, 180 or 270, not \(options.rotation)")
+        }
+        _ = FFmpegLibrary.ready
+        var url = spec
+        var inputFormat: UnsafePointer<AVInputFormat>?
+        var dict: OpaquePointer?
+        defer { av_dict_free(&dict) }
+        var live = false
+        if spec == "testsrc" || spec.hasPrefix("testsrc:") {
+            var size = "\(options.width ?? 640)x\(options.height ?? 480)"
+            var rate = options.frameRate ?? 30
+            let rest = spec.dropFirst("testsrc".count).drop { $0 == ":" }
+            if !rest.isEmpty {
+                let parts = rest.split(separator: "@")
+                guard let s = parts.first, s.split(separator: "x").count == 2,
+                    s.split(separator: "x").allSatisfy({ Int($0).map { $0 > 0 } == true })
+                else { throw MediaError(.invalidArgument, spec, "expected testsrc:WIDTHxHEIGHT@FPS, e.g. testsrc:1280x720@30") }
+                size = String(s)
+                if parts.count > 1 {
+                    guard let r = Double(parts[1]), r > 0 else { throw MediaError(.invalidArgument, spec, "frame rate must be a positive number") }
+                    rate = r
+                }
+            }
+            url = "testsrc=size=\(size):rate=\(rate):duration=10"
+            inputFormat = av_find_input_format("lavfi")
+        } else if spec.hasPrefix("/dev/video") {
+            inputFormat = av_find_input_format("video4linux2")
+            live = true
+            if let w = options.width, let h = options.height { av_dict_set(&dict, "video_size", "\(w)x\(h)", 0) }
+            if let r = options.frameRate { av_dict_set(&dict, "framerate", "\(r)", 0) }
+            if let f = options.inputPixelFormat { av_dict_set(&dict, "input_format", f, 0) }
+        } else if let scheme = URL(string: spec)?.scheme, ["rtsp", "rtmp", "http", "https", "udp", "tcp", "srt"].contains(scheme) {
+            live = !(spec.hasSuffix(".mp4") || spec.hasSuffix(".mkv"))
+            av_dict_set(&dict, "rw_timeout", "10000000", 0)  // 10 s, so a dead stream errors instead of hanging
+            if scheme == "rtsp" { av_dict_set(&dict, "rtsp_transport", "tcp", 0) }
+        } else {
+            if !spec.contains("%") {
+                var isDir: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: spec, isDirectory: &isDir), !isDir.boolValue else {
+                    throw MediaError(.fileNotFound, spec, "no such file")
+                }
+            }
+        }
+        isLive = live
+
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        let openResult = avformat_open_input(&ctx, url, inputFormat, &dict)
+        if openResult < 0 {
+            let m = ffmpegMessage(openResult)
+            let kind: MediaError.Kind = openResult == ff_averror_invaliddata() ? .notMedia : .ffmpeg
+            throw MediaError(kind, spec, kind == .notMedia ? "not a media file FFmpeg can read (\(m))" : "cannot open: \(m)", code: openResult)
+        }
+        format = ctx
+        do {
+            try check(avformat_find_stream_info(ctx, nil), spec, "cannot read stream information")
+            var decoder: UnsafePointer<AVCodec>? = nil
+            let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
+            if index == ff_averror(Int32(ENOENT)) || index == AVERROR_STREAM_NOT_FOUND_VALUE {
+                throw MediaError(.noVideoStream, spec, "has no video stream")
+            }
+            if index < 0 {
+                let stream: UnsafeMutablePointer<AVStream>? = ctx!.pointee.nb_streams > 0 ? ctx!.pointee.streams[0] : nil
+                let codecName = stream.map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) } ?? "?"
+                throw MediaError(.unsupportedCodec, spec, "no decoder for its video codec (\(codecName))", code: index)
+            }
+            streamIndex = index
+            let stream = ctx!.pointee.streams[Int(index)]!
+            timeBase = stream.pointee.time_base
+            guard let decoder else { throw MediaError(.unsupportedCodec, spec, "no decoder for its video codec") }
+            codec = avcodec_alloc_context3(decoder)
+            try check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), spec, "cannot set up the decoder")
+            codec!.pointee.thread_count = 0  // FFmpeg picks
+            try check(avcodec_open2(codec, decoder, nil), spec, "cannot open the \(String(cString: decoder.pointee.name)) decoder")
+            let r = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+            if r.num > 0 && r.den > 0 { frameRate = Double(r.num) / Double(r.den) }
+            if stream.pointee.nb_frames > 0 { declaredFrameCount = Int(stream.pointee.nb_frames) }
+        } catch {
+            avcodec_free_context(&codec)
+            avformat_close_input(&format)
+            throw error
+        }
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&p)
+        var f: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&f)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+    }
+
+    /// The next frame, or nil at the end of the input. Decoding errors in the middle of a
+    /// file (truncation, corruption) end the input with a warning rather than an error, so
+    /// that what was decoded so far is kept.
+    public func read() throws -> Frame? {
+        while !finished {
+            let r = avcodec_receive_frame(codec, frame)
+            if r == 0 {
+                defer { av_frame_unref(frame) }
+                return try convert()
+            }
+            if r == ff_averror_eof() {
+                finished = true
+                break
+            }
+            if r != ff_averror_eagain() {
+                warnings.append("decoding stopped after \(framesRead) frames: \(ffmpegMessage(r))")
+                finished = true
+                break
+            }
+            if flushed {
+                finished = true
+                break
+            }
+            let rr = av_read_frame(format, packet)
+            if rr < 0 {
+                if rr != ff_averror_eof() {
+                    warnings.append("input ended early after \(framesRead) frames (\(ffmpegMessage(rr)))")
+                }
+                avcodec_send_packet(codec, nil)
+                flushed = true
+                continue
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            let s = avcodec_send_packet(codec, packet)
+            if s < 0 && s != ff_averror_eagain() {
+                let pos = packet.pointee.pos
+                warnings.append("skipped a damaged packet at byte \(pos): \(ffmpegMessage(s))")
+            }
+        }
+        if let declaredFrameCount, framesRead < declaredFrameCount, !isLive,
+            !warnings.contains(where: { $0.contains("ended early") })
+        {
+            warnings.append("input ended early: \(framesRead) of the \(declaredFrameCount) frames the file declares (truncated?)")
+        }
+        return nil
+    }
+
+    private func nextTimestamp() -> Timestamp {
+        var pts = frame.pointee.best_effort_timestamp
+        if pts == ff_nopts_value() { pts = frame.pointee.pts }
+        var us: Int64
+        if pts != ff_nopts_value() {
+            us = av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1_000_000))
+        } else if lastTimestamp != Int64.min {
+            us = lastTimestamp + Int64(1_000_000 / (frameRate ?? 30))
+        } else {
+            us = 0
+        }
+        if us <= lastTimestamp { us = lastTimestamp + 1 }
+        lastTimestamp = us
+        return Timestamp(us)
+    }
+
+    private func convert() throws -> Frame {
+        let ts = nextTimestamp()
+        let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
+        let srcFormat = AVPixelFormat(rawValue: frame.pointee.format)
+        let target = options.pixelFormat
+        let srcFull = frame.pointee.color_range == AVCOL_RANGE_JPEG || srcFormat == AV_PIX_FMT_YUVJ420P
+            || srcFormat == AV_PIX_FMT_YUVJ422P || srcFormat == AV_PIX_FMT_YUVJ444P
+        var image: ImageFrame
+        if options.rotation == 0 && !options.mirrored, let wrapped = wrapWithoutCopy(w, h, srcFormat, srcFull) {
+            image = wrapped
+        } else {
+            var m = try pool.makeImage(width: w, height: h, format: target)
+            let dstFull = target.yuvRange.map { $0 == .full } ?? true
+            try withUnsafePointer(to: &frame.pointee.data) { dataTuple in
+                try dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
+                    try withUnsafePointer(to: &frame.pointee.linesize) { lsTuple in
+                        try lsTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStrides in
+                            try m.withFFmpegPlanes { dst, dstStrides in
+                                try scaler.convert(
+                                    src: src, srcStrides: srcStrides, srcWidth: Int32(w), srcHeight: Int32(h), srcFormat: srcFormat,
+                                    srcFullRange: srcFull, dst: dst, dstStrides: dstStrides, dstWidth: Int32(w), dstHeight: Int32(h),
+                                    dstFormat: target.avPixelFormat, dstFullRange: dstFull, source: spec)
+                            }
+                        }
+                    }
+                }
+            }
+            image = m.freeze()
+            if options.rotation != 0 || options.mirrored {
+                image = try Orientation.apply(image, rotation: options.rotation, mirrored: options.mirrored, pool: pool)
+            }
+        }
+        framesRead += 1
+        return Frame(image: image, timestamp: ts)
+    }
+
+    /// The decoder's own planes as an `ImageFrame`, when they already are in the format
+    /// asked for: no copy, the frame is released when the last image using it goes away.
+    private func wrapWithoutCopy(_ w: Int, _ h: Int, _ src: AVPixelFormat, _ srcFull: Bool) -> ImageFrame? {
+        let target = options.pixelFormat
+        let matches: Bool
+        switch target {
+        case .nv12(let r): matches = src == AV_PIX_FMT_NV12 && (r == .full) == srcFull
+        case .i420(let r): matches = (src == AV_PIX_FMT_YUV420P || src == AV_PIX_FMT_YUVJ420P) && (r == .full) == srcFull
+        default: matches = src == target.avPixelFormat
+        }
+        guard matches, let clone = av_frame_clone(frame) else { return nil }
+        let holder = FrameHolder(clone)
+        var planes: [ImagePlane] = []
+        for i in 0..<target.planeCount {
+            let (_, ph) = target.planeSize(i, width: w, height: h)
+            let stride = Int(withUnsafePointer(to: &clone.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { $0[i] } })
+            let data = withUnsafePointer(to: &clone.pointee.data) { $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[i] } }
+            guard stride > 0, let data else { return nil }
+            let buffer = ImageBuffer(wrapping: UnsafeMutableRawPointer(data), byteCount: stride * ph) { _, _ in holder.touch() }
+            planes.append(ImagePlane(buffer: buffer, offset: 0, bytesPerRow: stride, rows: ph))
+        }
+        return try? ImageFrame(width: w, height: h, format: target, planes: planes)
+    }
+}
+
+/// Keeps a cloned `AVFrame` alive while images wrap its planes; frees it after the last.
+///
+/// `@unchecked Sendable`: the frame is never written after cloning; freeing happens once,
+/// in `deinit`.
+final class FrameHolder: @unchecked Sendable {
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    init(_ frame: UnsafeMutablePointer<AVFrame>) { self.frame = frame }
+    func touch() {}
+    deinit { av_frame_free(&frame) }
+}
+
+let AVERROR_STREAM_NOT_FOUND_VALUE: Int32 = {
+    // FFERRTAG(0xF8,'S','T','R')
+    let tag = Int32(0xF8) | (Int32(UInt8(ascii: "S")) << 8) | (Int32(UInt8(ascii: "T")) << 16) | (Int32(UInt8(ascii: "R")) << 24)
+    return -tag
+}()

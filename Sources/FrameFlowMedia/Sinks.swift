@@ -1,0 +1,102 @@
+import Foundation
+import FrameFlow
+
+/// Where a graph output stream goes in `frameflow run`.
+public protocol PacketSink: AnyObject {
+    /// Writes one packet. Called from one thread at a time, in timestamp order.
+    func write(_ packet: Packet) throws
+    /// Finishes the output (flush, trailer, close). Called once, also after errors.
+    func finish() throws
+}
+
+/// Opens the sink a destination names: `null`, a `.jsonl` file, or an image/video file.
+public func makeSink(_ destination: String, stream: String, encode: EncodeOptions = EncodeOptions()) throws -> any PacketSink {
+    if destination == "null" { return NullSink() }
+    if destination == "window" {
+        throw MediaError(.noDisplay, destination, "the window output needs FrameFlowDisplay (not built yet); use --output FILE")
+    }
+    if destination.lowercased().hasSuffix(".jsonl") { return try JSONLinesSink(path: destination, stream: stream) }
+    return ImageStreamSink(try VideoFileSink(path: destination, options: encode), stream: stream)
+}
+
+/// Discards packets (counts them).
+public final class NullSink: PacketSink {
+    public private(set) var count = 0
+    public init() {}
+    public func write(_ packet: Packet) throws { count += 1 }
+    public func finish() throws {}
+}
+
+/// Adapts `VideoFileSink` to image packets.
+final class ImageStreamSink: PacketSink {
+    let file: VideoFileSink
+    let stream: String
+    init(_ file: VideoFileSink, stream: String) {
+        self.file = file
+        self.stream = stream
+    }
+    func write(_ packet: Packet) throws {
+        try file.write(try packet.get(ImageFrame.self, stream: stream), at: packet.timestamp)
+    }
+    func finish() throws { try file.finish() }
+}
+
+/// A payload that knows its JSON form for `.jsonl` outputs (detections, classifications).
+public protocol JSONLinesRepresentable {
+    /// A JSON object's members, e.g. `["label": "7", "score": 0.98]`.
+    var jsonObject: [String: Any] { get }
+}
+
+/// Writes one JSON object per packet: `{"stream":…,"timestamp_us":…, …payload}`.
+///
+/// The payload's members come from `JSONLinesRepresentable`, else from `Encodable` (an
+/// object's members are merged, anything else becomes `"value"`), else its description.
+public final class JSONLinesSink: PacketSink {
+    public let path: String
+    let stream: String
+    private let handle: FileHandle
+    private let encoder = JSONEncoder()
+
+    public init(path: String, stream: String) throws {
+        self.path = path
+        self.stream = stream
+        guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+            throw MediaError(.cannotWrite, path, "cannot write: no such folder or permission denied")
+        }
+        handle = h
+        encoder.outputFormatting = [.sortedKeys]
+    }
+
+    public func write(_ packet: Packet) throws {
+        guard let payload = packet.payload else { return }
+        var members: [String: Any] = [:]
+        if let r = payload as? JSONLinesRepresentable {
+            members = r.jsonObject
+        } else if let e = payload as? Encodable, let data = try? encoder.encode(AnyEncodable(e)),
+            let obj = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        {
+            if let dict = obj as? [String: Any] { members = dict } else { members["value"] = obj }
+        } else {
+            members["value"] = String(describing: payload)
+        }
+        let body = try JSONSerialization.data(withJSONObject: members, options: [.sortedKeys])
+        let streamJSON = String(decoding: try JSONSerialization.data(withJSONObject: stream, options: [.fragmentsAllowed]), as: UTF8.self)
+        var line = "{\"stream\":\(streamJSON),\"timestamp_us\":\(packet.timestamp.microseconds)"
+        let inner = String(decoding: body, as: UTF8.self).dropFirst().dropLast()
+        if !inner.isEmpty { line += "," + inner }
+        line += "}\n"
+        do {
+            try handle.write(contentsOf: Data(line.utf8))
+        } catch {
+            throw MediaError(.cannotWrite, path, "cannot write: \(error.localizedDescription)")
+        }
+    }
+
+    public func finish() throws { try handle.close() }
+}
+
+struct AnyEncodable: Encodable {
+    let value: Encodable
+    init(_ value: Encodable) { self.value = value }
+    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+}

@@ -1,0 +1,208 @@
+import CFFmpeg
+import Foundation
+import FrameFlow
+
+/// Encoding settings for file outputs.
+public struct EncodeOptions: Sendable {
+    /// Constant quality (x264/VP9 CRF); default 23 for H.264, 32 for VP9.
+    public var crf: Int?
+    /// Target bit rate in bits per second; overrides `crf`.
+    public var bitrate: Int?
+    /// The frame rate written into the file when timestamps are irregular; default 30.
+    public var frameRate: Double = 30
+    /// x264 preset (`ultrafast` … `veryslow`); FFmpeg's default (`medium`) when nil.
+    public var preset: String?
+    public init() {}
+}
+
+/// Writes an image stream to a video file or to images, encoding with FFmpeg. The
+/// container and codec follow the extension:
+///
+/// | extension | container | codec |
+/// |---|---|---|
+/// | `.mp4`, `.mov`, `.mkv` | MP4 / QuickTime / Matroska | H.264 (libx264), yuv420p |
+/// | `.webm` | WebM | VP9 (libvpx-vp9) |
+/// | `.avi` | AVI | MPEG-4 part 2 |
+/// | `.png`, `.jpg` | image (`%04d` in the name: one file per frame; otherwise the newest frame) | PNG / JPEG |
+///
+/// The file is opened when the sink is made, so an unwritable path fails before any
+/// decoding starts. `finish()` flushes the encoder and writes the trailer: the file is
+/// playable even when the run stopped early.
+public final class VideoFileSink {
+    public let path: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var stream: UnsafeMutablePointer<AVStream>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private let options: EncodeOptions
+    private let scaler = Scaler()
+    private var lastPts: Int64 = Int64.min
+    private var finished = false
+    private let isImage: Bool
+    private let isSequence: Bool
+    private let ext: String
+    /// Frames written.
+    public private(set) var framesWritten = 0
+
+    public init(path: String, options: EncodeOptions = EncodeOptions()) throws {
+        self.path = path
+        self.options = options
+        ext = (path as NSString).pathExtension.lowercased()
+        isImage = ["png", "jpg", "jpeg"].contains(ext)
+        isSequence = isImage && path.contains("%")
+        _ = FFmpegLibrary.ready
+        let formatName: String? = isImage ? "image2" : nil
+        guard let fmt = av_guess_format(formatName, path, nil) else {
+            throw MediaError(.unsupportedOutput, path, "unknown output type '.\(ext)' (use .mp4, .mov, .mkv, .webm, .avi, .png or .jpg)")
+        }
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&ctx, fmt, nil, path), path, "cannot create the output")
+        format = ctx
+        if !isImage && ff_fmt_nofile(fmt) == 0 {
+            let r = avio_open(&ctx!.pointee.pb, path, ff_avio_flag_write())
+            if r < 0 {
+                avformat_free_context(ctx)
+                format = nil
+                throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(r))", code: r)
+            }
+        } else if isImage {
+            // The image muxer opens files itself; check the folder now.
+            let dir = (path as NSString).deletingLastPathComponent
+            let folder = dir.isEmpty ? "." : dir
+            guard FileManager.default.isWritableFile(atPath: folder) else {
+                avformat_free_context(ctx)
+                format = nil
+                throw MediaError(.cannotWrite, path, "cannot write: folder '\(folder)' is not writable or does not exist")
+            }
+        }
+    }
+
+    deinit {
+        if !finished { try? finish() }
+        var f = frame
+        av_frame_free(&f)
+        var p = packet
+        av_packet_free(&p)
+        avcodec_free_context(&codec)
+        if let format {
+            if format.pointee.pb != nil && !isImage { avio_closep(&format.pointee.pb) }
+            avformat_free_context(format)
+        }
+    }
+
+    private func openEncoder(width: Int, height: Int) throws {
+        let (codecName, pixFmt): (String, AVPixelFormat)
+        switch ext {
+        case "webm": (codecName, pixFmt) = ("libvpx-vp9", AV_PIX_FMT_YUV420P)
+        case "avi": (codecName, pixFmt) = ("mpeg4", AV_PIX_FMT_YUV420P)
+        case "png": (codecName, pixFmt) = ("png", AV_PIX_FMT_RGB24)
+        case "jpg", "jpeg": (codecName, pixFmt) = ("mjpeg", AV_PIX_FMT_YUVJ420P)
+        default: (codecName, pixFmt) = ("libx264", AV_PIX_FMT_YUV420P)
+        }
+        guard let encoder = avcodec_find_encoder_by_name(codecName) else {
+            throw MediaError(.unsupportedCodec, path, "FFmpeg has no \(codecName) encoder")
+        }
+        codec = avcodec_alloc_context3(encoder)
+        guard let c = codec else { throw MediaError(.ffmpeg, path, "cannot allocate the encoder") }
+        // 4:2:0 needs even sizes.
+        let even = pixFmt != AV_PIX_FMT_RGB24
+        c.pointee.width = Int32(even ? max(2, width & ~1) : width)
+        c.pointee.height = Int32(even ? max(2, height & ~1) : height)
+        c.pointee.pix_fmt = pixFmt
+        let fps = max(1, Int32(options.frameRate.rounded()))
+        c.pointee.time_base = ext == "avi" || isImage ? AVRational(num: 1, den: fps) : AVRational(num: 1, den: 90_000)
+        c.pointee.framerate = AVRational(num: fps, den: 1)
+        c.pointee.gop_size = 2 * fps
+        if pixFmt == AV_PIX_FMT_YUVJ420P { c.pointee.color_range = AVCOL_RANGE_JPEG }
+        if let bitrate = options.bitrate {
+            c.pointee.bit_rate = Int64(bitrate)
+        } else if codecName == "libx264" || codecName == "libvpx-vp9" {
+            av_opt_set(c.pointee.priv_data, "crf", "\(options.crf ?? (codecName == "libx264" ? 23 : 32))", 0)
+            if codecName == "libvpx-vp9" { c.pointee.bit_rate = 0; av_opt_set(c.pointee.priv_data, "deadline", "realtime", 0); av_opt_set(c.pointee.priv_data, "cpu-used", "8", 0) }
+        } else if codecName == "mpeg4" {
+            c.pointee.bit_rate = 4_000_000
+        }
+        if codecName == "libx264", let preset = options.preset { av_opt_set(c.pointee.priv_data, "preset", preset, 0) }
+        if ff_fmt_globalheader(format!.pointee.oformat) != 0 { ff_set_global_header(c) }
+        try check(avcodec_open2(c, encoder, nil), path, "cannot open the \(codecName) encoder")
+        guard let st = avformat_new_stream(format, nil) else { throw MediaError(.ffmpeg, path, "cannot add a stream") }
+        stream = st
+        try check(avcodec_parameters_from_context(st.pointee.codecpar, c), path, "cannot set stream parameters")
+        st.pointee.time_base = c.pointee.time_base
+        st.pointee.avg_frame_rate = c.pointee.framerate
+        var dict: OpaquePointer?
+        if isImage && !isSequence { av_dict_set(&dict, "update", "1", 0) }
+        defer { av_dict_free(&dict) }
+        try check(avformat_write_header(format, &dict), path, "cannot write the file header")
+        frame = av_frame_alloc()
+        frame!.pointee.format = pixFmt.rawValue
+        frame!.pointee.width = c.pointee.width
+        frame!.pointee.height = c.pointee.height
+        try check(av_frame_get_buffer(frame, 0), path, "cannot allocate an encoder frame")
+        packet = av_packet_alloc()
+    }
+
+    /// Encodes `image` at `timestamp`. Images of another size than the first are scaled to it.
+    public func write(_ image: ImageFrame, at timestamp: Timestamp) throws {
+        guard !finished else { throw MediaError(.cannotWrite, path, "the output is already finished") }
+        if codec == nil { try openEncoder(width: image.width, height: image.height) }
+        guard let c = codec, let f = frame else { return }
+        try check(av_frame_make_writable(f), path, "encoder frame")
+        let srcFull = image.format.yuvRange.map { $0 == .full } ?? true
+        try image.withFFmpegPlanes { src, srcStrides in
+            try withUnsafePointer(to: &f.pointee.data) { d in
+                try d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
+                    try withUnsafePointer(to: &f.pointee.linesize) { l in
+                        try l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStrides in
+                            try scaler.convert(
+                                src: src, srcStrides: srcStrides, srcWidth: Int32(image.width), srcHeight: Int32(image.height),
+                                srcFormat: image.format.avPixelFormat, srcFullRange: srcFull, dst: dst, dstStrides: dstStrides,
+                                dstWidth: c.pointee.width, dstHeight: c.pointee.height, dstFormat: c.pointee.pix_fmt,
+                                dstFullRange: c.pointee.pix_fmt == AV_PIX_FMT_YUVJ420P || c.pointee.pix_fmt == AV_PIX_FMT_RGB24,
+                                source: path)
+                        }
+                    }
+                }
+            }
+        }
+        var pts = av_rescale_q(timestamp.microseconds, AVRational(num: 1, den: 1_000_000), c.pointee.time_base)
+        if pts <= lastPts { pts = lastPts + 1 }
+        lastPts = pts
+        f.pointee.pts = pts
+        try check(avcodec_send_frame(c, f), path, "encoding failed")
+        try drain()
+        framesWritten += 1
+    }
+
+    private func drain() throws {
+        guard let c = codec, let p = packet else { return }
+        while true {
+            let r = avcodec_receive_packet(c, p)
+            if r == ff_averror_eagain() || r == ff_averror_eof() { return }
+            try check(r, path, "encoding failed")
+            av_packet_rescale_ts(p, c.pointee.time_base, stream!.pointee.time_base)
+            p.pointee.stream_index = stream!.pointee.index
+            let w = av_interleaved_write_frame(format, p)
+            if w < 0 { throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(w))", code: w) }
+        }
+    }
+
+    /// Flushes the encoder, writes the trailer and closes the file. Safe to call twice.
+    public func finish() throws {
+        guard !finished else { return }
+        finished = true
+        guard let c = codec else {
+            // Nothing was written: leave no empty, unplayable file behind.
+            if let format, format.pointee.pb != nil, !isImage {
+                avio_closep(&format.pointee.pb)
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            return
+        }
+        avcodec_send_frame(c, nil)
+        try drain()
+        try check(av_write_trailer(format), path, "cannot finish the file")
+        if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
+    }
+}
