@@ -12,6 +12,7 @@ demo:
 ## Run every test.
 test:
 	scripts/setup.sh test
+	$(SWIFT) build
 	$(SWIFT) test
 
 ## Benchmarks: FrameFlow against OpenCV and GStreamer in the same run, as ratios.
