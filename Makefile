@@ -19,6 +19,7 @@ test:
 bench:
 	scripts/setup.sh bench
 	$(SWIFT) build -c release --product frameflow-bench
+	$(SWIFT) build -c release --product frameflow
 	.build/release/frameflow-bench
 
 build:
