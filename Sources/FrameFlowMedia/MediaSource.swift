@@ -141,9 +141,17 @@ public final class MediaSource {
                 throw MediaError(.noVideoStream, spec, "has no video stream")
             }
             if index < 0 {
-                let stream: UnsafeMutablePointer<AVStream>? = ctx!.pointee.nb_streams > 0 ? ctx!.pointee.streams[0] : nil
-                let codecName = stream.map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) } ?? "?"
-                throw MediaError(.unsupportedCodec, spec, "no decoder for its video codec (\(codecName))", code: index)
+                var what = "?"
+                for i in 0..<Int(ctx!.pointee.nb_streams) {
+                    guard let par = ctx!.pointee.streams[i]?.pointee.codecpar, par.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+                    what = String(cString: avcodec_get_name(par.pointee.codec_id))
+                    let tag = par.pointee.codec_tag
+                    if tag != 0 {
+                        let chars = (0..<4).map { Character(UnicodeScalar(UInt8((tag >> (8 * $0)) & 0xFF))) }
+                        what += ", codec tag '\(String(chars))'"
+                    }
+                }
+                throw MediaError(.unsupportedCodec, spec, "no decoder for its video codec (\(what))", code: index)
             }
             streamIndex = index
             let stream = ctx!.pointee.streams[Int(index)]!

@@ -145,3 +145,45 @@ import Testing
         #expect(n >= 18)
     }
 }
+
+@Suite struct MediaSourceMoreTests {
+    @Test func unknownCodecIsNamed() throws {
+        // An AVI whose video fourcc no decoder knows.
+        let known = try MediaFixtures.make("known.avi", ["-f", "lavfi", "-i", "testsrc=size=32x24:duration=0.2", "-c:v", "mpeg4"])
+        var data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: known)))
+        let from = Array("FMP4".utf8), to = Array("ZQXW".utf8)
+        var replaced = 0
+        for i in 0..<(data.count - 4) where Array(data[i..<i + 4]) == from {
+            data.replaceSubrange(i..<i + 4, with: to)
+            replaced += 1
+        }
+        #expect(replaced > 0)
+        let p = MediaFixtures.path("unknown.avi")
+        try Data(data).write(to: URL(fileURLWithPath: p))
+        let e = #expect(throws: MediaError.self) { try MediaSource(p) }
+        #expect(e?.kind == .unsupportedCodec)
+        #expect(e?.description.contains("codec tag 'ZQXW'") == true, "\(String(describing: e))")
+    }
+
+    @Test func httpStreamFromLoopback() throws {
+        // A file served over HTTP by Python's http.server on 127.0.0.1.
+        let clip = try MediaFixtures.clip()
+        let port = 18_000 + Int(getpid() % 1000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", MediaFixtures.directory]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+        var source: MediaSource?
+        for _ in 0..<50 where source == nil {  // wait up to 5 s for the server
+            source = try? MediaSource("http://127.0.0.1:\(port)/\((clip as NSString).lastPathComponent)")
+            if source == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        let s = try #require(source)
+        var n = 0
+        while try s.read() != nil { n += 1 }
+        #expect(n == 50)
+    }
+}
