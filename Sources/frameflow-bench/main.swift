@@ -141,9 +141,9 @@ if all || args.contains("overhead") {
 if all || args.contains("media") {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("frameflow-bench-media").path
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    let clip = dir + "/clip1080.mp4"
+    let clip = dir + "/clip1080_\(quick ? 3 : 10)s.mp4"
     let seconds = quick ? 3 : 10
-    if !FileManager.default.fileExists(atPath: clip) || quick {
+    if !FileManager.default.fileExists(atPath: clip) {
         _ = run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds)", "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
     }
     let frameflow = repoRoot.appendingPathComponent(".build/release/frameflow").path
