@@ -8,7 +8,9 @@ extension CalculatorRegistry {
     public static var builtInCalculators: [any Calculator.Type] {
         [
             LuminanceCalculator.self, SobelEdgesCalculator.self, PassThroughCalculator.self,
-            FlowLimiterCalculator.self,
+            FlowLimiterCalculator.self, ColorConvertCalculator.self, ImageTransformationCalculator.self,
+            ImageCroppingCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
+            SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
         ]
     }
 }

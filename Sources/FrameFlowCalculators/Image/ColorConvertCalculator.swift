@@ -1,0 +1,271 @@
+import FrameFlow
+
+/// Converts images between gray8, rgb8, rgba8, bgra8, nv12 and i420 (full and video range,
+/// BT.601 or BT.709): the conversions a camera-to-screen path needs.
+///
+/// YUV → RGB uses the matrix's equations on range-normalized samples
+/// (video range: Y' = (Y−16)·255/219, C' = (C−128)·255/224), in 14-bit fixed point; RGB → YUV
+/// averages chroma over each 2×2 block. Gray from colour uses the matrix's luma weights
+/// (BT.601: 0.299, 0.587, 0.114, as OpenCV's `RGB2GRAY`). Alpha is kept between packed
+/// formats and set to 255 where there was none.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame`.
+/// Outputs:
+///   - `IMAGE`: `ImageFrame` in `output_format`.
+/// Options: `frameflow.ColorConvertCalculatorOptions` { output_format ("rgba8"; also "nv12",
+/// "nv12_video", "i420", "i420_video", "gray8", "rgb8", "bgra8"), matrix (BT601 | BT709) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "ColorConvertCalculator"
+///   input_stream: "IMAGE:camera_nv12"
+///   output_stream: "IMAGE:camera_rgba"
+///   options { [frameflow.ColorConvertCalculatorOptions.ext] { output_format: "rgba8" matrix: BT601 } }
+/// }
+/// ```
+public final class ColorConvertCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "frameflow.ColorConvertCalculatorOptions"
+        public var outputFormat = "rgba8"
+        public var matrix = YUVMatrix.bt601
+        public init() {}
+        public init(outputFormat: String, matrix: YUVMatrix = .bt601) {
+            self.outputFormat = outputFormat
+            self.matrix = matrix
+        }
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)])
+
+    private var target: PixelFormat
+    private var matrix: YUVMatrix
+
+    public init(options: Options) throws {
+        guard let f = PixelFormat(name: options.outputFormat), f != .grayFloat32, f != .rgbaFloat32 else {
+            throw GraphError(.invalidOption, "output_format '\(options.outputFormat)' is not one of gray8, rgb8, rgba8, bgra8, nv12, nv12_video, i420, i420_video")
+        }
+        target = f
+        matrix = options.matrix
+    }
+
+    public func update(options: Options) throws {
+        let c = try ColorConvertCalculator(options: options)
+        target = c.target
+        matrix = c.matrix
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        let input = try cc.input("IMAGE", as: ImageFrame.self)
+        try cc.emit(try Self.convert(input, to: target, matrix: matrix, pool: cc.pool, context: cc), tag: "IMAGE")
+    }
+
+    /// Converts `input` to `target`. `context` (optional) spreads rows over the workers.
+    public static func convert(
+        _ input: ImageFrame, to target: PixelFormat, matrix: YUVMatrix = .bt601, pool: ImagePool = .shared,
+        context: CalculatorContext? = nil
+    ) throws -> ImageFrame {
+        if input.format == target { return input }
+        var out = try pool.makeImage(width: input.width, height: input.height, format: target)
+        switch (input.format.yuvRange, target.yuvRange) {
+        case (nil, nil): packedToPacked(input, &out, matrix, context)
+        case (let r?, nil): try yuvToPacked(input, r, &out, matrix, context)
+        case (nil, let r?): try packedToYUV(input, &out, r, matrix, context)
+        case (let a?, let b?): yuvToYUV(input, a, &out, b)
+        }
+        return out.freeze()
+    }
+
+    // MARK: Packed ↔ packed
+
+    private static func packedToPacked(_ input: ImageFrame, _ out: inout MutableImageFrame, _ m: YUVMatrix, _ cc: CalculatorContext?) {
+        let s = Kernels.layout(input.format)!, d = Kernels.layout(out.format)!
+        let w = input.width
+        let (kr, kb) = m.weights
+        let wr = Int32((kr * 16384).rounded()), wb = Int32((kb * 16384).rounded()), wg = 16384 - wr - wb
+        let o = out
+        Kernels.rows(input.height, cc) { rows in
+            for y in rows {
+                let sp = Kernels.rowPointer(input, y), dp = Kernels.rowPointer(o, y)
+                if d.bpp == 1 {
+                    for x in 0..<w {
+                        let p = sp + x &* s.bpp
+                        let l = (wr &* Int32(p[s.r]) &+ wg &* Int32(p[s.g]) &+ wb &* Int32(p[s.b]) &+ 8192) >> 14
+                        dp[x] = UInt8(truncatingIfNeeded: l)
+                    }
+                } else {
+                    for x in 0..<w {
+                        let p = sp + x &* s.bpp, q = dp + x &* d.bpp
+                        q[d.r] = p[s.r]
+                        q[d.g] = p[s.g]
+                        q[d.b] = p[s.b]
+                        if d.a >= 0 { q[d.a] = s.a >= 0 ? p[s.a] : 255 }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: YUV → packed
+
+    /// Fixed-point (14-bit) YUV → RGB coefficients for a range and matrix.
+    struct YUVToRGB {
+        let yOffset: Int32, yScale: Int32, crR: Int32, cbG: Int32, crG: Int32, cbB: Int32
+
+        init(_ range: YUVRange, _ m: YUVMatrix) {
+            let (kr, kb) = m.weights
+            let kg = 1 - kr - kb
+            let ys = range == .video ? 255.0 / 219 : 1
+            let cs = range == .video ? 255.0 / 224 : 1
+            yOffset = range == .video ? 16 : 0
+            yScale = Int32((ys * 16384).rounded())
+            crR = Int32((2 * (1 - kr) * cs * 16384).rounded())
+            cbB = Int32((2 * (1 - kb) * cs * 16384).rounded())
+            cbG = Int32((2 * (1 - kb) * kb / kg * cs * 16384).rounded())
+            crG = Int32((2 * (1 - kr) * kr / kg * cs * 16384).rounded())
+        }
+    }
+
+    private static func yuvToPacked(_ input: ImageFrame, _ range: YUVRange, _ out: inout MutableImageFrame, _ m: YUVMatrix, _ cc: CalculatorContext?) throws {
+        let c = YUVToRGB(range, m)
+        let d = Kernels.layout(out.format)!
+        let w = input.width
+        let nv12: Bool
+        if case .nv12 = input.format { nv12 = true } else { nv12 = false }
+        let o = out
+        Kernels.rows(input.height, cc) { rows in
+            for y in rows {
+                let yp = Kernels.rowPointer(input, y)
+                let up = Kernels.rowPointer(input, y / 2, plane: 1)
+                let vp = nv12 ? up + 1 : Kernels.rowPointer(input, y / 2, plane: 2)
+                let cstep = nv12 ? 2 : 1
+                let dp = Kernels.rowPointer(o, y)
+                if d.bpp == 4 && d.a == 3 {
+                    rowToRGBA(yp, up, vp, cstep, dp, w, c, bgr: d.r == 2)
+                } else {
+                    for x in 0..<w {
+                        let yy = (Int32(yp[x]) &- c.yOffset) &* c.yScale
+                        let u = Int32(up[(x >> 1) &* cstep]) &- 128, v = Int32(vp[(x >> 1) &* cstep]) &- 128
+                        let r = Kernels.clamp255((yy &+ c.crR &* v &+ 8192) >> 14)
+                        let g = Kernels.clamp255((yy &- c.cbG &* u &- c.crG &* v &+ 8192) >> 14)
+                        let b = Kernels.clamp255((yy &+ c.cbB &* u &+ 8192) >> 14)
+                        let q = dp + x &* d.bpp
+                        if d.bpp == 1 {
+                            q[0] = Kernels.clamp255((yy &+ 8192) >> 14)
+                        } else {
+                            q[d.r] = r
+                            q[d.g] = g
+                            q[d.b] = b
+                            if d.a >= 0 { q[d.a] = 255 }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The hot path (NV12/I420 → RGBA/BGRA): two pixels per chroma sample, stores as UInt32.
+    @inline(__always)
+    private static func rowToRGBA(
+        _ yp: UnsafeMutablePointer<UInt8>, _ up: UnsafeMutablePointer<UInt8>, _ vp: UnsafeMutablePointer<UInt8>, _ cstep: Int,
+        _ dp: UnsafeMutablePointer<UInt8>, _ w: Int, _ c: YUVToRGB, bgr: Bool
+    ) {
+        let out = UnsafeMutableRawPointer(dp)
+        let (rs, bs): (UInt32, UInt32) = bgr ? (16, 0) : (0, 16)
+        for x in 0..<w {
+            let yy = (Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192
+            let ci = (x >> 1) &* cstep
+            let u = Int32(up[ci]) &- 128, v = Int32(vp[ci]) &- 128
+            let r = UInt32(Kernels.clamp255((yy &+ c.crR &* v) >> 14))
+            let g = UInt32(Kernels.clamp255((yy &- c.cbG &* u &- c.crG &* v) >> 14))
+            let b = UInt32(Kernels.clamp255((yy &+ c.cbB &* u) >> 14))
+            out.storeBytes(of: 0xFF00_0000 | (r << rs) | (g << 8) | (b << bs), toByteOffset: 4 &* x, as: UInt32.self)
+        }
+    }
+
+    // MARK: Packed → YUV
+
+    private static func packedToYUV(_ input: ImageFrame, _ out: inout MutableImageFrame, _ range: YUVRange, _ m: YUVMatrix, _ cc: CalculatorContext?) throws {
+        let s = Kernels.layout(input.format)!
+        let (kr, kb) = m.weights
+        let kg = 1 - kr - kb
+        let ys = range == .video ? 219.0 / 255 : 1, cs = range == .video ? 224.0 / 255 : 1
+        let yo: Int32 = range == .video ? 16 : 0
+        // Y = yo + ys(kr R + kg G + kb B); Cb = 128 + cs(B − Y₀)/(2(1−kb)); Cr = 128 + cs(R − Y₀)/(2(1−kr))
+        let yr = Int32((ys * kr * 16384).rounded()), yg = Int32((ys * kg * 16384).rounded()), yb = Int32((ys * kb * 16384).rounded())
+        let ur = Int32((-cs * kr / (2 * (1 - kb)) * 16384).rounded()), ug = Int32((-cs * kg / (2 * (1 - kb)) * 16384).rounded())
+        let ub = Int32((cs * 0.5 * 16384).rounded())
+        let vr = Int32((cs * 0.5 * 16384).rounded()), vg = Int32((-cs * kg / (2 * (1 - kr)) * 16384).rounded())
+        let vb = Int32((-cs * kb / (2 * (1 - kr)) * 16384).rounded())
+        let w = input.width, h = input.height
+        let nv12: Bool
+        if case .nv12 = out.format { nv12 = true } else { nv12 = false }
+        let o = out
+        Kernels.rows((h + 1) / 2, cc, grain: 8) { pairs in
+            for cy in pairs {
+                for y in (2 * cy)..<Swift.min(2 * cy + 2, h) {
+                    let sp = Kernels.rowPointer(input, y), yp = Kernels.rowPointer(o, y)
+                    for x in 0..<w {
+                        let p = sp + x &* s.bpp
+                        yp[x] = Kernels.clamp255((yr &* Int32(p[s.r]) &+ yg &* Int32(p[s.g]) &+ yb &* Int32(p[s.b]) &+ 8192) >> 14 &+ yo)
+                    }
+                }
+                let up = Kernels.rowPointer(o, cy, plane: 1)
+                let vp = nv12 ? up + 1 : Kernels.rowPointer(o, cy, plane: 2)
+                let step = nv12 ? 2 : 1
+                for cx in 0..<((w + 1) / 2) {
+                    var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, n: Int32 = 0
+                    for y in (2 * cy)..<Swift.min(2 * cy + 2, h) {
+                        let sp = Kernels.rowPointer(input, y)
+                        for x in (2 * cx)..<Swift.min(2 * cx + 2, w) {
+                            let p = sp + x &* s.bpp
+                            r &+= Int32(p[s.r]); g &+= Int32(p[s.g]); b &+= Int32(p[s.b]); n &+= 1
+                        }
+                    }
+                    let half = n / 2
+                    r = (r &+ half) / n; g = (g &+ half) / n; b = (b &+ half) / n
+                    up[cx &* step] = Kernels.clamp255((ur &* r &+ ug &* g &+ ub &* b &+ 8192) >> 14 &+ 128)
+                    vp[cx &* step] = Kernels.clamp255((vr &* r &+ vg &* g &+ vb &* b &+ 8192) >> 14 &+ 128)
+                }
+            }
+        }
+    }
+
+    // MARK: YUV ↔ YUV
+
+    private static func yuvToYUV(_ input: ImageFrame, _ from: YUVRange, _ out: inout MutableImageFrame, _ to: YUVRange) {
+        func mapY(_ v: UInt8) -> UInt8 {
+            if from == to { return v }
+            let d = Double(v)
+            return from == .video ? Kernels.clamp255(Float((d - 16) * 255 / 219)) : Kernels.clamp255(Float(d * 219 / 255 + 16))
+        }
+        func mapC(_ v: UInt8) -> UInt8 {
+            if from == to { return v }
+            let d = Double(v) - 128
+            return from == .video ? Kernels.clamp255(Float(d * 255 / 224 + 128)) : Kernels.clamp255(Float(d * 224 / 255 + 128))
+        }
+        let w = input.width, h = input.height
+        for y in 0..<h {
+            let s = input.row(y)
+            out.withMutableRow(y) { d in for x in 0..<w { d[x] = mapY(s[x]) } }
+        }
+        let inNV12: Bool, outNV12: Bool
+        if case .nv12 = input.format { inNV12 = true } else { inNV12 = false }
+        if case .nv12 = out.format { outNV12 = true } else { outNV12 = false }
+        let (cw, ch) = input.format.planeSize(1, width: w, height: h)
+        for y in 0..<ch {
+            for x in 0..<cw {
+                let u = inNV12 ? input.row(y, plane: 1)[2 * x] : input.row(y, plane: 1)[x]
+                let v = inNV12 ? input.row(y, plane: 1)[2 * x + 1] : input.row(y, plane: 2)[x]
+                if outNV12 {
+                    out.withMutableRow(y, plane: 1) { $0[2 * x] = mapC(u); $0[2 * x + 1] = mapC(v) }
+                } else {
+                    out.withMutableRow(y, plane: 1) { $0[x] = mapC(u) }
+                    out.withMutableRow(y, plane: 2) { $0[x] = mapC(v) }
+                }
+            }
+        }
+    }
+}

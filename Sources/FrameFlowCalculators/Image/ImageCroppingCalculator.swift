@@ -1,0 +1,75 @@
+import FrameFlow
+
+/// Crops a rectangle out of an image, in pixels or normalized to the image size, clamped
+/// to the image.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame` (packed 8-bit).
+///   - `RECT` (optional): `Rect` in pixels, overrides the options for that frame.
+/// Outputs:
+///   - `IMAGE`: the cropped image.
+/// Options: `mediapipe.ImageCroppingCalculatorOptions` { x, y, width, height (pixels) or
+/// norm_x, norm_y, norm_width, norm_height (0…1; used when norm_width > 0) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "ImageCroppingCalculator"
+///   input_stream: "IMAGE:frame"
+///   output_stream: "IMAGE:centre"
+///   options { [mediapipe.ImageCroppingCalculatorOptions.ext] { norm_x: 0.25 norm_y: 0.25 norm_width: 0.5 norm_height: 0.5 } }
+/// }
+/// ```
+public final class ImageCroppingCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.ImageCroppingCalculatorOptions"
+        public var x = 0
+        public var y = 0
+        public var width = 0
+        public var height = 0
+        public var normX = 0.0
+        public var normY = 0.0
+        public var normWidth = 0.0
+        public var normHeight = 0.0
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("RECT", Rect.self, optional: true)],
+        outputs: [PortSpec("IMAGE", ImageFrame.self)])
+
+    private var options: Options
+    public init(options: Options) { self.options = options }
+    public func update(options: Options) throws { self.options = options }
+
+    public func process(_ cc: CalculatorContext) throws {
+        guard cc.hasInput("IMAGE") else { return }
+        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        let r: Rect
+        if cc.hasInput("RECT") {
+            r = try cc.input("RECT", as: Rect.self)
+        } else if options.normWidth > 0 {
+            r = Rect(
+                x: options.normX * Double(image.width), y: options.normY * Double(image.height),
+                width: options.normWidth * Double(image.width), height: options.normHeight * Double(image.height))
+        } else {
+            r = Rect(x: Double(options.x), y: Double(options.y), width: Double(options.width > 0 ? options.width : image.width), height: Double(options.height > 0 ? options.height : image.height))
+        }
+        try cc.emit(
+            try Self.crop(image, x: Int(r.x.rounded()), y: Int(r.y.rounded()), width: Int(r.width.rounded()), height: Int(r.height.rounded()), pool: cc.pool),
+            tag: "IMAGE")
+    }
+
+    /// The part of `image` inside the rectangle, clamped to the image (at least 1×1).
+    public static func crop(_ image: ImageFrame, x: Int, y: Int, width: Int, height: Int, pool: ImagePool = .shared) throws -> ImageFrame {
+        guard let layout = Kernels.layout(image.format) else { throw ImageError.unsupportedFormat(image.format, "ImageCroppingCalculator") }
+        let x0 = min(max(x, 0), image.width - 1), y0 = min(max(y, 0), image.height - 1)
+        let x1 = min(max(x + width, x0 + 1), image.width), y1 = min(max(y + height, y0 + 1), image.height)
+        var out = try pool.makeImage(width: x1 - x0, height: y1 - y0, format: image.format)
+        for row in y0..<y1 {
+            let src = Kernels.rowPointer(image, row) + x0 * layout.bpp
+            out.withMutableRow(row - y0) { $0.baseAddress!.update(from: src, count: (x1 - x0) * layout.bpp) }
+        }
+        return out.freeze()
+    }
+}

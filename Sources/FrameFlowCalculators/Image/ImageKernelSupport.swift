@@ -1,0 +1,54 @@
+import FrameFlow
+
+/// Shared plumbing of the image calculators: row bands on the graph's workers, typed row
+/// pointers, clamping.
+enum Kernels {
+    /// Splits `height` rows into bands of at least `grain` rows and runs them on `cc`'s
+    /// workers (or inline without a context).
+    static func rows(_ height: Int, _ cc: CalculatorContext?, grain: Int = 16, _ body: @escaping (Range<Int>) -> Void) {
+        if let cc { cc.parallelFor(height, grain: grain, body) } else { body(0..<height) }
+    }
+
+    @inline(__always) static func clamp255(_ v: Int32) -> UInt8 {
+        UInt8(truncatingIfNeeded: Swift.min(Swift.max(v, 0), 255))
+    }
+
+    @inline(__always) static func clamp255(_ v: Float) -> UInt8 {
+        // Round half up, then clamp; no trapping conversion.
+        let c = Swift.min(Swift.max(v + 0.5, 0), 255)
+        return UInt8(truncatingIfNeeded: Int32(c))
+    }
+
+    @inline(__always) static func rowPointer(_ image: ImageFrame, _ y: Int, plane: Int = 0) -> UnsafeMutablePointer<UInt8> {
+        (image.planes[plane].baseAddress + y * image.planes[plane].bytesPerRow).assumingMemoryBound(to: UInt8.self)
+    }
+
+    @inline(__always) static func rowPointer(_ image: MutableImageFrame, _ y: Int, plane: Int = 0) -> UnsafeMutablePointer<UInt8> {
+        (image.planes[plane].baseAddress + y * image.planes[plane].bytesPerRow).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Byte offsets of R, G, B (and A, or -1) in a packed pixel, and its size.
+    static func layout(_ f: PixelFormat) -> (r: Int, g: Int, b: Int, a: Int, bpp: Int)? {
+        switch f {
+        case .rgba8: return (0, 1, 2, 3, 4)
+        case .bgra8: return (2, 1, 0, 3, 4)
+        case .rgb8: return (0, 1, 2, -1, 3)
+        case .gray8: return (0, 0, 0, -1, 1)
+        default: return nil
+        }
+    }
+}
+
+/// Colour matrices for YUV ↔ RGB.
+public enum YUVMatrix: String, Codable, Sendable, CaseIterable {
+    case bt601 = "BT601"
+    case bt709 = "BT709"
+
+    /// Luma weights Kr, Kb (Kg = 1 − Kr − Kb).
+    var weights: (kr: Double, kb: Double) {
+        switch self {
+        case .bt601: return (0.299, 0.114)
+        case .bt709: return (0.2126, 0.0722)
+        }
+    }
+}

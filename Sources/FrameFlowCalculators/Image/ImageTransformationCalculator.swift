@@ -1,0 +1,252 @@
+import FrameFlow
+
+/// How an image is fitted into an output of another aspect ratio.
+public enum ScaleMode: String, Codable, Sendable, CaseIterable {
+    /// Both axes scaled independently; the aspect ratio changes.
+    case stretch = "STRETCH"
+    /// Scaled to fit inside, the rest filled with the letterbox colour.
+    case fit = "FIT"
+    /// Scaled to cover, the overflow cropped equally on both sides.
+    case fillAndCrop = "FILL_AND_CROP"
+}
+
+/// Resampling filter.
+public enum Interpolation: String, Codable, Sendable, CaseIterable {
+    /// Bilinear with OpenCV's pixel-centre geometry (`INTER_LINEAR`).
+    case bilinear = "BILINEAR"
+    /// Area averaging for downscaling (`INTER_AREA`); bilinear when enlarging.
+    case area = "AREA"
+}
+
+/// Resizes, rotates and flips images, as MediaPipe's `ImageTransformationCalculator`:
+/// rotation (clockwise, 0/90/180/270) first, then the flips, then scaling into the output
+/// size with a scale mode.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame` (gray8, rgb8, rgba8, bgra8).
+/// Outputs:
+///   - `IMAGE`: the transformed image.
+///   - `LETTERBOX_PADDING` (optional): `[Double]` left, top, right, bottom padding as
+///     fractions of the output, for mapping points back (FIT mode).
+/// Options: `mediapipe.ImageTransformationCalculatorOptions` { output_width, output_height
+/// (0: keep), scale_mode (STRETCH | FIT | FILL_AND_CROP), rotation_degrees (0|90|180|270),
+/// flip_horizontally, flip_vertically, interpolation (BILINEAR | AREA), letterbox_color
+/// ([r, g, b, a], default black) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "ImageTransformationCalculator"
+///   input_stream: "IMAGE:input_video"
+///   output_stream: "IMAGE:preview"
+///   options { [mediapipe.ImageTransformationCalculatorOptions.ext] {
+///     output_width: 640 output_height: 360 scale_mode: FILL_AND_CROP rotation_degrees: 90 } }
+/// }
+/// ```
+public final class ImageTransformationCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.ImageTransformationCalculatorOptions"
+        public var outputWidth = 0
+        public var outputHeight = 0
+        public var scaleMode = ScaleMode.stretch
+        public var rotationDegrees = 0
+        public var flipHorizontally = false
+        public var flipVertically = false
+        public var interpolation = Interpolation.bilinear
+        public var letterboxColor: [Int] = [0, 0, 0, 255]
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("IMAGE", ImageFrame.self)],
+        outputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("LETTERBOX_PADDING", [Double].self, optional: true)])
+
+    private var options: Options
+
+    public init(options: Options) throws {
+        try Self.validate(options)
+        self.options = options
+    }
+
+    public func update(options: Options) throws {
+        try Self.validate(options)
+        self.options = options
+    }
+
+    static func validate(_ o: Options) throws {
+        guard [0, 90, 180, 270].contains(o.rotationDegrees) else {
+            throw GraphError(.invalidOption, "rotation_degrees must be 0, 90, 180 or 270, not \(o.rotationDegrees)")
+        }
+        guard o.outputWidth >= 0, o.outputHeight >= 0 else { throw GraphError(.invalidOption, "output size must be ≥ 0") }
+        guard o.letterboxColor.count == 4, o.letterboxColor.allSatisfy({ (0...255).contains($0) }) else {
+            throw GraphError(.invalidOption, "letterbox_color needs four values 0…255")
+        }
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        let input = try cc.input("IMAGE", as: ImageFrame.self)
+        let (image, padding) = try Self.transform(input, options, pool: cc.pool, context: cc)
+        try cc.emit(image, tag: "IMAGE")
+        try cc.emit(padding, tag: "LETTERBOX_PADDING")
+    }
+
+    /// Applies `options` to `input`; returns the image and the letterbox padding
+    /// (left, top, right, bottom as fractions of the output).
+    public static func transform(
+        _ input: ImageFrame, _ options: Options, pool: ImagePool = .shared, context: CalculatorContext? = nil
+    ) throws -> (ImageFrame, [Double]) {
+        guard let layout = Kernels.layout(input.format) else {
+            throw ImageError.unsupportedFormat(input.format, "ImageTransformationCalculator")
+        }
+        var image = input
+        if options.rotationDegrees != 0 || options.flipHorizontally || options.flipVertically {
+            image = try orient(input, options.rotationDegrees, options.flipHorizontally, options.flipVertically, layout.bpp, pool)
+        }
+        let ow = options.outputWidth > 0 ? options.outputWidth : image.width
+        let oh = options.outputHeight > 0 ? options.outputHeight : image.height
+        if ow == image.width && oh == image.height { return (image, [0, 0, 0, 0]) }
+        switch options.scaleMode {
+        case .stretch:
+            return (try Resize.resize(image, width: ow, height: oh, interpolation: options.interpolation, pool: pool, context: context), [0, 0, 0, 0])
+        case .fillAndCrop:
+            // Scale to cover, then crop the centre.
+            let s = max(Double(ow) / Double(image.width), Double(oh) / Double(image.height))
+            let cw = min(image.width, max(1, Int((Double(ow) / s).rounded())))
+            let ch = min(image.height, max(1, Int((Double(oh) / s).rounded())))
+            let crop = try ImageCroppingCalculator.crop(
+                image, x: (image.width - cw) / 2, y: (image.height - ch) / 2, width: cw, height: ch, pool: pool)
+            return (try Resize.resize(crop, width: ow, height: oh, interpolation: options.interpolation, pool: pool, context: context), [0, 0, 0, 0])
+        case .fit:
+            let s = min(Double(ow) / Double(image.width), Double(oh) / Double(image.height))
+            let sw = max(1, min(ow, Int((Double(image.width) * s).rounded())))
+            let sh = max(1, min(oh, Int((Double(image.height) * s).rounded())))
+            let scaled = try Resize.resize(image, width: sw, height: sh, interpolation: options.interpolation, pool: pool, context: context)
+            var out = try pool.makeImage(width: ow, height: oh, format: image.format)
+            let color = options.letterboxColor.map { UInt8($0) }
+            var px = [UInt8](repeating: 0, count: layout.bpp)
+            if layout.bpp == 1 {
+                let r = Double(color[0]) * 0.299, g = Double(color[1]) * 0.587, b = Double(color[2]) * 0.114
+                px[0] = UInt8((r + g + b).rounded())
+            } else {
+                px[layout.r] = color[0]; px[layout.g] = color[1]; px[layout.b] = color[2]
+                if layout.a >= 0 { px[layout.a] = color[3] }
+            }
+            let left = (ow - sw) / 2, top = (oh - sh) / 2
+            for y in 0..<oh {
+                out.withMutableRow(y) { row in
+                    for x in 0..<ow { for c in 0..<layout.bpp { row[x * layout.bpp + c] = px[c] } }
+                    if y >= top && y < top + sh {
+                        let src = scaled.row(y - top)
+                        row.baseAddress!.advanced(by: left * layout.bpp).update(from: src.baseAddress!, count: src.count)
+                    }
+                }
+            }
+            let fw = Double(ow), fh = Double(oh)
+            let right = Double(ow - sw - left), bottom = Double(oh - sh - top)
+            let padding: [Double] = [Double(left) / fw, Double(top) / fh, right / fw, bottom / fh]
+            return (out.freeze(), padding)
+        }
+    }
+
+    /// Rotation (clockwise) then flips, for packed formats.
+    static func orient(_ image: ImageFrame, _ rotation: Int, _ flipH: Bool, _ flipV: Bool, _ bpp: Int, _ pool: ImagePool) throws -> ImageFrame {
+        let w = image.width, h = image.height
+        let (ow, oh) = rotation % 180 == 0 ? (w, h) : (h, w)
+        var out = try pool.makeImage(width: ow, height: oh, format: image.format)
+        for oy0 in 0..<oh {
+            let oy = flipV ? oh - 1 - oy0 : oy0
+            out.withMutableRow(oy0) { dst in
+                for ox0 in 0..<ow {
+                    let ox = flipH ? ow - 1 - ox0 : ox0
+                    let (sx, sy): (Int, Int)
+                    switch rotation {
+                    case 90: (sx, sy) = (oy, h - 1 - ox)
+                    case 180: (sx, sy) = (w - 1 - ox, h - 1 - oy)
+                    case 270: (sx, sy) = (w - 1 - oy, ox)
+                    default: (sx, sy) = (ox, oy)
+                    }
+                    let src = Kernels.rowPointer(image, sy) + sx * bpp
+                    for c in 0..<bpp { dst[ox0 * bpp + c] = src[c] }
+                }
+            }
+        }
+        return out.freeze()
+    }
+}
+
+/// Resampling kernels shared by the transformation calculators.
+public enum Resize {
+    /// `input` resampled to `width`×`height` (packed 8-bit formats).
+    public static func resize(
+        _ input: ImageFrame, width: Int, height: Int, interpolation: Interpolation, pool: ImagePool = .shared,
+        context: CalculatorContext? = nil
+    ) throws -> ImageFrame {
+        guard let layout = Kernels.layout(input.format) else { throw ImageError.unsupportedFormat(input.format, "resize") }
+        if width == input.width && height == input.height { return input }
+        let out = try pool.makeImage(width: width, height: height, format: input.format)
+        let bpp = layout.bpp
+        let downscale = width <= input.width && height <= input.height
+        let (xt, yt) = interpolation == .area && downscale
+            ? (areaTaps(input.width, width), areaTaps(input.height, height))
+            : (linearTaps(input.width, width), linearTaps(input.height, height))
+        let o = out
+        let rowBytes = input.width * bpp
+        Kernels.rows(height, context, grain: 8) { rows in
+            // One horizontally resampled row per source row needed, in Float.
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: width * bpp) { acc in
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: rowBytes) { line in
+                    for y in rows {
+                        acc.initialize(repeating: 0)
+                        let (ys, yw) = yt[y]
+                        for (k, sy) in ys.enumerated() {
+                            let wv = yw[k]
+                            let src = Kernels.rowPointer(input, sy)
+                            for i in 0..<rowBytes { line[i] = Float(src[i]) }
+                            for x in 0..<width {
+                                let (xs, xw) = xt[x]
+                                for c in 0..<bpp {
+                                    var s: Float = 0
+                                    for (j, sx) in xs.enumerated() { s += xw[j] * line[sx * bpp + c] }
+                                    acc[x * bpp + c] += wv * s
+                                }
+                            }
+                        }
+                        let dst = Kernels.rowPointer(o, y)
+                        for i in 0..<(width * bpp) { dst[i] = Kernels.clamp255(acc[i]) }
+                    }
+                }
+            }
+        }
+        return out.freeze()
+    }
+
+    /// OpenCV's bilinear geometry: source position (d + 0.5)·scale − 0.5, clamped at edges.
+    static func linearTaps(_ src: Int, _ dst: Int) -> [([Int], [Float])] {
+        let scale = Double(src) / Double(dst)
+        return (0..<dst).map { d in
+            var f = (Double(d) + 0.5) * scale - 0.5
+            var s = Int(f.rounded(.down))
+            f -= Double(s)
+            if s < 0 { s = 0; f = 0 }
+            if s >= src - 1 { s = src - 1; f = 0 }
+            return f == 0 ? ([s], [1]) : ([s, s + 1], [Float(1 - f), Float(f)])
+        }
+    }
+
+    /// Area averaging: each output pixel is the mean of the source interval it covers,
+    /// partial pixels weighted by overlap.
+    static func areaTaps(_ src: Int, _ dst: Int) -> [([Int], [Float])] {
+        let scale = Double(src) / Double(dst)
+        return (0..<dst).map { d in
+            let a = Double(d) * scale, b = min(Double(src), Double(d + 1) * scale)
+            var idx: [Int] = [], wts: [Float] = []
+            var s = Int(a.rounded(.down))
+            while Double(s) < b - 1e-9 {
+                let overlap = min(b, Double(s + 1)) - max(a, Double(s))
+                if overlap > 1e-9 { idx.append(min(s, src - 1)); wts.append(Float(overlap / (b - a))) }
+                s += 1
+            }
+            return (idx, wts)
+        }
+    }
+}

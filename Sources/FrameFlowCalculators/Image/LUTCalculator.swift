@@ -1,0 +1,172 @@
+import Foundation
+import FrameFlow
+
+/// Applies a `.cube` colour lookup table: 3-D (trilinear or tetrahedral interpolation) or
+/// 1-D (linear, per channel), blended with the original by `intensity`.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame` (rgb8, rgba8, bgra8; alpha unchanged).
+/// Outputs:
+///   - `IMAGE`: the graded image.
+/// Side packets:
+///   - `LUT` (optional): a `CubeLUT`, instead of `lut_path`.
+/// Options: `frameflow.LUTCalculatorOptions` { lut_path, interpolation (TETRAHEDRAL |
+/// TRILINEAR), intensity (1.0) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "LUTCalculator"
+///   input_stream: "IMAGE:in"
+///   output_stream: "IMAGE:graded"
+///   options { [frameflow.LUTCalculatorOptions.ext] { lut_path: "Looks/film.cube" intensity: 0.8 } }
+/// }
+/// ```
+public final class LUTCalculator: Calculator {
+    public enum LUTInterpolation: String, Codable, Sendable, CaseIterable {
+        case trilinear = "TRILINEAR"
+        case tetrahedral = "TETRAHEDRAL"
+    }
+
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "frameflow.LUTCalculatorOptions"
+        public var lutPath = ""
+        public var interpolation = LUTInterpolation.tetrahedral
+        public var intensity = 1.0
+        public init() {}
+        public init(lutPath: String, interpolation: LUTInterpolation = .tetrahedral, intensity: Double = 1) {
+            self.lutPath = lutPath
+            self.interpolation = interpolation
+            self.intensity = intensity
+        }
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)],
+        inputSidePackets: [PortSpec("LUT", CubeLUT.self, optional: true)])
+
+    private var options: Options
+    private var lut: CubeLUT?
+
+    public init(options: Options) throws {
+        guard (0...1).contains(options.intensity) else { throw GraphError(.invalidOption, "intensity must be in 0…1") }
+        self.options = options
+    }
+
+    public func update(options: Options) throws {
+        guard (0...1).contains(options.intensity) else { throw GraphError(.invalidOption, "intensity must be in 0…1") }
+        if options.lutPath != self.options.lutPath, !options.lutPath.isEmpty { lut = try CubeLUT(contentsOfFile: options.lutPath) }
+        self.options = options
+    }
+
+    public func open(_ cc: CalculatorContext) throws {
+        if let p = cc.sidePacket("LUT") {
+            lut = try p.get(CubeLUT.self, stream: "LUT")
+        } else {
+            guard !options.lutPath.isEmpty else { throw GraphError(.invalidOption, "set lut_path or the LUT side packet") }
+            lut = try CubeLUT(contentsOfFile: options.lutPath)
+        }
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        let input = try cc.input("IMAGE", as: ImageFrame.self)
+        guard let lut else { return }
+        try cc.emit(try Self.apply(lut, to: input, interpolation: options.interpolation, intensity: options.intensity, pool: cc.pool, context: cc), tag: "IMAGE")
+    }
+
+    /// `input` graded with `lut`.
+    public static func apply(
+        _ lut: CubeLUT, to input: ImageFrame, interpolation: LUTInterpolation = .tetrahedral, intensity: Double = 1,
+        pool: ImagePool = .shared, context: CalculatorContext? = nil
+    ) throws -> ImageFrame {
+        guard let l = Kernels.layout(input.format), l.bpp >= 3 else { throw ImageError.unsupportedFormat(input.format, "LUTCalculator") }
+        let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
+        let w = input.width
+        let k = Float(intensity)
+        // Input codes 0…255 → table coordinates, once per channel.
+        let n = lut.size
+        let coords: [[Float]] = (0..<3).map { c in
+            (0..<256).map { v in
+                let x = (Float(v) / 255 - lut.domainMin[c]) / (lut.domainMax[c] - lut.domainMin[c])
+                return Swift.min(Swift.max(x, 0), 1) * Float(n - 1)
+            }
+        }
+        let table = lut.table
+        let tetra = interpolation == .tetrahedral
+        let is3D = lut.kind == .threeD
+        Kernels.rows(input.height, context) { rows in
+            table.withUnsafeBufferPointer { t in
+                for y in rows {
+                    let s = Kernels.rowPointer(input, y), d = Kernels.rowPointer(out, y)
+                    for x in 0..<w {
+                        let p = s + x &* l.bpp, q = d + x &* l.bpp
+                        let r = coords[0][Int(p[l.r])], g = coords[1][Int(p[l.g])], b = coords[2][Int(p[l.b])]
+                        var o: (Float, Float, Float)
+                        if is3D {
+                            o = tetra ? tetrahedral(t, n, r, g, b) : trilinear(t, n, r, g, b)
+                        } else {
+                            o = (oneD(t, n, r, 0), oneD(t, n, g, 1), oneD(t, n, b, 2))
+                        }
+                        let sr = Float(p[l.r]), sg = Float(p[l.g]), sb = Float(p[l.b])
+                        q[l.r] = Kernels.clamp255(sr + k * (o.0 * 255 - sr))
+                        q[l.g] = Kernels.clamp255(sg + k * (o.1 * 255 - sg))
+                        q[l.b] = Kernels.clamp255(sb + k * (o.2 * 255 - sb))
+                        if l.a >= 0 { q[l.a] = p[l.a] }
+                    }
+                }
+            }
+        }
+        return out.freeze()
+    }
+
+    @inline(__always) static func oneD(_ t: UnsafeBufferPointer<Float>, _ n: Int, _ x: Float, _ c: Int) -> Float {
+        let i = Swift.min(Int(x), n - 2), f = x - Float(i)
+        return t[3 &* i &+ c] * (1 - f) + t[3 &* (i &+ 1) &+ c] * f
+    }
+
+    @inline(__always) static func at(_ t: UnsafeBufferPointer<Float>, _ n: Int, _ r: Int, _ g: Int, _ b: Int) -> (Float, Float, Float) {
+        let i = 3 &* ((b &* n &+ g) &* n &+ r)
+        return (t[i], t[i &+ 1], t[i &+ 2])
+    }
+
+    static func trilinear(_ t: UnsafeBufferPointer<Float>, _ n: Int, _ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
+        let r0 = Swift.min(Int(r), n - 2), g0 = Swift.min(Int(g), n - 2), b0 = Swift.min(Int(b), n - 2)
+        let fr = r - Float(r0), fg = g - Float(g0), fb = b - Float(b0)
+        func lerp(_ a: (Float, Float, Float), _ b: (Float, Float, Float), _ f: Float) -> (Float, Float, Float) {
+            (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f, a.2 + (b.2 - a.2) * f)
+        }
+        let c00 = lerp(at(t, n, r0, g0, b0), at(t, n, r0 + 1, g0, b0), fr)
+        let c10 = lerp(at(t, n, r0, g0 + 1, b0), at(t, n, r0 + 1, g0 + 1, b0), fr)
+        let c01 = lerp(at(t, n, r0, g0, b0 + 1), at(t, n, r0 + 1, g0, b0 + 1), fr)
+        let c11 = lerp(at(t, n, r0, g0 + 1, b0 + 1), at(t, n, r0 + 1, g0 + 1, b0 + 1), fr)
+        return lerp(lerp(c00, c10, fg), lerp(c01, c11, fg), fb)
+    }
+
+    /// Tetrahedral interpolation: the cube cell is split into six tetrahedra along its
+    /// main diagonal; the one containing the point is chosen by ordering the fractions.
+    static func tetrahedral(_ t: UnsafeBufferPointer<Float>, _ n: Int, _ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
+        let r0 = Swift.min(Int(r), n - 2), g0 = Swift.min(Int(g), n - 2), b0 = Swift.min(Int(b), n - 2)
+        let fr = r - Float(r0), fg = g - Float(g0), fb = b - Float(b0)
+        let c000 = at(t, n, r0, g0, b0), c111 = at(t, n, r0 + 1, g0 + 1, b0 + 1)
+        func mix(_ w0: Float, _ a: (Float, Float, Float), _ w1: Float, _ b: (Float, Float, Float), _ w2: Float, _ c: (Float, Float, Float), _ w3: Float, _ d: (Float, Float, Float)) -> (Float, Float, Float) {
+            (w0 * a.0 + w1 * b.0 + w2 * c.0 + w3 * d.0, w0 * a.1 + w1 * b.1 + w2 * c.1 + w3 * d.1, w0 * a.2 + w1 * b.2 + w2 * c.2 + w3 * d.2)
+        }
+        if fr > fg {
+            if fg > fb {
+                return mix(1 - fr, c000, fr - fg, at(t, n, r0 + 1, g0, b0), fg - fb, at(t, n, r0 + 1, g0 + 1, b0), fb, c111)
+            } else if fr > fb {
+                return mix(1 - fr, c000, fr - fb, at(t, n, r0 + 1, g0, b0), fb - fg, at(t, n, r0 + 1, g0, b0 + 1), fg, c111)
+            } else {
+                return mix(1 - fb, c000, fb - fr, at(t, n, r0, g0, b0 + 1), fr - fg, at(t, n, r0 + 1, g0, b0 + 1), fg, c111)
+            }
+        } else {
+            if fb > fg {
+                return mix(1 - fb, c000, fb - fg, at(t, n, r0, g0, b0 + 1), fg - fr, at(t, n, r0, g0 + 1, b0 + 1), fr, c111)
+            } else if fb > fr {
+                return mix(1 - fg, c000, fg - fb, at(t, n, r0, g0 + 1, b0), fb - fr, at(t, n, r0, g0 + 1, b0 + 1), fr, c111)
+            } else {
+                return mix(1 - fg, c000, fg - fr, at(t, n, r0, g0 + 1, b0), fr - fb, at(t, n, r0 + 1, g0 + 1, b0), fb, c111)
+            }
+        }
+    }
+}

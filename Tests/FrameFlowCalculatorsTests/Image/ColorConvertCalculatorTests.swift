@@ -1,0 +1,101 @@
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowTesting
+import Testing
+
+/// Independent reference: the BT.601/BT.709 equations in Double.
+func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatrix) -> [Int] {
+    let (kr, kb): (Double, Double) = matrix == .bt601 ? (0.299, 0.114) : (0.2126, 0.0722)
+    let kg = 1 - kr - kb
+    let yy = range == .video ? (Double(y) - 16) * 255 / 219 : Double(y)
+    let cb = (Double(u) - 128) * (range == .video ? 255.0 / 224 : 1)
+    let cr = (Double(v) - 128) * (range == .video ? 255.0 / 224 : 1)
+    let r = yy + 2 * (1 - kr) * cr
+    let g = yy - 2 * (1 - kb) * kb / kg * cb - 2 * (1 - kr) * kr / kg * cr
+    let b = yy + 2 * (1 - kb) * cb
+    return [r, g, b].map { Int(min(255, max(0, $0)).rounded()) }
+}
+
+@Suite struct ColorConvertCalculatorTests {
+    /// Against OpenCV's COLOR_YUV2RGB_NV12 (BT.601, video range). Tolerance 2: OpenCV uses
+    /// its own fixed-point constants; both round the same equations.
+    @Test func nv12ToRGBAMatchesOpenCV() throws {
+        let out = try ColorConvertCalculator.convert(try Photo.nv12(), to: .rgba8)
+        #expect(maxChannelDifference(out, try Photo.fixture("nv12_to_rgb.ppm")) <= 2)
+        #expect(out[0, 0][3] == 255)
+    }
+
+    /// Against OpenCV's COLOR_RGB2GRAY (0.299, 0.587, 0.114). Tolerance 1.
+    @Test func grayMatchesOpenCV() throws {
+        let out = try ColorConvertCalculator.convert(try Photo.rgb(), to: .gray8)
+        #expect(maxChannelDifference(out, try Photo.fixture("rgb_to_gray.pgm"), channels: 1) <= 1)
+    }
+
+    /// Every YUV flavour to RGB against the equations. Tolerance 1 (14-bit fixed point).
+    @Test(arguments: [YUVMatrix.bt601, .bt709])
+    func yuvToRGBFollowsTheEquations(matrix: YUVMatrix) throws {
+        for format in [PixelFormat.nv12(.full), .nv12(.video), .i420(.full), .i420(.video)] {
+            var m = try ImagePool.shared.makeImage(width: 7, height: 5, format: format)
+            var seed: UInt32 = 7
+            for p in 0..<format.planeCount {
+                let (_, ph) = format.planeSize(p, width: 7, height: 5)
+                for y in 0..<ph { m.withMutableRow(y, plane: p) { r in for i in r.indices { seed = seed &* 1_103_515_245 &+ 12345; r[i] = UInt8(truncatingIfNeeded: seed >> 16) } } }
+            }
+            let yuv = m.freeze()
+            for target in [PixelFormat.rgba8, .bgra8, .rgb8] {
+                let out = try ColorConvertCalculator.convert(yuv, to: target, matrix: matrix)
+                for y in 0..<5 {
+                    for x in 0..<7 {
+                        let s = yuv[x, y]
+                        let ref = referenceRGB(y: s[0], u: s[1], v: s[2], range: format.yuvRange!, matrix: matrix)
+                        var px = out[x, y]
+                        if target == .bgra8 { px.swapAt(0, 2) }
+                        for c in 0..<3 { #expect(abs(Int(px[c]) - ref[c]) <= 1, "\(format)→\(target) at \(x),\(y)") }
+                    }
+                }
+            }
+        }
+    }
+
+    /// RGB → YUV → RGB comes back within the quantization of 4:2:0 on a smooth photo, and
+    /// flat colours come back exactly (±1).
+    @Test(arguments: ["nv12", "nv12_video", "i420", "i420_video"])
+    func roundTripThroughYUV(name: String) throws {
+        let format = PixelFormat(name: name)!
+        let flat = try TestImages.make(width: 6, height: 4, format: .rgba8) { _, _, c in [200, 40, 90, 255][c] }
+        let back = try ColorConvertCalculator.convert(try ColorConvertCalculator.convert(flat, to: format), to: .rgba8)
+        #expect(maxChannelDifference(back, flat) <= 2)
+        for matrix in YUVMatrix.allCases {
+            let photo = try Photo.rgba()
+            let rt = try ColorConvertCalculator.convert(try ColorConvertCalculator.convert(photo, to: format, matrix: matrix), to: .rgba8, matrix: matrix)
+            var sum = 0
+            for y in 0..<256 { for x in 0..<256 { let a = photo[x, y], b = rt[x, y]; for c in 0..<3 { sum += abs(Int(a[c]) - Int(b[c])) } } }
+            #expect(Double(sum) / (256 * 256 * 3) < 4, "mean error of a 4:2:0 round trip")
+        }
+    }
+
+    @Test func packedShufflesAndYUVRanges() throws {
+        let img = try TestImages.random(width: 5, height: 3, format: .rgba8, extraStride: 3)
+        let bgra = try ColorConvertCalculator.convert(img, to: .bgra8)
+        let rgb = try ColorConvertCalculator.convert(bgra, to: .rgb8)
+        for y in 0..<3 { for x in 0..<5 {
+            #expect(bgra[x, y] == [img[x, y][2], img[x, y][1], img[x, y][0], img[x, y][3]])
+            #expect(rgb[x, y] == Array(img[x, y][0..<3]))
+        } }
+        let full = try ColorConvertCalculator.convert(img, to: .nv12(.full))
+        let video = try ColorConvertCalculator.convert(full, to: .i420(.video))
+        for y in 0..<3 { for x in 0..<5 {
+            let f = full[x, y], v = video[x, y]
+            #expect(abs(Int(v[0]) - Int((Double(f[0]) * 219 / 255 + 16).rounded())) <= 1)
+            #expect(abs(Int(v[1]) - Int(((Double(f[1]) - 128) * 224 / 255 + 128).rounded())) <= 1)
+        } }
+    }
+
+    @Test func badOptionsAndFormats() throws {
+        #expect(throws: GraphError.self) { try ColorConvertCalculator(options: .init(outputFormat: "yuv444")) }
+        let runner = try CalculatorRunner(ColorConvertCalculator.self, options: .init(outputFormat: "nv12"), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        runner.add(try TestImages.random(width: 4, height: 4, format: .rgba8), tag: "IMAGE", at: 0)
+        try runner.run()
+        #expect(try runner.outputs("IMAGE")[0].get(ImageFrame.self).format == .nv12(.full))
+    }
+}

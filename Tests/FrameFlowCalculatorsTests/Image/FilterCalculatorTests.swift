@@ -1,0 +1,142 @@
+import Foundation
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowTesting
+import Testing
+
+@Suite struct GaussianBlurCalculatorTests {
+    /// Against cv2.GaussianBlur (same kernel formula, BORDER_REFLECT_101). Tolerance 1:
+    /// OpenCV's 8-bit path is fixed point, FrameFlow's float.
+    @Test(arguments: [("gauss_5x5_s1.2.ppm", 1.2, 5), ("gauss_s2.ppm", 2.0, 0)])
+    func matchesOpenCV(file: String, sigma: Double, k: Int) throws {
+        let kernel = try GaussianBlurCalculator.kernel(.init(sigma: sigma, kernelSize: k))
+        let out = try GaussianBlurCalculator.blur(try Photo.rgb(), kernel: kernel)
+        #expect(maxChannelDifference(out, try Photo.fixture(file)) <= 1)
+    }
+
+    @Test func kernelRules() throws {
+        #expect(try GaussianBlurCalculator.kernel(.init(sigma: 2, kernelSize: 0)).count == 13)
+        let k = try GaussianBlurCalculator.kernel(.init(sigma: 0, kernelSize: 3))
+        #expect(abs(k.reduce(0, +) - 1) < 1e-6 && abs(k[0] - 0.25) < 1e-6 && abs(k[1] - 0.5) < 1e-6)  // σ = 0.8 → 1/4 1/2 1/4
+        #expect(throws: GraphError.self) { try GaussianBlurCalculator.kernel(.init(sigma: 1, kernelSize: 4)) }
+        #expect(throws: GraphError.self) { try GaussianBlurCalculator.kernel(.init(sigma: 0, kernelSize: 0)) }
+    }
+
+    @Test func edgeCases() throws {
+        let kernel = try GaussianBlurCalculator.kernel(.init(sigma: 1, kernelSize: 5))
+        let one = try TestImages.make(width: 1, height: 1, format: .rgba8) { _, _, c in UInt8(40 + c) }
+        #expect(try GaussianBlurCalculator.blur(one, kernel: kernel)[0, 0] == [40, 41, 42, 43])
+        let flat = try TestImages.make(width: 3, height: 7, format: .gray8, extraStride: 9) { _, _, _ in 99 }
+        #expect(try GaussianBlurCalculator.blur(flat, kernel: kernel).packedBytes().allSatisfy { $0 == 99 })
+    }
+}
+
+@Suite struct SharpenCalculatorTests {
+    /// Unsharp mask against the formula, both on OpenCV's blur of the photo (σ = 2
+    /// fixture; the blur itself is checked above). Tolerance 1 (float rounding at .5).
+    @Test func unsharpMaskFormula() throws {
+        let photo = try Photo.rgb()
+        let blurred = try Photo.fixture("gauss_s2.ppm")
+        let o = SharpenCalculator.Options(radius: 2, amount: 1, threshold: 4)
+        let out = try SharpenCalculator.combine(photo, blurred, o)
+        var worst = 0
+        for y in 0..<256 { for x in 0..<256 {
+            let s = photo[x, y], b = blurred[x, y], q = out[x, y]
+            for c in 0..<3 {
+                let d = Int(s[c]) - Int(b[c])
+                let ref = abs(d) > 4 ? min(255, max(0, Int(s[c]) + d)) : Int(s[c])
+                worst = max(worst, abs(ref - Int(q[c])))
+            }
+        } }
+        #expect(worst <= 1, "worst \(worst)")
+    }
+
+    @Test func thresholdKeepsFlatAreasAndAlpha() throws {
+        let img = try TestImages.make(width: 5, height: 5, format: .rgba8) { x, _, c in c == 3 ? 77 : UInt8(100 + x) }
+        let runner = try CalculatorRunner(SharpenCalculator.self, options: .init(radius: 1, amount: 2, threshold: 10), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        runner.add(img, tag: "IMAGE", at: 0)
+        try runner.run()
+        let out = try runner.outputs("IMAGE")[0].get(ImageFrame.self)
+        #expect(TestImages.maxDifference(out, img) == 0, "differences below the threshold are left alone")
+    }
+}
+
+@Suite struct ColorAdjustmentCalculatorTests {
+    func reference(_ p: [UInt8], _ o: ColorAdjustmentCalculator.Options) -> [Int] {
+        var c = p[0..<3].map { Double($0) / 255 * pow(2, o.exposure) }
+        c = c.map { min(max(($0 - 0.5) * o.contrast + 0.5 + o.brightness, 0), 1) }
+        c = c.map { ($0 * 255).rounded() / 255 }  // the tone table is 8-bit
+        let l = 0.2125 * c[0] + 0.7154 * c[1] + 0.0721 * c[2]
+        c = c.map { min(max(l + ($0 - l) * o.saturation, 0), 1) }
+        c = c.map { ($0 * 255).rounded() / 255 }
+        return c.map { Int((pow($0, o.gamma) * 255).rounded()) }
+    }
+
+    /// Against the formula in Double on the photo. Tolerance 2 (fixed-point saturation,
+    /// then a gamma table on 8-bit values).
+    @Test(arguments: [
+        ColorAdjustmentCalculator.Options(brightness: 0.1, contrast: 1.3),
+        ColorAdjustmentCalculator.Options(saturation: 1.6, gamma: 0.8),
+        ColorAdjustmentCalculator.Options(contrast: 0.7, saturation: 0, exposure: 0.5),
+        ColorAdjustmentCalculator.Options(brightness: -0.2, saturation: 0.5, exposure: -1, gamma: 1.4),
+    ])
+    func matchesFormula(o: ColorAdjustmentCalculator.Options) throws {
+        let photo = try Photo.rgba()
+        let out = try ColorAdjustmentCalculator.adjust(photo, o)
+        var worst = 0
+        for y in stride(from: 0, to: 256, by: 3) { for x in stride(from: 0, to: 256, by: 3) {
+            let ref = reference(photo[x, y], o)
+            let q = out[x, y]
+            for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
+            #expect(q[3] == 255)
+        } }
+        #expect(worst <= 2, "worst \(worst)")
+    }
+
+    @Test func changesWhileRunning() throws {
+        let graph = try Graph {
+            Input("in")
+            Output("out")
+            Node(ColorAdjustmentCalculator.self, name: "adjust", in: ["IMAGE:in"], out: ["IMAGE:out"])
+        }
+        let out = try PacketCollector(graph, "out")
+        try graph.start()
+        let gray = try TestImages.make(width: 2, height: 2, format: .rgb8) { _, _, _ in 100 }
+        try graph.send(gray, to: "in", at: 0)
+        try graph.waitUntilIdle()
+        try graph.setOptions(ColorAdjustmentCalculator.Options(brightness: 0.2), forNode: "adjust")
+        try graph.send(gray, to: "in", at: 1)
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        let values = try out.packets.map { try $0.get(ImageFrame.self)[0, 0][0] }
+        #expect(values == [100, 151])
+        #expect(throws: GraphError.self) { try ColorAdjustmentCalculator(options: .init(gamma: 0)) }
+    }
+}
+
+@Suite struct ToneMapCalculatorTests {
+    @Test func hableAndACESFollowTheirCurves() throws {
+        for curve in ToneMapCalculator.Curve.allCases {
+            let o = ToneMapCalculator.Options(curve: curve, exposure: 1)
+            let table = try ToneMapCalculator.table(o)
+            for i in [0, 1, 30, 128, 200, 255] {
+                // Independent: sRGB decode → exposure → curve → encode, with the formulas written out.
+                let v = Double(i) / 255
+                let lin = (v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)) * 2
+                let mapped: Double
+                if curve == .aces {
+                    mapped = min(max(lin * (2.51 * lin + 0.03) / (lin * (2.43 * lin + 0.59) + 0.14), 0), 1)
+                } else {
+                    func h(_ x: Double) -> Double { ((x * (0.15 * x + 0.05) + 0.004) / (x * (0.15 * x + 0.5) + 0.06)) - 0.02 / 0.3 }
+                    mapped = min(max(h(lin) / h(11.2), 0), 1)
+                }
+                let enc = mapped <= 0.0031308 ? mapped * 12.92 : 1.055 * pow(mapped, 1 / 2.4) - 0.055
+                #expect(Int(table[i]) == Int((enc * 255).rounded()), "\(curve) at \(i)")
+            }
+            #expect(table == table.sorted(), "tone curves are monotonic")
+        }
+        let img = try TestImages.random(width: 3, height: 3, format: .rgba8)
+        let out = try ToneMapCalculator.apply(try ToneMapCalculator.table(.init(curve: .aces)), to: img)
+        #expect(out[1, 1][3] == img[1, 1][3])
+    }
+}

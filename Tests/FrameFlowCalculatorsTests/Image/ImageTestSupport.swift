@@ -1,0 +1,32 @@
+import Foundation
+import FrameFlow
+import FrameFlowTesting
+
+enum Photo {
+    static func rgb() throws -> ImageFrame { try TestImages.readPNM(Fixtures.path("astronaut_256.ppm")) }
+    static func rgba() throws -> ImageFrame { try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true) }
+    static func fixture(_ name: String) throws -> ImageFrame { try TestImages.readPNM(Fixtures.path("image/" + name)) }
+
+    /// The NV12 fixture (256×256, BT.601 video range) made by OpenCV.
+    static func nv12() throws -> ImageFrame {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("image/nv12_video.yuv"))))
+        var m = try ImagePool.shared.makeImage(width: 256, height: 256, format: .nv12(.video))
+        for y in 0..<256 { m.withMutableRow(y) { r in for x in 0..<256 { r[x] = bytes[y * 256 + x] } } }
+        for y in 0..<128 { m.withMutableRow(y, plane: 1) { r in for x in 0..<256 { r[x] = bytes[65536 + y * 256 + x] } } }
+        return m.freeze()
+    }
+}
+
+/// Largest channel difference between two images of the same size, comparing the first
+/// `channels` channels of each pixel (so rgba can be checked against an rgb reference).
+func maxChannelDifference(_ a: ImageFrame, _ b: ImageFrame, channels: Int = 3) -> Int {
+    precondition(a.width == b.width && a.height == b.height)
+    var m = 0
+    for y in 0..<a.height {
+        for x in 0..<a.width {
+            let p = a[x, y], q = b[x, y]
+            for c in 0..<min(channels, p.count, q.count) { m = max(m, abs(Int(p[c]) - Int(q[c]))) }
+        }
+    }
+    return m
+}

@@ -1,0 +1,95 @@
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowTesting
+import Testing
+
+@Suite struct ImageTransformationCalculatorTests {
+    /// Against cv2.resize INTER_LINEAR. Tolerance 1: OpenCV interpolates in 11-bit fixed
+    /// point, FrameFlow in float, on the same pixel-centre geometry.
+    @Test func bilinearMatchesOpenCV() throws {
+        let out = try Resize.resize(try Photo.rgb(), width: 97, height: 61, interpolation: .bilinear)
+        #expect(maxChannelDifference(out, try Photo.fixture("resize_linear_97x61.ppm")) <= 1)
+    }
+
+    /// Against cv2.resize INTER_AREA, integer and fractional factors. Tolerance 1.
+    @Test(arguments: [("resize_area_64x64.ppm", 64, 64), ("resize_area_100x70.ppm", 100, 70)])
+    func areaMatchesOpenCV(file: String, w: Int, h: Int) throws {
+        let out = try Resize.resize(try Photo.rgb(), width: w, height: h, interpolation: .area)
+        #expect(maxChannelDifference(out, try Photo.fixture(file)) <= 1)
+    }
+
+    func transform(_ img: ImageFrame, _ configure: (inout ImageTransformationCalculator.Options) -> Void) throws -> (ImageFrame, [Double]) {
+        var o = ImageTransformationCalculator.Options()
+        configure(&o)
+        return try ImageTransformationCalculator.transform(img, o)
+    }
+
+    @Test func rotationThenFlip() throws {
+        let img = try TestImages.make(width: 3, height: 2, format: .gray8) { x, y, _ in UInt8(10 * y + x) }
+        #expect(try transform(img) { $0.rotationDegrees = 90 }.0.packedBytes() == [10, 0, 11, 1, 12, 2])
+        #expect(try transform(img) { $0.rotationDegrees = 180 }.0.packedBytes() == [12, 11, 10, 2, 1, 0])
+        #expect(try transform(img) { $0.rotationDegrees = 270 }.0.packedBytes() == [2, 12, 1, 11, 0, 10])
+        #expect(try transform(img) { $0.flipHorizontally = true }.0.packedBytes() == [2, 1, 0, 12, 11, 10])
+        #expect(try transform(img) { $0.flipVertically = true }.0.packedBytes() == [10, 11, 12, 0, 1, 2])
+        // Flip after rotation: rotate 90 gives [[10,0],[11,1],[12,2]], then mirror each row.
+        #expect(try transform(img) { $0.rotationDegrees = 90; $0.flipHorizontally = true }.0.packedBytes() == [0, 10, 1, 11, 2, 12])
+    }
+
+    @Test func fitLetterboxesAndReportsPadding() throws {
+        let img = try TestImages.make(width: 8, height: 4, format: .rgba8) { _, _, c in c == 3 ? 255 : 200 }
+        let (out, pad) = try transform(img) { $0.outputWidth = 8; $0.outputHeight = 8; $0.scaleMode = .fit; $0.letterboxColor = [1, 2, 3, 255] }
+        #expect(out.width == 8 && out.height == 8)
+        #expect(out[0, 0] == [1, 2, 3, 255] && out[0, 7] == [1, 2, 3, 255])
+        #expect(out[4, 4] == [200, 200, 200, 255])
+        #expect(pad == [0, 0.25, 0, 0.25])
+    }
+
+    @Test func fillAndCropKeepsTheCentre() throws {
+        // Left half black, right half white, 8×4 into 4×4: the centre 4×4 is kept.
+        let img = try TestImages.make(width: 8, height: 4, format: .gray8) { x, _, _ in x < 2 || x >= 6 ? 0 : (x < 4 ? 100 : 200) }
+        let (out, _) = try transform(img) { $0.outputWidth = 4; $0.outputHeight = 4; $0.scaleMode = .fillAndCrop }
+        #expect(out.packedBytes() == [UInt8]([100, 100, 200, 200]) + [100, 100, 200, 200] + [100, 100, 200, 200] + [100, 100, 200, 200])
+    }
+
+    @Test func oneByOneAndOddSizes() throws {
+        let one = try TestImages.make(width: 1, height: 1, format: .rgb8) { _, _, c in UInt8(50 * c) }
+        let (big, _) = try transform(one) { $0.outputWidth = 3; $0.outputHeight = 5 }
+        #expect(big.width == 3 && big.height == 5 && big[2, 4] == [0, 50, 100])
+        let odd = try TestImages.random(width: 7, height: 5, format: .bgra8, extraStride: 5)
+        let (same, _) = try transform(odd) { _ in }
+        #expect(TestImages.maxDifference(same, odd) == 0)
+    }
+
+    @Test func invalidOptions() {
+        #expect(throws: GraphError.self) { try ImageTransformationCalculator(options: { var o = ImageTransformationCalculator.Options(); o.rotationDegrees = 45; return o }()) }
+        #expect(throws: GraphError.self) { try ImageTransformationCalculator(options: { var o = ImageTransformationCalculator.Options(); o.letterboxColor = [1]; return o }()) }
+    }
+
+    @Test func graphFileOptions() throws {
+        let text = """
+            input_stream: "in"
+            node {
+              calculator: "ImageTransformationCalculator"
+              input_stream: "IMAGE:in"
+              output_stream: "IMAGE:out"
+              options { [mediapipe.ImageTransformationCalculatorOptions.ext] { output_width: 4 output_height: 2 scale_mode: FIT interpolation: AREA } }
+            }
+            """
+        _ = try Graph(GraphConfig(parsing: text), registry: .standard)
+    }
+}
+
+@Suite struct ImageCroppingCalculatorTests {
+    @Test func pixelAndNormalizedRectsClamped() throws {
+        let img = try TestImages.make(width: 4, height: 4, format: .gray8) { x, y, _ in UInt8(y * 4 + x) }
+        #expect(try ImageCroppingCalculator.crop(img, x: 1, y: 1, width: 2, height: 2).packedBytes() == [5, 6, 9, 10])
+        #expect(try ImageCroppingCalculator.crop(img, x: 3, y: -2, width: 5, height: 3).packedBytes() == [3])
+        let runner = try CalculatorRunner(ImageCroppingCalculator.self, options: { var o = ImageCroppingCalculator.Options(); o.normX = 0.5; o.normY = 0.5; o.normWidth = 0.5; o.normHeight = 0.5; return o }(), inputs: ["IMAGE:in", "RECT:rect"], outputs: ["IMAGE:out"])
+        runner.add(img, tag: "IMAGE", at: 0)
+        runner.add(img, tag: "IMAGE", at: 1)
+        runner.add(Rect(x: 0, y: 0, width: 1, height: 2), tag: "RECT", at: 1)
+        try runner.run()
+        let outs = try runner.outputs("IMAGE").map { try $0.get(ImageFrame.self).packedBytes() }
+        #expect(outs == [[10, 11, 14, 15], [0, 4]])
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowTesting
+import Testing
+
+@Suite struct LUTCalculatorTests {
+    static func cube(_ n: Int, _ f: (Double, Double, Double) -> (Double, Double, Double), title: String = "Test") -> String {
+        var s = "# made by the test\nTITLE \"\(title)\"\nLUT_3D_SIZE \(n)\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 1 1\n"
+        for b in 0..<n { for g in 0..<n { for r in 0..<n {
+            let o = f(Double(r) / Double(n - 1), Double(g) / Double(n - 1), Double(b) / Double(n - 1))
+            s += String(format: "%.6f %.6f %.6f\n", o.0, o.1, o.2)
+        } } }
+        return s
+    }
+
+    /// The real LUT files of Tests/Fixtures/luts (made by scripts/fixtures/make_luts.py).
+    @Test func realFilesInBothSizesLoad() throws {
+        let warm = try CubeLUT(contentsOfFile: Fixtures.path("luts/warm_film_17.cube"))
+        #expect(warm.kind == .threeD && warm.size == 17 && warm.title == "Warm film" && warm.table.count == 17 * 17 * 17 * 3)
+        let curve = try CubeLUT(contentsOfFile: Fixtures.path("luts/s_curve_1d_1024.cube"))
+        #expect(curve.kind == .oneD && curve.size == 1024)
+    }
+
+    /// An identity LUT returns the image (both interpolations, ±1); a linear colour
+    /// transform is reproduced exactly by trilinear and tetrahedral interpolation (±1).
+    @Test(arguments: LUTCalculator.LUTInterpolation.allCases)
+    func interpolationReproducesLinearMaps(mode: LUTCalculator.LUTInterpolation) throws {
+        let photo = try Photo.rgba()
+        let identity = try CubeLUT(text: Self.cube(17) { ($0, $1, $2) })
+        #expect(maxChannelDifference(try LUTCalculator.apply(identity, to: photo, interpolation: mode), photo) <= 1)
+        let mix = try CubeLUT(text: Self.cube(9) { r, g, b in (0.5 * r + 0.3 * g + 0.2 * b, 0.9 * g + 0.1, 1 - b) })
+        let out = try LUTCalculator.apply(mix, to: photo, interpolation: mode)
+        var worst = 0
+        for y in stride(from: 0, to: 256, by: 5) { for x in stride(from: 0, to: 256, by: 5) {
+            let p = photo[x, y].map { Double($0) / 255 }
+            let ref = [0.5 * p[0] + 0.3 * p[1] + 0.2 * p[2], 0.9 * p[1] + 0.1, 1 - p[2]].map { Int(($0 * 255).rounded()) }
+            let q = out[x, y]
+            for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
+        } }
+        #expect(worst <= 1)
+    }
+
+    /// Tetrahedral against a hand-computed point inside one cell of a non-linear 2³ LUT.
+    @Test func tetrahedralWeights() throws {
+        // Corner values: output red = 1 only at (1,1,1), else 0: f = min-based weight.
+        let lut = try CubeLUT(text: Self.cube(2) { r, g, b in (r * g * b, 0, 0) })
+        let img = try TestImages.make(width: 1, height: 1, format: .rgb8) { _, _, c in [204, 153, 51][c] }  // 0.8, 0.6, 0.2
+        let tet = try LUTCalculator.apply(lut, to: img, interpolation: .tetrahedral)[0, 0][0]
+        let tri = try LUTCalculator.apply(lut, to: img, interpolation: .trilinear)[0, 0][0]
+        #expect(tet == UInt8((0.2 * 255).rounded()))  // weight of c111 is the smallest fraction
+        #expect(tri == UInt8((0.8 * 0.6 * 0.2 * 255).rounded()))
+    }
+
+    @Test func intensityBlends() throws {
+        let invert = try CubeLUT(text: Self.cube(2) { (1 - $0, 1 - $1, 1 - $2) })
+        let img = try TestImages.make(width: 1, height: 1, format: .rgba8) { _, _, c in [0, 100, 255, 9][c] }
+        #expect(try LUTCalculator.apply(invert, to: img, intensity: 0.5)[0, 0] == [128, 128, 128, 9])
+        #expect(try LUTCalculator.apply(invert, to: img, intensity: 0)[0, 0] == [0, 100, 255, 9])
+    }
+
+    /// Every malformed case names the file and line.
+    @Test(arguments: [
+        ("LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n", 4, "3 table rows, the size 2 needs 8"),
+        ("LUT_3D_SIZE 2\n0 0 0\n1 x 0\n", 3, "'x' is not a number"),
+        ("LUT_3D_SIZE 300\n", 1, "out of range"),
+        ("LUT_3D_SIZE 1\n", 1, "out of range"),
+        ("TITLE \"t\"\n0 0 0\n", 2, "table rows before LUT_3D_SIZE"),
+        ("# nothing\n", 1, "no LUT_3D_SIZE or LUT_1D_SIZE"),
+        ("LUT_1D_SIZE 2\n0 0\n", 2, "a table row needs 3 numbers, found 2"),
+        ("LUT_1D_SIZE 2\n0 0 0\n1 1 1\n1 1 1\n", 4, "more table rows"),
+        ("LUT_3D_SIZE two\n", 1, "needs one integer"),
+        ("BOGUS 1\n", 1, "unknown keyword 'BOGUS'"),
+        ("LUT_1D_SIZE 2\nDOMAIN_MIN 1 1 1\nDOMAIN_MAX 0 0 0\n0 0 0\n1 1 1\n", 3, "DOMAIN_MAX must exceed DOMAIN_MIN"),
+    ])
+    func malformedFiles(text: String, line: Int, message: String) {
+        let e = #expect(throws: CubeLUTError.self) { try CubeLUT(text: text, file: "bad.cube") }
+        #expect(e?.file == "bad.cube" && e?.line == line, "\(String(describing: e))")
+        #expect(e?.description.contains(message) == true, "\(String(describing: e))")
+    }
+
+    @Test func missingFileAndCalculatorOpen() throws {
+        let e = #expect(throws: CubeLUTError.self) { try CubeLUT(contentsOfFile: "/nonexistent.cube") }
+        #expect(e?.description.hasPrefix("/nonexistent.cube:0") == true)
+        let runner = try CalculatorRunner(LUTCalculator.self, options: .init(lutPath: Fixtures.path("luts/warm_film_17.cube")), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        runner.add(try Photo.rgba(), tag: "IMAGE", at: 0)
+        try runner.run()
+        #expect(runner.outputs("IMAGE").count == 1)
+    }
+}
