@@ -24,6 +24,9 @@ let package = Package(
         .executableTarget(
             name: "frameflow-bench",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),
+        .executableTarget(
+            name: "instafilter", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia"],
+            path: "Examples/Instafilter", exclude: ["warm_film_17.cube"]),
         .testTarget(
             name: "FrameFlowMediaTests",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),

@@ -170,6 +170,73 @@ if all || args.contains("media") {
     }
 }
 
+// (d) The filter library on 1920×1080 against OpenCV, one thread and all threads.
+if all || args.contains("filters") {
+    let (w, h) = (1920, 1080)
+    let rgba = try TestImages.random(width: w, height: h, format: .rgba8, seed: 11)
+    // A smooth frame reads more like video than noise for the LUT and colour paths.
+    let nv12 = try ColorConvertCalculator.convert(rgba, to: .nv12(.video))
+    let iterations = quick ? 5 : 20
+    let dir = FileManager.default.temporaryDirectory.path
+    let rawRGBA = dir + "/ffb-\(getpid()).rgba", rawNV12 = dir + "/ffb-\(getpid()).nv12"
+    try Data(rgba.packedBytes()).write(to: URL(fileURLWithPath: rawRGBA))
+    try Data(nv12.packedBytes()).write(to: URL(fileURLWithPath: rawNV12))
+    defer {
+        try? FileManager.default.removeItem(atPath: rawRGBA)
+        try? FileManager.default.removeItem(atPath: rawNV12)
+    }
+    let script = repoRoot.appendingPathComponent("scripts/bench/opencv_filters.py").path
+    var cv: [String: [String: Double]] = [:]
+    if let out = run("python3", [script, rawRGBA, rawNV12, "\(w)", "\(h)", "\(iterations)"]),
+        let obj = try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: [String: Double]]
+    {
+        cv = obj
+    }
+    /// Median ms of one frame through a one-node graph with `threads` workers.
+    func inGraph<C: Calculator>(_ type: C.Type, _ options: C.Options, input: ImageFrame, threads: Int) throws -> Double {
+        let graph = try Graph {
+            Settings(numThreads: threads)
+            Input("in")
+            Output("out")
+            Node(type, name: "node", in: ["IMAGE:in"], out: ["IMAGE:out"], options: options)
+        }
+        try graph.start()
+        var t = Int64(0)
+        let ms = try medianMilliseconds(iterations: iterations) {
+            try graph.send(input, to: "in", at: Timestamp(t))
+            t += 1
+            try graph.waitUntilIdle()
+        }
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        return ms
+    }
+    var resize = ImageTransformationCalculator.Options()
+    resize.outputWidth = 640
+    resize.outputHeight = 360
+    var area = resize
+    area.interpolation = .area
+    let lutFile = repoRoot.appendingPathComponent("Examples/Instafilter/warm_film_17.cube").path
+    print("\n(d) Filters on 1920×1080 (median of \(iterations)), one worker and all workers, against OpenCV")
+    for threads in [1, ProcessInfo.processInfo.activeProcessorCount] {
+        let key = threads == 1 ? "1" : "2"
+        let label = threads == 1 ? "1 thread" : "\(threads) threads"
+        row("NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads), cv["nv12_to_rgba"]?[key], unit: "ms", refName: "cvtColor YUV2RGBA_NV12")
+        row("resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads), cv["resize_linear"]?[key], unit: "ms", refName: "resize INTER_LINEAR")
+        row("resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads), cv["resize_area"]?[key], unit: "ms", refName: "resize INTER_AREA")
+        row("Gaussian blur 5×5, \(label)", try inGraph(GaussianBlurCalculator.self, .init(sigma: 0, kernelSize: 5), input: rgba, threads: threads), cv["gaussian_5x5"]?[key], unit: "ms", refName: "GaussianBlur (5,5)")
+        row("unsharp mask, \(label)", try inGraph(SharpenCalculator.self, .init(radius: 1, amount: 0.8), input: rgba, threads: threads), cv["unsharp"]?[key], unit: "ms", refName: "GaussianBlur + addWeighted")
+        row("saturation + contrast, \(label)", try inGraph(ColorAdjustmentCalculator.self, .init(contrast: 1.2, saturation: 1.3), input: rgba, threads: threads), cv["sat_contrast"]?[key], unit: "ms", refName: "convertScaleAbs + addWeighted")
+        let lutMS = try inGraph(LUTCalculator.self, .init(lutPath: lutFile), input: rgba, threads: threads)
+        let bytes = rgba.planes[0].bytesPerRow * h
+        let dst = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        let copy = medianMilliseconds(iterations: iterations) { dst.copyMemory(from: rgba.planes[0].baseAddress, byteCount: bytes) }
+        dst.deallocate()
+        row("3-D LUT 17³ tetrahedral, \(label)", lutMS, copy, unit: "ms", refName: "memcpy of the frame (floor)")
+    }
+    if cv.isEmpty { print("  (OpenCV reference unavailable: pip install opencv-python-headless==4.14.0.94)") }
+}
+
 /// Emits 0..<count, one per call: the benchmark's in-graph source.
 final class CounterSource: Calculator {
     struct Options: CalculatorOptions { var count = 0; init() {} }
