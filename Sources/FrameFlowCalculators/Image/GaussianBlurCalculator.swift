@@ -81,37 +81,48 @@ public final class GaussianBlurCalculator: Calculator {
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width, h = input.height, bpp = l.bpp, n = kernel.count, r = n / 2
         let rowLen = w * bpp
-        // Reflect-101 index maps, once per call.
-        let xmap = (0..<(w + 2 * r)).map { reflect101($0 - r, w) }
+        let padLen = (w + 2 * r) * bpp
+        // Reflect-101 source columns of the padding, once per call.
+        let leftCols = (0..<r).map { reflect101($0 - r, w) }, rightCols = (0..<r).map { reflect101(w + $0, w) }
         let kern = kernel
-        Kernels.rows(h, context, grain: 16) { rows in
-            // Horizontal pass of every source row the band needs (r extra above and below),
-            // then the vertical pass from that buffer.
+        Kernels.rows(h, context, grain: 16) { band in
+          // Chunks of 16 output rows keep the float buffer in cache.
+          for chunk in stride(from: band.lowerBound, to: band.upperBound, by: 16) {
+            let rows = chunk..<Swift.min(chunk + 16, band.upperBound)
+            // Every source row the chunk needs (r extra above and below) is widened to Float
+            // with reflected ends, filtered horizontally into `buf`; then the vertical pass.
+            // Loops run tap-outer, pixel-inner so that they vectorize.
             let lines = rows.count + 2 * r
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: lines * rowLen) { buf in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: lines * rowLen + padLen + rowLen) { all in
+                let buf = all.baseAddress!, pad = buf + lines * rowLen, acc = pad + padLen
                 kern.withUnsafeBufferPointer { k in
                     for j in 0..<lines {
                         let src = Kernels.rowPointer(input, reflect101(rows.lowerBound - r + j, h))
-                        let dst = buf.baseAddress! + j * rowLen
-                        for x in 0..<w {
-                            for c in 0..<bpp {
-                                var acc: Float = 0
-                                for t in 0..<n { acc += k[t] * Float(src[xmap[x &+ t] &* bpp &+ c]) }
-                                dst[x &* bpp &+ c] = acc
-                            }
+                        for i in 0..<rowLen { pad[r &* bpp &+ i] = Float(src[i]) }
+                        for (m, sx) in leftCols.enumerated() { for c in 0..<bpp { pad[m * bpp + c] = Float(src[sx * bpp + c]) } }
+                        for (m, sx) in rightCols.enumerated() { for c in 0..<bpp { pad[(r + w + m) * bpp + c] = Float(src[sx * bpp + c]) } }
+                        let dst = buf + j * rowLen
+                        let k0 = k[0]
+                        for i in 0..<rowLen { dst[i] = k0 * pad[i] }
+                        for t in 1..<Swift.max(n, 1) {
+                            let kt = k[t], off = t &* bpp
+                            for i in 0..<rowLen { dst[i] += kt * pad[i &+ off] }
                         }
                     }
                     for y in rows {
-                        let d = Kernels.rowPointer(out, y)
-                        let base = buf.baseAddress! + (y - rows.lowerBound) * rowLen
-                        for i in 0..<rowLen {
-                            var acc: Float = 0
-                            for t in 0..<n { acc += k[t] * base[t &* rowLen &+ i] }
-                            d[i] = Kernels.clamp255(acc)
+                        let base = buf + (y - rows.lowerBound) * rowLen
+                        let k0 = k[0]
+                        for i in 0..<rowLen { acc[i] = k0 * base[i] }
+                        for t in 1..<Swift.max(n, 1) {
+                            let kt = k[t], row = base + t &* rowLen
+                            for i in 0..<rowLen { acc[i] += kt * row[i] }
                         }
+                        let d = Kernels.rowPointer(out, y)
+                        for i in 0..<rowLen { d[i] = Kernels.clamp255(acc[i]) }
                     }
                 }
             }
+          }
         }
         return out.freeze()
     }

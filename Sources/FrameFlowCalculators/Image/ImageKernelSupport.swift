@@ -13,10 +13,12 @@ enum Kernels {
         UInt8(truncatingIfNeeded: Swift.min(Swift.max(v, 0), 255))
     }
 
+    /// Rounds to nearest and clamps to 0…255 without a trapping Float→Int conversion (which
+    /// would stop the loop from vectorizing): adding 1.5·2²³ leaves the rounded value in the
+    /// low mantissa bits.
     @inline(__always) static func clamp255(_ v: Float) -> UInt8 {
-        // Round half up, then clamp; no trapping conversion.
-        let c = Swift.min(Swift.max(v + 0.5, 0), 255)
-        return UInt8(truncatingIfNeeded: Int32(c))
+        let c = Swift.min(Swift.max(v, 0), 255)
+        return UInt8(truncatingIfNeeded: (c + 12_582_912).bitPattern)
     }
 
     @inline(__always) static func rowPointer(_ image: ImageFrame, _ y: Int, plane: Int = 0) -> UnsafeMutablePointer<UInt8> {
