@@ -122,6 +122,11 @@ public final class GraphRunner {
             graph.maxFramesInFlight = m
         } else if options.realtime || sources.contains(where: \.isLive) {
             graph.maxFramesInFlight = 2  // live: late frames are dropped, not queued
+        } else {
+            // Files: a few frames inside keep every worker busy; more would only fill queues
+            // (hundreds of megabytes of 1080p frames, and page faults for each new buffer).
+            // A rejected file frame is retried, never dropped.
+            graph.maxFramesInFlight = 2 * ProcessInfo.processInfo.activeProcessorCount + 2
         }
         graph.isTracing = options.trace != nil
         var sides: [String: any Sendable] = [:]
