@@ -1,0 +1,242 @@
+import Foundation
+import FrameFlow
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// A boosted cascade in OpenCV's XML format (`opencv_storage` / `cascade`): Haar or LBP
+/// features, stages of weak trees with stage thresholds. Debian's `opencv-data` installs them
+/// under `/usr/share/opencv4/haarcascades/` and `/usr/share/opencv4/lbpcascades/`.
+///
+/// ```swift
+/// let cascade = try CascadeClassifier(contentsOfFile: "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt.xml")
+/// print(cascade.featureType, cascade.windowSize, cascade.stages.count)   // haar (20, 20) 22
+/// ```
+///
+/// A malformed file is a `CascadeError` naming the element and its line.
+public struct CascadeClassifier: Sendable {
+    public enum FeatureType: String, Sendable { case haar = "HAAR", lbp = "LBP" }
+
+    /// A Haar feature: up to three weighted rectangles, upright or tilted by 45°.
+    public struct HaarFeature: Sendable {
+        public var rects: [(x: Int32, y: Int32, width: Int32, height: Int32, weight: Float)]
+        public var tilted: Bool
+    }
+
+    /// A weak tree node: children (≤ 0 means leaf −index), feature, threshold (Haar) or
+    /// category subset (LBP, 256 bits).
+    public struct Node: Sendable {
+        public var left: Int32
+        public var right: Int32
+        public var feature: Int32
+        public var threshold: Float
+        public var subset: [Int32]
+    }
+
+    public struct Tree: Sendable {
+        public var nodes: [Node]
+        public var leaves: [Float]
+    }
+
+    public struct Stage: Sendable {
+        /// OpenCV subtracts 1e-5 from the file's threshold when loading; so does FrameFlow.
+        public var threshold: Float
+        public var trees: [Tree]
+    }
+
+    public var featureType: FeatureType
+    /// The detection window (`width`, `height` in the file).
+    public var windowSize: (width: Int, height: Int)
+    public var stages: [Stage]
+    public var haarFeatures: [HaarFeature] = []
+    /// LBP features: the block rectangle of each 3×3 grid.
+    public var lbpFeatures: [(x: Int32, y: Int32, width: Int32, height: Int32)] = []
+    /// Whether every tree is a single split (the fast path).
+    public var isStumpBased: Bool { stages.allSatisfy { $0.trees.allSatisfy { $0.nodes.count == 1 } } }
+
+    /// Loads a cascade file.
+    public init(contentsOfFile path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CascadeError(file: path, element: "", line: 0, message: "cannot read the file")
+        }
+        try self.init(xml: data, file: path)
+    }
+
+    /// Parses cascade XML; `file` names it in errors.
+    public init(xml: Data, file: String = "<cascade>") throws {
+        let root = try XMLTree.parse(xml, file: file)
+        func fail(_ e: XMLTree.Element, _ m: String) -> CascadeError { CascadeError(file: file, element: e.path, line: e.line, message: m) }
+        guard root.name == "opencv_storage" else { throw fail(root, "the root element must be <opencv_storage>") }
+        guard let cascade = root.children.first else { throw fail(root, "missing <cascade>") }
+        if cascade.child("stageType") == nil && cascade.child("stages") != nil && cascade.child("features") == nil {
+            throw fail(cascade, "old-format Haar cascade (no <stageType>/<features>); convert it with OpenCV's tools")
+        }
+        func required(_ e: XMLTree.Element, _ name: String) throws -> XMLTree.Element {
+            guard let c = e.child(name) else { throw fail(e, "missing <\(name)>") }
+            return c
+        }
+        func int(_ e: XMLTree.Element) throws -> Int {
+            guard let v = Int(e.text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw fail(e, "'\(e.text.trimmingCharacters(in: .whitespacesAndNewlines))' is not an integer") }
+            return v
+        }
+        func numbers(_ e: XMLTree.Element) throws -> [Double] {
+            try e.text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { t in
+                guard let v = Double(t) else { throw fail(e, "'\(t)' is not a number") }
+                return v
+            }
+        }
+        let stageType = try required(cascade, "stageType").text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard stageType == "BOOST" else { throw fail(cascade.child("stageType")!, "stageType '\(stageType)' is not supported (only BOOST)") }
+        let ft = try required(cascade, "featureType")
+        guard let type = FeatureType(rawValue: ft.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw fail(ft, "featureType '\(ft.text.trimmingCharacters(in: .whitespacesAndNewlines))' is not supported (HAAR, LBP)")
+        }
+        featureType = type
+        let w = try int(try required(cascade, "width")), h = try int(try required(cascade, "height"))
+        guard w > 0, h > 0, w <= 1024, h <= 1024 else { throw fail(cascade, "window size \(w)×\(h) is out of range") }
+        windowSize = (w, h)
+        let params = try required(cascade, "featureParams")
+        let categories = try int(try required(params, "maxCatCount"))
+        guard (type == .lbp) == (categories > 0), categories <= 256 else {
+            throw fail(params, "maxCatCount \(categories) does not fit featureType \(type.rawValue)")
+        }
+        let subsetSize = (categories + 31) / 32
+        let nodeStep = 3 + (categories > 0 ? subsetSize : 1)
+
+        let stagesElement = try required(cascade, "stages")
+        var stages: [Stage] = []
+        var maxFeature = -1
+        for (si, st) in stagesElement.children.enumerated() {
+            let threshold = Float(try numbers(try required(st, "stageThreshold")).first ?? .nan)
+            guard threshold.isFinite else { throw fail(st, "stage \(si): stageThreshold is not a number") }
+            var trees: [Tree] = []
+            for weak in try required(st, "weakClassifiers").children {
+                let inner = try numbers(try required(weak, "internalNodes"))
+                let leaves = try numbers(try required(weak, "leafValues")).map { Float($0) }
+                guard !inner.isEmpty, inner.count % nodeStep == 0 else {
+                    throw fail(weak.child("internalNodes")!, "internalNodes has \(inner.count) values, not a multiple of \(nodeStep)")
+                }
+                var nodes: [Node] = []
+                for k in stride(from: 0, to: inner.count, by: nodeStep) {
+                    let left = Int32(inner[k]), right = Int32(inner[k + 1]), f = Int32(inner[k + 2])
+                    let subset = categories > 0 ? inner[(k + 3)..<(k + 3 + subsetSize)].map { Int32(truncatingIfNeeded: Int64($0)) } : []
+                    nodes.append(Node(left: left, right: right, feature: f, threshold: categories > 0 ? 0 : Float(inner[k + 3]), subset: subset))
+                    maxFeature = max(maxFeature, Int(f))
+                }
+                guard leaves.count == nodes.count + 1 else {
+                    throw fail(weak.child("leafValues")!, "\(leaves.count) leaf values for \(nodes.count) nodes (need \(nodes.count + 1))")
+                }
+                for n in nodes {
+                    for c in [n.left, n.right] where c > 0 && Int(c) >= nodes.count || c <= 0 && Int(-c) >= leaves.count {
+                        throw fail(weak.child("internalNodes")!, "child index \(c) is out of range")
+                    }
+                }
+                trees.append(Tree(nodes: nodes, leaves: leaves))
+            }
+            guard !trees.isEmpty else { throw fail(st, "stage \(si) has no weak classifiers") }
+            stages.append(Stage(threshold: threshold - 1e-5, trees: trees))
+        }
+        guard !stages.isEmpty else { throw fail(stagesElement, "no stages") }
+        if let n = cascade.child("stageNum"), try int(n) != stages.count {
+            throw fail(n, "stageNum says \(try int(n)) but there are \(stages.count) stages")
+        }
+        self.stages = stages
+
+        let features = try required(cascade, "features")
+        switch type {
+        case .haar:
+            for f in features.children {
+                let rectsElement = try required(f, "rects")
+                var rects: [(Int32, Int32, Int32, Int32, Float)] = []
+                for r in rectsElement.children {
+                    let v = try numbers(r)
+                    guard v.count == 5 else { throw fail(r, "a Haar rectangle needs x y width height weight, found \(v.count) numbers") }
+                    rects.append((Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Float(v[4])))
+                }
+                guard (2...3).contains(rects.count) else { throw fail(rectsElement, "a Haar feature has 2 or 3 rectangles, found \(rects.count)") }
+                let tilted = try f.child("tilted").map { try int($0) != 0 } ?? false
+                for r in rects {
+                    let inside = tilted
+                        ? r.0 - r.3 >= 0 && r.0 + r.2 <= w && r.1 >= 0 && r.1 + r.2 + r.3 <= h
+                        : r.0 >= 0 && r.1 >= 0 && r.0 + r.2 <= w && r.1 + r.3 <= h && r.2 > 0 && r.3 > 0
+                    guard inside else { throw fail(rectsElement, "rectangle \(r.0) \(r.1) \(r.2) \(r.3) lies outside the \(w)×\(h) window") }
+                }
+                haarFeatures.append(HaarFeature(rects: rects.map { (x: $0.0, y: $0.1, width: $0.2, height: $0.3, weight: $0.4) }, tilted: tilted))
+            }
+            guard maxFeature < haarFeatures.count else {
+                throw fail(features, "trees use feature \(maxFeature) but only \(haarFeatures.count) features are defined")
+            }
+        case .lbp:
+            for f in features.children {
+                let r = try required(f, "rect")
+                let v = try numbers(r)
+                guard v.count == 4 else { throw fail(r, "an LBP rect needs x y width height, found \(v.count) numbers") }
+                guard v[0] >= 0, v[1] >= 0, v[2] > 0, v[3] > 0, Int(v[0] + 3 * v[2]) <= w, Int(v[1] + 3 * v[3]) <= h else {
+                    throw fail(r, "LBP block grid lies outside the \(w)×\(h) window")
+                }
+                lbpFeatures.append((Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3])))
+            }
+            guard maxFeature < lbpFeatures.count else {
+                throw fail(features, "trees use feature \(maxFeature) but only \(lbpFeatures.count) features are defined")
+            }
+        }
+    }
+}
+
+/// A malformed cascade file: the file, the element path, its line and what is wrong.
+public struct CascadeError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var element: String
+    public var line: Int
+    public var message: String
+    public var description: String { "\(file):\(line): <\(element)>: \(message)" }
+}
+
+/// A small DOM built with Foundation's SAX parser, keeping each element's line.
+enum XMLTree {
+    final class Element {
+        let name: String
+        let line: Int
+        let path: String
+        var text = ""
+        var children: [Element] = []
+        init(name: String, line: Int, path: String) {
+            self.name = name
+            self.line = line
+            self.path = path
+        }
+        func child(_ n: String) -> Element? { children.first { $0.name == n } }
+    }
+
+    final class Builder: NSObject, XMLParserDelegate {
+        var stack: [Element] = []
+        var root: Element?
+        weak var parser: XMLParser?
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            let path = (stack.last.map { $0.path + "/" } ?? "") + name
+            let e = Element(name: name, line: parser.lineNumber, path: path)
+            stack.last?.children.append(e)
+            if stack.isEmpty { root = e }
+            stack.append(e)
+        }
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            _ = stack.popLast()
+        }
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
+        }
+    }
+
+    static func parse(_ data: Data, file: String) throws -> Element {
+        let parser = XMLParser(data: data)
+        let b = Builder()
+        parser.delegate = b
+        guard parser.parse(), let root = b.root else {
+            let line = parser.lineNumber
+            let why = parser.parserError.map { "\($0.localizedDescription)" } ?? "not well-formed XML"
+            throw CascadeError(file: file, element: b.stack.last?.path ?? "", line: line, message: "XML error: \(why)")
+        }
+        return root
+    }
+}
