@@ -25,7 +25,7 @@ pip_want() {  # module requirement
 apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
 case "$mode" in
     demo) ;;
-    test) apt_want ffmpeg ;;
+    test) apt_want ffmpeg opencv-data ;;
     bench)
         apt_want ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
@@ -56,8 +56,16 @@ PY
     fi
 fi
 
-if [ "$mode" = bench ]; then
+# OpenCV (the pinned 4.x: 5.x has no CascadeClassifier) and scikit-image make reference
+# fixtures and benchmark references; FrameFlow itself never imports them.
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
     python3 -c "import cv2, sys; sys.exit(0 if cv2.__version__.startswith('4.14') else 1)" >/dev/null 2>&1 \
         || python3 -m pip install -q "opencv-python-headless==4.14.0.94"
+    python3 -c "import skimage" >/dev/null 2>&1 || python3 -m pip install -q scikit-image
+fi
+
+# OpenCV's detections on real faces for the cascade tests.
+if [ "$mode" = test ] && [ ! -s .build/fixtures/haar/expected.json ]; then
+    python3 scripts/fixtures/make_haar_fixtures.py
 fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not found on PATH" >&2; exit 1; }

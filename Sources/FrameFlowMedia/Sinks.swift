@@ -49,8 +49,10 @@ public protocol JSONLinesRepresentable {
 
 /// Writes one JSON object per packet: `{"stream":…,"timestamp_us":…, …payload}`.
 ///
-/// The payload's members come from `JSONLinesRepresentable`, else from `Encodable` (an
-/// object's members are merged, anything else becomes `"value"`), else its description.
+/// The payload's members come from `JSONLinesRepresentable`; `[Detection]` becomes
+/// `"detections": [{"box":{"x","y","width","height"},"score","label"}, …]` in input-image
+/// pixels; other `Encodable` values merge an object's members or become `"value"`; anything
+/// else is its description.
 public final class JSONLinesSink: PacketSink {
     public let path: String
     let stream: String
@@ -72,6 +74,10 @@ public final class JSONLinesSink: PacketSink {
         var members: [String: Any] = [:]
         if let r = payload as? JSONLinesRepresentable {
             members = r.jsonObject
+        } else if let d = payload as? [Detection], let data = try? encoder.encode(d),
+            let list = try? JSONSerialization.jsonObject(with: data)
+        {
+            members["detections"] = list
         } else if let e = payload as? Encodable, let data = try? encoder.encode(AnyEncodable(e)),
             let obj = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         {

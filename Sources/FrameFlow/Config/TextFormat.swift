@@ -135,12 +135,13 @@ public struct TextFormatParser {
                 advance()
                 return msg
             }
-            msg.fields.append(try parseField())
+            msg.fields.append(contentsOf: try parseField())
             _ = consume(",") || consume(";")
         }
     }
 
-    private mutating func parseField() throws -> TextField {
+    /// One field, or several for a `name: [a, b, c]` list.
+    private mutating func parseField() throws -> [TextField] {
         let loc = here
         var name: String
         var isExtension = false
@@ -173,16 +174,28 @@ public struct TextFormatParser {
             advance()
             let closing = c == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">")
             let m = try parseMessage(closing: closing, start: valueLoc)
-            return TextField(name: name, isExtension: isExtension, value: TextValue(.message(m), at: valueLoc), location: loc)
+            return [TextField(name: name, isExtension: isExtension, value: TextValue(.message(m), at: valueLoc), location: loc)]
         }
         guard hadColon else {
             throw error("expected ':' or '{' after field '\(name)', found \(describeNext())")
         }
         if peek() == UInt8(ascii: "[") {
-            throw error("lists in brackets are not supported for field '\(name)'; repeat the field instead")
+            // A list of scalars: the same as repeating the field.
+            let open = here
+            advance()
+            var fields: [TextField] = []
+            if consume("]") { return [] }
+            while true {
+                let v = try parseScalar(field: name)
+                fields.append(TextField(name: name, isExtension: isExtension, value: v, location: v.location))
+                if consume("]") { return fields }
+                guard consume(",") else {
+                    throw error("expected ',' or ']' in the list for field '\(name)' opened at line \(open.line), column \(open.column), found \(describeNext())")
+                }
+            }
         }
         let v = try parseScalar(field: name)
-        return TextField(name: name, isExtension: isExtension, value: v, location: loc)
+        return [TextField(name: name, isExtension: isExtension, value: v, location: loc)]
     }
 
     private mutating func parseScalar(field: String) throws -> TextValue {

@@ -68,8 +68,9 @@ public struct CascadeClassifier: Sendable {
         func fail(_ e: XMLTree.Element, _ m: String) -> CascadeError { CascadeError(file: file, element: e.path, line: e.line, message: m) }
         guard root.name == "opencv_storage" else { throw fail(root, "the root element must be <opencv_storage>") }
         guard let cascade = root.children.first else { throw fail(root, "missing <cascade>") }
-        if cascade.child("stageType") == nil && cascade.child("stages") != nil && cascade.child("features") == nil {
-            throw fail(cascade, "old-format Haar cascade (no <stageType>/<features>); convert it with OpenCV's tools")
+        if cascade.child("stageType") == nil && cascade.child("size") != nil {
+            self = try CascadeClassifier(oldFormat: cascade, fail: fail)
+            return
         }
         func required(_ e: XMLTree.Element, _ name: String) throws -> XMLTree.Element {
             guard let c = e.child(name) else { throw fail(e, "missing <\(name)>") }
@@ -180,6 +181,72 @@ public struct CascadeClassifier: Sendable {
                 throw fail(features, "trees use feature \(maxFeature) but only \(lbpFeatures.count) features are defined")
             }
         }
+    }
+}
+
+extension CascadeClassifier {
+    /// The old `opencv-haar-classifier` layout (`<size>`, stages of `<trees>` whose nodes
+    /// carry their feature inline, `left_val`/`left_node`): converted to the same model.
+    /// OpenCV runs such files through its legacy detector; FrameFlow runs them through the
+    /// one above, so results on them are not compared with OpenCV's.
+    init(oldFormat cascade: XMLTree.Element, fail: (XMLTree.Element, String) -> CascadeError) throws {
+        func numbers(_ e: XMLTree.Element) throws -> [Double] {
+            try e.text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { t in
+                guard let v = Double(t) else { throw fail(e, "'\(t)' is not a number") }
+                return v
+            }
+        }
+        func required(_ e: XMLTree.Element, _ name: String) throws -> XMLTree.Element {
+            guard let c = e.child(name) else { throw fail(e, "missing <\(name)>") }
+            return c
+        }
+        let size = try numbers(try required(cascade, "size"))
+        guard size.count == 2, size[0] > 0, size[1] > 0 else { throw fail(cascade.child("size")!, "<size> needs width and height") }
+        featureType = .haar
+        windowSize = (Int(size[0]), Int(size[1]))
+        var features: [HaarFeature] = []
+        var stages: [Stage] = []
+        for st in try required(cascade, "stages").children {
+            var trees: [Tree] = []
+            for tree in try required(st, "trees").children {
+                var nodes: [Node] = []
+                var leaves: [Float] = []
+                let raw = tree.children
+                for n in raw {
+                    let f = try required(n, "feature")
+                    var rects: [(x: Int32, y: Int32, width: Int32, height: Int32, weight: Float)] = []
+                    for r in try required(f, "rects").children {
+                        let v = try numbers(r)
+                        guard v.count == 5 else { throw fail(r, "a Haar rectangle needs x y width height weight") }
+                        rects.append((Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Float(v[4])))
+                    }
+                    guard (2...3).contains(rects.count) else { throw fail(f, "a Haar feature has 2 or 3 rectangles") }
+                    let tilted = (try f.child("tilted").map { try numbers($0).first ?? 0 } ?? 0) != 0
+                    features.append(HaarFeature(rects: rects, tilted: tilted))
+                    let threshold = Float(try numbers(try required(n, "threshold")).first ?? .nan)
+                    func side(_ valName: String, _ nodeName: String) throws -> Int32 {
+                        if let v = n.child(valName) {
+                            leaves.append(Float(try numbers(v).first ?? .nan))
+                            return -Int32(leaves.count - 1)
+                        }
+                        guard let c = n.child(nodeName), let idx = try numbers(c).first, Int(idx) < raw.count, idx > 0 else {
+                            throw fail(n, "node needs \(valName) or a valid \(nodeName)")
+                        }
+                        return Int32(idx)
+                    }
+                    let left = try side("left_val", "left_node"), right = try side("right_val", "right_node")
+                    nodes.append(Node(left: left, right: right, feature: Int32(features.count - 1), threshold: threshold, subset: []))
+                }
+                guard !nodes.isEmpty else { throw fail(tree, "empty tree") }
+                trees.append(Tree(nodes: nodes, leaves: leaves))
+            }
+            let threshold = Float(try numbers(try required(st, "stage_threshold")).first ?? .nan)
+            guard threshold.isFinite, !trees.isEmpty else { throw fail(st, "stage needs trees and a stage_threshold") }
+            stages.append(Stage(threshold: threshold - 1e-5, trees: trees))
+        }
+        guard !stages.isEmpty else { throw fail(cascade, "no stages") }
+        self.stages = stages
+        self.haarFeatures = features
     }
 }
 

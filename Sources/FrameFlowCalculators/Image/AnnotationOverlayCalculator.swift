@@ -78,8 +78,8 @@ public final class AnnotationOverlayCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("IMAGE") else { return }
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
+        // Detections may arrive without an image (a slower detector under the immediate
+        // policy): remember them for the next frame.
         var detections: [Detection] = []
         if cc.hasInput("DETECTIONS") {
             detections = try cc.input("DETECTIONS", as: [Detection].self)
@@ -87,6 +87,8 @@ public final class AnnotationOverlayCalculator: Calculator {
         } else if options.keepLastDetections {
             detections = lastDetections
         }
+        guard cc.hasInput("IMAGE") else { return }
+        let input = try cc.input("IMAGE", as: ImageFrame.self)
         let points = cc.hasInput("POINTS") ? try cc.input("POINTS", as: [Point].self) : []
         let lines = cc.hasInput("LINES") ? try cc.input("LINES", as: [[Point]].self) : []
         let mask = cc.hasInput("MASK") ? try cc.input("MASK", as: ImageFrame.self) : nil
@@ -115,7 +117,9 @@ public final class AnnotationOverlayCalculator: Calculator {
             canvas.fill(x1 - t + 1, y0, x1, y1, options.boxColor)
             for k in d.keypoints { canvas.disc(k, options.pointRadius, options.pointColor) }
             if options.drawLabels {
-                let text = [d.label, String(format: "%.2f", d.score)].compactMap { $0 }.joined(separator: " ")
+                // Integral scores (e.g. a cascade's neighbour count) print without decimals.
+                let score = d.score == d.score.rounded() ? String(format: "%.0f", d.score) : String(format: "%.2f", d.score)
+                let text = [d.label, score].compactMap { $0 }.joined(separator: " ")
                 let s = options.textScale
                 let tw = BitmapFont.textWidth(text, scale: s) + 2 * s, th = (BitmapFont.height + 2) * s
                 let ty = y0 - th >= 0 ? y0 - th : y0  // above the box, or inside when at the top

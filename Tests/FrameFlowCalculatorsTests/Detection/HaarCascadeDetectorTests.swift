@@ -78,3 +78,116 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
         #expect(levels.tilted == ref.tilted.flatMap { $0 })
     }
 }
+
+@Suite struct CascadeClassifierTests {
+    @Test func everyInstalledCascadeLoads() throws {
+        var loaded = 0
+        for dir in HaarFixtures.cascadeDirs {
+            for file in try FileManager.default.contentsOfDirectory(atPath: dir) where file.hasSuffix(".xml") {
+                let c = try CascadeClassifier(contentsOfFile: dir + "/" + file)
+                #expect(!c.stages.isEmpty, "\(file)")
+                #expect(c.featureType == (dir.contains("lbp") ? .lbp : .haar), "\(file)")
+                loaded += 1
+            }
+        }
+        #expect(loaded >= 20)
+        let alt = try HaarFixtures.cascade("haarcascade_frontalface_alt.xml")
+        #expect(alt.windowSize == (20, 20) && alt.stages.count == 22 && alt.isStumpBased)
+        #expect(!(try HaarFixtures.cascade("haarcascade_lefteye_2splits.xml")).isStumpBased)
+    }
+
+    static let valid = """
+        <?xml version="1.0"?>
+        <opencv_storage>
+        <cascade><stageType>BOOST</stageType><featureType>HAAR</featureType><height>4</height><width>4</width>
+          <stageParams><maxWeakCount>1</maxWeakCount></stageParams>
+          <featureParams><maxCatCount>0</maxCatCount></featureParams>
+          <stageNum>1</stageNum>
+          <stages><_><maxWeakCount>1</maxWeakCount><stageThreshold>-1.0</stageThreshold>
+            <weakClassifiers><_><internalNodes>0 -1 0 0.5</internalNodes><leafValues>-1. 1.</leafValues></_></weakClassifiers></_></stages>
+          <features><_><rects><_>0 0 4 2 -1.</_><_>0 2 4 2 1.</_></rects></_></features>
+        </cascade>
+        </opencv_storage>
+        """
+
+    @Test func aMinimalCascadeLoads() throws {
+        let c = try CascadeClassifier(xml: Data(Self.valid.utf8))
+        #expect(c.haarFeatures.count == 1 && c.stages[0].trees[0].leaves == [-1, 1])
+    }
+
+    /// Each malformed case names the element and its line.
+    @Test(arguments: [
+        ("<featureType>HAAR</featureType>", "<featureType>SIFT</featureType>", "cascade/featureType", "SIFT"),
+        ("<width>4</width>", "<width>four</width>", "cascade/width", "not an integer"),
+        ("<width>4</width>", "", "cascade", "missing <width>"),
+        ("0 -1 0 0.5", "0 -1 0", "internalNodes", "not a multiple of 4"),
+        ("<leafValues>-1. 1.</leafValues>", "<leafValues>-1.</leafValues>", "leafValues", "1 leaf values for 1 nodes"),
+        ("<stageThreshold>-1.0</stageThreshold>", "<stageThreshold>x</stageThreshold>", "stageThreshold", "'x' is not a number"),
+        ("0 2 4 2 1.", "0 2 4 2", "rects/_", "needs x y width height weight"),
+        ("0 2 4 2 1.", "0 3 4 2 1.", "rects", "outside the 4×4 window"),
+        ("0 -1 0 0.5", "0 -1 3 0.5", "features", "trees use feature 3"),
+        ("<stageNum>1</stageNum>", "<stageNum>2</stageNum>", "stageNum", "stageNum says 2"),
+        ("<width>4</width>", "<width>4</wdth>", "", "XML error"),
+    ])
+    func malformed(find: String, replace: String, element: String, message: String) {
+        let xml = Self.valid.replacingOccurrences(of: find, with: replace)
+        let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: Data(xml.utf8), file: "bad.xml") }
+        #expect(e?.file == "bad.xml")
+        #expect(element.isEmpty || e?.element.contains(element) == true, "\(String(describing: e))")
+        #expect(e?.description.contains(message) == true, "\(String(describing: e))")
+        #expect((e?.line ?? 0) > 0, "\(String(describing: e))")
+    }
+
+    @Test func missingFile() {
+        let e = #expect(throws: CascadeError.self) { try CascadeClassifier(contentsOfFile: "/nonexistent.xml") }
+        #expect(e?.description.hasPrefix("/nonexistent.xml") == true)
+    }
+}
+
+@Suite struct HaarCascadeDetectorCalculatorTests {
+    @Test func detectsTheAstronautsFaceInColour() throws {
+        var o = HaarCascadeDetectorCalculator.Options()
+        o.minNeighbors = 3
+        let runner = try CalculatorRunner(HaarCascadeDetectorCalculator.self, options: o, inputs: ["IMAGE:in"], outputs: ["DETECTIONS:faces"])
+        runner.add(try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true), tag: "IMAGE", at: 0)
+        try runner.run()
+        let faces = try runner.outputs("DETECTIONS")[0].get([Detection].self)
+        #expect(faces.count == 1)
+        let f = try #require(faces.first)
+        // The face is around (88…136, 32…80) in the half-size photo.
+        #expect(f.box.x > 80 && f.box.maxX < 145 && f.box.y > 20 && f.box.maxY < 90, "\(f.box)")
+        #expect(f.label == "face" && f.score > 3)
+    }
+
+    @Test func badOptions() {
+        var o = HaarCascadeDetectorCalculator.Options()
+        o.scaleFactor = 1.0
+        #expect(throws: GraphError.self) { try HaarCascadeDetectorCalculator(options: o) }
+        o.scaleFactor = 1.1
+        o.minSize = [30]
+        #expect(throws: GraphError.self) { try HaarCascadeDetectorCalculator(options: o) }
+    }
+
+    /// The tutorial graph: every video frame comes out, detection runs on some of them, and
+    /// frames after the first detection carry the box.
+    @Test func faceDetectionGraphKeepsFullFrameRate() throws {
+        let path = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Graphs/face_detection_haar.pbtxt").path
+        let graph = try Graph(contentsOfFile: path, registry: .standard)
+        let video = try PacketCollector(graph, "output_video")
+        let detections = try PacketCollector(graph, "detections")
+        try graph.start()
+        let photo = try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true)
+        for i in 0..<20 {
+            try graph.send(photo, to: "input_video", at: Timestamp(Int64(i) * 33_333))
+            if i == 0 { try graph.waitUntilIdle() }  // the first detection is in before frame 1
+        }
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        #expect(video.packets.count == 20)
+        #expect(detections.packets.count >= 1 && detections.packets.count <= 20)
+        let last = try video.packets.last!.get(ImageFrame.self)
+        let box = try #require(try detections.packets.last!.get([Detection].self).first).box
+        // The overlay's box colour (255, 64, 64) on the box's top edge.
+        #expect(last[Int(box.x) + 5, Int(box.y)] == [255, 64, 64, 255])
+    }
+}

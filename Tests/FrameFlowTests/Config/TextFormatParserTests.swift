@@ -16,9 +16,10 @@ import Testing
             colon: { w: 4 }
             [mediapipe.Ext.ext] { v: 5 }
             r: 1, r: 2
+            l: [3, 4]
             """
         let m = try TextFormatParser.parse(text, file: "t.pbtxt")
-        #expect(m.fields.map(\.name) == ["name", "count", "ratio", "hex", "flag", "mode", "inner", "angled", "colon", "mediapipe.Ext.ext", "r", "r"])
+        #expect(m.fields.map(\.name) == ["name", "count", "ratio", "hex", "flag", "mode", "inner", "angled", "colon", "mediapipe.Ext.ext", "r", "r", "l", "l"])
         guard case .string(let s) = m.fields[0].value.kind else { Issue.record("not a string"); return }
         #expect(s == "a\tb\n\"q\" AAsingle")
         guard case .number("-12") = m.fields[1].value.kind else { Issue.record("count"); return }
@@ -39,7 +40,8 @@ import Testing
         ("a: \"bad \\q escape\"", 1, "unknown escape"),
         ("x: 1\n  : 2", 2, "expected a field name"),
         ("[unclosed { }", 1, "extension name"),
-        ("a: [1, 2]", 1, "repeat the field"),
+        ("a: [1, 2", 1, "expected ',' or ']'"),
+        ("a: [1 2]", 1, "expected ',' or ']'"),
         ("a: \"\\xZZ\"", 1, "hex digits"),
         ("a {\n b: 1 }\n}", 3, "expected a field name"),
     ])

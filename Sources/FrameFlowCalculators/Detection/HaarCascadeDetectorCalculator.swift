@@ -1,0 +1,82 @@
+import Foundation
+import FrameFlow
+
+/// Detects objects with an OpenCV Haar or LBP cascade (`detectMultiScale` semantics; see
+/// `HaarCascadeDetector`). Colour images are converted to grey with BT.601 weights first.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame` (gray8, rgb8, rgba8, bgra8, nv12, i420).
+/// Outputs:
+///   - `DETECTIONS`: `[Detection]` in input-image pixels, score = the number of raw hits
+///     grouped into the box (OpenCV's "neighbours"), label = `label`.
+/// Options: `frameflow.HaarCascadeDetectorCalculatorOptions` { cascade_path, scale_factor (1.1),
+/// min_neighbors (3), min_size ([0, 0]), max_size ([0, 0] = image), label ("face") }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "HaarCascadeDetectorCalculator"
+///   input_stream: "IMAGE:throttled_video"
+///   output_stream: "DETECTIONS:detections"
+///   options { [frameflow.HaarCascadeDetectorCalculatorOptions.ext] {
+///     cascade_path: "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt.xml"
+///     scale_factor: 1.1 min_neighbors: 2 min_size: [30, 30] } }
+/// }
+/// ```
+public final class HaarCascadeDetectorCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "frameflow.HaarCascadeDetectorCalculatorOptions"
+        public var cascadePath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt.xml"
+        public var scaleFactor = 1.1
+        public var minNeighbors = 3
+        public var minSize = [0, 0]
+        public var maxSize = [0, 0]
+        public var label = "face"
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("DETECTIONS", [Detection].self)])
+
+    private var options: Options
+    private var detector: HaarCascadeDetector?
+
+    public init(options: Options) throws {
+        try Self.validate(options)
+        self.options = options
+    }
+
+    public func update(options: Options) throws {
+        try Self.validate(options)
+        if options.cascadePath != self.options.cascadePath {
+            detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: options.cascadePath))
+        }
+        self.options = options
+    }
+
+    static func validate(_ o: Options) throws {
+        guard o.scaleFactor > 1 else { throw GraphError(.invalidOption, "scale_factor must be greater than 1, not \(o.scaleFactor)") }
+        guard o.minNeighbors >= 0 else { throw GraphError(.invalidOption, "min_neighbors must be ≥ 0") }
+        guard o.minSize.count == 2, o.maxSize.count == 2, (o.minSize + o.maxSize).allSatisfy({ $0 >= 0 }) else {
+            throw GraphError(.invalidOption, "min_size and max_size are [width, height] ≥ 0")
+        }
+    }
+
+    public func open(_ cc: CalculatorContext) throws {
+        detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: options.cascadePath))
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        guard let detector else { return }
+        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        let gray = try ColorConvertCalculator.convert(image, to: .gray8, matrix: .bt601, pool: cc.pool)
+        let p = HaarCascadeDetector.Parameters(
+            scaleFactor: options.scaleFactor, minNeighbors: options.minNeighbors,
+            minSize: (options.minSize[0], options.minSize[1]), maxSize: (options.maxSize[0], options.maxSize[1]))
+        let hits = try detector.detect(gray, parameters: p) { n, body in cc.parallelFor(n, grain: 1, body) }
+        let label = options.label.isEmpty ? nil : options.label
+        try cc.emit(hits.map {
+            Detection(box: Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)), score: Double($0.neighbors), label: label)
+        }, tag: "DETECTIONS")
+    }
+}
