@@ -73,3 +73,25 @@ import Testing
         #expect(p.frames > 10 && p.frames < 300, "an interrupted run keeps what it wrote: \(p.frames) frames")
     }
 }
+
+@Suite struct FaceGraphCommandLineTests {
+    @Test func facesAsJSONLines() throws {
+        let out = MediaFixtures.path("faces.jsonl")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+        p.arguments = ["run", "Graphs/face_detection_haar.pbtxt", "--input", try MediaFixtures.carphone(), "--frames", "30",
+                       "--output", "null", "--output-stream", "detections=\(out)"]
+        p.currentDirectoryURL = MediaFixtures.root
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        #expect(!lines.isEmpty && lines.count <= 30)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        #expect(first?["stream"] as? String == "detections")
+        let d = (first?["detections"] as? [[String: Any]])?.first
+        let box = d?["box"] as? [String: Any]
+        #expect(box?["x"] != nil && box?["width"] != nil && d?["score"] != nil && d?["label"] as? String == "face")
+    }
+}

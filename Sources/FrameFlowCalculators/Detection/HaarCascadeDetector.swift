@@ -113,13 +113,36 @@ public struct HaarCascadeDetector: Sendable {
         // Stripes as OpenCV cuts them: this decides which rows the last stripe reaches.
         let sz0 = (Self.round(Float(W) / scales[0]), Self.round(Float(H) / scales[0]))
         let nstripes = Int((Double(max(sz0.0 + 1 - ww, 0)) / 32).rounded(.up))
-        let results = ResultSlots(count: scales.count)
+        // Levels are built in parallel, then every level's rows are cut into bands so that
+        // the big levels do not leave workers idle.
+        let levels = LevelSlots(count: scales.count)
         let me = self
+        let tilted = cascade.haarFeatures.contains { $0.tilted }
         parallel(scales.count) { range in
-            for i in range { results.set(i, me.scan(gray, scale: scales[i], nstripes: nstripes)) }
+            for i in range {
+                let s = scales[i]
+                let sw = Self.round(Float(W) / s), sh = Self.round(Float(H) / s)
+                if sw >= ww && sh >= wh { levels.set(i, PyramidLevel(gray, width: sw, height: sh, tilted: tilted)) }
+            }
+        }
+        var tasks: [(scale: Int, rows: Range<Int>)] = []
+        for i in 0..<scales.count {
+            guard let level = levels.get(i) else { continue }
+            let rows = scanRows(level, scale: scales[i], nstripes: nstripes)
+            let step = max(8, (rows.count + 7) / 8)
+            for lo in stride(from: 0, to: rows.count, by: step) { tasks.append((i, lo..<min(lo + step, rows.count))) }
+        }
+        let allRows = (0..<scales.count).map { i in levels.get(i).map { me.scanRows($0, scale: scales[i], nstripes: nstripes) } ?? [] }
+        let results = ResultSlots(count: tasks.count)
+        parallel(tasks.count) { range in
+            for t in range {
+                let task = tasks[t]
+                guard let level = levels.get(task.scale) else { continue }
+                results.set(t, me.scan(level, scale: scales[task.scale], rows: Array(allRows[task.scale][task.rows])))
+            }
         }
         var candidates: [(Int, Int, Int, Int)] = []
-        for i in 0..<scales.count { candidates += results.get(i) }
+        for t in 0..<tasks.count { candidates += results.get(t) }
         let grouped = GroupRectangles.group(candidates, threshold: p.minNeighbors, eps: 0.2)
         // Clip to the image, drop empty boxes.
         return grouped.compactMap { r in
@@ -136,21 +159,26 @@ public struct HaarCascadeDetector: Sendable {
         return (l.sum, l.sqsum, l.tilted)
     }
 
-    /// Raw hits at one scale, in original-image pixels.
-    func scan(_ gray: ImageFrame, scale s: Float, nstripes: Int) -> [(Int, Int, Int, Int)] {
-        let (ww, wh) = cascade.windowSize
-        let sw = Self.round(Float(gray.width) / s), sh = Self.round(Float(gray.height) / s)
-        guard sw >= ww, sh >= wh else { return [] }
-        let level = PyramidLevel(gray, width: sw, height: sh, tilted: cascade.haarFeatures.contains { $0.tilted })
+    /// The window rows OpenCV scans on a level: every `ystep`-th row, up to where its
+    /// stripes reach.
+    func scanRows(_ level: PyramidLevel, scale s: Float, nstripes: Int) -> [Int] {
+        let (_, wh) = cascade.windowSize
         let ystep = s >= 2 ? 1 : 2
-        let szwW = max(sw + 1 - ww, 0), szwH = max(sh + 1 - wh, 0)
+        let szwH = max(level.height + 1 - wh, 0)
         let stripe = max((szwH / ystep + nstripes - 1) / max(nstripes, 1), 1) * ystep
         let yLimit = min(nstripes * stripe, szwH)
+        return Array(stride(from: 0, to: yLimit, by: ystep))
+    }
+
+    /// Raw hits on `rows` of one level, in original-image pixels.
+    func scan(_ level: PyramidLevel, scale s: Float, rows: [Int]) -> [(Int, Int, Int, Int)] {
+        let (ww, wh) = cascade.windowSize
+        let ystep = s >= 2 ? 1 : 2
+        let szwW = max(level.width + 1 - ww, 0)
         let win = (Self.round(Float(ww) * s), Self.round(Float(wh) * s))
         var out: [(Int, Int, Int, Int)] = []
         let evaluator = Evaluator(self, level)
-        var y = 0
-        while y < yLimit {
+        for y in rows {
             var x = 0
             while x < szwW {
                 let r = evaluator.run(x, y)
@@ -158,19 +186,28 @@ public struct HaarCascadeDetector: Sendable {
                 if r == 0 { x += ystep }
                 x += ystep
             }
-            y += ystep
         }
         return out
+    }
+
+    /// A Haar feature with its integral offsets for one level: flat, so the hot loop reads
+    /// it without reference counting.
+    struct OptHaar {
+        var o: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int)
+        var w0: Float, w1: Float, w2: Float
+        var tilted: Bool
     }
 
     /// Feature evaluation on one pyramid level, offsets precomputed for its stride.
     struct Evaluator {
         let detector: HaarCascadeDetector
         let level: PyramidLevel
-        let haar: [(ofs: [(Int, Int, Int, Int)], weights: [Float], tilted: Bool)]
+        let haar: [OptHaar]
         let lbp: [[Int]]
         let norm: (Int, Int, Int, Int)
         let area: Double
+        let stageSizes: [Int]
+        let stageThresholds: [Float]
 
         init(_ d: HaarCascadeDetector, _ level: PyramidLevel) {
             detector = d
@@ -183,8 +220,11 @@ public struct HaarCascadeDetector: Sendable {
                 (x + step * y, x - h + step * (y + h), x + w + step * (y + w), x + w - h + step * (y + w + h))
             }
             haar = d.cascade.haarFeatures.map { f in
-                (f.rects.map { r in f.tilted ? tiltedOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height)) : sumOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height)) },
-                 f.rects.map(\.weight), f.tilted)
+                let o = f.rects.map { r in f.tilted ? tiltedOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height)) : sumOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height)) }
+                let o2 = o.count > 2 ? o[2] : (0, 0, 0, 0)
+                return OptHaar(
+                    o: (o[0].0, o[0].1, o[0].2, o[0].3, o[1].0, o[1].1, o[1].2, o[1].3, o2.0, o2.1, o2.2, o2.3),
+                    w0: f.rects[0].weight, w1: f.rects[1].weight, w2: f.rects.count > 2 ? f.rects[2].weight : 0, tilted: f.tilted)
             }
             lbp = d.cascade.lbpFeatures.map { r in
                 // The 4×4 grid of integral corners of the 3×3 blocks.
@@ -195,18 +235,23 @@ public struct HaarCascadeDetector: Sendable {
             let (ww, wh) = d.cascade.windowSize
             norm = sumOfs(1, 1, ww - 2, wh - 2)
             area = Double((ww - 2) * (wh - 2))
+            stageSizes = d.cascade.stages.map(\.trees.count)
+            stageThresholds = d.cascade.stages.map(\.threshold)
         }
 
         /// 1: passed every stage; −k: rejected at stage k (0: the first); −1 also when the
         /// window is too flat to normalize.
         @inline(__always) func run(_ x: Int, _ y: Int) -> Int {
             let base = x + level.stride * y
-            let sum = level.sum
             var vnf: Float = 1
-            if detector.cascade.featureType == .haar {
-                let sq = level.sqsum
-                let s = sum[base + norm.0] &- sum[base + norm.1] &- sum[base + norm.2] &+ sum[base + norm.3]
-                let q = UInt32(bitPattern: sq[base + norm.0] &- sq[base + norm.1] &- sq[base + norm.2] &+ sq[base + norm.3])
+            let isHaar = detector.cascade.featureType == .haar
+            if isHaar {
+                let (s, q) = level.sum.withUnsafeBufferPointer { sum in
+                    level.sqsum.withUnsafeBufferPointer { sq in
+                        (sum[base + norm.0] &- sum[base + norm.1] &- sum[base + norm.2] &+ sum[base + norm.3],
+                         UInt32(bitPattern: sq[base + norm.0] &- sq[base + norm.1] &- sq[base + norm.2] &+ sq[base + norm.3]))
+                    }
+                }
                 var nf = area * Double(q) - Double(s) * Double(s)
                 if nf > 0 {
                     nf = nf.squareRoot()
@@ -217,37 +262,46 @@ public struct HaarCascadeDetector: Sendable {
                 }
             }
             if let stumps = detector.stumps {
-                var k = 0
-                var subsetIndex = 0
-                for (si, stage) in detector.cascade.stages.enumerated() {
-                    var tmp = 0.0
-                    for _ in 0..<stage.trees.count {
-                        let st = stumps[k]
-                        if detector.cascade.featureType == .haar {
-                            let v = haarValue(Int(st.feature), base) * vnf
-                            tmp += Double(v < st.threshold ? st.left : st.right)
-                        } else {
-                            let c = lbpCode(Int(st.feature), base)
-                            let bits = detector.subsets[subsetIndex + (c >> 5)]
-                            tmp += Double((bits & (1 << Int32(c & 31))) != 0 ? st.left : st.right)
-                            subsetIndex += 8
+                return stumps.withUnsafeBufferPointer { st in
+                    haar.withUnsafeBufferPointer { hf in
+                        level.sum.withUnsafeBufferPointer { sum in
+                            level.tilted.withUnsafeBufferPointer { tl in
+                                detector.subsets.withUnsafeBufferPointer { subsets in
+                                    var k = 0
+                                    for si in 0..<stageSizes.count {
+                                        var tmp = 0.0
+                                        for _ in 0..<stageSizes[si] {
+                                            let stump = st[k]
+                                            if isHaar {
+                                                let v = Self.haarValue(hf[Int(stump.feature)], base, sum, tl) * vnf
+                                                tmp += Double(v < stump.threshold ? stump.left : stump.right)
+                                            } else {
+                                                let c = lbpCode(Int(stump.feature), base)
+                                                let bits = subsets[k &* 8 &+ (c >> 5)]
+                                                tmp += Double((bits & (1 << Int32(c & 31))) != 0 ? stump.left : stump.right)
+                                            }
+                                            k &+= 1
+                                        }
+                                        if tmp < Double(stageThresholds[si]) { return -si }
+                                    }
+                                    return 1
+                                }
+                            }
                         }
-                        k += 1
                     }
-                    if tmp < Double(stage.threshold) { return -si }
                 }
-                return 1
             }
             // Trees deeper than one split.
-            var subsetBase = 0
             for (si, stage) in detector.cascade.stages.enumerated() {
                 var sumStage = 0.0
                 for tree in stage.trees {
                     var idx: Int32 = 0
                     repeat {
                         let node = tree.nodes[Int(idx)]
-                        if detector.cascade.featureType == .haar {
-                            let v = haarValue(Int(node.feature), base) * vnf
+                        if isHaar {
+                            let v = level.sum.withUnsafeBufferPointer { sum in
+                                level.tilted.withUnsafeBufferPointer { tl in Self.haarValue(haar[Int(node.feature)], base, sum, tl) }
+                            } * vnf
                             idx = v < node.threshold ? node.left : node.right
                         } else {
                             let c = lbpCode(Int(node.feature), base)
@@ -256,40 +310,47 @@ public struct HaarCascadeDetector: Sendable {
                         }
                     } while idx > 0
                     sumStage += Double(tree.leaves[Int(-idx)])
-                    subsetBase += tree.nodes.count
                 }
                 if sumStage < Double(stage.threshold) { return -si }
             }
             return 1
         }
 
-        @inline(__always) func haarValue(_ f: Int, _ base: Int) -> Float {
-            let feat = haar[f]
-            let t = feat.tilted ? level.tilted : level.sum
-            @inline(__always) func rectSum(_ o: (Int, Int, Int, Int)) -> Int32 {
-                t[base + o.0] &- t[base + o.1] &- t[base + o.2] &+ t[base + o.3]
+        /// The weighted rectangle sums, in OpenCV's float order.
+        @inline(__always) static func haarValue(
+            _ f: OptHaar, _ base: Int, _ sum: UnsafeBufferPointer<Int32>, _ tilted: UnsafeBufferPointer<Int32>
+        ) -> Float {
+            let t = f.tilted ? tilted : sum
+            let o = f.o
+            let r0 = t[base &+ o.0] &- t[base &+ o.1] &- t[base &+ o.2] &+ t[base &+ o.3]
+            let r1 = t[base &+ o.4] &- t[base &+ o.5] &- t[base &+ o.6] &+ t[base &+ o.7]
+            var r = f.w0 * Float(r0) + f.w1 * Float(r1)
+            if f.w2 != 0 {
+                let r2 = t[base &+ o.8] &- t[base &+ o.9] &- t[base &+ o.10] &+ t[base &+ o.11]
+                r += f.w2 * Float(r2)
             }
-            var r = feat.weights[0] * Float(rectSum(feat.ofs[0])) + feat.weights[1] * Float(rectSum(feat.ofs[1]))
-            if feat.weights.count > 2 && feat.weights[2] != 0 { r += feat.weights[2] * Float(rectSum(feat.ofs[2])) }
             return r
         }
 
         @inline(__always) func lbpCode(_ f: Int, _ base: Int) -> Int {
-            let o = lbp[f], s = level.sum
-            @inline(__always) func block(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Int32 {
-                s[base + o[a]] &- s[base + o[b]] &- s[base + o[c]] &+ s[base + o[d]]
+            lbp[f].withUnsafeBufferPointer { o in
+                level.sum.withUnsafeBufferPointer { s in
+                    @inline(__always) func block(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Int32 {
+                        s[base &+ o[a]] &- s[base &+ o[b]] &- s[base &+ o[c]] &+ s[base &+ o[d]]
+                    }
+                    let c = block(5, 6, 9, 10)
+                    var code = 0
+                    if block(0, 1, 4, 5) >= c { code |= 128 }
+                    if block(1, 2, 5, 6) >= c { code |= 64 }
+                    if block(2, 3, 6, 7) >= c { code |= 32 }
+                    if block(6, 7, 10, 11) >= c { code |= 16 }
+                    if block(10, 11, 14, 15) >= c { code |= 8 }
+                    if block(9, 10, 13, 14) >= c { code |= 4 }
+                    if block(8, 9, 12, 13) >= c { code |= 2 }
+                    if block(4, 5, 8, 9) >= c { code |= 1 }
+                    return code
+                }
             }
-            let c = block(5, 6, 9, 10)
-            var code = 0
-            if block(0, 1, 4, 5) >= c { code |= 128 }
-            if block(1, 2, 5, 6) >= c { code |= 64 }
-            if block(2, 3, 6, 7) >= c { code |= 32 }
-            if block(6, 7, 10, 11) >= c { code |= 16 }
-            if block(10, 11, 14, 15) >= c { code |= 8 }
-            if block(9, 10, 13, 14) >= c { code |= 4 }
-            if block(8, 9, 12, 13) >= c { code |= 2 }
-            if block(4, 5, 8, 9) >= c { code |= 1 }
-            return code
         }
     }
 }
@@ -382,7 +443,16 @@ struct PyramidLevel {
     }
 }
 
-/// Results written by parallel scans, one slot per scale.
+/// Pyramid levels built in parallel, one slot per scale.
+final class LevelSlots: @unchecked Sendable {  // each slot is written once, read after the join
+    private var slots: [PyramidLevel?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ v: PyramidLevel) { lock.lock(); slots[i] = v; lock.unlock() }
+    func get(_ i: Int) -> PyramidLevel? { lock.lock(); defer { lock.unlock() }; return slots[i] }
+}
+
+/// Results written by parallel scans, one slot per task.
 final class ResultSlots: @unchecked Sendable {  // each slot is written by exactly one band
     private var slots: [[(Int, Int, Int, Int)]]
     private let lock = NSLock()
