@@ -27,7 +27,7 @@ case "$mode" in
     demo) ;;
     test) apt_want ffmpeg opencv-data ;;
     bench)
-        apt_want ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base
+        apt_want ffmpeg opencv-data gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
     *) echo "usage: $0 demo|test|bench" >&2; exit 2 ;;
 esac
