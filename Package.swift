@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "FrameFlowCalculators", targets: ["FrameFlowCalculators"]),
         .library(name: "FrameFlowTesting", targets: ["FrameFlowTesting"]),
         .library(name: "FrameFlowMedia", targets: ["FrameFlowMedia"]),
+        .library(name: "FrameFlowDisplay", targets: ["FrameFlowDisplay"]),
         .executable(name: "frameflow", targets: ["frameflow"]),
         .executable(name: "frameflow-bench", targets: ["frameflow-bench"]),
     ],
@@ -20,7 +21,9 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
-        .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia"]),
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
+        .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay"]),
         .executableTarget(
             name: "frameflow-bench",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),
@@ -29,7 +32,7 @@ let package = Package(
             path: "Examples/Instafilter", exclude: ["warm_film_17.cube"]),
         .testTarget(
             name: "FrameFlowMediaTests",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowDisplay"]),
         .testTarget(
             name: "FrameFlowTests",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),

@@ -20,12 +20,13 @@ pip_want() {  # module requirement
     python3 -c "import $1" >/dev/null 2>&1 || python3 -m pip install -q "$2"
 }
 
-# FFmpeg's libraries (FrameFlowMedia links them) for every mode; the ffmpeg/ffprobe tools
+# FFmpeg's and SDL2's libraries (FrameFlowMedia and FrameFlowDisplay link them) for every
+# mode; the ffmpeg/ffprobe tools
 # make and check test media.
-apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
+apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev
 case "$mode" in
     demo) ;;
-    test) apt_want ffmpeg opencv-data ;;
+    test) apt_want ffmpeg opencv-data xvfb xauth xdotool imagemagick ;;
     bench)
         apt_want ffmpeg opencv-data gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;

@@ -9,13 +9,15 @@ import Synchronization
 /// decoding), the graph is started and idle, then the sources start.
 public final class GraphRunner {
     /// The run's settings (the command line's options).
-    public struct Options: Sendable {
+    public struct Options: @unchecked Sendable {  // sinks are used by one run at a time
         /// `(input stream or nil for the only one, source spec)`.
         public var inputs: [(stream: String?, source: String)] = []
         /// Destination of the graph's first output stream.
         public var output: String?
         /// `(stream, destination)` for any stream.
         public var outputStreams: [(stream: String, destination: String)] = []
+        /// Sinks made by the caller (e.g. a preview window), by stream.
+        public var sinks: [(stream: String, sink: any PacketSink)] = []
         /// Input side packets, parsed as Int, Double, Bool or String.
         public var sidePackets: [String: String] = [:]
         /// Stop after this many frames per input.
@@ -89,31 +91,29 @@ public final class GraphRunner {
             }
             destinations.insert((first, output), at: 0)
         }
-        var sinks: [(String, any PacketSink)] = []
+        var sinks: [(String, any PacketSink)] = options.sinks.map { ($0.stream, $0.sink) }
         for (stream, dest) in destinations {
             sinks.append((stream, try makeSink(dest, stream: stream, encode: options.encode)))
         }
+        let firstOutputOverride = options.output == nil ? options.sinks.first?.stream : nil
         let sources = try feeds.map { try MediaSource($0.spec, options: options.source) }
 
         let latency = LatencyTracker()
-        let firstOutput = destinations.first?.stream ?? config.outputStreams.first?.name
+        let firstOutput = destinations.first?.stream ?? firstOutputOverride ?? config.outputStreams.first?.name
         let outCount = AtomicCounter()
         let sinkError = FirstError()
         for (stream, sink) in sinks {
             let box = SinkBox(sink)
             try graph.observe(stream) { [graph] p in
-                if stream == firstOutput {
-                    outCount.add(1)
-                    latency.received(p.timestamp)
-                }
                 do { try box.sink.write(p) } catch {
                     sinkError.record(error)
                     graph.cancel()
                 }
             }
         }
-        if firstOutput != nil && !sinks.contains(where: { $0.0 == firstOutput }) {
-            try graph.observe(firstOutput!) { p in
+        if let firstOutput {
+            // Frames out and latency, counted once whatever sinks share the stream.
+            try graph.observe(firstOutput) { p in
                 outCount.add(1)
                 latency.received(p.timestamp)
             }

@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowDisplay
 import FrameFlowMedia
 import Foundation
 
@@ -101,15 +102,70 @@ final class RunnerBox: @unchecked Sendable {
     if let r = option("--fps") { options.source.frameRate = Double(r); options.encode.frameRate = Double(r) ?? 30 }
     if let r = option("--rotate") { options.source.rotation = Int(r) ?? -1 }
     options.source.mirrored = flag("--mirror")
+    let scaleName = option("--scale") ?? "fit"
+    guard let scale = DisplayScaleMode(rawValue: scaleName) else { fail("--scale must be fit, fill or stretch", code: 2) }
+    var windowSize = (960, 540)
+    if let s = option("--window-size") {
+        let p = s.split(separator: "x").compactMap { Int($0) }
+        guard p.count == 2, p[0] > 0, p[1] > 0 else { fail("--window-size must be WxH", code: 2) }
+        windowSize = (p[0], p[1])
+    }
     guard args.isEmpty else { fail("unknown arguments: \(args.joined(separator: " "))", code: 2) }
     guard !options.inputs.isEmpty || graph.config.inputStreams.isEmpty else { fail("--input is required: the graph reads \(inputNames.sorted().joined(separator: ", "))", code: 2) }
     options.progress = isatty(2) != 0
+    // A window output: opened before the graph starts (so a missing display fails first),
+    // driven by the main thread while the run feeds the graph from another.
+    var window: PreviewWindow?
+    var windowStream: String?
+    if options.output == "window" {
+        windowStream = graph.config.outputStreams.first?.name
+        options.output = nil
+    }
+    if let i = options.outputStreams.firstIndex(where: { $0.destination == "window" }) {
+        windowStream = options.outputStreams.remove(at: i).stream
+    }
+    if let stream = windowStream {
+        let name = URL(fileURLWithPath: graphPath).deletingPathExtension().lastPathComponent
+        let w = try PreviewWindow(title: "FrameFlow — \(name)", width: windowSize.0, height: windowSize.1, scaleMode: scale)
+        options.sinks.append((stream, WindowSink(window: w, stream: stream)))
+        options.progress = false
+        window = w
+    }
     let runner = GraphRunner(graph: graph, options: options)
-    let summary = try runWithInterrupt(runner)
+    let summary: GraphRunner.Summary
+    if let window {
+        summary = try runWithWindow(runner, window)
+    } else {
+        summary = try runWithInterrupt(runner)
+    }
     print(summary)
+    if let window { print("window: \(window.shown) frames shown, \(window.skipped) replaced before they were shown") }
     if stats {
         for n in graph.statistics.nodes where !n.isOutput {
             print(String(format: "  %-32@ calls %7d  busy %8.3f s  dropped %5d  max queue %d", n.name as NSString, n.calls, n.busySeconds, n.dropped, n.maxQueueDepth))
         }
     }
+}
+
+/// Runs `runner` on a background thread while the main thread drives the window; closing
+/// the window (q, Esc) stops the input and the run finishes its outputs.
+@MainActor func runWithWindow(_ runner: GraphRunner, _ window: PreviewWindow) throws -> GraphRunner.Summary {
+    let box = RunnerBox(runner)
+    let result = RunResult()
+    let thread = Thread {
+        do { result.set(.success(try runWithInterrupt(box.runner))) } catch { result.set(.failure(error)) }
+    }
+    thread.start()
+    window.run(until: { result.isDone }, onClose: { box.runner.requestStop() })
+    while !result.isDone { usleep(2000) }
+    return try result.get()
+}
+
+/// The outcome of a run on another thread.
+final class RunResult: @unchecked Sendable {  // guarded by the lock
+    private let lock = NSLock()
+    private var value: Result<GraphRunner.Summary, any Error>?
+    func set(_ v: Result<GraphRunner.Summary, any Error>) { lock.lock(); value = v; lock.unlock() }
+    var isDone: Bool { lock.lock(); defer { lock.unlock() }; return value != nil }
+    func get() throws -> GraphRunner.Summary { lock.lock(); defer { lock.unlock() }; return try value!.get() }
 }

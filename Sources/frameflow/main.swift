@@ -17,7 +17,8 @@ let usage = """
                 [--preset P] [--size WxH] [--fps N] [--rotate 0|90|180|270] [--mirror]
                                   run a graph on media: SRC is a file, URL, /dev/videoN, image,
                                   frames/%04d.png or testsrc[:WxH@FPS]; DST is a video or image
-                                  file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file or null
+                                  file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file, null,
+                                  or window (a live preview: q/Esc quit, space pause, s snapshot)
       validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
       graph GRAPH --dot           print the graph in Graphviz DOT
       calculators                 list the registered calculators with their ports
