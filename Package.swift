@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FrameFlowTesting", targets: ["FrameFlowTesting"]),
         .library(name: "FrameFlowMedia", targets: ["FrameFlowMedia"]),
         .library(name: "FrameFlowDisplay", targets: ["FrameFlowDisplay"]),
+        .library(name: "FrameFlowML", targets: ["FrameFlowML"]),
         .executable(name: "frameflow", targets: ["frameflow"]),
         .executable(name: "frameflow-bench", targets: ["frameflow-bench"]),
     ],
@@ -23,7 +24,9 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
-        .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay"]),
+        .target(name: "FrameFlowML", dependencies: ["FrameFlow"]),
+        .testTarget(name: "FrameFlowMLTests", dependencies: ["FrameFlowML"]),
+        .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML"]),
         .executableTarget(
             name: "frameflow-bench",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),

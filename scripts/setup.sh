@@ -26,7 +26,7 @@ pip_want() {  # module requirement
 apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev
 case "$mode" in
     demo) ;;
-    test) apt_want ffmpeg opencv-data xvfb xauth xdotool imagemagick ;;
+    test) apt_want ffmpeg opencv-data xvfb xauth xdotool imagemagick libonnx-testdata ;;
     bench)
         apt_want ffmpeg opencv-data gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;

@@ -1,6 +1,7 @@
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowMedia
+import FrameFlowML
 import Foundation
 
 /// `frameflow`: validate, inspect and run FrameFlow graphs.
@@ -22,6 +23,8 @@ let usage = """
       validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
       graph GRAPH --dot           print the graph in Graphviz DOT
       calculators                 list the registered calculators with their ports
+      onnx-conformance [DIR] [--op OP] [--failures]
+                                  run ONNX's node tests (libonnx-testdata); print a per-op table
       help                        this text
     """
 
@@ -78,6 +81,19 @@ do {
             output: option("--output") ?? "demo-output.mp4")
     case "run":
         try runCommand()
+    case "onnx-conformance":
+        let onlyOp = option("--op")
+        let showFailures = flag("--failures")
+        let dir = args.first ?? ONNXConformance.defaultDirectory
+        let results = ONNXConformance.run(directory: dir)
+        let shown = onlyOp.map { op in results.filter { $0.ops.contains(op) } } ?? results
+        print(ONNXConformance.table(shown))
+        if showFailures {
+            for r in shown { if case .failed(let why) = r.outcome { print("FAIL \(r.name): \(why)") } }
+        }
+        let passed = shown.filter { $0.outcome == .passed }.count
+        let failed = shown.filter { if case .failed = $0.outcome { return true }; return false }.count
+        print("\(passed) passed, \(failed) failed, \(shown.count - passed - failed) unsupported")
     case "help", "--help", "-h":
         print(usage)
     default:

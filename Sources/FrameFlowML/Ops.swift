@@ -1,0 +1,561 @@
+import Foundation
+
+/// The CPU kernels, by ONNX op type. Float tensors are computed in Float; integer tensors in
+/// Int64.
+enum Ops {
+    static let unary: [String: @Sendable (Float) -> Float] = [
+        "Relu": { max($0, 0) }, "Sigmoid": { 1 / (1 + exp(-$0)) }, "Tanh": { tanh($0) }, "Exp": { exp($0) },
+        "Log": { log($0) }, "Sqrt": { $0.squareRoot() }, "Neg": { -$0 }, "Abs": { abs($0) },
+        "Floor": { $0.rounded(.down) }, "Ceil": { $0.rounded(.up) }, "Reciprocal": { 1 / $0 },
+    ]
+    static let binary: Set<String> = ["Add", "Sub", "Mul", "Div", "Pow"]
+    static let others: Set<String> = [
+        "Identity", "Constant", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Shape", "Gather",
+        "MatMul", "Gemm", "Softmax", "LogSoftmax", "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "PRelu",
+        "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization", "Conv", "MaxPool", "AveragePool", "ReduceMean",
+        "ReduceMax", "ArgMax", "Cast", "Slice", "Split", "Pad",
+    ]
+
+    static func supports(_ op: String, domain: String) -> Bool {
+        (domain.isEmpty || domain == "ai.onnx") && (unary[op] != nil || binary.contains(op) || others.contains(op))
+    }
+
+    static func need(_ ins: [Tensor?], _ i: Int) throws -> Tensor {
+        guard i < ins.count, let t = ins[i] else { throw ModelError("input \(i) is missing") }
+        return t
+    }
+
+    static func run(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
+        if let f = unary[n.opType] {
+            let x = try need(ins, 0)
+            return [Tensor(shape: x.shape, floats: x.asFloats.map(f), type: x.isFloat ? x.type : .float32)]
+        }
+        if binary.contains(n.opType) { return [try elementwise(n.opType, try need(ins, 0), try need(ins, 1))] }
+        switch n.opType {
+        case "Identity": return [try need(ins, 0)]
+        case "Constant":
+            guard case .tensor(let t)? = n.attributes["value"] else {
+                if case .float(let f)? = n.attributes["value_float"] { return [Tensor(shape: [], floats: [f])] }
+                if case .floats(let f)? = n.attributes["value_floats"] { return [Tensor(shape: [f.count], floats: f)] }
+                if case .int(let i)? = n.attributes["value_int"] { return [Tensor(shape: [], ints: [i])] }
+                if case .ints(let i)? = n.attributes["value_ints"] { return [Tensor(shape: [i.count], ints: i)] }
+                throw ModelError("Constant without a supported value")
+            }
+            return [t]
+        case "LeakyRelu":
+            let a = n.float("alpha", 0.01)
+            return [map(try need(ins, 0)) { $0 >= 0 ? $0 : a * $0 }]
+        case "HardSigmoid":
+            let a = n.float("alpha", 0.2), b = n.float("beta", 0.5)
+            return [map(try need(ins, 0)) { max(0, min(1, a * $0 + b)) }]
+        case "HardSwish": return [map(try need(ins, 0)) { $0 * max(0, min(1, $0 / 6 + 0.5)) }]
+        case "Clip":
+            let x = try need(ins, 0)
+            var lo = -Float.greatestFiniteMagnitude, hi = Float.greatestFiniteMagnitude
+            if opset < 11 { lo = n.float("min", lo); hi = n.float("max", hi) }
+            if ins.count > 1, let m = ins[1] { lo = m.asFloats[0] }
+            if ins.count > 2, let m = ins[2] { hi = m.asFloats[0] }
+            if !x.isFloat {
+                let l = toInt64(lo.rounded(.up)), h = toInt64(hi.rounded(.down))
+                return [Tensor(shape: x.shape, ints: x.ints.map { min(max($0, l), h) }, type: x.type)]
+            }
+            return [map(x) { min(max($0, lo), hi) }]
+        case "PRelu": return [try elementwise("PRelu", try need(ins, 0), try need(ins, 1))]
+        case "Softmax", "LogSoftmax": return [try softmax(try need(ins, 0), n, opset: opset, log: n.opType == "LogSoftmax")]
+        case "Shape":
+            let x = try need(ins, 0)
+            var s = x.shape.map { Int64($0) }
+            let r = Int64(s.count)
+            var start = n.int("start", 0), end = n.int("end", r)
+            if start < 0 { start += r }
+            if end < 0 { end += r }
+            start = min(max(start, 0), r)
+            end = min(max(end, 0), r)
+            s = start < end ? Array(s[Int(start)..<Int(end)]) : []
+            return [Tensor(shape: [s.count], ints: s)]
+        case "Reshape": return [try reshape(try need(ins, 0), try need(ins, 1).asInts, allowZero: n.int("allowzero", 0) != 0)]
+        case "Flatten":
+            var x = try need(ins, 0)
+            var axis = Int(n.int("axis", 1))
+            if axis < 0 { axis += x.shape.count }
+            let a = x.shape[..<axis].reduce(1, *), b = x.shape[axis...].reduce(1, *)
+            x.shape = [a, b]
+            return [x]
+        case "Squeeze":
+            var x = try need(ins, 0)
+            let axes = (opset >= 13 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("axes"))?.map { Int($0) < 0 ? Int($0) + x.shape.count : Int($0) }
+            x.shape = x.shape.enumerated().filter { axes == nil ? $0.element != 1 : !axes!.contains($0.offset) }.map(\.element)
+            return [x]
+        case "Unsqueeze":
+            var x = try need(ins, 0)
+            let raw = (opset >= 13 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("axes")) ?? []
+            let rank = x.shape.count + raw.count
+            let axes = raw.map { Int($0) < 0 ? Int($0) + rank : Int($0) }.sorted()
+            for a in axes { x.shape.insert(1, at: a) }
+            return [x]
+        case "Transpose":
+            let x = try need(ins, 0)
+            let perm = n.ints("perm")?.map { Int($0) } ?? Array((0..<x.shape.count).reversed())
+            return [transpose(x, perm)]
+        case "Concat":
+            let ts = ins.compactMap { $0 }
+            var axis = Int(n.int("axis", 0))
+            if axis < 0 { axis += ts[0].shape.count }
+            return [concat(ts, axis: axis)]
+        case "Gather": return [try gather(try need(ins, 0), try need(ins, 1), axis: Int(n.int("axis", 0)))]
+        case "Cast":
+            let x = try need(ins, 0)
+            guard let to = ElementType(rawValue: Int(n.int("to", 1))) else { throw ModelError("Cast to an unsupported type") }
+            switch to {
+            case .float32, .double, .float16:
+                return [Tensor(shape: x.shape, floats: to == .float16 ? x.asFloats.map { Float(Float16($0)) } : x.asFloats, type: to)]
+            case .bool: return [Tensor(shape: x.shape, ints: x.asFloats.map { $0 != 0 ? 1 : 0 }, type: .bool)]
+            default:
+                let v: [Int64] = x.isFloat ? x.floats.map(toInt64) : x.ints
+                let wrapped: [Int64] = v.map { i in
+                    switch to {
+                    case .uint8: return Int64(UInt8(truncatingIfNeeded: i))
+                    case .int8: return Int64(Int8(truncatingIfNeeded: i))
+                    case .int32: return Int64(Int32(truncatingIfNeeded: i))
+                    default: return i
+                    }
+                }
+                return [Tensor(shape: x.shape, ints: wrapped, type: to)]
+            }
+        case "MatMul": return [try matmul(try need(ins, 0), try need(ins, 1))]
+        case "Gemm":
+            var a = try need(ins, 0), b = try need(ins, 1)
+            if n.int("transA", 0) != 0 { a = transpose(a, [1, 0]) }
+            if n.int("transB", 0) != 0 { b = transpose(b, [1, 0]) }
+            var y = try matmul(a, b)
+            let alpha = n.float("alpha", 1), beta = n.float("beta", 1)
+            if alpha != 1 { y = map(y) { $0 * alpha } }
+            if ins.count > 2, let c = ins[2] {
+                let bc = beta == 1 ? c : map(c) { $0 * beta }
+                y = try elementwise("Add", y, bc)
+            }
+            return [y]
+        case "GlobalAveragePool", "GlobalMaxPool":
+            let x = try need(ins, 0)
+            let nc = x.shape[0] * x.shape[1], sp = x.shape[2...].reduce(1, *)
+            var out = [Float](repeating: 0, count: nc)
+            x.floats.withUnsafeBufferPointer { p in
+                for i in 0..<nc {
+                    let s = p[(i * sp)..<((i + 1) * sp)]
+                    out[i] = n.opType == "GlobalAveragePool" ? s.reduce(0, +) / Float(sp) : (s.max() ?? 0)
+                }
+            }
+            return [Tensor(shape: [x.shape[0], x.shape[1]] + Array(repeating: 1, count: x.shape.count - 2), floats: out)]
+        case "BatchNormalization":
+            let x = try need(ins, 0), scale = try need(ins, 1).floats, bias = try need(ins, 2).floats
+            let mean = try need(ins, 3).floats, variance = try need(ins, 4).floats
+            let eps = n.float("epsilon", 1e-5)
+            let c = x.shape.count > 1 ? x.shape[1] : 1, sp = x.shape.count > 2 ? x.shape[2...].reduce(1, *) : 1
+            var out = x.floats
+            for b in 0..<x.shape[0] {
+                for ch in 0..<c {
+                    let k = scale[ch] / (variance[ch] + eps).squareRoot(), o = bias[ch] - mean[ch] * k
+                    let base = (b * c + ch) * sp
+                    for i in 0..<sp { out[base + i] = x.floats[base + i] * k + o }
+                }
+            }
+            return [Tensor(shape: x.shape, floats: out)]
+        case "Conv": return [try Conv.run(n, ins)]
+        case "MaxPool", "AveragePool": return [try Conv.pool(n, try need(ins, 0), max: n.opType == "MaxPool")]
+        case "ReduceMean", "ReduceMax":
+            let x = try need(ins, 0)
+            let axesIn = opset >= 18 || (n.opType == "ReduceMean" && false) ? (ins.count > 1 ? ins[1]?.asInts : nil) : n.ints("axes")
+            let axes = axesIn ?? (ins.count > 1 ? ins[1]?.asInts : nil)
+            if let axes, axes.isEmpty, n.int("noop_with_empty_axes", 0) != 0 { return [x] }
+            return [reduce(x, axes: axes?.map { Int($0) < 0 ? Int($0) + x.shape.count : Int($0) } ?? Array(0..<x.shape.count), keep: n.int("keepdims", 1) != 0, max: n.opType == "ReduceMax")]
+        case "ArgMax":
+            let x = try need(ins, 0)
+            var axis = Int(n.int("axis", 0))
+            if axis < 0 { axis += x.shape.count }
+            return [argmax(x, axis: axis, keep: n.int("keepdims", 1) != 0, last: n.int("select_last_index", 0) != 0)]
+        case "Slice": return [try slice(n, ins, opset: opset)]
+        case "Split": return try split(n, ins, opset: opset)
+        case "Pad": return [try pad(n, ins, opset: opset)]
+        default:
+            throw ModelError("op '\(n.opType)' is not implemented")
+        }
+    }
+
+    static func map(_ x: Tensor, _ f: (Float) -> Float) -> Tensor {
+        Tensor(shape: x.shape, floats: x.asFloats.map(f), type: x.isFloat ? x.type : .float32)
+    }
+
+    /// Numpy broadcasting of two shapes.
+    static func broadcastShape(_ a: [Int], _ b: [Int]) throws -> [Int] {
+        let r = max(a.count, b.count)
+        let pa = Array(repeating: 1, count: r - a.count) + a, pb = Array(repeating: 1, count: r - b.count) + b
+        return try zip(pa, pb).map { x, y in
+            guard x == y || x == 1 || y == 1 else { throw ModelError("shapes \(a) and \(b) do not broadcast") }
+            return max(x, y)
+        }
+    }
+
+    /// Index maps from the output of a broadcast to each operand.
+    static func broadcastIndex(_ shape: [Int], to out: [Int]) -> [Int] {
+        let r = out.count
+        let s = Array(repeating: 1, count: r - shape.count) + shape
+        var strides = Array(repeating: 0, count: r)
+        var acc = 1
+        for i in stride(from: r - 1, through: 0, by: -1) {
+            strides[i] = s[i] == 1 ? 0 : acc
+            acc *= s[i]
+        }
+        let total = out.reduce(1, *)
+        var idx = [Int](repeating: 0, count: total)
+        var counter = [Int](repeating: 0, count: r)
+        var off = 0
+        for k in 0..<total {
+            idx[k] = off
+            var d = r - 1
+            while d >= 0 {
+                counter[d] += 1
+                off += strides[d]
+                if counter[d] < out[d] { break }
+                off -= strides[d] * counter[d]
+                counter[d] = 0
+                d -= 1
+            }
+        }
+        return idx
+    }
+
+    static func elementwise(_ op: String, _ a: Tensor, _ b: Tensor) throws -> Tensor {
+        let shape = try broadcastShape(a.shape, b.shape)
+        let ia = broadcastIndex(a.shape, to: shape), ib = broadcastIndex(b.shape, to: shape)
+        if !a.isFloat && !b.isFloat && op != "Pow" && op != "PRelu" {
+            let x = a.ints, y = b.ints
+            let f: (Int64, Int64) -> Int64
+            switch op {
+            case "Add": f = { $0 &+ $1 }
+            case "Sub": f = { $0 &- $1 }
+            case "Mul": f = { $0 &* $1 }
+            default: f = { $1 == 0 ? 0 : $0 / $1 }
+            }
+            return Tensor(shape: shape, ints: (0..<ia.count).map { f(x[ia[$0]], y[ib[$0]]) }, type: a.type)
+        }
+        let x = a.asFloats, y = b.asFloats
+        let f: (Float, Float) -> Float
+        switch op {
+        case "Add": f = { $0 + $1 }
+        case "Sub": f = { $0 - $1 }
+        case "Mul": f = { $0 * $1 }
+        case "Div": f = { $0 / $1 }
+        case "Pow": f = { pow($0, $1) }
+        default: f = { $0 >= 0 ? $0 : $0 * $1 }  // PRelu
+        }
+        let out = Tensor(shape: shape, floats: (0..<ia.count).map { f(x[ia[$0]], y[ib[$0]]) }, type: a.isFloat ? a.type : .float32)
+        if op == "Pow" && !a.isFloat { return Tensor(shape: shape, ints: out.floats.map(toInt64), type: a.type) }
+        return out
+    }
+
+    static func softmax(_ x: Tensor, _ n: ONNXNode, opset: Int64, log: Bool) throws -> Tensor {
+        let r = x.shape.count
+        var axis = Int(n.int("axis", opset >= 13 ? -1 : 1))
+        if axis < 0 { axis += r }
+        // Before opset 13 the input is flattened to 2-D at `axis`; from 13 it is per axis.
+        let outer: Int, inner: Int, len: Int
+        if opset < 13 {
+            outer = x.shape[..<axis].reduce(1, *); len = x.shape[axis...].reduce(1, *); inner = 1
+        } else {
+            outer = x.shape[..<axis].reduce(1, *); len = x.shape[axis]; inner = x.shape[(axis + 1)...].reduce(1, *)
+        }
+        var out = x.floats
+        for o in 0..<outer {
+            for i in 0..<inner {
+                var m = -Float.infinity
+                for k in 0..<len { m = max(m, x.floats[(o * len + k) * inner + i]) }
+                var sum: Float = 0
+                for k in 0..<len { sum += exp(x.floats[(o * len + k) * inner + i] - m) }
+                for k in 0..<len {
+                    let v = x.floats[(o * len + k) * inner + i] - m
+                    out[(o * len + k) * inner + i] = log ? v - Foundation.log(sum) : exp(v) / sum
+                }
+            }
+        }
+        return Tensor(shape: x.shape, floats: out)
+    }
+
+    static func reshape(_ x: Tensor, _ spec: [Int64], allowZero: Bool) throws -> Tensor {
+        var shape = spec.enumerated().map { i, v -> Int in v == 0 && !allowZero && i < x.shape.count ? x.shape[i] : Int(v) }
+        if let k = shape.firstIndex(of: -1) {
+            let rest = shape.enumerated().filter { $0.offset != k }.map(\.element).reduce(1, *)
+            guard rest > 0, x.count % rest == 0 else { throw ModelError("cannot reshape \(x.shape) to \(spec)") }
+            shape[k] = x.count / rest
+        }
+        guard shape.reduce(1, *) == x.count else { throw ModelError("cannot reshape \(x.shape) (\(x.count) values) to \(spec)") }
+        var y = x
+        y.shape = shape
+        return y
+    }
+
+    static func transpose(_ x: Tensor, _ perm: [Int]) -> Tensor {
+        let inStrides = x.strides
+        let outShape = perm.map { x.shape[$0] }
+        let total = x.count
+        var src = [Int](repeating: 0, count: total)
+        var counter = [Int](repeating: 0, count: outShape.count)
+        var off = 0
+        let st = perm.map { inStrides[$0] }
+        for k in 0..<total {
+            src[k] = off
+            var d = outShape.count - 1
+            while d >= 0 {
+                counter[d] += 1
+                off += st[d]
+                if counter[d] < outShape[d] { break }
+                off -= st[d] * counter[d]
+                counter[d] = 0
+                d -= 1
+            }
+        }
+        if x.isFloat { return Tensor(shape: outShape, floats: src.map { x.floats[$0] }, type: x.type) }
+        return Tensor(shape: outShape, ints: src.map { x.ints[$0] }, type: x.type)
+    }
+
+    static func concat(_ ts: [Tensor], axis: Int) -> Tensor {
+        let outer = ts[0].shape[..<axis].reduce(1, *)
+        var shape = ts[0].shape
+        shape[axis] = ts.map { $0.shape[axis] }.reduce(0, +)
+        let isFloat = ts[0].isFloat
+        var f: [Float] = [], i: [Int64] = []
+        for o in 0..<outer {
+            for t in ts {
+                let chunk = t.shape[axis...].reduce(1, *)
+                if isFloat { f += t.asFloats[(o * chunk)..<((o + 1) * chunk)] } else { i += t.asInts[(o * chunk)..<((o + 1) * chunk)] }
+            }
+        }
+        return isFloat ? Tensor(shape: shape, floats: f, type: ts[0].type) : Tensor(shape: shape, ints: i, type: ts[0].type)
+    }
+
+    static func gather(_ x: Tensor, _ indices: Tensor, axis a: Int) throws -> Tensor {
+        let axis = a < 0 ? a + x.shape.count : a
+        let outer = x.shape[..<axis].reduce(1, *), inner = x.shape[(axis + 1)...].reduce(1, *), n = x.shape[axis]
+        let idx = try indices.asInts.map { v -> Int in
+            let i = v < 0 ? Int(v) + n : Int(v)
+            guard i >= 0 && i < n else { throw ModelError("Gather index \(v) is out of range for axis of size \(n)") }
+            return i
+        }
+        let shape = Array(x.shape[..<axis]) + indices.shape + Array(x.shape[(axis + 1)...])
+        var f: [Float] = [], iv: [Int64] = []
+        for o in 0..<outer {
+            for i in idx {
+                let start = (o * n + i) * inner
+                if x.isFloat { f += x.floats[start..<(start + inner)] } else { iv += x.ints[start..<(start + inner)] }
+            }
+        }
+        return x.isFloat ? Tensor(shape: shape, floats: f, type: x.type) : Tensor(shape: shape, ints: iv, type: x.type)
+    }
+
+    static func matmul(_ a0: Tensor, _ b0: Tensor) throws -> Tensor {
+        var a = a0, b = b0
+        let aVec = a.shape.count == 1, bVec = b.shape.count == 1
+        if aVec { a.shape = [1, a.shape[0]] }
+        if bVec { b.shape = [b.shape[0], 1] }
+        let m = a.shape[a.shape.count - 2], k = a.shape[a.shape.count - 1]
+        let k2 = b.shape[b.shape.count - 2], n = b.shape[b.shape.count - 1]
+        guard k == k2 else { throw ModelError("MatMul shapes \(a0.shape) × \(b0.shape) do not agree") }
+        let batch = try broadcastShape(Array(a.shape.dropLast(2)), Array(b.shape.dropLast(2)))
+        let ia = broadcastIndex(Array(a.shape.dropLast(2)), to: batch), ib = broadcastIndex(Array(b.shape.dropLast(2)), to: batch)
+        let nb = batch.reduce(1, *)
+        var out = [Float](repeating: 0, count: nb * m * n)
+        let af = a.asFloats, bf = b.asFloats
+        af.withUnsafeBufferPointer { A in
+            bf.withUnsafeBufferPointer { B in
+                out.withUnsafeMutableBufferPointer { C in
+                    for bi in 0..<nb {
+                        let ao = ia[bi] * m * k, bo = ib[bi] * k * n, co = bi * m * n
+                        for i in 0..<m {
+                            for p in 0..<k {
+                                let av = A[ao + i * k + p]
+                                let brow = bo + p * n, crow = co + i * n
+                                for j in 0..<n { C[crow + j] += av * B[brow + j] }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var shape = batch + [m, n]
+        if aVec { shape.remove(at: shape.count - 2) }
+        if bVec { shape.removeLast() }
+        return Tensor(shape: shape, floats: out)
+    }
+
+    static func reduce(_ x: Tensor, axes: [Int], keep: Bool, max isMax: Bool) -> Tensor {
+        let r = x.shape.count
+        var outShape = x.shape
+        for a in axes { outShape[a] = 1 }
+        let ostr = Tensor(shape: outShape, floats: []).strides
+        var acc = [Float](repeating: isMax ? -Float.infinity : 0, count: outShape.reduce(1, *))
+        let vals = x.asFloats
+        var counter = [Int](repeating: 0, count: r)
+        for k in 0..<x.count {
+            var o = 0
+            for d in 0..<r where !axes.contains(d) { o += counter[d] * ostr[d] }
+            acc[o] = isMax ? max(acc[o], vals[k]) : acc[o] + vals[k]
+            var d = r - 1
+            while d >= 0 {
+                counter[d] += 1
+                if counter[d] < x.shape[d] { break }
+                counter[d] = 0
+                d -= 1
+            }
+        }
+        if !isMax {
+            let n = Float(axes.map { x.shape[$0] }.reduce(1, *))
+            acc = acc.map { $0 / n }
+        }
+        let shape = keep ? outShape : x.shape.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
+        if !x.isFloat { return Tensor(shape: shape, ints: acc.map(toInt64), type: x.type) }
+        return Tensor(shape: shape, floats: acc)
+    }
+
+    static func argmax(_ x: Tensor, axis: Int, keep: Bool, last: Bool) -> Tensor {
+        let outer = x.shape[..<axis].reduce(1, *), n = x.shape[axis], inner = x.shape[(axis + 1)...].reduce(1, *)
+        let v = x.asFloats
+        var out = [Int64](repeating: 0, count: outer * inner)
+        for o in 0..<outer {
+            for i in 0..<inner {
+                var best = 0
+                for k in 1..<max(n, 1) {
+                    let a = v[(o * n + k) * inner + i], b = v[(o * n + best) * inner + i]
+                    if a > b || (last && a == b) { best = k }
+                }
+                out[o * inner + i] = Int64(best)
+            }
+        }
+        var shape = x.shape
+        if keep { shape[axis] = 1 } else { shape.remove(at: axis) }
+        return Tensor(shape: shape, ints: out)
+    }
+
+    static func slice(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {
+        let x = try need(ins, 0)
+        let r = x.shape.count
+        let starts: [Int64], ends: [Int64]
+        var axes: [Int64], steps: [Int64]
+        if opset >= 10 {
+            starts = try need(ins, 1).asInts
+            ends = try need(ins, 2).asInts
+            axes = ins.count > 3 ? ins[3]?.asInts ?? Array(0..<Int64(starts.count)) : Array(0..<Int64(starts.count))
+            steps = ins.count > 4 ? ins[4]?.asInts ?? Array(repeating: 1, count: starts.count) : Array(repeating: 1, count: starts.count)
+        } else {
+            starts = n.ints("starts") ?? []
+            ends = n.ints("ends") ?? []
+            axes = n.ints("axes") ?? Array(0..<Int64(starts.count))
+            steps = Array(repeating: 1, count: starts.count)
+        }
+        var lo = Array(repeating: 0, count: r), step = Array(repeating: 1, count: r), count = x.shape
+        for (k, a0) in axes.enumerated() {
+            let a = a0 < 0 ? Int(a0) + r : Int(a0)
+            let dim = x.shape[a]
+            let st = Int(steps[k])
+            guard st != 0 else { throw ModelError("Slice step 0") }
+            func clampIndex(_ v: Int64, _ isEnd: Bool) -> Int {
+                var i = v < 0 ? v + Int64(dim) : v
+                if st > 0 { i = min(max(i, 0), Int64(dim)) } else { i = min(max(i, -1), Int64(dim - 1)) }
+                return Int(i)
+            }
+            let s = clampIndex(starts[k], false), e = clampIndex(ends[k], true)
+            lo[a] = s
+            step[a] = st
+            count[a] = st > 0 ? max(0, (e - s + st - 1) / st) : max(0, (s - e + (-st) - 1) / (-st))
+        }
+        let strides = x.strides
+        var f: [Float] = [], iv: [Int64] = []
+        let total = count.reduce(1, *)
+        var c = [Int](repeating: 0, count: r)
+        for _ in 0..<total {
+            var off = 0
+            for d in 0..<r { off += (lo[d] + c[d] * step[d]) * strides[d] }
+            if x.isFloat { f.append(x.floats[off]) } else { iv.append(x.ints[off]) }
+            var d = r - 1
+            while d >= 0 {
+                c[d] += 1
+                if c[d] < count[d] { break }
+                c[d] = 0
+                d -= 1
+            }
+        }
+        return x.isFloat ? Tensor(shape: count, floats: f, type: x.type) : Tensor(shape: count, ints: iv, type: x.type)
+    }
+
+    static func split(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
+        let x = try need(ins, 0)
+        var axis = Int(n.int("axis", 0))
+        if axis < 0 { axis += x.shape.count }
+        let outputs = n.outputs.count
+        var sizes = (opset >= 13 ? (ins.count > 1 ? ins[1]?.asInts : nil) : n.ints("split"))?.map { Int($0) }
+        if sizes == nil {
+            let dim = x.shape[axis]
+            let numOut = Int(n.int("num_outputs", Int64(outputs)))
+            let chunk = (dim + numOut - 1) / numOut
+            sizes = (0..<numOut).map { min(chunk, dim - $0 * chunk) }
+        }
+        var result: [Tensor] = []
+        var start = 0
+        for s in sizes! {
+            var starts = Array(repeating: Int64(0), count: x.shape.count), ends = x.shape.map { Int64($0) }
+            starts[axis] = Int64(start)
+            ends[axis] = Int64(start + s)
+            var node = n
+            node.attributes = [:]
+            result.append(try slice(node, [x, Tensor(shape: [starts.count], ints: starts), Tensor(shape: [ends.count], ints: ends)], opset: 13))
+            start += s
+        }
+        return result
+    }
+
+    static func pad(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {
+        let x = try need(ins, 0)
+        let r = x.shape.count
+        var pads = (opset >= 11 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("pads")) ?? Array(repeating: 0, count: 2 * r)
+        let value: Float = opset >= 11 ? (ins.count > 2 ? ins[2]?.asFloats.first ?? 0 : 0) : n.float("value", 0)
+        if opset >= 18, ins.count > 3, let axesT = ins[3] {
+            var full = Array(repeating: Int64(0), count: 2 * r)
+            let axes = axesT.asInts.map { Int($0) < 0 ? Int($0) + r : Int($0) }
+            for (k, a) in axes.enumerated() {
+                full[a] = pads[k]
+                full[a + r] = pads[k + axes.count]
+            }
+            pads = full
+        }
+        let mode = n.string("mode", "constant")
+        let outShape = (0..<r).map { x.shape[$0] + Int(pads[$0]) + Int(pads[$0 + r]) }
+        let strides = x.strides
+        let vals = x.asFloats
+        var out = [Float](repeating: value, count: outShape.reduce(1, *))
+        var c = [Int](repeating: 0, count: r)
+        for k in 0..<out.count {
+            var off = 0
+            var inside = true
+            for d in 0..<r {
+                var i = c[d] - Int(pads[d])
+                let dim = x.shape[d]
+                if i < 0 || i >= dim {
+                    switch mode {
+                    case "reflect": i = i < 0 ? -i : 2 * (dim - 1) - i
+                    case "edge": i = min(max(i, 0), dim - 1)
+                    case "wrap": i = ((i % dim) + dim) % dim
+                    default: inside = false
+                    }
+                }
+                off += i * strides[d]
+            }
+            if inside { out[k] = vals[off] }
+            var d = r - 1
+            while d >= 0 {
+                c[d] += 1
+                if c[d] < outShape[d] { break }
+                c[d] = 0
+                d -= 1
+            }
+        }
+        return x.isFloat ? Tensor(shape: outShape, floats: out, type: x.type) : Tensor(shape: outShape, ints: out.map(toInt64), type: x.type)
+    }
+}

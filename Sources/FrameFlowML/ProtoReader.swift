@@ -1,0 +1,113 @@
+/// A protobuf wire-format reader over bytes, checking every length against the end.
+/// Truncated or corrupt input throws `ModelError` with the byte offset.
+struct ProtoReader {
+    let bytes: UnsafeRawBufferPointer
+    var pos: Int
+    let end: Int
+    let what: String
+
+    init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>? = nil, what: String) {
+        self.bytes = bytes
+        pos = range?.lowerBound ?? 0
+        end = range?.upperBound ?? bytes.count
+        self.what = what
+    }
+
+    var atEnd: Bool { pos >= end }
+
+    func fail(_ m: String) -> ModelError { ModelError("\(what): \(m) at byte \(pos)") }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard pos < end else { throw fail("truncated varint") }
+            let b = bytes[pos]
+            pos += 1
+            if shift >= 64 { throw fail("varint too long") }
+            result |= UInt64(b & 0x7F) << shift
+            if b & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    /// (field number, wire type)
+    mutating func tag() throws -> (Int, Int) {
+        let t = try varint()
+        let field = Int(t >> 3), wire = Int(t & 7)
+        guard field > 0 else { throw fail("invalid field number 0") }
+        return (field, wire)
+    }
+
+    mutating func fixed32() throws -> UInt32 {
+        guard end - pos >= 4 else { throw fail("truncated fixed32") }
+        let v = bytes.loadUnaligned(fromByteOffset: pos, as: UInt32.self)
+        pos += 4
+        return UInt32(littleEndian: v)
+    }
+
+    mutating func fixed64() throws -> UInt64 {
+        guard end - pos >= 8 else { throw fail("truncated fixed64") }
+        let v = bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self)
+        pos += 8
+        return UInt64(littleEndian: v)
+    }
+
+    /// A length-delimited field's byte range.
+    mutating func lengthDelimited() throws -> Range<Int> {
+        let n = try varint()
+        guard n <= UInt64(end - pos) else { throw fail("length \(n) runs past the end (\(end - pos) bytes left)") }
+        let r = pos..<(pos + Int(n))
+        pos += Int(n)
+        return r
+    }
+
+    mutating func string() throws -> String {
+        let r = try lengthDelimited()
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[r]), as: UTF8.self)
+    }
+
+    mutating func skip(_ wire: Int) throws {
+        switch wire {
+        case 0: _ = try varint()
+        case 1: _ = try fixed64()
+        case 2: _ = try lengthDelimited()
+        case 5: _ = try fixed32()
+        default: throw fail("unsupported wire type \(wire)")
+        }
+    }
+
+    /// Repeated int64 (packed or not).
+    mutating func int64s(_ wire: Int, into out: inout [Int64]) throws {
+        if wire == 2 {
+            let r = try lengthDelimited()
+            var sub = ProtoReader(bytes, range: r, what: what)
+            while !sub.atEnd { out.append(Int64(bitPattern: try sub.varint())) }
+        } else {
+            out.append(Int64(bitPattern: try varint()))
+        }
+    }
+
+    /// Repeated float (packed or not).
+    mutating func floats(_ wire: Int, into out: inout [Float]) throws {
+        if wire == 2 {
+            let r = try lengthDelimited()
+            guard r.count % 4 == 0 else { throw fail("packed floats of \(r.count) bytes") }
+            var sub = ProtoReader(bytes, range: r, what: what)
+            while !sub.atEnd { out.append(Float(bitPattern: try sub.fixed32())) }
+        } else {
+            out.append(Float(bitPattern: try fixed32()))
+        }
+    }
+
+    mutating func doubles(_ wire: Int, into out: inout [Double]) throws {
+        if wire == 2 {
+            let r = try lengthDelimited()
+            guard r.count % 8 == 0 else { throw fail("packed doubles of \(r.count) bytes") }
+            var sub = ProtoReader(bytes, range: r, what: what)
+            while !sub.atEnd { out.append(Double(bitPattern: try sub.fixed64())) }
+        } else {
+            out.append(Double(bitPattern: try fixed64()))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// Element types of tensors (ONNX `TensorProto.DataType` numbering).
+public enum ElementType: Int, Sendable, CustomStringConvertible {
+    case float32 = 1, uint8 = 2, int8 = 3, int32 = 6, int64 = 7, bool = 9, float16 = 10, double = 11
+
+    public var description: String {
+        switch self {
+        case .float32: return "float32"
+        case .uint8: return "uint8"
+        case .int8: return "int8"
+        case .int32: return "int32"
+        case .int64: return "int64"
+        case .bool: return "bool"
+        case .float16: return "float16"
+        case .double: return "float64"
+        }
+    }
+}
+
+/// An n-dimensional array: a shape and contiguous row-major values.
+///
+/// Values are kept as `Float` for floating-point types (float16 and float64 are converted
+/// on load) and as `Int64` for integer and boolean types; `type` remembers what the model
+/// declared, so outputs keep their type.
+///
+/// ```swift
+/// let t = Tensor(shape: [2, 3], floats: [1, 2, 3, 4, 5, 6])
+/// print(t.shape, t.count)   // Prints "[2, 3] 6"
+/// ```
+public struct Tensor: Sendable, CustomStringConvertible {
+    public var shape: [Int]
+    public var type: ElementType
+    /// Values of floating-point tensors.
+    public var floats: [Float]
+    /// Values of integer and boolean tensors.
+    public var ints: [Int64]
+
+    public init(shape: [Int], floats: [Float], type: ElementType = .float32) {
+        self.shape = shape
+        self.type = type
+        self.floats = floats
+        self.ints = []
+    }
+
+    public init(shape: [Int], ints: [Int64], type: ElementType = .int64) {
+        self.shape = shape
+        self.type = type
+        self.floats = []
+        self.ints = ints
+    }
+
+    /// Number of elements.
+    public var count: Int { shape.reduce(1, *) }
+    public var isFloat: Bool { type == .float32 || type == .float16 || type == .double }
+
+    /// Values as Float whatever the type.
+    public var asFloats: [Float] { isFloat ? floats : ints.map { Float($0) } }
+    /// Values as Int64 whatever the type.
+    public var asInts: [Int64] { isFloat ? floats.map(toInt64) : ints }
+
+    /// Row-major strides.
+    public var strides: [Int] {
+        var s = Array(repeating: 1, count: shape.count)
+        var acc = 1
+        for i in stride(from: shape.count - 1, through: 0, by: -1) {
+            s[i] = acc
+            acc *= shape[i]
+        }
+        return s
+    }
+
+    public var description: String { "Tensor(\(type) \(shape))" }
+}
+
+/// Why a model could not be loaded or run. Names the file, node, op or tensor.
+public struct ModelError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Float → Int64 toward zero without trapping: NaN → 0, out-of-range values saturate.
+/// Model files are untrusted input; a conversion must never crash.
+@inline(__always) func toInt64(_ f: Float) -> Int64 {
+    if f.isNaN { return 0 }
+    if f >= 9.2233715e18 { return Int64.max }
+    if f <= -9.2233715e18 { return Int64.min }
+    return Int64(f.rounded(.towardZero))
+}
