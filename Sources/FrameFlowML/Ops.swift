@@ -13,7 +13,7 @@ enum Ops {
         "Identity", "Constant", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Shape", "Gather",
         "MatMul", "Gemm", "Softmax", "LogSoftmax", "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "PRelu",
         "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization", "Conv", "MaxPool", "AveragePool", "ReduceMean",
-        "ReduceMax", "ArgMax", "Cast", "Slice", "Split", "Pad",
+        "ReduceMax", "ArgMax", "Cast", "Slice", "Split", "Pad", "ConvTranspose", "Resize", "Upsample",
     ]
 
     static func supports(_ op: String, domain: String) -> Bool {
@@ -176,6 +176,8 @@ enum Ops {
         case "Slice": return [try slice(n, ins, opset: opset)]
         case "Split": return try split(n, ins, opset: opset)
         case "Pad": return [try pad(n, ins, opset: opset)]
+        case "ConvTranspose": return [try MoreOps.convTranspose(n, ins)]
+        case "Resize", "Upsample": return [try MoreOps.resize(n, ins, opset: opset)]
         default:
             throw ModelError("op '\(n.opType)' is not implemented")
         }

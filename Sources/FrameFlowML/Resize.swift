@@ -1,0 +1,222 @@
+import Foundation
+
+/// ConvTranspose and Resize/Upsample.
+enum MoreOps {
+    static func convTranspose(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
+        let x = try Ops.need(ins, 0), w = try Ops.need(ins, 1)
+        let bias = ins.count > 2 ? ins[2]?.asFloats : nil
+        let group = Int(n.int("group", 1))
+        let spatial = Array(x.shape[2...])
+        let d = spatial.count
+        let k = n.ints("kernel_shape")?.map { Int($0) } ?? Array(w.shape[2...])
+        let strides = n.ints("strides")?.map { Int($0) } ?? Array(repeating: 1, count: d)
+        let dil = n.ints("dilations")?.map { Int($0) } ?? Array(repeating: 1, count: d)
+        let outPad = n.ints("output_padding")?.map { Int($0) } ?? Array(repeating: 0, count: d)
+        var pads = n.ints("pads")?.map { Int($0) } ?? Array(repeating: 0, count: 2 * d)
+        let auto = n.string("auto_pad", "NOTSET")
+        var outSpatial = [Int](repeating: 0, count: d)
+        let requested = n.ints("output_shape")?.map { Int($0) }
+        for i in 0..<d {
+            let full = strides[i] * (spatial[i] - 1) + outPad[i] + (k[i] - 1) * dil[i] + 1
+            if let requested {
+                let o = requested.count == d ? requested[i] : requested[i + 2]
+                let total = full - o
+                // Floor division, as ONNX's reference computes it (totals can be negative).
+                let half = Int((Double(total) / 2).rounded(.down))
+                if auto == "SAME_UPPER" { pads[i] = half; pads[i + d] = total - half } else { pads[i] = total - half; pads[i + d] = half }
+                outSpatial[i] = o
+            } else if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
+                let o = spatial[i] * strides[i]
+                let total = full - o
+                if auto == "SAME_UPPER" { pads[i] = total / 2; pads[i + d] = total - total / 2 } else { pads[i] = total - total / 2; pads[i + d] = total / 2 }
+                outSpatial[i] = o
+            } else {
+                outSpatial[i] = full - pads[i] - pads[i + d]
+            }
+            guard outSpatial[i] > 0 else { throw ModelError("ConvTranspose output size \(outSpatial[i]) ≤ 0") }
+        }
+        let batch = x.shape[0], cin = x.shape[1], opg = w.shape[1], cout = opg * group, ipg = cin / group
+        guard w.shape[0] == cin, cin % group == 0 else { throw ModelError("ConvTranspose weights \(w.shape) do not fit \(cin) channels, group \(group)") }
+        // Pad to 3 spatial dims.
+        func three(_ a: [Int], _ fill: Int) -> [Int] { Array(repeating: fill, count: 3 - a.count) + a }
+        let S = three(spatial, 1), O = three(outSpatial, 1), K = three(k, 1), ST = three(strides, 1), DL = three(dil, 1)
+        let PB = three(Array(pads[0..<d]), 0)
+        let inVol = S[0] * S[1] * S[2], outVol = O[0] * O[1] * O[2], kVol = K[0] * K[1] * K[2]
+        var out = [Float](repeating: 0, count: batch * cout * outVol)
+        let xf = x.asFloats, wf = w.asFloats
+        for b in 0..<batch {
+            for ic in 0..<cin {
+                let g = ic / ipg
+                for oc in 0..<opg {
+                    let ocAbs = g * opg + oc
+                    let wBase = (ic * opg + oc) * kVol
+                    let oBase = (b * cout + ocAbs) * outVol
+                    let iBase = (b * cin + ic) * inVol
+                    for id in 0..<S[0] { for ih in 0..<S[1] { for iw in 0..<S[2] {
+                        let v = xf[iBase + (id * S[1] + ih) * S[2] + iw]
+                        if v == 0 { continue }
+                        for kd in 0..<K[0] {
+                            let od = id * ST[0] - PB[0] + kd * DL[0]
+                            if od < 0 || od >= O[0] { continue }
+                            for kh in 0..<K[1] {
+                                let oh = ih * ST[1] - PB[1] + kh * DL[1]
+                                if oh < 0 || oh >= O[1] { continue }
+                                for kw in 0..<K[2] {
+                                    let ow = iw * ST[2] - PB[2] + kw * DL[2]
+                                    if ow < 0 || ow >= O[2] { continue }
+                                    out[oBase + (od * O[1] + oh) * O[2] + ow] += v * wf[wBase + (kd * K[1] + kh) * K[2] + kw]
+                                }
+                            }
+                        }
+                    } } }
+                }
+            }
+            if let bias { for oc in 0..<cout { for i in 0..<outVol { out[(b * cout + oc) * outVol + i] += bias[oc] } } }
+        }
+        return Tensor(shape: [batch, cout] + outSpatial, floats: out)
+    }
+
+    /// Resize (opset 10+) and Upsample: nearest and (multi-)linear modes.
+    static func resize(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {
+        let x = try Ops.need(ins, 0)
+        let r = x.shape.count
+        var scales: [Float]?
+        var sizes: [Int]?
+        var roi: [Float]?
+        if n.opType == "Upsample" {
+            scales = opset >= 9 ? ins.count > 1 ? ins[1]?.asFloats : nil : { if case .floats(let f)? = n.attributes["scales"] { return f }; return nil }()
+        } else if opset < 11 {
+            scales = ins.count > 1 ? ins[1]?.asFloats : nil
+        } else {
+            roi = ins.count > 1 ? ins[1]?.asFloats : nil
+            if ins.count > 2, let s = ins[2], s.count > 0 { scales = s.asFloats }
+            if ins.count > 3, let s = ins[3], s.count > 0 { sizes = s.asInts.map { Int($0) } }
+        }
+        var axes = n.ints("axes")?.map { Int($0) < 0 ? Int($0) + r : Int($0) } ?? Array(0..<r)
+        if axes.count != r, scales != nil || sizes != nil {
+            // Expand per-axis values to every axis.
+            var fs = Array(repeating: Float(1), count: r), ss = x.shape
+            if let s = scales { for (k, a) in axes.enumerated() { fs[a] = s[k] } ; scales = fs }
+            if let s = sizes { for (k, a) in axes.enumerated() { ss[a] = s[k] } ; sizes = ss }
+            axes = Array(0..<r)
+        }
+        let policy = n.string("keep_aspect_ratio_policy", "stretch")
+        if var s = sizes, policy != "stretch" {
+            let ratios = (0..<r).map { Float(s[$0]) / Float(x.shape[$0]) }
+            let scale = policy == "not_larger" ? ratios.min()! : ratios.max()!
+            s = (0..<r).map { Int((Float(x.shape[$0]) * scale).rounded()) }
+            sizes = s
+            scales = Array(repeating: scale, count: r)
+        }
+        let outShape: [Int]
+        if let sizes {
+            outShape = sizes
+            if scales == nil || policy == "stretch" { scales = (0..<r).map { Float(sizes[$0]) / Float(x.shape[$0]) } }
+        } else if let s = scales, s.count == r {
+            outShape = (0..<r).map { Int((Float(x.shape[$0]) * s[$0]).rounded(.down)) }
+        } else {
+            throw ModelError("Resize needs scales or sizes for every axis")
+        }
+        let mode = n.string("mode", "nearest")
+        guard mode == "nearest" || mode == "linear" || mode == "bilinear" || mode == "trilinear" else {
+            throw ModelError("Resize mode '\(mode)' is not implemented (nearest, linear)")
+        }
+        guard n.int("antialias", 0) == 0 else { throw ModelError("Resize antialias is not implemented") }
+        let ctm = n.opType == "Upsample" || opset < 11 ? "asymmetric" : n.string("coordinate_transformation_mode", "half_pixel")
+        // Upsample and Resize before opset 11 take the floor; later the mode decides.
+        let nearestMode = n.opType == "Upsample" || opset < 11 ? "floor" : n.string("nearest_mode", "round_prefer_floor")
+        let extrapolation = n.float("extrapolation_value", 0)
+        // Source coordinate of output index i on axis d.
+        func source(_ i: Int, _ d: Int) -> Float {
+            // With scales, ONNX measures the resized length unrounded.
+            let sc = scales![d], inLen = Float(x.shape[d]), outLen = sizes != nil ? Float(outShape[d]) : inLen * sc
+            switch ctm {
+            case "asymmetric": return Float(i) / sc
+            case "align_corners": return outLen <= 1 ? 0 : Float(i) * (inLen - 1) / (outLen - 1)
+            case "pytorch_half_pixel": return outLen > 1 ? (Float(i) + 0.5) / sc - 0.5 : 0
+            case "tf_half_pixel_for_nn": return (Float(i) + 0.5) / sc
+            case "tf_crop_and_resize":
+                let start = roi?[d] ?? 0, end = roi?[d + r] ?? 1
+                return outLen > 1 ? start * (inLen - 1) + Float(i) * (end - start) * (inLen - 1) / (outLen - 1) : 0.5 * (start + end) * (inLen - 1)
+            case "half_pixel_symmetric":
+                let adj = outLen / (sc * inLen)
+                let center = inLen / 2, offset = center * (1 - adj)
+                return offset + (Float(i) + 0.5) / sc - 0.5
+            default: return (Float(i) + 0.5) / sc - 0.5  // half_pixel
+            }
+        }
+        let vals = x.asFloats
+        let inStrides = x.strides
+        var out = [Float](repeating: 0, count: outShape.reduce(1, *))
+        var c = [Int](repeating: 0, count: r)
+        // Per-axis taps.
+        var taps: [[[(Int, Float)]]] = []  // axis → out index → [(in index, weight)]
+        var outside: [[Bool]] = []
+        for d in 0..<r {
+            var t: [[(Int, Float)]] = []
+            var o: [Bool] = []
+            for i in 0..<outShape[d] {
+                let s = source(i, d)
+                let len = x.shape[d]
+                o.append(ctm == "tf_crop_and_resize" && (s < 0 || s > Float(len - 1)))
+                if mode == "nearest" {
+                    var k: Int
+                    switch nearestMode {
+                    case "floor": k = Int(s.rounded(.down))
+                    case "ceil": k = Int(s.rounded(.up))
+                    case "round_prefer_ceil": k = Int((s + 0.5).rounded(.down))
+                    default: k = s == s.rounded(.down) + 0.5 ? Int(s.rounded(.down)) : Int(s.rounded())
+                    }
+                    t.append([(min(max(k, 0), len - 1), 1)])
+                } else {
+                    let sc = min(max(s, 0), Float(len - 1))
+                    let lo = Int(sc.rounded(.down)), hi = min(lo + 1, len - 1)
+                    let f = sc - Float(lo)
+                    t.append(f == 0 || lo == hi ? [(lo, Float(1))] : [(lo, 1 - f), (hi, f)])
+                }
+            }
+            taps.append(t)
+            outside.append(o)
+        }
+        for k in 0..<out.count {
+            var acc: Float = 0
+            var isOut = false
+            for d in 0..<r where outside[d][c[d]] { isOut = true }
+            if isOut {
+                out[k] = extrapolation
+            } else {
+                // Sum over the product of per-axis taps.
+                var idx = [Int](repeating: 0, count: r)
+                var done = false
+                while !done {
+                    var off = 0
+                    var w: Float = 1
+                    for d in 0..<r {
+                        let tap = taps[d][c[d]][idx[d]]
+                        off += tap.0 * inStrides[d]
+                        w *= tap.1
+                    }
+                    acc += w * vals[off]
+                    var d = r - 1
+                    while d >= 0 {
+                        idx[d] += 1
+                        if idx[d] < taps[d][c[d]].count { break }
+                        idx[d] = 0
+                        d -= 1
+                    }
+                    if d < 0 { done = true }
+                }
+                out[k] = acc
+            }
+            var d = r - 1
+            while d >= 0 {
+                c[d] += 1
+                if c[d] < outShape[d] { break }
+                c[d] = 0
+                d -= 1
+            }
+        }
+        if !x.isFloat { return Tensor(shape: outShape, ints: out.map(toInt64), type: x.type) }
+        return Tensor(shape: outShape, floats: out, type: x.type)
+    }
+}
