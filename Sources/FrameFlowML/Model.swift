@@ -13,21 +13,38 @@ import Foundation
 public final class Model: @unchecked Sendable {  // immutable after init; run() allocates its own values
     let graph: ONNXModel
     let order: [Int]
+    let tflite: TFLiteGraph?
     /// The graph's inputs (initializers excluded) and outputs.
     public let inputs: [ValueInfo]
     public let outputs: [ValueInfo]
 
-    /// Loads an ONNX model; external data files are looked up beside it.
+    /// Loads an ONNX or TFLite model (by content); ONNX external data files are looked up
+    /// beside it.
     public convenience init(contentsOf url: URL) throws {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ModelError("\(url.path): cannot read the model file")
         }
-        try self.init(onnx: data, file: url.path, directory: url.deletingLastPathComponent().path)
+        if data.count >= 8, data[data.startIndex + 4..<data.startIndex + 8].elementsEqual("TFL3".utf8) {
+            try self.init(tflite: [UInt8](data), file: url.path)
+        } else {
+            try self.init(onnx: data, file: url.path, directory: url.deletingLastPathComponent().path)
+        }
+    }
+
+    /// Loads a TFLite flatbuffer.
+    public init(tflite bytes: [UInt8], file: String = "<model>") throws {
+        let g = try TFLiteGraph(bytes: bytes, file: file)
+        tflite = g
+        graph = try ONNXModel(empty: ())
+        order = []
+        inputs = g.inputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
+        outputs = g.outputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
     }
 
     public init(onnx data: Data, file: String = "<model>", directory: String? = nil) throws {
         let graph = try ONNXModel(data: data, file: file, directory: directory)
         self.graph = graph
+        tflite = nil
         inputs = graph.inputs.filter { graph.initializers[$0.name] == nil }
         outputs = graph.outputs
         for n in graph.nodes where !Ops.supports(n.opType, domain: n.domain) {
@@ -56,10 +73,26 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     }
 
     /// Op types the model uses.
-    public var opTypes: Set<String> { Set(graph.nodes.map(\.opType)) }
+    public var opTypes: Set<String> {
+        if let t = tflite { return Set(t.ops.compactMap { TFLiteGraph.names[$0.code] }) }
+        return Set(graph.nodes.map(\.opType))
+    }
 
     /// Runs the model on `feeds` (by input name); returns every graph output by name.
     public func run(_ feeds: [String: Tensor]) throws -> [String: Tensor] {
+        if let t = tflite {
+            var f: [Int: Tensor] = [:]
+            for i in t.inputs {
+                let name = t.tensors[i].name
+                guard let v = feeds[name] else { throw ModelError("missing input '\(name)' (inputs: \(inputs.map(\.name).joined(separator: ", ")))") }
+                guard v.shape == t.tensors[i].shape else { throw ModelError("input '\(name)' has shape \(v.shape), the model expects \(t.tensors[i].shape)") }
+                f[i] = v
+            }
+            let r = try t.run(f)
+            var out: [String: Tensor] = [:]
+            for (k, v) in r { out[t.tensors[k].name] = v }
+            return out
+        }
         var values = graph.initializers
         for input in inputs {
             guard let t = feeds[input.name] else {

@@ -35,6 +35,8 @@ struct ONNXModel: Sendable {
     var inputs: [ValueInfo] = []
     var outputs: [ValueInfo] = []
 
+    init(empty: Void) throws {}
+
     /// Decodes a `ModelProto`. `directory` resolves external data files.
     init(data: Data, file: String, directory: String?) throws {
         try data.withUnsafeBytes { raw in

@@ -1,0 +1,258 @@
+import Foundation
+
+/// A TFLite model (the flatbuffer schema: subgraph 0, tensors, buffers, operator codes,
+/// builtin options), run with NHWC float kernels. float16 weights are widened on load
+/// (`DEQUANTIZE` then passes them through).
+struct TFLiteGraph {
+    struct Op {
+        var code: Int32
+        var inputs: [Int]
+        var outputs: [Int]
+        var options: FlatBuffer.Table?
+    }
+
+    var tensors: [(name: String, shape: [Int], type: ElementType)] = []
+    var constants: [Int: Tensor] = [:]
+    var ops: [Op] = []
+    var inputs: [Int] = []
+    var outputs: [Int] = []
+
+    static let names: [Int32: String] = [
+        0: "ADD", 1: "AVERAGE_POOL_2D", 2: "CONCATENATION", 3: "CONV_2D", 4: "DEPTHWISE_CONV_2D", 6: "DEQUANTIZE",
+        9: "FULLY_CONNECTED", 14: "LOGISTIC", 17: "MAX_POOL_2D", 18: "MUL", 19: "RELU", 21: "RELU6", 22: "RESHAPE",
+        25: "SOFTMAX", 34: "PAD",
+    ]
+
+    init(bytes: [UInt8], file: String) throws {
+        let fb = FlatBuffer(bytes: bytes, file: file)
+        guard bytes.count >= 8, String(decoding: bytes[4..<8], as: UTF8.self) == "TFL3" else {
+            throw ModelError("\(file): not a TFLite model (no TFL3 identifier)")
+        }
+        let model = try fb.root()
+        let codes = try model.tables(1).map { c -> Int32 in
+            let dep = Int32(Int8(bitPattern: try c.byte(0)))
+            let code = try c.int(3)
+            return max(dep, code)
+        }
+        let buffers = try model.tables(4)
+        guard let sg = try model.tables(2).first else { throw ModelError("\(file): no subgraph") }
+        for (i, t) in try sg.tables(0).enumerated() {
+            let shape = try t.ints(0).map { Int($0) }
+            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }) else { throw ModelError("\(file): tensor \(i) has an invalid shape \(shape)") }
+            let rawType = try t.byte(1)
+            let type: ElementType
+            switch rawType {
+            case 0: type = .float32
+            case 1: type = .float16
+            case 2: type = .int32
+            case 3: type = .uint8
+            case 4: type = .int64
+            case 6: type = .bool
+            case 9: type = .int8
+            default: throw ModelError("\(file): tensor '\(try t.string(3))' has unsupported type \(rawType)")
+            }
+            let name = try t.string(3)
+            tensors.append((name, shape, type))
+            let b = Int(try t.uint(2))
+            if b > 0 {
+                guard b < buffers.count else { throw ModelError("\(file): tensor '\(name)' refers to buffer \(b) of \(buffers.count)") }
+                var data = try buffers[b].bytesVector(0)
+                if data.isEmpty, let off = try buffers[b].field(1) {
+                    let o = Int(try fb.u64(off)), size = Int(try fb.u64(try buffers[b].field(2) ?? off))
+                    guard o >= 0, size >= 0, o + size <= bytes.count else { throw ModelError("\(file): buffer \(b) runs past the end") }
+                    data = bytes[o..<(o + size)]
+                }
+                if !data.isEmpty {
+                    constants[i] = try ONNXModel.fromRaw(Array(data), type: type, shape: shape, name: name, file: file)
+                }
+            }
+        }
+        inputs = try sg.ints(1).map { Int($0) }
+        outputs = try sg.ints(2).map { Int($0) }
+        for (k, o) in try sg.tables(3).enumerated() {
+            let idx = Int(try o.uint(0))
+            guard idx < codes.count else { throw ModelError("\(file): operator \(k) uses opcode \(idx) of \(codes.count)") }
+            let ins = try o.ints(1).map { Int($0) }, outs = try o.ints(2).map { Int($0) }
+            guard (ins + outs).allSatisfy({ $0 >= -1 && $0 < tensors.count }) else { throw ModelError("\(file): operator \(k) refers to a missing tensor") }
+            let code = codes[idx]
+            guard Self.names[code] != nil else {
+                throw ModelError("\(file): operator \(k) uses builtin op \(code), which FrameFlow does not implement")
+            }
+            ops.append(Op(code: code, inputs: ins, outputs: outs, options: try o.table(4)))
+        }
+    }
+
+    func run(_ feeds: [Int: Tensor]) throws -> [Int: Tensor] {
+        var values = constants
+        for (k, v) in feeds { values[k] = v }
+        for (k, op) in ops.enumerated() {
+            func input(_ i: Int) throws -> Tensor {
+                guard i < op.inputs.count, op.inputs[i] >= 0, let t = values[op.inputs[i]] else {
+                    throw ModelError("operator \(k) (\(Self.names[op.code]!)): input \(i) is missing")
+                }
+                return t
+            }
+            let out: Tensor
+            do {
+                out = try NHWC.run(op, input, inputCount: op.inputs.count, outShape: tensors[op.outputs[0]].shape)
+            } catch let e as ModelError {
+                throw ModelError("operator \(k) (\(Self.names[op.code]!)): \(e.message)")
+            }
+            values[op.outputs[0]] = out
+        }
+        var result: [Int: Tensor] = [:]
+        for o in outputs { result[o] = values[o] }
+        return result
+    }
+}
+
+/// NHWC float kernels for the TFLite builtins.
+enum NHWC {
+    static func activation(_ code: UInt8, _ x: inout [Float]) {
+        switch code {
+        case 1: for i in x.indices { x[i] = max(0, x[i]) }
+        case 2: for i in x.indices { x[i] = min(1, max(-1, x[i])) }
+        case 3: for i in x.indices { x[i] = min(6, max(0, x[i])) }
+        case 4: for i in x.indices { x[i] = tanh(x[i]) }
+        default: break
+        }
+    }
+
+    /// TF's SAME/VALID padding: (output size, padding before).
+    static func padding(_ same: Bool, _ inSize: Int, _ k: Int, _ stride: Int, _ dil: Int) -> (Int, Int) {
+        let ek = (k - 1) * dil + 1
+        if same {
+            let out = (inSize + stride - 1) / stride
+            let total = max((out - 1) * stride + ek - inSize, 0)
+            return (out, total / 2)
+        }
+        return ((inSize - ek) / stride + 1, 0)
+    }
+
+    static func run(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        let o = op.options
+        switch op.code {
+        case 3, 4:  // CONV_2D, DEPTHWISE_CONV_2D
+            let x = try input(0), w = try input(1)
+            let bias = inputCount > 2 ? try? input(2) : nil
+            let depthwise = op.code == 4
+            let same = try o?.byte(0) == 0
+            let sw = Int(try o?.int(1) ?? 1), sh = Int(try o?.int(2) ?? 1)
+            let act = try o?.byte(depthwise ? 4 : 3) ?? 0
+            let dw = Int(try o?.int(depthwise ? 5 : 4, 1) ?? 1), dh = Int(try o?.int(depthwise ? 6 : 5, 1) ?? 1)
+            guard x.shape.count == 4, w.shape.count == 4 else { throw ModelError("conv needs 4-D input and filter") }
+            let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
+            let kh = w.shape[1], kw = w.shape[2]
+            let oc = depthwise ? w.shape[3] : w.shape[0]
+            let (oh, pt) = padding(same, h, kh, sh, dh), (ow, pl) = padding(same, wd, kw, sw, dw)
+            let mult = depthwise ? oc / max(c, 1) : 1
+            guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
+            var out = [Float](repeating: 0, count: n * oh * ow * oc)
+            let xf = x.asFloats, wf = w.asFloats, bf = bias?.asFloats
+            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
+                for b in 0..<n { for y in 0..<oh { for xo in 0..<ow {
+                    let ybase = ((b * oh + y) * ow + xo) * oc
+                    for ky in 0..<kh {
+                        let iy = y * sh - pt + ky * dh
+                        if iy < 0 || iy >= h { continue }
+                        for kx in 0..<kw {
+                            let ix = xo * sw - pl + kx * dw
+                            if ix < 0 || ix >= wd { continue }
+                            let xbase = ((b * h + iy) * wd + ix) * c
+                            if depthwise {
+                                let wbase = (ky * kw + kx) * oc
+                                for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
+                            } else {
+                                for f in 0..<oc {
+                                    let wbase = ((f * kh + ky) * kw + kx) * c
+                                    var acc: Float = 0
+                                    for ch in 0..<c { acc += X[xbase + ch] * W[wbase + ch] }
+                                    Y[ybase + f] += acc
+                                }
+                            }
+                        }
+                    }
+                    if let bf { for f in 0..<oc { Y[ybase + f] += bf[f] } }
+                } } }
+            } } }
+            activation(act, &out)
+            return Tensor(shape: [n, oh, ow, oc], floats: out)
+        case 1, 17:  // AVERAGE_POOL_2D, MAX_POOL_2D
+            let x = try input(0)
+            let same = try o?.byte(0) == 0
+            let sw = Int(try o?.int(1) ?? 1), sh = Int(try o?.int(2) ?? 1)
+            let fw = Int(try o?.int(3) ?? 1), fh = Int(try o?.int(4) ?? 1)
+            let act = try o?.byte(5) ?? 0
+            let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
+            let (oh, pt) = padding(same, h, fh, sh, 1), (ow, pl) = padding(same, wd, fw, sw, 1)
+            var out = [Float](repeating: 0, count: n * oh * ow * c)
+            let xf = x.asFloats
+            for b in 0..<n { for y in 0..<oh { for xo in 0..<ow { for ch in 0..<c {
+                var m: Float = op.code == 17 ? -.infinity : 0
+                var count = 0
+                for ky in 0..<fh {
+                    let iy = y * sh - pt + ky
+                    if iy < 0 || iy >= h { continue }
+                    for kx in 0..<fw {
+                        let ix = xo * sw - pl + kx
+                        if ix < 0 || ix >= wd { continue }
+                        let v = xf[((b * h + iy) * wd + ix) * c + ch]
+                        if op.code == 17 { m = max(m, v) } else { m += v }
+                        count += 1
+                    }
+                }
+                out[((b * oh + y) * ow + xo) * c + ch] = op.code == 17 ? m : m / Float(max(count, 1))
+            } } } }
+            activation(act, &out)
+            return Tensor(shape: [n, oh, ow, c], floats: out)
+        case 0, 18:  // ADD, MUL
+            var t = try Ops.elementwise(op.code == 0 ? "Add" : "Mul", try input(0), try input(1))
+            activation(try o?.byte(0) ?? 0, &t.floats)
+            return t
+        case 34:  // PAD
+            let x = try input(0), p = try input(1).asInts
+            var node = ONNXNode(name: "", opType: "Pad", domain: "", inputs: [], outputs: [], attributes: [:])
+            let r = x.shape.count
+            guard p.count == 2 * r else { throw ModelError("paddings \(p.count) for rank \(r)") }
+            node.attributes["mode"] = .string("constant")
+            let onnxPads = (0..<r).map { p[2 * $0] } + (0..<r).map { p[2 * $0 + 1] }
+            return try Ops.pad(node, [x, Tensor(shape: [2 * r], ints: onnxPads)], opset: 13)
+        case 22:  // RESHAPE
+            let x = try input(0)
+            var shape = try o?.ints(0).map { Int64($0) } ?? []
+            if inputCount > 1, let s = try? input(1) { shape = s.asInts }
+            if shape.isEmpty { shape = outShape.map { Int64($0) } }
+            return try Ops.reshape(x, shape, allowZero: true)
+        case 2:  // CONCATENATION
+            var axis = Int(try o?.int(0) ?? 0)
+            let ts = try (0..<inputCount).map { try input($0) }
+            if axis < 0 { axis += ts[0].shape.count }
+            var t = Ops.concat(ts, axis: axis)
+            activation(try o?.byte(1) ?? 0, &t.floats)
+            return t
+        case 6:  // DEQUANTIZE (float16 → float32 here; weights were widened at load)
+            let x = try input(0)
+            return Tensor(shape: x.shape, floats: x.asFloats)
+        case 9:  // FULLY_CONNECTED
+            let x = try input(0), w = try input(1)
+            let k = w.shape[1], outN = w.shape[0]
+            guard x.count % k == 0 else { throw ModelError("input \(x.shape) does not fit weights \(w.shape)") }
+            let rows = x.count / k
+            var y = try Ops.matmul(Tensor(shape: [rows, k], floats: x.asFloats), Ops.transpose(w, [1, 0]))
+            if inputCount > 2, let b = try? input(2) { y = try Ops.elementwise("Add", y, b) }
+            activation(try o?.byte(0) ?? 0, &y.floats)
+            if try o?.byte(2) ?? 0 != 0 { y.shape = Array(x.shape.dropLast()) + [outN] }
+            return y
+        case 25:  // SOFTMAX
+            let x = try input(0)
+            let beta = try o?.float(0, 1) ?? 1
+            var node = ONNXNode(name: "", opType: "Softmax", domain: "", inputs: [], outputs: [], attributes: [:])
+            node.attributes["axis"] = .int(-1)
+            return try Ops.softmax(beta == 1 ? x : Ops.map(x) { $0 * beta }, node, opset: 13, log: false)
+        case 14: return Ops.map(try input(0)) { 1 / (1 + exp(-$0)) }
+        case 19: return Ops.map(try input(0)) { max(0, $0) }
+        case 21: return Ops.map(try input(0)) { min(6, max(0, $0)) }
+        default: throw ModelError("builtin op \(op.code) is not implemented")
+        }
+    }
+}
