@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML"]),
         .executableTarget(
             name: "frameflow-bench",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia"]),
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowML"]),
         .executableTarget(
             name: "instafilter", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia"],
             path: "Examples/Instafilter", exclude: ["warm_film_17.cube"]),

@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowML
 import FrameFlowTesting
 import Foundation
 
@@ -264,6 +265,33 @@ if all || args.contains("haar") {
         }
     } else {
         print("\n(e) Haar: \(cascadePath) missing (apt-get install opencv-data)")
+    }
+}
+
+// (f) Model latency against onnxruntime and LiteRT on the same inputs.
+if all || args.contains("models") {
+    let dir = repoRoot.appendingPathComponent(".build/fixtures/models").path
+    let iterations = quick ? 3 : 10
+    let refs = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"])
+        .flatMap { try? JSONSerialization.jsonObject(with: Data($0.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]] } ?? [:]
+    print("\n(f) Model latency, median of \(iterations) (FrameFlowML, one thread)")
+    for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"] {
+        let ext = name.hasPrefix("face_detection") ? "tflite" : "onnx"
+        guard let model = try? Model(contentsOf: URL(fileURLWithPath: "\(dir)/\(name).\(ext)")),
+            let input = try? loadTensorProto(contentsOfFile: "\(dir)/\(name).input_0.pb").tensor
+        else {
+            print("  \(name): model or input missing (scripts/setup.sh bench)")
+            continue
+        }
+        let feeds = [model.inputs[0].name: input]
+        let ms = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds) }
+        let shape = input.shape.map(String.init).joined(separator: "×")
+        if ext == "onnx" {
+            row("\(name) \(shape)", ms, refs[name]?["ort1"], unit: "ms", refName: "onnxruntime, 1 intra-op thread")
+            row("\(name) \(shape)", ms, refs[name]?["ort2"], unit: "ms", refName: "onnxruntime, 2 intra-op threads")
+        } else {
+            row("\(name) \(shape)", ms, refs[name]?["litert"], unit: "ms", refName: "LiteRT, 1 thread")
+        }
     }
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Reference latencies for frameflow-bench's model section: onnxruntime (1 and 2 intra-op
+threads) and LiteRT, on the inputs of .build/fixtures/models/<name>.input_0.pb.
+
+usage: reference_models.py MODELS_DIR ITERATIONS   → JSON {name: {"ort1": ms, "ort2": ms} or {"litert": ms}}
+"""
+import json
+import sys
+import time
+
+import numpy as np
+from onnx import numpy_helper, TensorProto
+
+d, iters = sys.argv[1], int(sys.argv[2])
+
+
+def load(name):
+    t = TensorProto()
+    t.ParseFromString(open(f"{d}/{name}.input_0.pb", "rb").read())
+    return numpy_helper.to_array(t)
+
+
+def median(f):
+    f()
+    ts = []
+    for _ in range(iters):
+        t = time.perf_counter()
+        f()
+        ts.append((time.perf_counter() - t) * 1000)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+out = {}
+import onnxruntime as ort
+for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer"]:
+    x = load(name)
+    out[name] = {}
+    for threads in (1, 2):
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        s = ort.InferenceSession(f"{d}/{name}.onnx", so, providers=["CPUExecutionProvider"])
+        feed = {s.get_inputs()[0].name: x}
+        out[name][f"ort{threads}"] = median(lambda: s.run(None, feed))
+from ai_edge_litert.interpreter import Interpreter
+x = load("face_detection_short_range")
+tfl = Interpreter(model_path=f"{d}/face_detection_short_range.tflite", num_threads=1)
+tfl.allocate_tensors()
+i = tfl.get_input_details()[0]["index"]
+
+def run():
+    tfl.set_tensor(i, x)
+    tfl.invoke()
+
+out["face_detection_short_range"] = {"litert": median(run)}
+print(json.dumps(out))
