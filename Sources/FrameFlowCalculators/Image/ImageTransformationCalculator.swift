@@ -150,27 +150,7 @@ public final class ImageTransformationCalculator: Calculator {
 
     /// Rotation (clockwise) then flips, for packed formats.
     static func orient(_ image: ImageFrame, _ rotation: Int, _ flipH: Bool, _ flipV: Bool, _ bpp: Int, _ pool: ImagePool) throws -> ImageFrame {
-        let w = image.width, h = image.height
-        let (ow, oh) = rotation % 180 == 0 ? (w, h) : (h, w)
-        var out = try pool.makeImage(width: ow, height: oh, format: image.format)
-        for oy0 in 0..<oh {
-            let oy = flipV ? oh - 1 - oy0 : oy0
-            out.withMutableRow(oy0) { dst in
-                for ox0 in 0..<ow {
-                    let ox = flipH ? ow - 1 - ox0 : ox0
-                    let (sx, sy): (Int, Int)
-                    switch rotation {
-                    case 90: (sx, sy) = (oy, h - 1 - ox)
-                    case 180: (sx, sy) = (w - 1 - ox, h - 1 - oy)
-                    case 270: (sx, sy) = (w - 1 - oy, ox)
-                    default: (sx, sy) = (ox, oy)
-                    }
-                    let src = Kernels.rowPointer(image, sy) + sx * bpp
-                    for c in 0..<bpp { dst[ox0 * bpp + c] = src[c] }
-                }
-            }
-        }
-        return out.freeze()
+        try image.oriented(rotation: rotation, flipHorizontally: flipH, flipVertically: flipV, pool: pool)
     }
 }
 
