@@ -185,6 +185,10 @@ public final class VideoFileSink {
             p.pointee.stream_index = stream!.pointee.index
             let w = av_interleaved_write_frame(format, p)
             if w < 0 { throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(w))", code: w) }
+            // Buffered I/O reports a failed write (disk full, file-size limit) in the context.
+            if let pb = format?.pointee.pb, pb.pointee.error < 0 {
+                throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(pb.pointee.error))", code: pb.pointee.error)
+            }
         }
     }
 
@@ -202,7 +206,8 @@ public final class VideoFileSink {
         }
         avcodec_send_frame(c, nil)
         try drain()
-        try check(av_write_trailer(format), path, "cannot finish the file")
+        let t = av_write_trailer(format)
+        if t < 0 { throw MediaError(.cannotWrite, path, "cannot write (finishing the file): \(ffmpegMessage(t))", code: t) }
         if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
     }
 }

@@ -33,6 +33,9 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
     exit(code)
 }
 
+// A file-size limit (ulimit -f) must make writes fail with an error we report, not kill us.
+signal(SIGXFSZ, SIG_IGN)
+
 var args = Array(CommandLine.arguments.dropFirst())
 guard let command = args.first else { fail(usage, code: 2) }
 args.removeFirst()

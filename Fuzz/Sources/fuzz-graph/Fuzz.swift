@@ -1,0 +1,27 @@
+import FrameFlow
+import FrameFlowCalculators
+
+/// Graph text: parse, then validate against the standard calculators.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    if let config = try? GraphConfig(parsing: text, file: "fuzz.pbtxt") {
+        _ = try? Graph(config, registry: .standard)
+        _ = config.dot()
+    }
+    return 0
+}
+
+// SwiftPM links an executable's entry point as `<target>_main`; hand it to libFuzzer's driver.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+@_cdecl("fuzz_graph_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var c = argc
+    var v = argv
+    return LLVMFuzzerRunDriver(&c, &v, fuzz)
+}

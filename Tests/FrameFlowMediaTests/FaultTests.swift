@@ -1,0 +1,66 @@
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowMedia
+import FrameFlowTesting
+import Foundation
+import Testing
+
+/// Throws on the `failAt`-th image.
+final class FailingImageCalculator: Calculator {
+    struct Options: CalculatorOptions { var failAt = 17; init() {} }
+    struct Failure: Error, CustomStringConvertible { var description: String { "sensor glitch" } }
+    static let contract = CalculatorContract(inputs: [PortSpec("", ImageFrame.self)], outputs: [PortSpec("", ImageFrame.self)])
+    let failAt: Int
+    var seen = 0
+    init(options: Options) { failAt = options.failAt }
+    func process(_ cc: CalculatorContext) throws {
+        seen += 1
+        if seen == failAt { throw Failure() }
+        cc.emit(packet: cc.input(at: 0), atPosition: 0)
+    }
+}
+
+@Suite(.serialized) struct FaultTests {
+    /// A calculator throws at a random frame: the error names it, the run stops, and the
+    /// frames written before it are in a finished, playable file.
+    @Test func calculatorFailureFinalizesOutputs() throws {
+        var o = FailingImageCalculator.Options()
+        o.failAt = 5 + Int.random(in: 0..<30)
+        let graph = try Graph {
+            Input("input_video")
+            Output("out")
+            Node(FailingImageCalculator.self, name: "flaky", in: "input_video", out: "out", options: o)
+        }
+        var r = GraphRunner.Options()
+        r.inputs = [(nil, try MediaFixtures.clip())]
+        r.output = MediaFixtures.path("fault.mp4")
+        let runner = GraphRunner(graph: graph, options: r)
+        let e = #expect(throws: GraphError.self) { try runner.run() }
+        #expect(e?.node == "flaky" && e?.description.contains("sensor glitch") == true)
+        let written = try MediaFixtures.probe(r.output!).frames
+        #expect(written == o.failAt - 1, "frames before the failure: \(written), expected \(o.failAt - 1)")
+        #expect(runner.lastSummary?.framesOut == o.failAt - 1)
+    }
+
+    /// The output stops being writable (a file-size limit): a clear error, a non-zero exit,
+    /// and what was written stays readable.
+    @Test func fullOutputIsAClearError() throws {
+        let out = MediaFixtures.path("limited.mkv")
+        try? FileManager.default.removeItem(atPath: out)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)"]
+        p.currentDirectoryURL = MediaFixtures.root
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus != 0)
+        #expect(p.terminationReason == .exit, "an error exit, not a signal")
+        #expect(text.contains(out) && text.contains("cannot write"), "\(text)")
+        let frames = try MediaFixtures.probe(out).frames
+        #expect(frames > 0, "frames written before the limit stay readable")
+    }
+}

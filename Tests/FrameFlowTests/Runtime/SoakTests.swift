@@ -1,0 +1,87 @@
+import FrameFlow
+import FrameFlowTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Resident memory of this process in bytes (Linux /proc; 0 elsewhere).
+func residentBytes() -> Int {
+    guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let parts = s.split(separator: " ")
+    return parts.count > 1 ? (Int(parts[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+/// Overload for a long time: a paced synthetic source into a deliberately slow node behind
+/// drop-oldest and keep-latest edges. `SOAK_FRAMES` (scripts/soak.sh) sets the length; the
+/// test default is short.
+@Suite(.serialized) struct SoakTests {
+    static var frames: Int { Int(ProcessInfo.processInfo.environment["SOAK_FRAMES"] ?? "") ?? 4_000 }
+
+    @Test func memoryStaysFlatAndEveryDropIsCounted() throws {
+        let pool = ImagePool(maxFreeBlocksPerSize: 8)
+        let graph = try Graph(registry: testRegistry) {
+            Input("frames")
+            Output("out")
+            Node(SleepCalculator.self, name: "slow", in: ["frames"], out: ["a"], options: { var o = SleepCalculator.Options(); o.microseconds = 600; return o }())
+                .queue("0", policy: .dropOldest, size: 4)
+            Node(SleepCalculator.self, name: "slower", in: ["a"], out: ["out"], options: { var o = SleepCalculator.Options(); o.microseconds = 900; return o }())
+                .queue("0", policy: .keepLatest)
+        }
+        let delivered = Atomic<Int>(0)
+        try graph.observe("out") { _ in delivered.add(1, ordering: .relaxed) }
+        try graph.start()
+        var atWarmup = 0
+        var peakAfter = 0
+        let start = monotonicNanoseconds()
+        for i in 0..<Self.frames {
+            // Real-time pacing at 2000 fps: well above what the slow nodes can take.
+            let due = start + UInt64(i) * 500_000
+            let now = monotonicNanoseconds()
+            if due > now { usleep(UInt32((due - now) / 1000)) }
+            var m = try pool.makeImage(width: 64, height: 48, format: .rgba8)
+            m.fill(UInt8(i & 255))
+            try graph.send(m.freeze(), to: "frames", at: Timestamp(Int64(i) * 500))
+            if i == 1_000 { atWarmup = residentBytes() }
+            if i > 1_000 && i % 250 == 0 { peakAfter = max(peakAfter, residentBytes()) }
+        }
+        try graph.closeAllInputStreams()
+        #expect(try graph.waitUntilDone(timeout: 30), "no deadlock")
+        let stats = graph.statistics
+        let slow = try #require(stats.nodes.first { $0.name == "slow" })
+        let slower = try #require(stats.nodes.first { $0.name == "slower" })
+        // Every frame is processed by "slow" or dropped in front of it; the same downstream.
+        #expect(slow.calls - 1 + slow.dropped == Self.frames, "slow: \(slow.calls - 1) processed + \(slow.dropped) dropped")
+        #expect(slower.calls - 1 + slower.dropped == slow.calls - 1)
+        #expect(delivered.load(ordering: .relaxed) == slower.calls - 1)
+        #expect(slow.dropped > 0)
+        #expect(peakAfter <= atWarmup + atWarmup / 10, "resident memory \(peakAfter) vs \(atWarmup) at frame 1000")
+        #expect(pool.liveBuffers == 0)
+    }
+
+    @Test func hundredCancelsUnderLoadEachReturnWithinASecond() throws {
+        let pool = ImagePool(maxFreeBlocksPerSize: 4)
+        var seed: UInt64 = 42
+        for round in 0..<100 {
+            let graph = try Graph(registry: testRegistry) {
+                Settings(maxQueueSize: 0)
+                Input("frames")
+                Output("out")
+                Node(SleepCalculator.self, in: ["frames"], out: ["out"], options: { var o = SleepCalculator.Options(); o.microseconds = 300; return o }())
+            }
+            try graph.start()
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1
+            let sendCount = 20 + Int(seed >> 58)
+            for i in 0..<sendCount {
+                var m = try pool.makeImage(width: 32, height: 32, format: .gray8)
+                m.fill(1)
+                try graph.send(m.freeze(), to: "frames", at: Timestamp(Int64(i)))
+            }
+            usleep(UInt32(seed >> 54) % 5000)  // a random moment while frames are queued
+            let t0 = monotonicNanoseconds()
+            graph.cancel()
+            #expect(try graph.waitUntilDone(timeout: 1), "round \(round): cancel must finish within a second")
+            #expect(Double(monotonicNanoseconds() - t0) / 1e9 < 1)
+        }
+        #expect(pool.liveBuffers == 0, "cancelled runs must release every image")
+    }
+}
