@@ -28,7 +28,7 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
     private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
     private var textureSize = (0, 0, PixelFormat.rgba8)
-    private let pending = Mutex<(frame: ImageFrame?, replaced: Int, received: Int)>((nil, 0, 0))
+    private let pending = Locked<(frame: ImageFrame?, replaced: Int, received: Int)>((nil, 0, 0))
     private var current: ImageFrame?
     private var paused = false
     private var snapshots = 0

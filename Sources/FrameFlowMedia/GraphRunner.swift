@@ -236,7 +236,7 @@ final class SinkBox: @unchecked Sendable {
 
 /// Send-to-output latency per timestamp.
 final class LatencyTracker: Sendable {
-    private let state = Mutex<(sent: [Int64: UInt64], samples: [Double])>(([:], []))
+    private let state = Locked<(sent: [Int64: UInt64], samples: [Double])>(([:], []))
     func sent(_ t: Timestamp) { state.withLock { $0.sent[t.microseconds] = monotonicNanoseconds() } }
     func forget(_ t: Timestamp) { state.withLock { _ = $0.sent.removeValue(forKey: t.microseconds) } }
     func received(_ t: Timestamp) {
@@ -254,7 +254,7 @@ final class LatencyTracker: Sendable {
 
 /// The first error reported from any thread.
 final class FirstError: Sendable {
-    private let m = Mutex<(any Error)?>(nil)
+    private let m = Locked<(any Error)?>(nil)
     func record(_ e: any Error) { m.withLock { if $0 == nil { $0 = e } } }
     var error: (any Error)? { m.withLock { $0 } }
 }

@@ -119,8 +119,8 @@ public final class CalculatorRunner {
 /// print(out.packets.count)
 /// ```
 public final class PacketCollector: Sendable {
-    private let store = Mutex<[Packet]>([])
-    private let closed = Mutex<Bool>(false)
+    private let store = Locked<[Packet]>([])
+    private let closed = Locked<Bool>(false)
 
     /// Starts collecting `stream` of `graph` (call before `start`).
     public init(_ graph: Graph, _ stream: String) throws {
@@ -141,7 +141,7 @@ public final class PacketCollector: Sendable {
 
 /// Packets by stream name, shared with observer callbacks.
 final class PacketStore: Sendable {
-    private let m = Mutex<[String: [Packet]]>([:])
+    private let m = Locked<[String: [Packet]]>([:])
     func append(_ p: Packet, to name: String) { m.withLock { $0[name, default: []].append(p) } }
     func removeAll() { m.withLock { $0.removeAll() } }
     func packets(_ name: String) -> [Packet] { m.withLock { $0[name] ?? [] } }

@@ -11,7 +11,7 @@ import Synchronization
 /// let graph = try Graph(config, registry: registry)
 /// ```
 public final class CalculatorRegistry: Sendable {
-    private let entries = Mutex<[String: CalculatorTypeBox]>([:])
+    private let entries = Locked<[String: CalculatorTypeBox]>([:])
 
     /// An empty registry.
     public init() {}

@@ -38,7 +38,7 @@ public final class Graph: Sendable {
         var tracing = false
         var lastRun: GraphRuntime?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Validates `config` and prepares the graph.
     ///
@@ -49,7 +49,7 @@ public final class Graph: Sendable {
     public init(_ config: GraphConfig, registry: CalculatorRegistry = CalculatorRegistry()) throws {
         self.config = config
         self.resolved = try GraphValidator.resolve(config, registry: registry)
-        state = Mutex(State(maxFramesInFlight: config.maxFramesInFlight ?? 0))
+        state = Locked(State(maxFramesInFlight: config.maxFramesInFlight ?? 0))
     }
 
     /// Convenience: parse a graph file and validate it.

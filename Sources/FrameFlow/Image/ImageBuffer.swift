@@ -55,7 +55,7 @@ public final class ImagePool: Sendable {
         var live = 0
     }
     // Raw pointers are only moved in and out under the mutex.
-    private let state: Mutex<UnsafeSendable<State>> = Mutex(UnsafeSendable(State()))
+    private let state = Locked(State())
     /// How many released blocks of one size are kept for reuse.
     public let maxFreeBlocksPerSize: Int
 
@@ -63,7 +63,7 @@ public final class ImagePool: Sendable {
 
     deinit {
         state.withLock { s in
-            for (_, blocks) in s.value.free { for b in blocks { b.deallocate() } }
+            for (_, blocks) in s.free { for b in blocks { b.deallocate() } }
         }
     }
 
@@ -71,13 +71,13 @@ public final class ImagePool: Sendable {
     public func buffer(byteCount: Int) -> ImageBuffer {
         let size = (byteCount + 63) & ~63
         let reused: UnsafeMutableRawPointer? = state.withLock { s in
-            s.value.live += 1
-            if var list = s.value.free[size], let p = list.popLast() {
-                s.value.free[size] = list
-                s.value.reuses += 1
+            s.live += 1
+            if var list = s.free[size], let p = list.popLast() {
+                s.free[size] = list
+                s.reuses += 1
                 return p
             }
-            s.value.allocations += 1
+            s.allocations += 1
             return nil
         }
         let p = reused ?? UnsafeMutableRawPointer.allocate(byteCount: Swift.max(size, 64), alignment: 64)
@@ -89,22 +89,22 @@ public final class ImagePool: Sendable {
 
     private func recycle(_ p: UnsafeMutableRawPointer, size: Int) {
         let kept = state.withLock { s -> Bool in
-            s.value.live -= 1
-            var list = s.value.free[size, default: []]
+            s.live -= 1
+            var list = s.free[size, default: []]
             guard list.count < maxFreeBlocksPerSize else { return false }
             list.append(p)
-            s.value.free[size] = list
+            s.free[size] = list
             return true
         }
         if !kept { p.deallocate() }
     }
 
     /// Buffers from this pool that are still in use (for memory-flatness checks).
-    public var liveBuffers: Int { state.withLock { $0.value.live } }
+    public var liveBuffers: Int { state.withLock { $0.live } }
 
     /// How many blocks the pool had to allocate, and how many times it reused one.
     public var statistics: (allocations: Int, reuses: Int) {
-        state.withLock { ($0.value.allocations, $0.value.reuses) }
+        state.withLock { ($0.allocations, $0.reuses) }
     }
 
     /// A new image of `width`×`height` in `format`, with rows padded to 64 bytes,

@@ -35,7 +35,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         let lock = ConditionLock()
         self.lock = lock
         pool = WorkerPool(threads: threads, name: "frameflow.graph", lock: lock)
-        pool.source = self
+        // The workers already run and read `source` under the lock (ThreadSanitizer caught
+        // the unlocked store).
+        lock.withLock { pool.source = self }
     }
 
     /// Wakes as many sleeping workers as there are ready nodes; lock held.

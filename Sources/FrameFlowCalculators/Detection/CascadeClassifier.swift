@@ -296,6 +296,23 @@ enum XMLTree {
     }
 
     static func parse(_ data: Data, file: String) throws -> Element {
+        // FoundationXML traps on comments that are not valid UTF-8 (found by fuzzing), so
+        // invalid text is rejected here first.
+        let bytes = [UInt8](data)
+        if String(validating: bytes, as: UTF8.self) == nil {
+            var line = 1
+            var valid = 0
+            var i = 0
+            while i < bytes.count {  // find the first invalid sequence
+                let b = bytes[i]
+                let len = b < 0x80 ? 1 : b >> 5 == 0x6 ? 2 : b >> 4 == 0xE ? 3 : b >> 3 == 0x1E ? 4 : 0
+                guard len > 0, i + len <= bytes.count, String(validating: bytes[i..<(i + len)], as: UTF8.self) != nil else { break }
+                if b == 10 { line += 1 }
+                i += len
+                valid = i
+            }
+            throw CascadeError(file: file, element: "", line: line, message: "not valid UTF-8 text (byte \(valid))")
+        }
         let parser = XMLParser(data: data)
         let b = Builder()
         parser.delegate = b

@@ -191,3 +191,13 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
         #expect(last[Int(box.x) + 5, Int(box.y)] == [255, 64, 64, 255])
     }
 }
+
+/// Inputs the fuzzers found; each must now be a clean error.
+@Suite struct CascadeFuzzRegressionTests {
+    @Test func invalidUTF8InAComment() throws {
+        let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/cascade/invalid-utf8-comment.xml"))
+        let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: data, file: "fuzzed.xml") }
+        #expect(e?.description.contains("not valid UTF-8") == true, "\(String(describing: e))")
+        #expect(e?.line == 26, "the line of byte 1232, the first invalid one")
+    }
+}
