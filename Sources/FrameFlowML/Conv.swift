@@ -11,6 +11,9 @@ enum Conv {
         let strides = n.ints("strides")?.map { Int($0) } ?? Array(repeating: 1, count: d)
         let dil = n.ints("dilations")?.map { Int($0) } ?? Array(repeating: 1, count: d)
         var pads = n.ints("pads")?.map { Int($0) } ?? Array(repeating: 0, count: 2 * d)
+        guard input.count == d, strides.count == d, dil.count == d, pads.count == 2 * d,
+            (strides + dil + kernel).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), pads.allSatisfy({ abs($0) < 1 << 16 })
+        else { throw ModelError("strides \(strides), dilations \(dil), pads \(pads) do not fit kernel \(kernel)") }
         let auto = n.string("auto_pad", "NOTSET")
         var out = [Int](repeating: 0, count: d)
         for i in 0..<d {
@@ -42,8 +45,11 @@ enum Conv {
         let batch = x.shape[0], cin = x.shape[1], cout = w.shape[0]
         let group = Int(n.int("group", 1))
         let kshape = n.ints("kernel_shape")?.map { Int($0) } ?? Array(w.shape[2...])
-        guard cin % group == 0, cout % group == 0, w.shape[1] * group == cin else {
-            throw ModelError("Conv channels \(cin) in, weights \(w.shape), group \(group) do not fit")
+        guard x.shape.count >= 3, w.shape.count == x.shape.count, group > 0, cin % group == 0, cout % group == 0,
+            w.shape[1] * group == cin, kshape == Array(w.shape[2...]), bias.map({ $0.count == cout }) ?? true,
+            x.asFloats.count == x.count, w.asFloats.count == w.count
+        else {
+            throw ModelError("Conv input \(x.shape), weights \(w.shape), kernel \(kshape), group \(group) do not fit")
         }
         var spatial = Array(x.shape[2...])
         var ks = kshape
@@ -98,6 +104,9 @@ enum Conv {
 
     static func pool(_ n: ONNXNode, _ x: Tensor, max isMax: Bool) throws -> Tensor {
         guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
+        guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {
+            throw ModelError("pooling input \(x.shape) does not fit kernel \(k)")
+        }
         let g0 = try geometry(n, input: Array(x.shape[2...]), kernel: k, ceil: n.int("ceil_mode", 0) != 0)
         var g = g0
         while g.spatialIn.count < 3 {

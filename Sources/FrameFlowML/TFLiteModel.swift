@@ -38,7 +38,9 @@ struct TFLiteGraph {
         guard let sg = try model.tables(2).first else { throw ModelError("\(file): no subgraph") }
         for (i, t) in try sg.tables(0).enumerated() {
             let shape = try t.ints(0).map { Int($0) }
-            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }) else { throw ModelError("\(file): tensor \(i) has an invalid shape \(shape)") }
+            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }),
+                shape.reduce(1, { $0.multipliedReportingOverflow(by: $1).overflow ? Int.max : $0 * $1 }) < 1 << 28
+            else { throw ModelError("\(file): tensor \(i) has an invalid shape \(shape)") }
             let rawType = try t.byte(1)
             let type: ElementType
             switch rawType {
@@ -58,9 +60,9 @@ struct TFLiteGraph {
                 guard b < buffers.count else { throw ModelError("\(file): tensor '\(name)' refers to buffer \(b) of \(buffers.count)") }
                 var data = try buffers[b].bytesVector(0)
                 if data.isEmpty, let off = try buffers[b].field(1) {
-                    let o = Int(try fb.u64(off)), size = Int(try fb.u64(try buffers[b].field(2) ?? off))
-                    guard o >= 0, size >= 0, o + size <= bytes.count else { throw ModelError("\(file): buffer \(b) runs past the end") }
-                    data = bytes[o..<(o + size)]
+                    let o = try fb.u64(off), size = try fb.u64(try buffers[b].field(2) ?? off)
+                    guard o <= UInt64(bytes.count), size <= UInt64(bytes.count) - o else { throw ModelError("\(file): buffer \(b) runs past the end") }
+                    data = bytes[Int(o)..<Int(o + size)]
                 }
                 if !data.isEmpty {
                     constants[i] = try ONNXModel.fromRaw(Array(data), type: type, shape: shape, name: name, file: file)

@@ -49,3 +49,29 @@ import Testing
         #expect(throws: ModelError.self) { try Model(tflite: Array("TFL3 but nothing else".utf8), file: "tiny.tflite") }
     }
 }
+
+/// Inputs the fuzzers found (Tests/Fixtures/fuzz): each must load and run, or fail with an error.
+@Suite struct ModelFuzzRegressionTests {
+    static let dir = RealModelTests.dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Fixtures/fuzz")
+
+    @Test func onnxFindings() throws {
+        for f in try FileManager.default.contentsOfDirectory(atPath: Self.dir.appendingPathComponent("onnx").path) {
+            let data = try Data(contentsOf: Self.dir.appendingPathComponent("onnx/\(f)"))
+            guard let m = try? Model(onnx: data, file: f) else { continue }
+            var feeds: [String: Tensor] = [:]
+            for i in m.inputs {
+                guard let shape = i.shape, shape.allSatisfy({ $0 != nil && $0! <= 64 }) else { continue }
+                feeds[i.name] = Tensor(shape: shape.map { $0! }, floats: Array(repeating: 0.5, count: shape.map { $0! }.reduce(1, *)))
+            }
+            #expect(throws: ModelError.self, "\(f)") { try m.run(feeds) }
+        }
+    }
+
+    @Test func tfliteFindings() throws {
+        for f in try FileManager.default.contentsOfDirectory(atPath: Self.dir.appendingPathComponent("tflite").path) {
+            let bytes = [UInt8](try Data(contentsOf: Self.dir.appendingPathComponent("tflite/\(f)")))
+            #expect(throws: ModelError.self, "\(f)") { try Model(tflite: bytes, file: f) }
+        }
+    }
+}

@@ -260,6 +260,24 @@ public struct CascadeError: Error, Sendable, CustomStringConvertible {
 }
 
 /// A small DOM built with Foundation's SAX parser, keeping each element's line.
+/// The offset of a `<?` that is not the leading XML declaration, if any.
+func findProcessingInstruction(_ b: [UInt8]) -> Int? {
+    var start = 0
+    while start < b.count, b[start] == 0x20 || b[start] == 0x0A || b[start] == 0x0D || b[start] == 0x09 || b[start] == 0xEF || b[start] == 0xBB || b[start] == 0xBF { start += 1 }
+    var i = start + 1
+    while i + 1 < b.count {
+        if b[i] == 0x3C && b[i + 1] == 0x3F { return i }
+        i += 1
+    }
+    guard b.count > start + 1, b[start] == 0x3C, b[start + 1] == 0x3F else { return nil }
+    // The declaration itself must be a real one (`<?xml version=…?>`); `<?xml?>` and other
+    // targets reach the same trap.
+    guard b[start...].starts(with: Array("<?xml ".utf8)) else { return start }
+    let end = (start..<(b.count - 1)).first { b[$0] == 0x3F && b[$0 + 1] == 0x3E } ?? b.count
+    let decl = String(decoding: b[start..<end], as: UTF8.self)
+    return decl.contains("version=") ? nil : start
+}
+
 enum XMLTree {
     final class Element {
         let name: String
@@ -312,6 +330,12 @@ enum XMLTree {
                 valid = i
             }
             throw CascadeError(file: file, element: "", line: line, message: "not valid UTF-8 text (byte \(valid))")
+        }
+        // FoundationXML also traps on processing instructions without data (fuzzing found
+        // that too): the only one a cascade file has is the XML declaration at the start.
+        if let pi = findProcessingInstruction(bytes) {
+            let line = bytes[..<pi].reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+            throw CascadeError(file: file, element: "", line: line, message: "processing instructions (<?…?>) are not allowed after the XML declaration")
         }
         let parser = XMLParser(data: data)
         let b = Builder()

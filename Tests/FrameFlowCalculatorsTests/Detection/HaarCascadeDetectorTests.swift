@@ -200,4 +200,10 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
         #expect(e?.description.contains("not valid UTF-8") == true, "\(String(describing: e))")
         #expect(e?.line == 26, "the line of byte 1232, the first invalid one")
     }
+
+    @Test func processingInstructionWithoutData() throws {
+        let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/cascade/processing-instruction.xml"))
+        let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: data, file: "fuzzed.xml") }
+        #expect(e?.description.contains("processing instructions") == true, "\(String(describing: e))")
+    }
 }
