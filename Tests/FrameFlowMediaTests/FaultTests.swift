@@ -49,7 +49,7 @@ final class FailingImageCalculator: Calculator {
         try? FileManager.default.removeItem(atPath: out)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", "ulimit -f 2000; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:640x480@30 --frames 600 --crf 0 --output \(out)"]
+        p.arguments = ["-c", "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)"]
         p.currentDirectoryURL = MediaFixtures.root
         let err = Pipe()
         p.standardError = err
