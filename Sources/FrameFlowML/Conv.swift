@@ -41,6 +41,7 @@ enum Conv {
 
     static func run(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
         let x = try Ops.need(ins, 0), w = try Ops.need(ins, 1)
+        guard x.shape.count >= 3, w.shape.count == x.shape.count else { throw ModelError("Conv needs input and weights of the same rank ≥ 3, got \(x.shape) and \(w.shape)") }
         let bias = ins.count > 2 ? ins[2]?.floats : nil
         let batch = x.shape[0], cin = x.shape[1], cout = w.shape[0]
         let group = Int(n.int("group", 1))

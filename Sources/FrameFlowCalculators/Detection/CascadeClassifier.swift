@@ -119,8 +119,13 @@ public struct CascadeClassifier: Sendable {
                 }
                 var nodes: [Node] = []
                 for k in stride(from: 0, to: inner.count, by: nodeStep) {
-                    let left = Int32(inner[k]), right = Int32(inner[k + 1]), f = Int32(inner[k + 2])
-                    let subset = categories > 0 ? inner[(k + 3)..<(k + 3 + subsetSize)].map { Int32(truncatingIfNeeded: Int64($0)) } : []
+                    guard let left = exactInt32(inner[k]), let right = exactInt32(inner[k + 1]), let f = exactInt32(inner[k + 2]), f >= 0 else {
+                        throw fail(weak.child("internalNodes")!, "node indexes must be whole numbers in range")
+                    }
+                    let subset = try categories > 0 ? inner[(k + 3)..<(k + 3 + subsetSize)].map { v -> Int32 in
+                        guard v.isFinite, v == v.rounded(), abs(v) < 9e18 else { throw fail(weak.child("internalNodes")!, "category subset \(v) is not a 32-bit integer") }
+                        return Int32(truncatingIfNeeded: Int64(v))
+                    } : []
                     nodes.append(Node(left: left, right: right, feature: f, threshold: categories > 0 ? 0 : Float(inner[k + 3]), subset: subset))
                     maxFeature = max(maxFeature, Int(f))
                 }
@@ -152,13 +157,17 @@ public struct CascadeClassifier: Sendable {
                 for r in rectsElement.children {
                     let v = try numbers(r)
                     guard v.count == 5 else { throw fail(r, "a Haar rectangle needs x y width height weight, found \(v.count) numbers") }
-                    rects.append((Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Float(v[4])))
+                    guard let x = exactInt32(v[0]), let y = exactInt32(v[1]), let w = exactInt32(v[2]), let h = exactInt32(v[3]), v[4].isFinite else {
+                        throw fail(r, "rectangle values must be whole numbers in range and a finite weight")
+                    }
+                    rects.append((x, y, w, h, Float(v[4])))
                 }
                 guard (2...3).contains(rects.count) else { throw fail(rectsElement, "a Haar feature has 2 or 3 rectangles, found \(rects.count)") }
                 let tilted = try f.child("tilted").map { try int($0) != 0 } ?? false
-                for r in rects {
+                for r32 in rects {
+                    let r = (Int(r32.0), Int(r32.1), Int(r32.2), Int(r32.3))  // no Int32 overflow on hostile values
                     let inside = tilted
-                        ? r.0 - r.3 >= 0 && r.0 + r.2 <= w && r.1 >= 0 && r.1 + r.2 + r.3 <= h
+                        ? r.0 - r.3 >= 0 && r.0 + r.2 <= w && r.1 >= 0 && r.1 + r.2 + r.3 <= h && r.2 >= 0 && r.3 >= 0
                         : r.0 >= 0 && r.1 >= 0 && r.0 + r.2 <= w && r.1 + r.3 <= h && r.2 > 0 && r.3 > 0
                     guard inside else { throw fail(rectsElement, "rectangle \(r.0) \(r.1) \(r.2) \(r.3) lies outside the \(w)×\(h) window") }
                 }
@@ -172,10 +181,12 @@ public struct CascadeClassifier: Sendable {
                 let r = try required(f, "rect")
                 let v = try numbers(r)
                 guard v.count == 4 else { throw fail(r, "an LBP rect needs x y width height, found \(v.count) numbers") }
-                guard v[0] >= 0, v[1] >= 0, v[2] > 0, v[3] > 0, Int(v[0] + 3 * v[2]) <= w, Int(v[1] + 3 * v[3]) <= h else {
+                guard let x = exactInt32(v[0]), let y = exactInt32(v[1]), let bw = exactInt32(v[2]), let bh = exactInt32(v[3]),
+                    x >= 0, y >= 0, bw > 0, bh > 0, Int(x) + 3 * Int(bw) <= w, Int(y) + 3 * Int(bh) <= h
+                else {
                     throw fail(r, "LBP block grid lies outside the \(w)×\(h) window")
                 }
-                lbpFeatures.append((Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3])))
+                lbpFeatures.append((x, y, bw, bh))
             }
             guard maxFeature < lbpFeatures.count else {
                 throw fail(features, "trees use feature \(maxFeature) but only \(lbpFeatures.count) features are defined")
@@ -201,7 +212,9 @@ extension CascadeClassifier {
             return c
         }
         let size = try numbers(try required(cascade, "size"))
-        guard size.count == 2, size[0] > 0, size[1] > 0 else { throw fail(cascade.child("size")!, "<size> needs width and height") }
+        guard size.count == 2, let sw = exactInt32(size[0]), let sh = exactInt32(size[1]), sw > 0, sh > 0, sw <= 1024, sh <= 1024 else {
+            throw fail(cascade.child("size")!, "<size> needs width and height in 1…1024")
+        }
         featureType = .haar
         windowSize = (Int(size[0]), Int(size[1]))
         var features: [HaarFeature] = []
@@ -217,8 +230,10 @@ extension CascadeClassifier {
                     var rects: [(x: Int32, y: Int32, width: Int32, height: Int32, weight: Float)] = []
                     for r in try required(f, "rects").children {
                         let v = try numbers(r)
-                        guard v.count == 5 else { throw fail(r, "a Haar rectangle needs x y width height weight") }
-                        rects.append((Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Float(v[4])))
+                        guard v.count == 5, let x = exactInt32(v[0]), let y = exactInt32(v[1]), let w = exactInt32(v[2]), let h = exactInt32(v[3]),
+                            v[4].isFinite, x >= 0, y >= 0, w > 0, h > 0, Int(x) + Int(w) <= windowSize.width + Int(h), Int(y) + Int(w) + Int(h) <= windowSize.height + Int(w)
+                        else { throw fail(r, "a Haar rectangle needs whole x y width height inside the window and a weight") }
+                        rects.append((x, y, w, h, Float(v[4])))
                     }
                     guard (2...3).contains(rects.count) else { throw fail(f, "a Haar feature has 2 or 3 rectangles") }
                     let tilted = (try f.child("tilted").map { try numbers($0).first ?? 0 } ?? 0) != 0
@@ -229,7 +244,7 @@ extension CascadeClassifier {
                             leaves.append(Float(try numbers(v).first ?? .nan))
                             return -Int32(leaves.count - 1)
                         }
-                        guard let c = n.child(nodeName), let idx = try numbers(c).first, Int(idx) < raw.count, idx > 0 else {
+                        guard let c = n.child(nodeName), let v = try numbers(c).first, let idx = exactInt32(v), Int(idx) < raw.count, idx > 0 else {
                             throw fail(n, "node needs \(valName) or a valid \(nodeName)")
                         }
                         return Int32(idx)
@@ -248,6 +263,13 @@ extension CascadeClassifier {
         self.stages = stages
         self.haarFeatures = features
     }
+}
+
+/// A whole number from a cascade file, or nil when it is not one or out of Int32's range
+/// (converting blindly would trap on hostile files).
+func exactInt32(_ v: Double) -> Int32? {
+    guard v.isFinite, v == v.rounded(), v >= Double(Int32.min), v <= Double(Int32.max) else { return nil }
+    return Int32(v)
 }
 
 /// A malformed cascade file: the file, the element path, its line and what is wrong.

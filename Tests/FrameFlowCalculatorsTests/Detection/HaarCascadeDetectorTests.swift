@@ -201,6 +201,13 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
         #expect(e?.line == 26, "the line of byte 1232, the first invalid one")
     }
 
+    @Test func everyCommittedFindingIsAnErrorOrLoads() throws {
+        let dir = Fixtures.directory.appendingPathComponent("fuzz/cascade")
+        for f in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            _ = try? CascadeClassifier(xml: Data(contentsOf: dir.appendingPathComponent(f)), file: f)  // must not crash
+        }
+    }
+
     @Test func processingInstructionWithoutData() throws {
         let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/cascade/processing-instruction.xml"))
         let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: data, file: "fuzzed.xml") }
