@@ -354,6 +354,9 @@ enum Ops {
     }
 
     static func matmul(_ a0: Tensor, _ b0: Tensor) throws -> Tensor {
+        guard !a0.shape.isEmpty, !b0.shape.isEmpty else {
+            throw ModelError("MatMul needs inputs of rank ≥ 1, got shapes \(a0.shape) × \(b0.shape)")
+        }
         var a = a0, b = b0
         let aVec = a.shape.count == 1, bVec = b.shape.count == 1
         if aVec { a.shape = [1, a.shape[0]] }
