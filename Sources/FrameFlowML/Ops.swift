@@ -198,6 +198,18 @@ enum Ops {
     }
 
     /// Index maps from the output of a broadcast to each operand.
+    /// Advances a row-major multi-index by one within `shape` (last axis fastest), wrapping to zeros after the end.
+    @inline(__always)
+    static func advance(_ index: inout [Int], within shape: [Int]) {
+        var d = index.count - 1
+        while d >= 0 {
+            index[d] += 1
+            if index[d] < shape[d] { return }
+            index[d] = 0
+            d -= 1
+        }
+    }
+
     static func broadcastIndex(_ shape: [Int], to out: [Int]) -> [Int] {
         let r = out.count
         let s = Array(repeating: 1, count: r - shape.count) + shape
@@ -403,13 +415,7 @@ enum Ops {
             var o = 0
             for d in 0..<r where !axes.contains(d) { o += counter[d] * ostr[d] }
             acc[o] = isMax ? max(acc[o], vals[k]) : acc[o] + vals[k]
-            var d = r - 1
-            while d >= 0 {
-                counter[d] += 1
-                if counter[d] < x.shape[d] { break }
-                counter[d] = 0
-                d -= 1
-            }
+            advance(&counter, within: x.shape)
         }
         if !isMax {
             let n = Float(axes.map { x.shape[$0] }.reduce(1, *))
@@ -479,13 +485,7 @@ enum Ops {
             var off = 0
             for d in 0..<r { off += (lo[d] + c[d] * step[d]) * strides[d] }
             if x.isFloat { f.append(x.floats[off]) } else { iv.append(x.ints[off]) }
-            var d = r - 1
-            while d >= 0 {
-                c[d] += 1
-                if c[d] < count[d] { break }
-                c[d] = 0
-                d -= 1
-            }
+            advance(&c, within: count)
         }
         return x.isFloat ? Tensor(shape: count, floats: f, type: x.type) : Tensor(shape: count, ints: iv, type: x.type)
     }
@@ -553,13 +553,7 @@ enum Ops {
                 off += i * strides[d]
             }
             if inside { out[k] = vals[off] }
-            var d = r - 1
-            while d >= 0 {
-                c[d] += 1
-                if c[d] < outShape[d] { break }
-                c[d] = 0
-                d -= 1
-            }
+            advance(&c, within: outShape)
         }
         return x.isFloat ? Tensor(shape: outShape, floats: out, type: x.type) : Tensor(shape: outShape, ints: out.map(toInt64), type: x.type)
     }

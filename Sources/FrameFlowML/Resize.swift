@@ -208,13 +208,7 @@ enum MoreOps {
                 }
                 out[k] = acc
             }
-            var d = r - 1
-            while d >= 0 {
-                c[d] += 1
-                if c[d] < outShape[d] { break }
-                c[d] = 0
-                d -= 1
-            }
+            Ops.advance(&c, within: outShape)
         }
         if !x.isFloat { return Tensor(shape: outShape, ints: out.map(toInt64), type: x.type) }
         return Tensor(shape: outShape, floats: out, type: x.type)
