@@ -1,5 +1,6 @@
 import FrameFlow
 import Foundation
+import FrameFlowTesting
 import Synchronization
 
 /// Small calculators for engine tests.
@@ -71,18 +72,6 @@ final class FailingCalculator: Calculator {
         try cc.emit(v)
     }
     func close(_ cc: CalculatorContext) throws { FailingCalculator.closes.add(1, ordering: .relaxed) }
-}
-
-/// Sleeps, then passes its input on.
-final class SleepCalculator: Calculator {
-    struct Options: CalculatorOptions { var microseconds = 1000; init() {} }
-    static let contract = CalculatorContract(inputs: [PortSpec("")], outputs: [PortSpec("")])
-    let delay: UInt32
-    init(options: Options) { delay = UInt32(options.microseconds) }
-    func process(_ cc: CalculatorContext) throws {
-        usleep(delay)
-        cc.emit(packet: cc.input(at: 0), atPosition: 0)
-    }
 }
 
 /// Emits at a fixed timestamp: the second call breaks the order.

@@ -5,18 +5,6 @@ import FrameFlowTesting
 import Synchronization
 import Testing
 
-/// A calculator that takes a while, to make the flow limiter drop frames.
-final class SlowCalculator: Calculator {
-    struct Options: CalculatorOptions { var microseconds = 2000; init() {} }
-    static let contract = CalculatorContract(inputs: [PortSpec("")], outputs: [PortSpec("")])
-    let delay: UInt32
-    init(options: Options) { delay = UInt32(options.microseconds) }
-    func process(_ cc: CalculatorContext) throws {
-        usleep(delay)
-        cc.emit(packet: cc.input(at: 0), atPosition: 0)
-    }
-}
-
 @Suite struct FlowLimiterCalculatorTests {
     static let graphText = """
         input_stream: "in"
@@ -29,11 +17,11 @@ final class SlowCalculator: Calculator {
           output_stream: "throttled"
           options { [mediapipe.FlowLimiterCalculatorOptions.ext] { max_in_flight: 1 max_in_queue: 0 } }
         }
-        node { calculator: "SlowCalculator" input_stream: "throttled" output_stream: "out" }
+        node { calculator: "SleepCalculator" input_stream: "throttled" output_stream: "out" }
         """
 
     @Test func dropsFramesWhileOneIsInFlightAndNeverStalls() throws {
-        let registry = CalculatorRegistry.standard.adding([SlowCalculator.self])
+        let registry = CalculatorRegistry.standard.adding([SleepCalculator.self])
         let graph = try Graph(GraphConfig(parsing: Self.graphText), registry: registry)
         let out = try PacketCollector(graph, "out")
         try graph.start()
@@ -52,9 +40,9 @@ final class SlowCalculator: Calculator {
 
     @Test func passesEverythingWhenTheGuardedPartKeepsUp() throws {
         // Sending waits for each output, so exactly one frame is ever in flight.
-        let registry = CalculatorRegistry.standard.adding([SlowCalculator.self])
+        let registry = CalculatorRegistry.standard.adding([SleepCalculator.self])
         var config = try GraphConfig(parsing: Self.graphText)
-        config.nodes[1].options = .value({ var o = SlowCalculator.Options(); o.microseconds = 0; return o }())
+        config.nodes[1].options = .value({ var o = SleepCalculator.Options(); o.microseconds = 0; return o }())
         let graph = try Graph(config, registry: registry)
         let out = try PacketCollector(graph, "out")
         try graph.start()
