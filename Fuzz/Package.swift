@@ -8,11 +8,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "FrameFlow", path: "..")],
     targets: [
-        .executableTarget(name: "fuzz-graph", dependencies: [.product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
-        .executableTarget(name: "fuzz-cube", dependencies: [.product(name: "FrameFlowCalculators", package: "FrameFlow")]),
-        .executableTarget(name: "fuzz-cascade", dependencies: [.product(name: "FrameFlowCalculators", package: "FrameFlow")]),
-        .executableTarget(name: "fuzz-onnx", dependencies: [.product(name: "FrameFlowML", package: "FrameFlow")]),
-        .executableTarget(name: "fuzz-tflite", dependencies: [.product(name: "FrameFlowML", package: "FrameFlow")]),
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "fuzz-graph", dependencies: ["FuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-cube", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-cascade", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
     ],
     swiftLanguageModes: [.v6]
 )
