@@ -6,7 +6,7 @@ Prints the median milliseconds of: cvtColor(RGBA→GRAY), Sobel dx and dy (3×3,
 replicated border), magnitude, saturate to 8 bits. One thread (cv2.setNumThreads(1)).
 """
 import sys
-import time
+from timing import median_ms
 
 import cv2
 import numpy as np
@@ -23,11 +23,4 @@ def edges(img):
     return cv2.convertScaleAbs(cv2.magnitude(gx, gy))
 
 
-edges(rgba)
-times = []
-for _ in range(iters):
-    t = time.perf_counter()
-    edges(rgba)
-    times.append((time.perf_counter() - t) * 1000)
-times.sort()
-print(f"{times[len(times) // 2]:.4f}")
+print(f"{median_ms(lambda: edges(rgba), iters):.4f}")

@@ -13,7 +13,7 @@ Operations (OpenCV's nearest equivalents):
 """
 import json
 import sys
-import time
+from timing import median_ms
 
 import cv2
 import numpy as np
@@ -47,12 +47,5 @@ for name, f in ops.items():
     result[name] = {}
     for threads in (1, 2):
         cv2.setNumThreads(threads)
-        f()
-        ts = []
-        for _ in range(iters):
-            t = time.perf_counter()
-            f()
-            ts.append((time.perf_counter() - t) * 1000)
-        ts.sort()
-        result[name][str(threads)] = ts[len(ts) // 2]
+        result[name][str(threads)] = median_ms(f, iters)
 print(json.dumps(result))

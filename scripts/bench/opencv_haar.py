@@ -6,7 +6,7 @@ Prints JSON {"1": ms, "2": ms}: median detectMultiScale(1.1, 3) time with 1 and 
 """
 import json
 import sys
-import time
+from timing import median_ms
 
 import cv2
 import numpy as np
@@ -17,12 +17,5 @@ cc = cv2.CascadeClassifier(cascade)
 out = {}
 for threads in (1, 2):
     cv2.setNumThreads(threads)
-    cc.detectMultiScale(img, 1.1, 3)
-    ts = []
-    for _ in range(iters):
-        t = time.perf_counter()
-        cc.detectMultiScale(img, 1.1, 3)
-        ts.append((time.perf_counter() - t) * 1000)
-    ts.sort()
-    out[str(threads)] = ts[len(ts) // 2]
+    out[str(threads)] = median_ms(lambda: cc.detectMultiScale(img, 1.1, 3), iters)
 print(json.dumps(out))

@@ -6,7 +6,7 @@ usage: reference_models.py MODELS_DIR ITERATIONS   → JSON {name: {"ort1": ms, 
 """
 import json
 import sys
-import time
+from timing import median_ms
 
 import numpy as np
 from onnx import numpy_helper, TensorProto
@@ -20,17 +20,6 @@ def load(name):
     return numpy_helper.to_array(t)
 
 
-def median(f):
-    f()
-    ts = []
-    for _ in range(iters):
-        t = time.perf_counter()
-        f()
-        ts.append((time.perf_counter() - t) * 1000)
-    ts.sort()
-    return ts[len(ts) // 2]
-
-
 out = {}
 import onnxruntime as ort
 for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer"]:
@@ -41,7 +30,7 @@ for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer"]:
         so.intra_op_num_threads = threads
         s = ort.InferenceSession(f"{d}/{name}.onnx", so, providers=["CPUExecutionProvider"])
         feed = {s.get_inputs()[0].name: x}
-        out[name][f"ort{threads}"] = median(lambda: s.run(None, feed))
+        out[name][f"ort{threads}"] = median_ms(lambda: s.run(None, feed), iters)
 from ai_edge_litert.interpreter import Interpreter
 x = load("face_detection_short_range")
 tfl = Interpreter(model_path=f"{d}/face_detection_short_range.tflite", num_threads=1)
@@ -52,5 +41,5 @@ def run():
     tfl.set_tensor(i, x)
     tfl.invoke()
 
-out["face_detection_short_range"] = {"litert": median(run)}
+out["face_detection_short_range"] = {"litert": median_ms(run, iters)}
 print(json.dumps(out))
