@@ -219,23 +219,29 @@ enum Ops {
             strides[i] = s[i] == 1 ? 0 : acc
             acc *= s[i]
         }
-        let total = out.reduce(1, *)
-        var idx = [Int](repeating: 0, count: total)
-        var counter = [Int](repeating: 0, count: r)
+        return stridedOffsets(out, strides: strides)
+    }
+
+    /// The source offset of every element of `shape`, visited in row-major order, when axis `d`
+    /// advances by `strides[d]` in the source (a stride of 0 repeats: broadcasting).
+    static func stridedOffsets(_ shape: [Int], strides: [Int]) -> [Int] {
+        let total = shape.reduce(1, *)
+        var offsets = [Int](repeating: 0, count: total)
+        var counter = [Int](repeating: 0, count: shape.count)
         var off = 0
         for k in 0..<total {
-            idx[k] = off
-            var d = r - 1
+            offsets[k] = off
+            var d = shape.count - 1
             while d >= 0 {
                 counter[d] += 1
                 off += strides[d]
-                if counter[d] < out[d] { break }
+                if counter[d] < shape[d] { break }
                 off -= strides[d] * counter[d]
                 counter[d] = 0
                 d -= 1
             }
         }
-        return idx
+        return offsets
     }
 
     static func elementwise(_ op: String, _ a: Tensor, _ b: Tensor) throws -> Tensor {
@@ -310,23 +316,7 @@ enum Ops {
     static func transpose(_ x: Tensor, _ perm: [Int]) -> Tensor {
         let inStrides = x.strides
         let outShape = perm.map { x.shape[$0] }
-        let total = x.count
-        var src = [Int](repeating: 0, count: total)
-        var counter = [Int](repeating: 0, count: outShape.count)
-        var off = 0
-        let st = perm.map { inStrides[$0] }
-        for k in 0..<total {
-            src[k] = off
-            var d = outShape.count - 1
-            while d >= 0 {
-                counter[d] += 1
-                off += st[d]
-                if counter[d] < outShape[d] { break }
-                off -= st[d] * counter[d]
-                counter[d] = 0
-                d -= 1
-            }
-        }
+        let src = stridedOffsets(outShape, strides: perm.map { inStrides[$0] })
         if x.isFloat { return Tensor(shape: outShape, floats: src.map { x.floats[$0] }, type: x.type) }
         return Tensor(shape: outShape, ints: src.map { x.ints[$0] }, type: x.type)
     }
