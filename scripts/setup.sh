@@ -23,7 +23,7 @@ pip_want() {  # module requirement
 # FFmpeg's and SDL2's libraries (FrameFlowMedia and FrameFlowDisplay link them) for every
 # mode; the ffmpeg/ffprobe tools
 # make and check test media.
-apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev
+apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread
 case "$mode" in
     demo) ;;
     test) apt_want ffmpeg opencv-data xvfb xauth xdotool imagemagick libonnx-testdata ;;

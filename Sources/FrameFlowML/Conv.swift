@@ -68,6 +68,15 @@ enum Conv {
         let cpg = cin / group, opg = cout / group
         var out = [Float](repeating: 0, count: batch * cout * OD * OH * OW)
         let xf = x.asFloats, wf = w.asFloats
+        if D == 1 && KD == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+            let s = Plane2D(
+                batch: batch, cin: cin, h: H, w: W, cout: cout, group: group, kh: KH, kw: KW, strideH: g.strides[1], strideW: g.strides[2],
+                dilationH: g.dilations[1], dilationW: g.dilations[2], padTop: g.padBegin[1], padLeft: g.padBegin[2], oh: OH, ow: OW)
+            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in
+                conv2D(s, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!)
+            } } }
+            return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
+        }
         xf.withUnsafeBufferPointer { X in
             wf.withUnsafeBufferPointer { Wt in
                 out.withUnsafeMutableBufferPointer { Y in
@@ -103,6 +112,103 @@ enum Conv {
         return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
     }
 
+    /// The shape of a 2-D convolution on NCHW data.
+    struct Plane2D {
+        var batch, cin, h, w, cout, group, kh, kw, strideH, strideW, dilationH, dilationW, padTop, padLeft, oh, ow: Int
+        var cpg: Int { cin / group }
+        var opg: Int { cout / group }
+
+        /// Output columns `ow` whose input column `ow·strideW − padLeft + kx·dilationW` lies
+        /// inside the image.
+        func validColumns(kx: Int) -> Range<Int> {
+            let off = kx * dilationW - padLeft
+            let lo = off >= 0 ? 0 : (-off + strideW - 1) / strideW
+            let hi = w - 1 - off < 0 ? 0 : min(ow, (w - 1 - off) / strideW + 1)
+            return lo < hi ? lo..<hi : 0..<0
+        }
+    }
+
+    /// 2-D convolution: depthwise channels directly, everything else as one matrix product
+    /// per group over an im2col copy of the input (none for 1×1, stride 1, unpadded).
+    static func conv2D(_ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>) {
+        let P = s.oh * s.ow, HW = s.h * s.w
+        if s.cpg == 1 && s.opg == 1 {
+            for b in 0..<s.batch {
+                for c in 0..<s.cout {
+                    let xc = x + (b * s.cin + c) * HW, yc = y + (b * s.cout + c) * P
+                    yc.update(repeating: bias?[c] ?? 0, count: P)
+                    for ky in 0..<s.kh {
+                        for kx in 0..<s.kw {
+                            let wv = w[(c * s.kh + ky) * s.kw + kx]
+                            let cols = s.validColumns(kx: kx)
+                            let colOff = kx * s.dilationW - s.padLeft
+                            for oy in 0..<s.oh {
+                                let iy = oy * s.strideH - s.padTop + ky * s.dilationH
+                                if iy < 0 || iy >= s.h { continue }
+                                let xr = xc + iy * s.w + colOff, yr = yc + oy * s.ow
+                                if s.strideW == 1 {
+                                    for ox in cols { yr[ox] += wv * xr[ox] }
+                                } else {
+                                    for ox in cols { yr[ox] += wv * xr[ox * s.strideW] }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return
+        }
+        let K = s.cpg * s.kh * s.kw
+        let direct = s.kh == 1 && s.kw == 1 && s.strideH == 1 && s.strideW == 1 && s.padTop == 0 && s.padLeft == 0 && s.oh == s.h && s.ow == s.w
+        var col = [Float](repeating: 0, count: direct ? 0 : K * P)
+        col.withUnsafeMutableBufferPointer { C in
+            for b in 0..<s.batch {
+                for gi in 0..<s.group {
+                    let xg = x + (b * s.cin + gi * s.cpg) * HW
+                    var src = UnsafePointer(xg)
+                    if !direct {
+                        let cp = C.baseAddress!
+                        for c in 0..<s.cpg {
+                            for ky in 0..<s.kh {
+                                for kx in 0..<s.kw {
+                                    let row = cp + ((c * s.kh + ky) * s.kw + kx) * P
+                                    let cols = s.validColumns(kx: kx)
+                                    let colOff = kx * s.dilationW - s.padLeft
+                                    for oy in 0..<s.oh {
+                                        let r = row + oy * s.ow
+                                        let iy = oy * s.strideH - s.padTop + ky * s.dilationH
+                                        if iy < 0 || iy >= s.h || cols.isEmpty {
+                                            r.update(repeating: 0, count: s.ow)
+                                            continue
+                                        }
+                                        let xr = xg + c * HW + iy * s.w + colOff
+                                        r.update(repeating: 0, count: cols.lowerBound)
+                                        if s.strideW == 1 {
+                                            (r + cols.lowerBound).update(from: xr + cols.lowerBound, count: cols.count)
+                                        } else {
+                                            for ox in cols { r[ox] = xr[ox * s.strideW] }
+                                        }
+                                        (r + cols.upperBound).update(repeating: 0, count: s.ow - cols.upperBound)
+                                    }
+                                }
+                            }
+                        }
+                        src = UnsafePointer(cp)
+                    }
+                    let yg = y + (b * s.cout + gi * s.opg) * P
+                    GEMM.multiply(m: s.opg, n: P, k: K, a: w + gi * s.opg * K, lda: K, b: src, ldb: P, c: yg, ldc: P)
+                    if let bias {
+                        for o in 0..<s.opg {
+                            let bv = bias[gi * s.opg + o]
+                            let r = yg + o * P
+                            for i in 0..<P { r[i] += bv }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     static func pool(_ n: ONNXNode, _ x: Tensor, max isMax: Bool) throws -> Tensor {
         guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
         guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {
@@ -120,6 +226,41 @@ enum Conv {
         let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
         var out = [Float](repeating: 0, count: nc * OD * OH * OW)
         let xf = x.asFloats
+        if D == 1 && g.kernel[0] == 1 && g.dilations[1] == 1 && g.dilations[2] == 1 && !out.isEmpty {
+            // 2-D windows without dilation: clip each window to the image once.
+            let (KH, KW, sh, sw, pt, pl) = (g.kernel[1], g.kernel[2], g.strides[1], g.strides[2], g.padBegin[1], g.padBegin[2])
+            let (pb, pr) = (g.padEnd[1], g.padEnd[2])
+            xf.withUnsafeBufferPointer { X in
+                out.withUnsafeMutableBufferPointer { Y in
+                    for c in 0..<nc {
+                        let xc = X.baseAddress! + c * H * W
+                        for oy in 0..<OH {
+                            let y0 = oy * sh - pt
+                            let ys = max(y0, 0), ye = min(y0 + KH, H)
+                            let padRows = min(y0 + KH, H + pb) - max(y0, -pt)
+                            for ox in 0..<OW {
+                                let x0 = ox * sw - pl
+                                let xs = max(x0, 0), xe = min(x0 + KW, W)
+                                var acc: Float = isMax ? -.infinity : 0
+                                if ys < ye && xs < xe {
+                                    for iy in ys..<ye {
+                                        let row = xc + iy * W
+                                        if isMax { for ix in xs..<xe { acc = max(acc, row[ix]) } } else { for ix in xs..<xe { acc += row[ix] } }
+                                    }
+                                }
+                                if !isMax {
+                                    let n = countPad ? padRows * (min(x0 + KW, W + pr) - max(x0, -pl)) : (ye - ys) * (xe - xs)
+                                    acc /= Float(max(n, 1))
+                                }
+                                Y[(c * OH + oy) * OW + ox] = acc
+                            }
+                        }
+                    }
+                }
+            }
+            if !x.isFloat { return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, ints: out.map(toInt64), type: x.type) }
+            return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, floats: out)
+        }
         for c in 0..<nc {
             for od in 0..<OD { for oh in 0..<OH { for ow in 0..<OW {
                 var acc: Float = isMax ? -.infinity : 0

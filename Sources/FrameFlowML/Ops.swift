@@ -244,10 +244,64 @@ enum Ops {
         return offsets
     }
 
+    /// `f` over two float arrays broadcast to `shape`. The trailing dimensions in which
+    /// each side is either contiguous or constant form one inner run, looped without an
+    /// offset table (same shapes, a per-channel bias, a scalar: one or few runs).
+    @inline(__always)
+    static func broadcastFloats(
+        _ x: [Float], _ xs: [Int], _ y: [Float], _ ys: [Int], _ shape: [Int], _ f: (Float, Float) -> Float
+    ) -> [Float] {
+        let total = shape.reduce(1, *)
+        if total == 0 { return [] }
+        let r = shape.count
+        func strides(_ s0: [Int]) -> [Int] {
+            let s = Array(repeating: 1, count: r - s0.count) + s0
+            var st = Array(repeating: 0, count: r)
+            var acc = 1
+            for i in stride(from: r - 1, through: 0, by: -1) {
+                st[i] = s[i] == 1 ? 0 : acc
+                acc *= s[i]
+            }
+            return st
+        }
+        let sx = strides(xs), sy = strides(ys)
+        // Inner run: trailing dims where x's strides are all 0 or all row-major-contiguous, same for y.
+        var inner = 1, d = r
+        var xConst = true, yConst = true, xCont = true, yCont = true
+        while d > 0 {
+            let k = d - 1
+            let nxConst = xConst && sx[k] == 0, nyConst = yConst && sy[k] == 0
+            let nxCont = xCont && sx[k] == inner, nyCont = yCont && sy[k] == inner
+            if !(nxConst || nxCont) || !(nyConst || nyCont) { break }
+            xConst = nxConst; yConst = nyConst; xCont = nxCont; yCont = nyCont
+            inner *= shape[k]
+            d -= 1
+        }
+        if inner == 1 { xConst = true; yConst = true }
+        let outerShape = Array(shape[0..<d])
+        let ox = stridedOffsets(outerShape, strides: Array(sx[0..<d])), oy = stridedOffsets(outerShape, strides: Array(sy[0..<d]))
+        return [Float](unsafeUninitializedCapacity: total) { out, count in
+            x.withUnsafeBufferPointer { X in
+                y.withUnsafeBufferPointer { Y in
+                    for row in 0..<ox.count {
+                        let o = out.baseAddress! + row * inner, xp = X.baseAddress! + ox[row], yp = Y.baseAddress! + oy[row]
+                        switch (xConst, yConst) {
+                        case (false, false): for i in 0..<inner { o[i] = f(xp[i], yp[i]) }
+                        case (false, true): let v = yp[0]; for i in 0..<inner { o[i] = f(xp[i], v) }
+                        case (true, false): let v = xp[0]; for i in 0..<inner { o[i] = f(v, yp[i]) }
+                        case (true, true): o.update(repeating: f(xp[0], yp[0]), count: inner)
+                        }
+                    }
+                }
+            }
+            count = total
+        }
+    }
+
     static func elementwise(_ op: String, _ a: Tensor, _ b: Tensor) throws -> Tensor {
         let shape = try broadcastShape(a.shape, b.shape)
-        let ia = broadcastIndex(a.shape, to: shape), ib = broadcastIndex(b.shape, to: shape)
         if !a.isFloat && !b.isFloat && op != "Pow" && op != "PRelu" {
+            let ia = broadcastIndex(a.shape, to: shape), ib = broadcastIndex(b.shape, to: shape)
             let x = a.ints, y = b.ints
             let f: (Int64, Int64) -> Int64
             switch op {
@@ -259,16 +313,16 @@ enum Ops {
             return Tensor(shape: shape, ints: (0..<ia.count).map { f(x[ia[$0]], y[ib[$0]]) }, type: a.type)
         }
         let x = a.asFloats, y = b.asFloats
-        let f: (Float, Float) -> Float
+        let values: [Float]
         switch op {
-        case "Add": f = { $0 + $1 }
-        case "Sub": f = { $0 - $1 }
-        case "Mul": f = { $0 * $1 }
-        case "Div": f = { $0 / $1 }
-        case "Pow": f = { pow($0, $1) }
-        default: f = { $0 >= 0 ? $0 : $0 * $1 }  // PRelu
+        case "Add": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 + $1 }
+        case "Sub": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 - $1 }
+        case "Mul": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 * $1 }
+        case "Div": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 / $1 }
+        case "Pow": values = broadcastFloats(x, a.shape, y, b.shape, shape) { pow($0, $1) }
+        default: values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 >= 0 ? $0 : $0 * $1 }  // PRelu
         }
-        let out = Tensor(shape: shape, floats: (0..<ia.count).map { f(x[ia[$0]], y[ib[$0]]) }, type: a.isFloat ? a.type : .float32)
+        let out = Tensor(shape: shape, floats: values, type: a.isFloat ? a.type : .float32)
         if op == "Pow" && !a.isFloat { return Tensor(shape: shape, ints: out.floats.map(toInt64), type: a.type) }
         return out
     }
@@ -374,15 +428,10 @@ enum Ops {
         af.withUnsafeBufferPointer { A in
             bf.withUnsafeBufferPointer { B in
                 out.withUnsafeMutableBufferPointer { C in
-                    for bi in 0..<nb {
-                        let ao = ia[bi] * m * k, bo = ib[bi] * k * n, co = bi * m * n
-                        for i in 0..<m {
-                            for p in 0..<k {
-                                let av = A[ao + i * k + p]
-                                let brow = bo + p * n, crow = co + i * n
-                                for j in 0..<n { C[crow + j] += av * B[brow + j] }
-                            }
-                        }
+                    for bi in 0..<nb where m * n * k > 0 {
+                        GEMM.multiply(
+                            m: m, n: n, k: k, a: A.baseAddress! + ia[bi] * m * k, lda: k,
+                            b: B.baseAddress! + ib[bi] * k * n, ldb: n, c: C.baseAddress! + bi * m * n, ldc: n)
                     }
                 }
             }
@@ -525,6 +574,24 @@ enum Ops {
         let strides = x.strides
         let vals = x.asFloats
         var out = [Float](repeating: value, count: outShape.reduce(1, *))
+        if mode == "constant" && r > 0 && pads.allSatisfy({ $0 >= 0 }) && x.count > 0 {
+            // Growing with a constant: copy each innermost row of the input into place.
+            let outStrides = Tensor(shape: outShape, floats: []).strides
+            let row = x.shape[r - 1]
+            let outer = Array(x.shape[0..<(r - 1)])
+            var c = [Int](repeating: 0, count: r - 1)
+            vals.withUnsafeBufferPointer { V in
+                out.withUnsafeMutableBufferPointer { O in
+                    for k in 0..<(x.count / row) {
+                        var off = Int(pads[r - 1])
+                        for d in 0..<(r - 1) { off += (c[d] + Int(pads[d])) * outStrides[d] }
+                        (O.baseAddress! + off).update(from: V.baseAddress! + k * row, count: row)
+                        advance(&c, within: outer)
+                    }
+                }
+            }
+            return x.isFloat ? Tensor(shape: outShape, floats: out, type: x.type) : Tensor(shape: outShape, ints: out.map(toInt64), type: x.type)
+        }
         var c = [Int](repeating: 0, count: r)
         for k in 0..<out.count {
             var off = 0

@@ -77,6 +77,33 @@ enum MoreOps {
     }
 
     /// Resize (opset 10+) and Upsample: nearest and (multi-)linear modes.
+    /// One 1-D resampling pass along `axis`: output index i = Σ weight · input index.
+    static func resizeAxis(_ x: [Float], shape: [Int], axis: Int, taps: [[(Int, Float)]]) -> [Float] {
+        let outer = shape[..<axis].reduce(1, *), len = shape[axis], inner = shape[(axis + 1)...].reduce(1, *)
+        let outLen = taps.count
+        var out = [Float](repeating: 0, count: outer * outLen * inner)
+        if out.isEmpty || x.isEmpty { return out }
+        x.withUnsafeBufferPointer { X in
+            out.withUnsafeMutableBufferPointer { Y in
+                for o in 0..<outer {
+                    let xo = X.baseAddress! + o * len * inner, yo = Y.baseAddress! + o * outLen * inner
+                    for (i, t) in taps.enumerated() {
+                        let y = yo + i * inner
+                        if t.count == 1 && t[0].1 == 1 {
+                            y.update(from: xo + t[0].0 * inner, count: inner)
+                            continue
+                        }
+                        for (k, w) in t {
+                            let src = xo + k * inner
+                            for j in 0..<inner { y[j] += w * src[j] }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     static func resize(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {
         let x = try Ops.need(ins, 0)
         let r = x.shape.count
@@ -177,6 +204,17 @@ enum MoreOps {
             }
             taps.append(t)
             outside.append(o)
+        }
+        if !outside.contains(where: { $0.contains(true) }) {
+            // No extrapolated points: the taps are separable, so resize one axis at a time
+            // (each pass moves whole contiguous rows), skipping axes left as they are.
+            var cur = vals, shape = x.shape
+            for d in 0..<r where !(outShape[d] == shape[d] && taps[d].enumerated().allSatisfy({ $0.element.count == 1 && $0.element[0] == ($0.offset, 1) })) {
+                cur = resizeAxis(cur, shape: shape, axis: d, taps: taps[d])
+                shape[d] = outShape[d]
+            }
+            if !x.isFloat { return Tensor(shape: outShape, ints: cur.map(toInt64), type: x.type) }
+            return Tensor(shape: outShape, floats: cur, type: x.type)
         }
         for k in 0..<out.count {
             var acc: Float = 0

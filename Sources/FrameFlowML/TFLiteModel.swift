@@ -151,6 +151,42 @@ enum NHWC {
             guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
             var out = [Float](repeating: 0, count: n * oh * ow * oc)
             let xf = x.asFloats, wf = w.asFloats, bf = bias?.asFloats
+            if !depthwise && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+                let K = kh * kw * c, P = oh * ow
+                let direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == wd
+                var col = [Float](repeating: 0, count: direct ? 0 : P * K)
+                xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
+                    for b in 0..<n {
+                        let xb = X.baseAddress! + b * h * wd * c
+                        var src = UnsafePointer(xb)
+                        if !direct {
+                            // im2col, one row per output pixel in the filter's (ky, kx, c) order.
+                            let cp = C.baseAddress!
+                            for y in 0..<oh { for xo in 0..<ow {
+                                var dst = cp + (y * ow + xo) * K
+                                for ky in 0..<kh {
+                                    let iy = y * sh - pt + ky * dh
+                                    for kx in 0..<kw {
+                                        let ix = xo * sw - pl + kx * dw
+                                        if iy < 0 || iy >= h || ix < 0 || ix >= wd {
+                                            dst.update(repeating: 0, count: c)
+                                        } else {
+                                            dst.update(from: xb + (iy * wd + ix) * c, count: c)
+                                        }
+                                        dst += c
+                                    }
+                                }
+                            } }
+                            src = UnsafePointer(cp)
+                        }
+                        let yb = Y.baseAddress! + b * P * oc
+                        GEMM.multiply(m: P, n: oc, k: K, a: src, lda: K, b: W.baseAddress!, ldb: K, transB: true, c: yb, ldc: oc)
+                        if let bf { for p in 0..<P { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
+                    }
+                } } } }
+                activation(act, &out)
+                return Tensor(shape: [n, oh, ow, oc], floats: out)
+            }
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
                 for b in 0..<n { for y in 0..<oh { for xo in 0..<ow {
                     let ybase = ((b * oh + y) * ow + xo) * oc
@@ -163,7 +199,11 @@ enum NHWC {
                             let xbase = ((b * h + iy) * wd + ix) * c
                             if depthwise {
                                 let wbase = (ky * kw + kx) * oc
-                                for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
+                                if mult == 1 {
+                                    for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch] * W[wbase + ch] }
+                                } else {
+                                    for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
+                                }
                             } else {
                                 for f in 0..<oc {
                                     let wbase = ((f * kh + ky) * kw + kx) * c

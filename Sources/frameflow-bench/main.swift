@@ -244,7 +244,7 @@ if all || args.contains("haar") {
     if let cascade = try? CascadeClassifier(contentsOfFile: cascadePath) {
         let detector = HaarCascadeDetector(cascade: cascade)
         let photo = try TestImages.readPNM(repoRoot.appendingPathComponent("Tests/Fixtures/astronaut_256.ppm").path, rgba: true)
-        let iterations = quick ? 3 : 10
+        let iterations = Int(ProcessInfo.processInfo.environment["BENCH_MODEL_ITERATIONS"] ?? "") ?? (quick ? 3 : 10)
         print("\n(e) Haar face detection (haarcascade_frontalface_alt, 1.1, 3), median of \(iterations)")
         for (w, h) in [(640, 480), (1920, 1080)] {
             let gray = try ColorConvertCalculator.convert(try Resize.resize(photo, width: w, height: h, interpolation: .bilinear), to: .gray8)
@@ -271,7 +271,7 @@ if all || args.contains("haar") {
 // (f) Model latency against onnxruntime and LiteRT on the same inputs.
 if all || args.contains("models") {
     let dir = repoRoot.appendingPathComponent(".build/fixtures/models").path
-    let iterations = quick ? 3 : 10
+    let iterations = Int(ProcessInfo.processInfo.environment["BENCH_MODEL_ITERATIONS"] ?? "") ?? (quick ? 3 : 10)
     let refs = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"])
         .flatMap { try? JSONSerialization.jsonObject(with: Data($0.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]] } ?? [:]
     print("\n(f) Model latency, median of \(iterations) (FrameFlowML, one thread)")
