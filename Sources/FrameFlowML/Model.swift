@@ -12,7 +12,12 @@ import Foundation
 /// is an error at load that names it, its node and the opset.
 public final class Model: @unchecked Sendable {  // immutable after init; run() allocates its own values
     let graph: ONNXModel
+    /// The nodes left to run, in order, after constant folding.
     let order: [Int]
+    /// Initializers plus every value computed from constants alone, evaluated at load.
+    let constants: [String: Tensor]
+    /// For each step of `order`, the values no later step reads (dropped after it runs).
+    let lastUses: [[String]]
     let tflite: TFLiteGraph?
     /// The graph's inputs (initializers excluded) and outputs.
     public let inputs: [ValueInfo]
@@ -37,6 +42,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         tflite = g
         graph = try ONNXModel(empty: ())
         order = []
+        constants = [:]
+        lastUses = []
         inputs = g.inputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
         outputs = g.outputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
     }
@@ -69,7 +76,34 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 throw ModelError("\(file): node '\(n.name)' (\(n.opType)) needs \(missing), which nothing produces")
             }
         }
-        self.order = order
+        // Constant folding: a node whose inputs are all constants runs once, here. (One that
+        // fails is left in place, so that running the model reports its error.)
+        var constants = graph.initializers
+        var remainingOrder: [Int] = []
+        for (step, i) in order.enumerated() {
+            let n = graph.nodes[i]
+            guard n.inputs.allSatisfy({ $0.isEmpty || constants[$0] != nil }),
+                let outs = try? Ops.run(n, n.inputs.map { $0.isEmpty ? nil : constants[$0] }, opset: graph.opsetVersion),
+                outs.count >= n.outputs.filter({ !$0.isEmpty }).count
+            else {
+                remainingOrder.append(i)
+                continue
+            }
+            for (k, name) in n.outputs.enumerated() where k < outs.count && !name.isEmpty { constants[name] = outs[k] }
+        }
+        self.order = remainingOrder
+        self.constants = constants
+        // Liveness: after its last reader runs, a value is dropped (graph outputs are kept).
+        let keep = Set(graph.outputs.map(\.name))
+        var seen = Set<String>()
+        var lastUses = [[String]](repeating: [], count: remainingOrder.count)
+        for (step, i) in remainingOrder.enumerated().reversed() {
+            for name in graph.nodes[i].inputs where !name.isEmpty && !keep.contains(name) && constants[name] == nil && !seen.contains(name) {
+                seen.insert(name)
+                lastUses[step].append(name)
+            }
+        }
+        self.lastUses = lastUses
     }
 
     /// Op types the model uses.
@@ -93,7 +127,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             for (k, v) in r { out[t.tensors[k].name] = v }
             return out
         }
-        var values = graph.initializers
+        var values = constants
         for input in inputs {
             guard let t = feeds[input.name] else {
                 throw ModelError("missing input '\(input.name)' (inputs: \(inputs.map(\.name).joined(separator: ", ")))")
@@ -103,7 +137,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             }
             values[input.name] = t
         }
-        for i in order {
+        for (step, i) in order.enumerated() {
             let n = graph.nodes[i]
             let ins = n.inputs.map { $0.isEmpty ? nil : values[$0] }
             let outs: [Tensor]
@@ -113,6 +147,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 throw ModelError("node '\(n.name)' (\(n.opType)): \(e.message)")
             }
             for (k, name) in n.outputs.enumerated() where k < outs.count && !name.isEmpty { values[name] = outs[k] }
+            for name in lastUses[step] { values[name] = nil }
         }
         var result: [String: Tensor] = [:]
         for o in outputs {

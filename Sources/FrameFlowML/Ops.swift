@@ -247,10 +247,10 @@ enum Ops {
     /// `f` over two float arrays broadcast to `shape`. The trailing dimensions in which
     /// each side is either contiguous or constant form one inner run, looped without an
     /// offset table (same shapes, a per-channel bias, a scalar: one or few runs).
-    @inline(__always)
-    static func broadcastFloats(
-        _ x: [Float], _ xs: [Int], _ y: [Float], _ ys: [Int], _ shape: [Int], _ f: (Float, Float) -> Float
+    static func broadcastFloats<F: FloatBinaryOp>(
+        _ x: [Float], _ xs: [Int], _ y: [Float], _ ys: [Int], _ shape: [Int], _ op: F.Type
     ) -> [Float] {
+        let f = F.apply
         let total = shape.reduce(1, *)
         if total == 0 { return [] }
         let r = shape.count
@@ -315,12 +315,12 @@ enum Ops {
         let x = a.asFloats, y = b.asFloats
         let values: [Float]
         switch op {
-        case "Add": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 + $1 }
-        case "Sub": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 - $1 }
-        case "Mul": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 * $1 }
-        case "Div": values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 / $1 }
-        case "Pow": values = broadcastFloats(x, a.shape, y, b.shape, shape) { pow($0, $1) }
-        default: values = broadcastFloats(x, a.shape, y, b.shape, shape) { $0 >= 0 ? $0 : $0 * $1 }  // PRelu
+        case "Add": values = broadcastFloats(x, a.shape, y, b.shape, shape, AddOp.self)
+        case "Sub": values = broadcastFloats(x, a.shape, y, b.shape, shape, SubOp.self)
+        case "Mul": values = broadcastFloats(x, a.shape, y, b.shape, shape, MulOp.self)
+        case "Div": values = broadcastFloats(x, a.shape, y, b.shape, shape, DivOp.self)
+        case "Pow": values = broadcastFloats(x, a.shape, y, b.shape, shape, PowOp.self)
+        default: values = broadcastFloats(x, a.shape, y, b.shape, shape, PReluOp.self)
         }
         let out = Tensor(shape: shape, floats: values, type: a.isFloat ? a.type : .float32)
         if op == "Pow" && !a.isFloat { return Tensor(shape: shape, ints: out.floats.map(toInt64), type: a.type) }
@@ -615,3 +615,13 @@ enum Ops {
         return x.isFloat ? Tensor(shape: outShape, floats: out, type: x.type) : Tensor(shape: outShape, ints: out.map(toInt64), type: x.type)
     }
 }
+
+/// A float binary op as a type, so that `Ops.broadcastFloats` is specialised per op and its
+/// inner loops vectorise (a closure argument is called per element).
+protocol FloatBinaryOp { static func apply(_ a: Float, _ b: Float) -> Float }
+enum AddOp: FloatBinaryOp { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b } }
+enum SubOp: FloatBinaryOp { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b } }
+enum MulOp: FloatBinaryOp { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b } }
+enum DivOp: FloatBinaryOp { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a / b } }
+enum PowOp: FloatBinaryOp { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { pow(a, b) } }
+enum PReluOp: FloatBinaryOp { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a >= 0 ? a : a * b } }

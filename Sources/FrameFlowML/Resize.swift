@@ -44,6 +44,43 @@ enum MoreOps {
         let inVol = S[0] * S[1] * S[2], outVol = O[0] * O[1] * O[2], kVol = K[0] * K[1] * K[2]
         var out = [Float](repeating: 0, count: batch * cout * outVol)
         let xf = x.asFloats, wf = w.asFloats
+        if S[0] == 1 && K[0] == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+            // 2-D: one matrix product per group gives every (output channel, tap) row for
+            // every input pixel; col2im adds those rows into place.
+            let (H, W, OH, OW, KH, KW) = (S[1], S[2], O[1], O[2], K[1], K[2])
+            let rows = opg * kVol, HW = H * W
+            var col = [Float](repeating: 0, count: rows * HW)
+            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
+                for b in 0..<batch {
+                    for g in 0..<group {
+                        GEMM.multiply(
+                            m: rows, n: HW, k: ipg, a: Wt.baseAddress! + g * ipg * rows, lda: rows, transA: true,
+                            b: X.baseAddress! + (b * cin + g * ipg) * HW, ldb: HW, c: C.baseAddress!, ldc: HW)
+                        for oc in 0..<opg {
+                            let yo = Y.baseAddress! + (b * cout + g * opg + oc) * outVol
+                            for kh in 0..<KH {
+                                for kw in 0..<KW {
+                                    let row = C.baseAddress! + ((oc * KH + kh) * KW + kw) * HW
+                                    let off = kw * DL[2] - PB[2]
+                                    // Input columns whose output column iw·stride + off is inside.
+                                    let lo = off >= 0 ? 0 : (-off + ST[2] - 1) / ST[2]
+                                    let hi = OW - 1 - off < 0 ? 0 : min(W, (OW - 1 - off) / ST[2] + 1)
+                                    if lo >= hi { continue }
+                                    for ih in 0..<H {
+                                        let oh = ih * ST[1] - PB[1] + kh * DL[1]
+                                        if oh < 0 || oh >= OH { continue }
+                                        let yr = yo + oh * OW + off, xr = row + ih * W
+                                        for iw in lo..<hi { yr[iw * ST[2]] += xr[iw] }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if let bias { for oc in 0..<cout { let r = Y.baseAddress! + (b * cout + oc) * outVol; for i in 0..<outVol { r[i] += bias[oc] } } }
+                }
+            } } } }
+            return Tensor(shape: [batch, cout] + outSpatial, floats: out)
+        }
         for b in 0..<batch {
             for ic in 0..<cin {
                 let g = ic / ipg
