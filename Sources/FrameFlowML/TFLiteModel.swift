@@ -111,12 +111,80 @@ struct TFLiteGraph {
 /// NHWC float kernels for the TFLite builtins.
 enum NHWC {
     static func activation(_ code: UInt8, _ x: inout [Float]) {
-        switch code {
-        case 1: for i in x.indices { x[i] = max(0, x[i]) }
-        case 2: for i in x.indices { x[i] = min(1, max(-1, x[i])) }
-        case 3: for i in x.indices { x[i] = min(6, max(0, x[i])) }
-        case 4: for i in x.indices { x[i] = tanh(x[i]) }
-        default: break
+        if code == 0 { return }
+        x.withUnsafeMutableBufferPointer { p in
+            switch code {
+            case 1: for i in p.indices { p[i] = max(0, p[i]) }
+            case 2: for i in p.indices { p[i] = min(1, max(-1, p[i])) }
+            case 3: for i in p.indices { p[i] = min(6, max(0, p[i])) }
+            case 4: for i in p.indices { p[i] = tanh(p[i]) }
+            default: break
+            }
+        }
+    }
+
+    /// A filter window over an NHWC image: sizes, strides, dilations, padding before.
+    struct Window {
+        var h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl: Int
+        /// Output columns whose input column under filter column `kx` is inside the image.
+        func validColumns(kx: Int) -> Range<Int> {
+            let off = kx * dw - pl
+            let lo = off >= 0 ? 0 : (-off + sw - 1) / sw
+            let hi = w - 1 - off < 0 ? 0 : min(ow, (w - 1 - off) / sw + 1)
+            return lo < hi ? lo..<hi : 0..<0
+        }
+    }
+
+    /// Max or average pooling of one NHWC image, channel vectors at a time; the average
+    /// counts only the taps inside the image (TFLite's rule).
+    static func pool(_ g: Window, max isMax: Bool, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
+        let c = g.c
+        for oy in 0..<g.oh {
+            let y0 = oy * g.sh - g.pt
+            let ys = Swift.max(y0, 0), ye = Swift.min(y0 + g.kh, g.h)
+            for ox in 0..<g.ow {
+                let x0 = ox * g.sw - g.pl
+                let xs = Swift.max(x0, 0), xe = Swift.min(x0 + g.kw, g.w)
+                let yp = y + (oy * g.ow + ox) * c
+                yp.update(repeating: isMax ? -.infinity : 0, count: c)
+                if ys >= ye || xs >= xe { continue }
+                for iy in ys..<ye {
+                    for ix in xs..<xe {
+                        let xp = x + (iy * g.w + ix) * c
+                        if isMax { for ch in 0..<c { yp[ch] = Swift.max(yp[ch], xp[ch]) } } else { for ch in 0..<c { yp[ch] += xp[ch] } }
+                    }
+                }
+                if !isMax {
+                    let inv = 1 / Float((ye - ys) * (xe - xs))
+                    for ch in 0..<c { yp[ch] *= inv }
+                }
+            }
+        }
+    }
+
+    /// Depthwise convolution (multiplier 1) of one NHWC image: each tap adds a whole
+    /// channel vector, over the output columns where it lands inside the image.
+    static func depthwise3(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>) {
+        let c = g.c
+        for oy in 0..<g.oh {
+            let yr = y + oy * g.ow * c
+            if let bias {
+                bias.withUnsafeBufferPointer { B in for ox in 0..<g.ow { (yr + ox * c).update(from: B.baseAddress!, count: c) } }
+            } else {
+                yr.update(repeating: 0, count: g.ow * c)
+            }
+            for ky in 0..<g.kh {
+                let iy = oy * g.sh - g.pt + ky * g.dh
+                if iy < 0 || iy >= g.h { continue }
+                for kx in 0..<g.kw {
+                    let wt = w + (ky * g.kw + kx) * c
+                    let off = kx * g.dw - g.pl
+                    for ox in g.validColumns(kx: kx) {
+                        let xp = x + (iy * g.w + ox * g.sw + off) * c, yp = yr + ox * c
+                        for ch in 0..<c { yp[ch] += xp[ch] * wt[ch] }
+                    }
+                }
+            }
         }
     }
 
@@ -164,8 +232,15 @@ enum NHWC {
                             let cp = C.baseAddress!
                             for y in 0..<oh { for xo in 0..<ow {
                                 var dst = cp + (y * ow + xo) * K
+                                let ix0 = xo * sw - pl
                                 for ky in 0..<kh {
                                     let iy = y * sh - pt + ky * dh
+                                    if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
+                                        // The filter row lies inside the image: one copy.
+                                        dst.update(from: xb + (iy * wd + ix0) * c, count: kw * c)
+                                        dst += kw * c
+                                        continue
+                                    }
                                     for kx in 0..<kw {
                                         let ix = xo * sw - pl + kx * dw
                                         if iy < 0 || iy >= h || ix < 0 || ix >= wd {
@@ -184,6 +259,16 @@ enum NHWC {
                         if let bf { for p in 0..<P { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
                     }
                 } } } }
+                activation(act, &out)
+                return Tensor(shape: [n, oh, ow, oc], floats: out)
+            }
+            if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+                xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
+                    let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                    for b in 0..<n {
+                        depthwise3(g, x: X.baseAddress! + b * h * wd * c, w: W.baseAddress!, bias: bf, y: Y.baseAddress! + b * oh * ow * c)
+                    }
+                } } }
                 activation(act, &out)
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
@@ -229,6 +314,14 @@ enum NHWC {
             let (oh, pt) = padding(same, h, fh, sh, 1), (ow, pl) = padding(same, wd, fw, sw, 1)
             var out = [Float](repeating: 0, count: n * oh * ow * c)
             let xf = x.asFloats
+            if !out.isEmpty && !xf.isEmpty {
+                let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: fh, kw: fw, sh: sh, sw: sw, dh: 1, dw: 1, pt: pt, pl: pl)
+                xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in
+                    for b in 0..<n { pool(g, max: op.code == 17, x: X.baseAddress! + b * h * wd * c, y: Y.baseAddress! + b * oh * ow * c) }
+                } }
+                activation(act, &out)
+                return Tensor(shape: [n, oh, ow, c], floats: out)
+            }
             for b in 0..<n { for y in 0..<oh { for xo in 0..<ow { for ch in 0..<c {
                 var m: Float = op.code == 17 ? -.infinity : 0
                 var count = 0
@@ -292,8 +385,12 @@ enum NHWC {
             node.attributes["axis"] = .int(-1)
             return try Ops.softmax(beta == 1 ? x : Ops.map(x) { $0 * beta }, node, opset: 13, log: false)
         case 14: return Ops.map(try input(0)) { 1 / (1 + exp(-$0)) }
-        case 19: return Ops.map(try input(0)) { max(0, $0) }
-        case 21: return Ops.map(try input(0)) { min(6, max(0, $0)) }
+        case 19, 21:  // RELU, RELU6: the fused-activation loops
+            var t = try input(0)
+            t.floats = t.asFloats
+            t.type = .float32
+            activation(op.code == 19 ? 1 : 3, &t.floats)
+            return t
         default: throw ModelError("builtin op \(op.code) is not implemented")
         }
     }
