@@ -24,8 +24,8 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
-        .target(name: "FrameFlowML", dependencies: ["FrameFlow"]),
-        .testTarget(name: "FrameFlowMLTests", dependencies: ["FrameFlowML"]),
+        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators"]),
+        .testTarget(name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),
         .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML"]),
         .executableTarget(
             name: "frameflow-bench",

@@ -91,6 +91,8 @@ PY
     fi
     python3 -c "import onnx, onnxruntime, ai_edge_litert" >/dev/null 2>&1 || python3 -m pip install -q onnx onnxruntime ai-edge-litert
     [ -s "$models/face_detection_short_range.input_0.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
+    # BlazeFace detections of an independent reference pipeline (LiteRT + OpenCV + numpy).
+    [ -s .build/fixtures/blazeface/expected.json ] || python3 scripts/fixtures/make_blazeface_fixtures.py
 fi
 
 # OpenCV's detections on real faces for the cascade tests.

@@ -2,10 +2,11 @@ import FrameFlow
 import FrameFlowCalculators
 import FrameFlowDisplay
 import FrameFlowMedia
+import FrameFlowML
 import Foundation
 
 /// The registry `frameflow` uses: every built-in calculator plus the media ones.
-let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self])
+let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self] + CalculatorRegistry.mlCalculators)
 
 /// Runs the edge-detection graph on FFmpeg's generated test pattern and writes
 /// `demo-output.mp4`. Nothing to download.

@@ -60,7 +60,7 @@ do {
     case "validate":
         guard args.count == 1 else { fail("usage: frameflow validate GRAPH", code: 2) }
         do {
-            _ = try Graph(contentsOfFile: args[0], registry: .standard)
+            _ = try Graph(contentsOfFile: args[0], registry: registry)
             print("ok")
         } catch let e as GraphErrors {
             fail(e.description)
@@ -71,11 +71,11 @@ do {
         let dot = flag("--dot")
         guard args.count == 1, dot else { fail("usage: frameflow graph GRAPH --dot", code: 2) }
         let config = try GraphConfig(contentsOfFile: args[0])
-        _ = try Graph(config, registry: .standard)
+        _ = try Graph(config, registry: registry)
         print(config.dot(name: URL(fileURLWithPath: args[0]).deletingPathExtension().lastPathComponent), terminator: "")
     case "calculators":
-        for name in CalculatorRegistry.standard.names {
-            guard let t = CalculatorRegistry.standard.calculator(named: name) else { continue }
+        for name in registry.names {
+            guard let t = registry.calculator(named: name) else { continue }
             print(describe(t, name: name))
         }
     case "demo":

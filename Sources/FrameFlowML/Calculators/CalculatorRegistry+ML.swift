@@ -1,0 +1,12 @@
+import FrameFlow
+import FrameFlowCalculators
+
+extension CalculatorRegistry {
+    /// The calculators of `FrameFlowML`.
+    public static var mlCalculators: [any Calculator.Type] {
+        [
+            ImageToTensorCalculator.self, InferenceCalculator.self, TensorsToClassificationCalculator.self,
+            TensorsToDetectionsCalculator.self, NonMaxSuppressionCalculator.self,
+        ]
+    }
+}

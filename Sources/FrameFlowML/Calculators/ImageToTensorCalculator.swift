@@ -1,0 +1,182 @@
+import Foundation
+import FrameFlow
+import FrameFlowCalculators
+
+/// Where a model's input tensor came from in the image: the crop, then the scale and the
+/// letterbox padding. Maps points from tensor coordinates (normalised to [0, 1] over the
+/// tensor) back to input-image pixels.
+public struct TensorImageTransform: Sendable, Equatable {
+    /// The cropped region of the image, in pixels.
+    public var crop: Rect
+    /// The part of the tensor the image occupies, normalised: letterbox bars lie outside.
+    public var content: Rect
+
+    public init(crop: Rect, content: Rect = Rect(x: 0, y: 0, width: 1, height: 1)) {
+        self.crop = crop
+        self.content = content
+    }
+
+    /// A point given in normalised tensor coordinates, in image pixels.
+    public func imagePoint(x: Double, y: Double) -> Point {
+        Point(
+            x: crop.x + (x - content.x) / content.width * crop.width,
+            y: crop.y + (y - content.y) / content.height * crop.height)
+    }
+
+    /// A box given in normalised tensor coordinates, in image pixels.
+    public func imageRect(_ r: Rect) -> Rect {
+        let a = imagePoint(x: r.x, y: r.y), b = imagePoint(x: r.maxX, y: r.maxY)
+        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
+    }
+}
+
+/// Turns an image into a model's input tensor: optional crop, resize (stretch, or keep the
+/// aspect ratio with letterbox bars), channel order, value range and layout.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame` (any 8-bit format; YUV is converted to RGB first).
+/// Outputs:
+///   - `TENSORS`: `[Tensor]` with one tensor, shape `[1, C, H, W]` (nchw) or `[1, H, W, C]`.
+///   - `TRANSFORM` (optional): `TensorImageTransform`, to map detections back to the image.
+/// Options: `frameflow.ImageToTensorCalculatorOptions` { output_width, output_height,
+/// keep_aspect_ratio (false), crop ([x, y, width, height] pixels; empty = whole image),
+/// color ("rgb" | "bgr" | "gray"), layout ("nhwc" | "nchw"), range_min (0), range_max (1),
+/// mean / std (per channel, applied to [0, 1] values instead of the range when given),
+/// content_size ([w, h], optional: draw the image at this size, centred, in a larger canvas
+/// — 20×20 digits centred in 28×28) }.
+///
+/// Letterbox bars and the canvas border are black (pixel value 0 before normalising).
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "ImageToTensorCalculator"
+///   input_stream: "IMAGE:input_video"
+///   output_stream: "TENSORS:input_tensors"
+///   output_stream: "TRANSFORM:transform"
+///   options { [frameflow.ImageToTensorCalculatorOptions.ext] {
+///     output_width: 128 output_height: 128 keep_aspect_ratio: true range_min: -1 range_max: 1 } }
+/// }
+/// ```
+public final class ImageToTensorCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "frameflow.ImageToTensorCalculatorOptions"
+        public var outputWidth = 0
+        public var outputHeight = 0
+        public var keepAspectRatio = false
+        public var crop: [Double] = []
+        public var color = "rgb"
+        public var layout = "nhwc"
+        public var rangeMin = 0.0
+        public var rangeMax = 1.0
+        public var mean: [Double] = []
+        public var std: [Double] = []
+        public var contentSize: [Int] = []
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("IMAGE", ImageFrame.self)],
+        outputs: [PortSpec("TENSORS", [Tensor].self), PortSpec("TRANSFORM", TensorImageTransform.self, optional: true)])
+
+    private var options: Options
+
+    public init(options: Options) throws {
+        try Self.validate(options)
+        self.options = options
+    }
+
+    public func update(options: Options) throws {
+        try Self.validate(options)
+        self.options = options
+    }
+
+    static func validate(_ o: Options) throws {
+        guard o.outputWidth > 0, o.outputHeight > 0, o.outputWidth <= 8192, o.outputHeight <= 8192 else {
+            throw GraphError(.invalidOption, "output_width and output_height must be in 1...8192, not \(o.outputWidth)×\(o.outputHeight)")
+        }
+        guard ["rgb", "bgr", "gray"].contains(o.color) else { throw GraphError(.invalidOption, "color must be rgb, bgr or gray, not '\(o.color)'") }
+        guard ["nhwc", "nchw"].contains(o.layout) else { throw GraphError(.invalidOption, "layout must be nhwc or nchw, not '\(o.layout)'") }
+        guard o.crop.isEmpty || (o.crop.count == 4 && o.crop[2] > 0 && o.crop[3] > 0) else {
+            throw GraphError(.invalidOption, "crop is [x, y, width, height] with a positive size")
+        }
+        let channels = o.color == "gray" ? 1 : 3
+        guard o.mean.count == o.std.count, o.mean.isEmpty || o.mean.count == 1 || o.mean.count == channels, o.std.allSatisfy({ $0 != 0 }) else {
+            throw GraphError(.invalidOption, "mean and std need 1 or \(channels) values each, std non-zero")
+        }
+        guard o.rangeMax != o.rangeMin else { throw GraphError(.invalidOption, "range_min and range_max must differ") }
+        guard o.contentSize.isEmpty || (o.contentSize.count == 2 && o.contentSize[0] > 0 && o.contentSize[1] > 0
+            && o.contentSize[0] <= o.outputWidth && o.contentSize[1] <= o.outputHeight)
+        else { throw GraphError(.invalidOption, "content_size is [width, height] within the output size") }
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        let (tensor, transform) = try Self.convert(image, options: options, pool: cc.pool)
+        try cc.emit([tensor], tag: "TENSORS")
+        if cc.hasOutputPort("TRANSFORM") { try cc.emit(transform, tag: "TRANSFORM") }
+    }
+
+    /// The tensor for `image` and where it came from.
+    public static func convert(_ image: ImageFrame, options o: Options, pool: ImagePool = .shared) throws -> (Tensor, TensorImageTransform) {
+        let gray = o.color == "gray"
+        var src = try ColorConvertCalculator.convert(image, to: gray ? .gray8 : .rgb8, pool: pool)
+        // Crop (clipped to the image).
+        var crop = Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
+        if o.crop.count == 4 {
+            let x0 = max(0, Int(o.crop[0].rounded())), y0 = max(0, Int(o.crop[1].rounded()))
+            let x1 = min(image.width, Int((o.crop[0] + o.crop[2]).rounded())), y1 = min(image.height, Int((o.crop[1] + o.crop[3]).rounded()))
+            guard x1 > x0, y1 > y0 else { throw GraphError(.invalidOption, "crop \(o.crop) lies outside the \(image.width)×\(image.height) image") }
+            src = try ImageCroppingCalculator.crop(src, x: x0, y: y0, width: x1 - x0, height: y1 - y0, pool: pool)
+            crop = Rect(x: Double(x0), y: Double(y0), width: Double(x1 - x0), height: Double(y1 - y0))
+        }
+        // Where the image goes in the W×H canvas.
+        let W = o.outputWidth, H = o.outputHeight
+        let boxW = o.contentSize.count == 2 ? o.contentSize[0] : W, boxH = o.contentSize.count == 2 ? o.contentSize[1] : H
+        var cw = boxW, ch = boxH
+        if o.keepAspectRatio {
+            let s = min(Double(boxW) / Double(src.width), Double(boxH) / Double(src.height))
+            cw = max(1, min(boxW, Int((Double(src.width) * s).rounded())))
+            ch = max(1, min(boxH, Int((Double(src.height) * s).rounded())))
+        }
+        let left = (W - cw) / 2, top = (H - ch) / 2
+        let resized = try Resize.resize(src, width: cw, height: ch, interpolation: .bilinear, pool: pool)
+        // Normalise: v ∈ [0, 255] → [range_min, range_max], or (v/255 − mean)/std.
+        let C = gray ? 1 : 3
+        var scale = [Float](repeating: Float((o.rangeMax - o.rangeMin) / 255), count: C)
+        var bias = [Float](repeating: Float(o.rangeMin), count: C)
+        if !o.mean.isEmpty {
+            for c in 0..<C {
+                let m = o.mean.count == 1 ? o.mean[0] : o.mean[c], s = o.std.count == 1 ? o.std[0] : o.std[c]
+                scale[c] = Float(1 / (255 * s))
+                bias[c] = Float(-m / s)
+            }
+        }
+        let order = o.color == "bgr" ? [2, 1, 0] : Array(0..<C)
+        var values = [Float](repeating: 0, count: W * H * C)
+        let nchw = o.layout == "nchw"
+        for c in 0..<C {
+            let b = bias[c]
+            if nchw {
+                for i in (c * W * H)..<((c + 1) * W * H) { values[i] = b }
+            } else {
+                for p in 0..<(W * H) { values[p * C + c] = b }
+            }
+        }
+        values.withUnsafeMutableBufferPointer { V in
+            for y in 0..<ch {
+                let row = resized.row(y)
+                for x in 0..<cw {
+                    let p = (top + y) * W + left + x
+                    for c in 0..<C {
+                        let v = Float(row[x * C + order[c]]) * scale[c] + bias[c]
+                        V[nchw ? c * W * H + p : p * C + c] = v
+                    }
+                }
+            }
+        }
+        let shape = nchw ? [1, C, H, W] : [1, H, W, C]
+        let content = Rect(x: Double(left) / Double(W), y: Double(top) / Double(H), width: Double(cw) / Double(W), height: Double(ch) / Double(H))
+        return (Tensor(shape: shape, floats: values), TensorImageTransform(crop: crop, content: content))
+    }
+}
