@@ -121,11 +121,16 @@ enum Conv {
         /// Output columns `ow` whose input column `ow·strideW − padLeft + kx·dilationW` lies
         /// inside the image.
         func validColumns(kx: Int) -> Range<Int> {
-            let off = kx * dilationW - padLeft
-            let lo = off >= 0 ? 0 : (-off + strideW - 1) / strideW
-            let hi = w - 1 - off < 0 ? 0 : min(ow, (w - 1 - off) / strideW + 1)
-            return lo < hi ? lo..<hi : 0..<0
+            Conv.stridedRange(count: ow, stride: strideW, offset: kx * dilationW - padLeft, limit: w)
         }
+    }
+
+    /// The indices `i` in `0..<count` for which `i·stride + offset` lies in `0..<limit`:
+    /// the columns a filter tap or a transposed-conv tap touches inside the image.
+    static func stridedRange(count: Int, stride: Int, offset: Int, limit: Int) -> Range<Int> {
+        let lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride
+        let hi = limit - 1 - offset < 0 ? 0 : min(count, (limit - 1 - offset) / stride + 1)
+        return lo < hi ? lo..<hi : 0..<0
     }
 
     /// 2-D convolution: depthwise channels directly, everything else as one matrix product

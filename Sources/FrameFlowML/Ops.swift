@@ -211,7 +211,12 @@ enum Ops {
     }
 
     static func broadcastIndex(_ shape: [Int], to out: [Int]) -> [Int] {
-        let r = out.count
+        stridedOffsets(out, strides: broadcastStrides(shape, rank: out.count))
+    }
+
+    /// Row-major strides of `shape` seen as a tensor of `rank` dimensions broadcast along its
+    /// size-1 (and missing leading) axes, which get stride 0.
+    static func broadcastStrides(_ shape: [Int], rank r: Int) -> [Int] {
         let s = Array(repeating: 1, count: r - shape.count) + shape
         var strides = Array(repeating: 0, count: r)
         var acc = 1
@@ -219,7 +224,7 @@ enum Ops {
             strides[i] = s[i] == 1 ? 0 : acc
             acc *= s[i]
         }
-        return stridedOffsets(out, strides: strides)
+        return strides
     }
 
     /// The source offset of every element of `shape`, visited in row-major order, when axis `d`
@@ -254,17 +259,7 @@ enum Ops {
         let total = shape.reduce(1, *)
         if total == 0 { return [] }
         let r = shape.count
-        func strides(_ s0: [Int]) -> [Int] {
-            let s = Array(repeating: 1, count: r - s0.count) + s0
-            var st = Array(repeating: 0, count: r)
-            var acc = 1
-            for i in stride(from: r - 1, through: 0, by: -1) {
-                st[i] = s[i] == 1 ? 0 : acc
-                acc *= s[i]
-            }
-            return st
-        }
-        let sx = strides(xs), sy = strides(ys)
+        let sx = broadcastStrides(xs, rank: r), sy = broadcastStrides(ys, rank: r)
         // Inner run: trailing dims where x's strides are all 0 or all row-major-contiguous, same for y.
         var inner = 1, d = r
         var xConst = true, yConst = true, xCont = true, yCont = true

@@ -63,14 +63,13 @@ enum MoreOps {
                                     let row = C.baseAddress! + ((oc * KH + kh) * KW + kw) * HW
                                     let off = kw * DL[2] - PB[2]
                                     // Input columns whose output column iw·stride + off is inside.
-                                    let lo = off >= 0 ? 0 : (-off + ST[2] - 1) / ST[2]
-                                    let hi = OW - 1 - off < 0 ? 0 : min(W, (OW - 1 - off) / ST[2] + 1)
-                                    if lo >= hi { continue }
+                                    let cols = Conv.stridedRange(count: W, stride: ST[2], offset: off, limit: OW)
+                                    if cols.isEmpty { continue }
                                     for ih in 0..<H {
                                         let oh = ih * ST[1] - PB[1] + kh * DL[1]
                                         if oh < 0 || oh >= OH { continue }
                                         let yr = yo + oh * OW + off, xr = row + ih * W
-                                        for iw in lo..<hi { yr[iw * ST[2]] += xr[iw] }
+                                        for iw in cols { yr[iw * ST[2]] += xr[iw] }
                                     }
                                 }
                             }

@@ -128,10 +128,7 @@ enum NHWC {
         var h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl: Int
         /// Output columns whose input column under filter column `kx` is inside the image.
         func validColumns(kx: Int) -> Range<Int> {
-            let off = kx * dw - pl
-            let lo = off >= 0 ? 0 : (-off + sw - 1) / sw
-            let hi = w - 1 - off < 0 ? 0 : min(ow, (w - 1 - off) / sw + 1)
-            return lo < hi ? lo..<hi : 0..<0
+            Conv.stridedRange(count: ow, stride: sw, offset: kx * dw - pl, limit: w)
         }
     }
 
@@ -284,11 +281,7 @@ enum NHWC {
                             let xbase = ((b * h + iy) * wd + ix) * c
                             if depthwise {
                                 let wbase = (ky * kw + kx) * oc
-                                if mult == 1 {
-                                    for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch] * W[wbase + ch] }
-                                } else {
-                                    for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
-                                }
+                                for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
                             } else {
                                 for f in 0..<oc {
                                     let wbase = ((f * kh + ky) * kw + kx) * c
