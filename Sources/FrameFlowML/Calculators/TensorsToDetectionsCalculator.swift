@@ -30,7 +30,7 @@ import FrameFlow
 ///   options { [frameflow.TensorsToDetectionsCalculatorOptions.ext] {
 ///     num_boxes: 896 num_coords: 16 keypoint_coord_offset: 4 num_keypoints: 6
 ///     x_scale: 128 y_scale: 128 w_scale: 128 h_scale: 128 score_clipping_thresh: 100
-///     min_score_thresh: 0.5 num_layers: 4 strides: [8, 16, 16, 16] } }
+///     min_score_thresh: 0.5 anchors { num_layers: 4 strides: [8, 16, 16, 16] } } }
 /// }
 /// ```
 public final class TensorsToDetectionsCalculator: Calculator {
@@ -53,30 +53,12 @@ public final class TensorsToDetectionsCalculator: Calculator {
         public var reverseOutputOrder = true
         public var minScoreThresh = 0.5
         public var labels: [String] = []
-        // SSD anchors (SsdAnchorsCalculatorOptions' fields).
-        public var numLayers = 4
-        public var minScale = 0.1484375
-        public var maxScale = 0.75
+        /// The model's input size in pixels, for the YOLO decoders (their boxes are in pixels).
         public var inputSizeWidth = 128
         public var inputSizeHeight = 128
-        public var anchorOffsetX = 0.5
-        public var anchorOffsetY = 0.5
-        public var strides = [8, 16, 16, 16]
-        public var aspectRatios = [1.0]
-        public var interpolatedScaleAspectRatio = 1.0
-        public var fixedAnchorSize = true
-        public var reduceBoxesInLowestLayer = false
+        /// The SSD decoder's anchors: `anchors { … }` with `SsdAnchorsCalculatorOptions`' fields.
+        public var anchors = SSDAnchorOptions()
         public init() {}
-
-        var anchorOptions: SSDAnchorOptions {
-            var a = SSDAnchorOptions()
-            a.numLayers = numLayers; a.minScale = minScale; a.maxScale = maxScale
-            a.inputSizeWidth = inputSizeWidth; a.inputSizeHeight = inputSizeHeight
-            a.anchorOffsetX = anchorOffsetX; a.anchorOffsetY = anchorOffsetY; a.strides = strides
-            a.aspectRatios = aspectRatios; a.interpolatedScaleAspectRatio = interpolatedScaleAspectRatio
-            a.fixedAnchorSize = fixedAnchorSize; a.reduceBoxesInLowestLayer = reduceBoxesInLowestLayer
-            return a
-        }
     }
 
     public static let contract = CalculatorContract(
@@ -110,7 +92,7 @@ public final class TensorsToDetectionsCalculator: Calculator {
 
     static func checkedAnchors(_ o: Options) throws -> [Anchor] {
         let a: [Anchor]
-        do { a = try o.anchorOptions.anchors() } catch let e as ModelError { throw GraphError(.invalidOption, e.message) }
+        do { a = try o.anchors.anchors() } catch let e as ModelError { throw GraphError(.invalidOption, e.message) }
         guard o.numBoxes == 0 || a.count == o.numBoxes else {
             throw GraphError(.invalidOption, "the anchor options give \(a.count) anchors, num_boxes is \(o.numBoxes)")
         }

@@ -98,7 +98,7 @@ import Testing
         #expect(throws: GraphError.self) { try TensorsToDetectionsCalculator(options: o) }
         o.decoder = "ssd"; o.numBoxes = 100
         #expect(throws: GraphError.self) { try TensorsToDetectionsCalculator(options: o) }
-        o.numBoxes = 0; o.strides = [8]
+        o.numBoxes = 0; o.anchors.strides = [8]
         #expect(throws: GraphError.self) { try TensorsToDetectionsCalculator(options: o) }
         let ok = TensorsToDetectionsCalculator.Options()
         let anchors = try SSDAnchorOptions().anchors()
