@@ -5,8 +5,7 @@ import Testing
 /// Models no one here wrote, against onnxruntime on the same inputs
 /// (scripts/fixtures/make_model_fixtures.py, run by scripts/setup.sh test).
 @Suite struct RealModelTests {
-    static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".build/fixtures/models")
+    static let dir = MLFixtures.root.appendingPathComponent(".build/fixtures/models")
 
     @Test(arguments: ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"])
     func matchesOnnxRuntime(name: String) throws {

@@ -10,8 +10,7 @@ import Testing
 /// frames skip it rather than queue), and the detections it makes find the face.
 @Suite struct ObjectDetectionCameraGraphTests {
     @Test func fullRateVideoWithDetectionsAtTheDetectorsPace() throws {
-        let root = BlazeFaceGraphTests.root
-        let astronaut = try TestImages.readPNM(BlazeFaceGraphTests.path(".build/fixtures/blazeface/astronaut.ppm"))
+        let astronaut = try TestImages.readPNM(MLFixtures.path(".build/fixtures/blazeface/astronaut.ppm"))
         // The astronaut's top 480 rows centred in a black 640×480 frame (64 columns each side).
         var canvas = try ImagePool.shared.makeImage(width: 640, height: 480, format: .rgb8)
         canvas.fill(0)
@@ -20,9 +19,7 @@ import Testing
             canvas.withMutableRow(y) { r in for i in 0..<(512 * 3) { r[64 * 3 + i] = src[i] } }
         }
         let frame = try ColorConvertCalculator.convert(canvas.freeze(), to: .nv12(.full))
-        var text = try String(contentsOfFile: root.appendingPathComponent("Graphs/object_detection_camera.pbtxt").path, encoding: .utf8)
-        text = text.replacingOccurrences(of: "\".build/fixtures/models/", with: "\"\(BlazeFaceGraphTests.path(".build/fixtures/models"))/")
-        let graph = try Graph(GraphConfig(parsing: text), registry: CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators))
+        let graph = try MLFixtures.graph("object_detection_camera")
         let video = try PacketCollector(graph, "output_video"), dets = try PacketCollector(graph, "detections")
         try graph.start()
         let n = 60
@@ -33,7 +30,8 @@ import Testing
         let detected = try dets.packets.map { try $0.get([Detection].self) }
         #expect(!detected.isEmpty && detected.count < n, "the detector ran on \(detected.count) of \(n) frames")
         // The face where the reference pipeline finds it in the whole astronaut, moved 64 right.
-        let want = Rect(x: 179.06 + 64, y: 81.32, width: 92.63, height: 92.63)
+        var want = try #require(MLFixtures.expectedFaces?["astronaut"]?.first, "run scripts/setup.sh test").rect
+        want.x += 64
         for d in detected {
             #expect(d.count == 1)
             if let f = d.first { #expect(f.box.iou(want) > 0.85, "\(f.box) vs \(want)") }
@@ -43,8 +41,7 @@ import Testing
     }
 
     @Test func yoloGraphNeedsItsModelSidePacket() throws {
-        let graph = try Graph(contentsOfFile: BlazeFaceGraphTests.path("Graphs/object_detection_yolo.pbtxt"),
-            registry: CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators))
+        let graph = try MLFixtures.graph("object_detection_yolo")
         #expect { try graph.start() } throws: { "\($0)".contains("model") }
         #expect { try graph.start(sidePackets: ["model": "/nonexistent/yolov8n.onnx"]) } throws: { "\($0)".contains("/nonexistent/yolov8n.onnx") }
     }

@@ -1,0 +1,33 @@
+import Foundation
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowML
+
+/// The repository's files and the fixtures scripts/setup.sh test makes under .build/fixtures.
+enum MLFixtures {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    static let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
+
+    /// `Graphs/<name>.pbtxt`, its model paths (relative to the repository) made absolute.
+    static func graph(_ name: String) throws -> Graph {
+        var text = try String(contentsOfFile: path("Graphs/\(name).pbtxt"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\".build/fixtures/models/", with: "\"\(path(".build/fixtures/models"))/")
+        return try Graph(GraphConfig(parsing: text, file: "\(name).pbtxt"), registry: registry)
+    }
+
+    /// One face found by the reference pipeline (scripts/fixtures/make_blazeface_fixtures.py).
+    struct ExpectedFace: Decodable {
+        var box: [Double]
+        var score: Double
+        var keypoints: [[Double]]
+        var rect: Rect { Rect(x: box[0], y: box[1], width: box[2], height: box[3]) }
+    }
+
+    /// The reference pipeline's faces, by image name; nil when setup has not made them.
+    static var expectedFaces: [String: [ExpectedFace]]? {
+        FileManager.default.contents(atPath: path(".build/fixtures/blazeface/expected.json"))
+            .flatMap { try? JSONDecoder().decode([String: [ExpectedFace]].self, from: $0) }
+    }
+}
