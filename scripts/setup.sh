@@ -26,7 +26,7 @@ pip_want() {  # module requirement
 apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread
 case "$mode" in
     demo) ;;
-    test) apt_want ffmpeg opencv-data xvfb xauth xdotool imagemagick libonnx-testdata ;;
+    test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata ;;
     bench)
         apt_want ffmpeg opencv-data libonnx-testdata gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
@@ -93,6 +93,8 @@ PY
     [ -s "$models/face_detection_short_range.input_0.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
     # BlazeFace detections of an independent reference pipeline (LiteRT + OpenCV + numpy).
     [ -s .build/fixtures/blazeface/expected.json ] || python3 scripts/fixtures/make_blazeface_fixtures.py
+    # The digit classifier's held-out images (opencv-doc's digits.png) and onnxruntime's answers.
+    [ .build/fixtures/digits/expected.json -nt Models/digit_classifier.onnx ] || python3 scripts/fixtures/make_digit_fixtures.py
 fi
 
 # OpenCV's detections on real faces for the cascade tests.

@@ -41,12 +41,6 @@ final class ImageStreamSink: PacketSink {
     func finish() throws { try file.finish() }
 }
 
-/// A payload that knows its JSON form for `.jsonl` outputs (detections, classifications).
-public protocol JSONLinesRepresentable {
-    /// A JSON object's members, e.g. `["label": "7", "score": 0.98]`.
-    var jsonObject: [String: Any] { get }
-}
-
 /// Writes one JSON object per packet: `{"stream":…,"timestamp_us":…, …payload}`.
 ///
 /// The payload's members come from `JSONLinesRepresentable`; `[Detection]` becomes

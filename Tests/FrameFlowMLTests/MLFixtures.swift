@@ -10,10 +10,12 @@ enum MLFixtures {
 
     static let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
 
-    /// `Graphs/<name>.pbtxt`, its model paths (relative to the repository) made absolute.
+    /// `Graphs/<name>.pbtxt`, its model and label paths (relative to the repository) made absolute.
     static func graph(_ name: String) throws -> Graph {
         var text = try String(contentsOfFile: path("Graphs/\(name).pbtxt"), encoding: .utf8)
-        text = text.replacingOccurrences(of: "\".build/fixtures/models/", with: "\"\(path(".build/fixtures/models"))/")
+        for folder in [".build/fixtures/models/", "Models/"] {
+            text = text.replacingOccurrences(of: "\"\(folder)", with: "\"\(path(folder))/")
+        }
         return try Graph(GraphConfig(parsing: text, file: "\(name).pbtxt"), registry: registry)
     }
 

@@ -43,7 +43,8 @@ public struct TensorImageTransform: Sendable, Equatable {
 /// color ("rgb" | "bgr" | "gray"), layout ("nhwc" | "nchw"), range_min (0), range_max (1),
 /// mean / std (per channel, applied to [0, 1] values instead of the range when given),
 /// content_size ([w, h], optional: draw the image at this size, centred, in a larger canvas
-/// — 20×20 digits centred in 28×28) }.
+/// — 20×20 digits centred in 28×28), interpolation (BILINEAR | AREA: area averaging when
+/// shrinking, as OpenCV's INTER_AREA; for large or noisy photos shrunk to a small tensor) }.
 ///
 /// Letterbox bars and the canvas border are black (pixel value 0 before normalising).
 ///
@@ -72,6 +73,7 @@ public final class ImageToTensorCalculator: Calculator {
         public var mean: [Double] = []
         public var std: [Double] = []
         public var contentSize: [Int] = []
+        public var interpolation = Interpolation.bilinear
         public init() {}
     }
 
@@ -140,7 +142,7 @@ public final class ImageToTensorCalculator: Calculator {
             ch = max(1, min(boxH, Int((Double(src.height) * s).rounded())))
         }
         let left = (W - cw) / 2, top = (H - ch) / 2
-        let resized = try Resize.resize(src, width: cw, height: ch, interpolation: .bilinear, pool: pool)
+        let resized = try Resize.resize(src, width: cw, height: ch, interpolation: o.interpolation, pool: pool)
         // Normalise: v ∈ [0, 255] → [range_min, range_max], or (v/255 − mean)/std.
         let C = gray ? 1 : 3
         var scale = [Float](repeating: Float((o.rangeMax - o.rangeMin) / 255), count: C)

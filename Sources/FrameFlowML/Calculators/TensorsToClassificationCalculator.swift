@@ -13,13 +13,31 @@ public struct Classification: Sendable, Hashable, Codable {
     }
 }
 
+/// As a `.jsonl` line: the best class's `label` (or its index as text), `score` and `index`,
+/// and `classifications` with the whole list when there is more than one; an empty list
+/// (nothing over the threshold) is `"classifications": []`.
+extension Array: JSONLinesRepresentable where Element == Classification {
+    public var jsonObject: [String: Any] {
+        var members: [String: Any] = [:]
+        if let best = first {
+            members = ["label": best.label ?? String(best.index), "score": best.score, "index": best.index]
+        }
+        if count != 1 {
+            members["classifications"] = map { c -> [String: Any] in
+                ["label": c.label ?? String(c.index), "score": c.score, "index": c.index]
+            }
+        }
+        return members
+    }
+}
+
 /// Turns a classifier's scores into the top-k classes.
 ///
 /// Inputs:
 ///   - `TENSORS`: `[Tensor]`; the first tensor's values are the class scores.
 /// Outputs:
 ///   - `CLASSIFICATIONS`: `[Classification]`, best first (at most `top_k`, score ≥
-///     `min_score_threshold`). As JSON Lines: `{"index":7,"score":0.99,"label":"7"}`.
+///     `min_score_threshold`). As JSON Lines: `{"index":7,"label":"7","score":0.99}`.
 /// Options: `frameflow.TensorsToClassificationCalculatorOptions` { apply_softmax (false),
 /// top_k (1; 0 = all), min_score_threshold (-inf), label_map_path (one label per line),
 /// labels (inline) }.
