@@ -1,5 +1,17 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// The pixel and tensor kernels are plain Swift loops that the compiler vectorises; on x86-64
+// they are built for Haswell-class CPUs (AVX2 + FMA: x86-64-v3, every x86 CPU since 2013-2015) instead of the
+// SSE2 baseline, which doubles the vector width. FRAMEFLOW_PORTABLE=1 builds for the
+// baseline (an old CPU, or a binary to ship to unknown machines). See docs/architecture.md.
+#if arch(x86_64)
+    let vectorSettings: [SwiftSetting] =
+        ProcessInfo.processInfo.environment["FRAMEFLOW_PORTABLE"] == "1" ? [] : [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+    let vectorSettings: [SwiftSetting] = []
+#endif
 
 let package = Package(
     name: "FrameFlow",
@@ -15,8 +27,8 @@ let package = Package(
         .executable(name: "frameflow-bench", targets: ["frameflow-bench"]),
     ],
     targets: [
-        .target(name: "FrameFlow"),
-        .target(name: "FrameFlowCalculators", dependencies: ["FrameFlow"]),
+        .target(name: "FrameFlow", swiftSettings: vectorSettings),
+        .target(name: "FrameFlowCalculators", dependencies: ["FrameFlow"], swiftSettings: vectorSettings),
         .target(name: "FrameFlowTesting", dependencies: ["FrameFlow"]),
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
@@ -24,7 +36,7 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
-        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators"]),
+        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators"], swiftSettings: vectorSettings),
         .testTarget(name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),
         .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML"]),
         .executableTarget(

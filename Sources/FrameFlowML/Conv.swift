@@ -66,7 +66,7 @@ enum Conv {
         let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
         let (KD, KH, KW) = (g.kernel[0], g.kernel[1], g.kernel[2])
         let cpg = cin / group, opg = cout / group
-        var out = [Float](repeating: 0, count: batch * cout * OD * OH * OW)
+        var out = Scratch.filled(batch * cout * OD * OH * OW)
         let xf = x.asFloats, wf = w.asFloats
         if D == 1 && KD == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
             let s = Plane2D(
@@ -165,7 +165,7 @@ enum Conv {
         }
         let K = s.cpg * s.kh * s.kw
         let direct = s.kh == 1 && s.kw == 1 && s.strideH == 1 && s.strideW == 1 && s.padTop == 0 && s.padLeft == 0 && s.oh == s.h && s.ow == s.w
-        var col = [Float](repeating: 0, count: direct ? 0 : K * P)
+        var col = direct ? [] : Scratch.uninitialized(K * P)  // im2col writes every entry
         col.withUnsafeMutableBufferPointer { C in
             for b in 0..<s.batch {
                 for gi in 0..<s.group {
@@ -173,7 +173,7 @@ enum Conv {
                     var src = UnsafePointer(xg)
                     if !direct {
                         let cp = C.baseAddress!
-                        for c in 0..<s.cpg {
+                        Scratch.parallelFor(s.cpg, work: K * P) { channels in for c in channels {
                             for ky in 0..<s.kh {
                                 for kx in 0..<s.kw {
                                     let row = cp + ((c * s.kh + ky) * s.kw + kx) * P
@@ -197,21 +197,26 @@ enum Conv {
                                     }
                                 }
                             }
-                        }
+                        } }
                         src = UnsafePointer(cp)
                     }
-                    let yg = y + (b * s.cout + gi * s.opg) * P
-                    GEMM.multiply(m: s.opg, n: P, k: K, a: w + gi * s.opg * K, lda: K, b: src, ldb: P, c: yg, ldc: P)
-                    if let bias {
-                        for o in 0..<s.opg {
-                            let bv = bias[gi * s.opg + o]
-                            let r = yg + o * P
-                            for i in 0..<P { r[i] += bv }
+                    // Bands of output columns, each its own matrix product.
+                    let yg = y + (b * s.cout + gi * s.opg) * P, wg = w + gi * s.opg * K, b0 = src
+                    Scratch.parallelFor(P, work: s.opg * K * P) { band in
+                        let i0 = band.lowerBound
+                        GEMM.multiply(m: s.opg, n: band.count, k: K, a: wg, lda: K, b: b0 + i0, ldb: P, c: yg + i0, ldc: P)
+                        if let bias {
+                            for o in 0..<s.opg {
+                                let bv = bias[gi * s.opg + o]
+                                let r = yg + o * P
+                                for i in band { r[i] += bv }
+                            }
                         }
                     }
                 }
             }
         }
+        Scratch.recycle(&col)
     }
 
     static func pool(_ n: ONNXNode, _ x: Tensor, max isMax: Bool) throws -> Tensor {
@@ -229,7 +234,7 @@ enum Conv {
         let nc = x.shape[0] * x.shape[1]
         let (D, H, W) = (g.spatialIn[0], g.spatialIn[1], g.spatialIn[2])
         let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
-        var out = [Float](repeating: 0, count: nc * OD * OH * OW)
+        var out = Scratch.filled(nc * OD * OH * OW)
         let xf = x.asFloats
         if D == 1 && g.kernel[0] == 1 && g.dilations[1] == 1 && g.dilations[2] == 1 && !out.isEmpty {
             // 2-D windows without dilation: clip each window to the image once.

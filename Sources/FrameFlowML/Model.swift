@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 
 /// A neural network loaded from an ONNX file, run on the CPU in Swift.
 ///
@@ -22,6 +23,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     /// The graph's inputs (initializers excluded) and outputs.
     public let inputs: [ValueInfo]
     public let outputs: [ValueInfo]
+    /// Float storage kept between runs, one pool per concurrent run (see `Scratch`).
+    private let pools = Locked<[FloatPool]>([])
 
     /// Loads an ONNX or TFLite model (by content); ONNX external data files are looked up
     /// beside it.
@@ -80,7 +83,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         // fails is left in place, so that running the model reports its error.)
         var constants = graph.initializers
         var remainingOrder: [Int] = []
-        for (step, i) in order.enumerated() {
+        for i in order {
             let n = graph.nodes[i]
             guard n.inputs.allSatisfy({ $0.isEmpty || constants[$0] != nil }),
                 let outs = try? Ops.run(n, n.inputs.map { $0.isEmpty ? nil : constants[$0] }, opset: graph.opsetVersion),
@@ -113,7 +116,36 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     }
 
     /// Runs the model on `feeds` (by input name); returns every graph output by name.
-    public func run(_ feeds: [String: Tensor]) throws -> [String: Tensor] {
+    ///
+    /// Safe to call from several threads at once. Intermediate tensors' storage is reused
+    /// between runs, so a model run over and over stops allocating after its first runs.
+    ///
+    /// With `parallelism`, large convolutions and matrix products are split across its
+    /// threads (a graph passes its workers; `Parallelism(WorkerPool.shared)` outside graphs).
+    public func run(_ feeds: [String: Tensor], parallelism: Parallelism? = nil) throws -> [String: Tensor] {
+        let pool = pools.withLock { $0.popLast() } ?? FloatPool()
+        defer { pools.withLock { $0.append(pool) } }
+        return try Scratch.$parallelism.withValue(parallelism) {
+            try Scratch.$pool.withValue(pool) { try runPlan(feeds, timing: nil) }
+        }
+    }
+
+    /// Time spent in each op type over `iterations` runs on `feeds` (after one warm-up run),
+    /// slowest first: where a model spends its time.
+    public func profile(_ feeds: [String: Tensor], iterations: Int = 10) throws -> [(op: String, calls: Int, milliseconds: Double)] {
+        _ = try run(feeds)
+        var table: [String: (calls: Int, ns: UInt64)] = [:]
+        let pool = FloatPool()
+        for _ in 0..<max(1, iterations) {
+            _ = try Scratch.$pool.withValue(pool) {
+                try runPlan(feeds) { op, ns in table[op, default: (0, 0)].calls += 1; table[op, default: (0, 0)].ns += ns }
+            }
+        }
+        return table.map { (op: $0.key, calls: $0.value.calls / max(1, iterations), milliseconds: Double($0.value.ns) / 1e6 / Double(max(1, iterations))) }
+            .sorted { $0.milliseconds > $1.milliseconds }
+    }
+
+    private func runPlan(_ feeds: [String: Tensor], timing: ((String, UInt64) -> Void)?) throws -> [String: Tensor] {
         if let t = tflite {
             var f: [Int: Tensor] = [:]
             for i in t.inputs {
@@ -122,7 +154,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 guard v.shape == t.tensors[i].shape else { throw ModelError("input '\(name)' has shape \(v.shape), the model expects \(t.tensors[i].shape)") }
                 f[i] = v
             }
-            let r = try t.run(f)
+            let r = try t.run(f, timing: timing)
             var out: [String: Tensor] = [:]
             for (k, v) in r { out[t.tensors[k].name] = v }
             return out
@@ -142,12 +174,16 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             let ins = n.inputs.map { $0.isEmpty ? nil : values[$0] }
             let outs: [Tensor]
             do {
+                let start = timing == nil ? 0 : monotonicNanoseconds()
                 outs = try Ops.run(n, ins, opset: graph.opsetVersion)
+                timing?(n.opType, monotonicNanoseconds() - start)
             } catch let e as ModelError {
                 throw ModelError("node '\(n.name)' (\(n.opType)): \(e.message)")
             }
             for (k, name) in n.outputs.enumerated() where k < outs.count && !name.isEmpty { values[name] = outs[k] }
-            for name in lastUses[step] { values[name] = nil }
+            for name in lastUses[step] where !n.outputs.contains(name) {
+                if var t = values.removeValue(forKey: name) { Scratch.recycle(&t.floats) }
+            }
         }
         var result: [String: Tensor] = [:]
         for o in outputs {

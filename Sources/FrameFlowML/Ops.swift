@@ -28,7 +28,7 @@ enum Ops {
     static func run(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
         if let f = unary[n.opType] {
             let x = try need(ins, 0)
-            return [Tensor(shape: x.shape, floats: x.asFloats.map(f), type: x.isFloat ? x.type : .float32)]
+            return [Tensor(shape: x.shape, floats: Scratch.map(x.asFloats, f), type: x.isFloat ? x.type : .float32)]
         }
         if binary.contains(n.opType) { return [try elementwise(n.opType, try need(ins, 0), try need(ins, 1))] }
         switch n.opType {
@@ -184,7 +184,7 @@ enum Ops {
     }
 
     static func map(_ x: Tensor, _ f: (Float) -> Float) -> Tensor {
-        Tensor(shape: x.shape, floats: x.asFloats.map(f), type: x.isFloat ? x.type : .float32)
+        Tensor(shape: x.shape, floats: Scratch.map(x.asFloats, f), type: x.isFloat ? x.type : .float32)
     }
 
     /// Numpy broadcasting of two shapes.
@@ -275,7 +275,8 @@ enum Ops {
         if inner == 1 { xConst = true; yConst = true }
         let outerShape = Array(shape[0..<d])
         let ox = stridedOffsets(outerShape, strides: Array(sx[0..<d])), oy = stridedOffsets(outerShape, strides: Array(sy[0..<d]))
-        return [Float](unsafeUninitializedCapacity: total) { out, count in
+        var result = Scratch.uninitialized(total)
+        result.withUnsafeMutableBufferPointer { out in
             x.withUnsafeBufferPointer { X in
                 y.withUnsafeBufferPointer { Y in
                     for row in 0..<ox.count {
@@ -289,8 +290,8 @@ enum Ops {
                     }
                 }
             }
-            count = total
         }
+        return result
     }
 
     static func elementwise(_ op: String, _ a: Tensor, _ b: Tensor) throws -> Tensor {
@@ -418,7 +419,7 @@ enum Ops {
         let batch = try broadcastShape(Array(a.shape.dropLast(2)), Array(b.shape.dropLast(2)))
         let ia = broadcastIndex(Array(a.shape.dropLast(2)), to: batch), ib = broadcastIndex(Array(b.shape.dropLast(2)), to: batch)
         let nb = batch.reduce(1, *)
-        var out = [Float](repeating: 0, count: nb * m * n)
+        var out = Scratch.filled(nb * m * n)
         let af = a.asFloats, bf = b.asFloats
         af.withUnsafeBufferPointer { A in
             bf.withUnsafeBufferPointer { B in
@@ -568,7 +569,7 @@ enum Ops {
         let outShape = (0..<r).map { x.shape[$0] + Int(pads[$0]) + Int(pads[$0 + r]) }
         let strides = x.strides
         let vals = x.asFloats
-        var out = [Float](repeating: value, count: outShape.reduce(1, *))
+        var out = Scratch.filled(outShape.reduce(1, *), value)
         if mode == "constant" && r > 0 && pads.allSatisfy({ $0 >= 0 }) && x.count > 0 {
             // Growing with a constant: copy each innermost row of the input into place.
             let outStrides = Tensor(shape: outShape, floats: []).strides

@@ -42,14 +42,14 @@ enum MoreOps {
         let S = three(spatial, 1), O = three(outSpatial, 1), K = three(k, 1), ST = three(strides, 1), DL = three(dil, 1)
         let PB = three(Array(pads[0..<d]), 0)
         let inVol = S[0] * S[1] * S[2], outVol = O[0] * O[1] * O[2], kVol = K[0] * K[1] * K[2]
-        var out = [Float](repeating: 0, count: batch * cout * outVol)
+        var out = Scratch.filled(batch * cout * outVol)
         let xf = x.asFloats, wf = w.asFloats
         if S[0] == 1 && K[0] == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
             // 2-D: one matrix product per group gives every (output channel, tap) row for
             // every input pixel; col2im adds those rows into place.
             let (H, W, OH, OW, KH, KW) = (S[1], S[2], O[1], O[2], K[1], K[2])
             let rows = opg * kVol, HW = H * W
-            var col = [Float](repeating: 0, count: rows * HW)
+            var col = Scratch.uninitialized(rows * HW)  // GEMM (beta 0) writes every entry
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
                 for b in 0..<batch {
                     for g in 0..<group {
@@ -78,6 +78,7 @@ enum MoreOps {
                     if let bias { for oc in 0..<cout { let r = Y.baseAddress! + (b * cout + oc) * outVol; for i in 0..<outVol { r[i] += bias[oc] } } }
                 }
             } } } }
+            Scratch.recycle(&col)
             return Tensor(shape: [batch, cout] + outSpatial, floats: out)
         }
         for b in 0..<batch {
@@ -117,7 +118,7 @@ enum MoreOps {
     static func resizeAxis(_ x: [Float], shape: [Int], axis: Int, taps: [[(Int, Float)]]) -> [Float] {
         let outer = shape[..<axis].reduce(1, *), len = shape[axis], inner = shape[(axis + 1)...].reduce(1, *)
         let outLen = taps.count
-        var out = [Float](repeating: 0, count: outer * outLen * inner)
+        var out = Scratch.filled(outer * outLen * inner)
         if out.isEmpty || x.isEmpty { return out }
         x.withUnsafeBufferPointer { X in
             out.withUnsafeMutableBufferPointer { Y in
@@ -210,7 +211,7 @@ enum MoreOps {
         }
         let vals = x.asFloats
         let inStrides = x.strides
-        var out = [Float](repeating: 0, count: outShape.reduce(1, *))
+        var out = Scratch.filled(outShape.reduce(1, *))
         var c = [Int](repeating: 0, count: r)
         // Per-axis taps.
         var taps: [[[(Int, Float)]]] = []  // axis → out index → [(in index, weight)]

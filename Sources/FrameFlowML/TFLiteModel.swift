@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 
 /// A TFLite model (the flatbuffer schema: subgraph 0, tensors, buffers, operator codes,
 /// builtin options), run with NHWC float kernels. float16 weights are widened on load
@@ -16,6 +17,8 @@ struct TFLiteGraph {
     var ops: [Op] = []
     var inputs: [Int] = []
     var outputs: [Int] = []
+    /// For each op, the tensors no later op reads (their storage goes back to the pool).
+    var lastUses: [[Int]] = []
 
     static let names: [Int32: String] = [
         0: "ADD", 1: "AVERAGE_POOL_2D", 2: "CONCATENATION", 3: "CONV_2D", 4: "DEPTHWISE_CONV_2D", 6: "DEQUANTIZE",
@@ -82,9 +85,17 @@ struct TFLiteGraph {
             }
             ops.append(Op(code: code, inputs: ins, outputs: outs, options: try o.table(4)))
         }
+        var seen = Set(outputs).union(constants.keys)
+        lastUses = Array(repeating: [], count: ops.count)
+        for (k, op) in ops.enumerated().reversed() {
+            for i in op.inputs where i >= 0 && !seen.contains(i) {
+                seen.insert(i)
+                lastUses[k].append(i)
+            }
+        }
     }
 
-    func run(_ feeds: [Int: Tensor]) throws -> [Int: Tensor] {
+    func run(_ feeds: [Int: Tensor], timing: ((String, UInt64) -> Void)? = nil) throws -> [Int: Tensor] {
         var values = constants
         for (k, v) in feeds { values[k] = v }
         for (k, op) in ops.enumerated() {
@@ -96,11 +107,16 @@ struct TFLiteGraph {
             }
             let out: Tensor
             do {
+                let start = timing == nil ? 0 : monotonicNanoseconds()
                 out = try NHWC.run(op, input, inputCount: op.inputs.count, outShape: tensors[op.outputs[0]].shape)
+                timing?(Self.names[op.code]!, monotonicNanoseconds() - start)
             } catch let e as ModelError {
                 throw ModelError("operator \(k) (\(Self.names[op.code]!)): \(e.message)")
             }
             values[op.outputs[0]] = out
+            for i in lastUses[k] where !op.outputs.contains(i) {
+                if var t = values.removeValue(forKey: i) { Scratch.recycle(&t.floats) }
+            }
         }
         var result: [Int: Tensor] = [:]
         for o in outputs { result[o] = values[o] }
@@ -162,27 +178,44 @@ enum NHWC {
     /// Depthwise convolution (multiplier 1) of one NHWC image: each tap adds a whole
     /// channel vector, over the output columns where it lands inside the image.
     static func depthwise3(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>) {
-        let c = g.c
-        for oy in 0..<g.oh {
-            let yr = y + oy * g.ow * c
-            if let bias {
-                bias.withUnsafeBufferPointer { B in for ox in 0..<g.ow { (yr + ox * c).update(from: B.baseAddress!, count: c) } }
-            } else {
-                yr.update(repeating: 0, count: g.ow * c)
-            }
-            for ky in 0..<g.kh {
-                let iy = oy * g.sh - g.pt + ky * g.dh
-                if iy < 0 || iy >= g.h { continue }
-                for kx in 0..<g.kw {
-                    let wt = w + (ky * g.kw + kx) * c
-                    let off = kx * g.dw - g.pl
-                    for ox in g.validColumns(kx: kx) {
-                        let xp = x + (iy * g.w + ox * g.sw + off) * c, yp = yr + ox * c
-                        for ch in 0..<c { yp[ch] += xp[ch] * wt[ch] }
+        let c = g.c, rowLen = g.ow * c, taps = g.kh * g.kw
+        // Stride 1: a tap's input row segment is contiguous, so with each tap's weights
+        // repeated along the row, a tap is one flat multiply-add over (column, channel).
+        let flat = g.sw == 1 && g.dw == 1
+        var expanded = flat ? Scratch.uninitialized(taps * rowLen) : []
+        expanded.withUnsafeMutableBufferPointer { E in
+            let e = flat ? E.baseAddress : nil  // an empty array may still have an address
+            if let e { for t in 0..<taps { for ox in 0..<g.ow { (e + t * rowLen + ox * c).update(from: w + t * c, count: c) } } }
+            Scratch.parallelFor(g.oh, work: g.oh * rowLen * taps) { rows in
+                for oy in rows {
+                    let yr = y + oy * rowLen
+                    if let bias {
+                        bias.withUnsafeBufferPointer { B in for ox in 0..<g.ow { (yr + ox * c).update(from: B.baseAddress!, count: c) } }
+                    } else {
+                        yr.update(repeating: 0, count: rowLen)
+                    }
+                    for ky in 0..<g.kh {
+                        let iy = oy * g.sh - g.pt + ky * g.dh
+                        if iy < 0 || iy >= g.h { continue }
+                        for kx in 0..<g.kw {
+                            let cols = g.validColumns(kx: kx)
+                            if cols.isEmpty { continue }
+                            if let e {
+                                let xr = x + (iy * g.w + kx - g.pl) * c, wr = UnsafePointer(e + (ky * g.kw + kx) * rowLen)
+                                for j in (cols.lowerBound * c)..<(cols.upperBound * c) { yr[j] += xr[j] * wr[j] }
+                            } else {
+                                let wt = w + (ky * g.kw + kx) * c, off = kx * g.dw - g.pl
+                                for ox in cols {
+                                    let xp = x + (iy * g.w + ox * g.sw + off) * c, yp = yr + ox * c
+                                    for ch in 0..<c { yp[ch] += xp[ch] * wt[ch] }
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
+        Scratch.recycle(&expanded)
     }
 
     /// TF's SAME/VALID padding: (output size, padding before).
@@ -214,21 +247,24 @@ enum NHWC {
             let (oh, pt) = padding(same, h, kh, sh, dh), (ow, pl) = padding(same, wd, kw, sw, dw)
             let mult = depthwise ? oc / max(c, 1) : 1
             guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
-            var out = [Float](repeating: 0, count: n * oh * ow * oc)
+            // The GEMM (beta 0) and depthwise paths write every output; the generic loop adds.
+            var out = Scratch.uninitialized(n * oh * ow * oc)
             let xf = x.asFloats, wf = w.asFloats, bf = bias?.asFloats
             if !depthwise && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
                 let K = kh * kw * c, P = oh * ow
                 let direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == wd
-                var col = [Float](repeating: 0, count: direct ? 0 : P * K)
+                var col = direct ? [] : Scratch.uninitialized(P * K)  // im2col writes every entry
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
-                    for b in 0..<n {
-                        let xb = X.baseAddress! + b * h * wd * c
-                        var src = UnsafePointer(xb)
-                        if !direct {
+                    // Bands of output rows, each its own im2col rows and matrix product.
+                    let xAll = X.baseAddress!, wAll = W.baseAddress!, yAll = Y.baseAddress!, cAll = C.baseAddress
+                    for b in 0..<n { Scratch.parallelFor(oh, work: P * K * oc) { band in
+                        let xb = xAll + b * h * wd * c
+                        var src = UnsafePointer(xb) + band.lowerBound * ow * c
+                        if !direct, let cAll {
                             // im2col, one row per output pixel in the filter's (ky, kx, c) order.
-                            let cp = C.baseAddress!
-                            for y in 0..<oh { for xo in 0..<ow {
-                                var dst = cp + (y * ow + xo) * K
+                            let cp = cAll + band.lowerBound * ow * K
+                            for y in band { for xo in 0..<ow {
+                                var dst = cp + ((y - band.lowerBound) * ow + xo) * K
                                 let ix0 = xo * sw - pl
                                 for ky in 0..<kh {
                                     let iy = y * sh - pt + ky * dh
@@ -251,11 +287,13 @@ enum NHWC {
                             } }
                             src = UnsafePointer(cp)
                         }
-                        let yb = Y.baseAddress! + b * P * oc
-                        GEMM.multiply(m: P, n: oc, k: K, a: src, lda: K, b: W.baseAddress!, ldb: K, transB: true, c: yb, ldc: oc)
-                        if let bf { for p in 0..<P { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
-                    }
+                        let rows = band.count * ow
+                        let yb = yAll + b * P * oc + band.lowerBound * ow * oc
+                        GEMM.multiply(m: rows, n: oc, k: K, a: src, lda: K, b: wAll, ldb: K, transB: true, c: yb, ldc: oc)
+                        if let bf { for p in 0..<rows { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
+                    } }
                 } } } }
+                Scratch.recycle(&col)
                 activation(act, &out)
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
@@ -270,6 +308,7 @@ enum NHWC {
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
+                Y.update(repeating: 0)
                 for b in 0..<n { for y in 0..<oh { for xo in 0..<ow {
                     let ybase = ((b * oh + y) * ow + xo) * oc
                     for ky in 0..<kh {
@@ -305,7 +344,7 @@ enum NHWC {
             let act = try o?.byte(5) ?? 0
             let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
             let (oh, pt) = padding(same, h, fh, sh, 1), (ow, pl) = padding(same, wd, fw, sw, 1)
-            var out = [Float](repeating: 0, count: n * oh * ow * c)
+            var out = Scratch.filled(n * oh * ow * c, op.code == 17 ? -.infinity : 0)
             let xf = x.asFloats
             if !out.isEmpty && !xf.isEmpty {
                 let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: fh, kw: fw, sh: sh, sw: sw, dh: 1, dw: 1, pt: pt, pl: pl)

@@ -7,7 +7,7 @@ import Foundation
 /// `frameflow-bench`: FrameFlow against reference tools on the same input, in one run,
 /// printed as ratios (FrameFlow time / reference time; below 1.0 FrameFlow is faster).
 ///
-/// usage: frameflow-bench [edges] [overhead] [--quick]
+/// usage: frameflow-bench [edges] [overhead] [media] [filters] [haar] [models] [blazeface] [--quick]
 let args = Set(CommandLine.arguments.dropFirst())
 let quick = args.contains("--quick")
 let all = args.subtracting(["--quick"]).isEmpty
@@ -274,7 +274,7 @@ if all || args.contains("models") {
     let iterations = Int(ProcessInfo.processInfo.environment["BENCH_MODEL_ITERATIONS"] ?? "") ?? (quick ? 3 : 10)
     let refs = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"])
         .flatMap { try? JSONSerialization.jsonObject(with: Data($0.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]] } ?? [:]
-    print("\n(f) Model latency, median of \(iterations) (FrameFlowML, one thread)")
+    print("\n(f) Model latency, median of \(iterations) (FrameFlowML on one thread, and split over the shared workers)")
     for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"] {
         let ext = name.hasPrefix("face_detection") ? "tflite" : "onnx"
         guard let model = try? Model(contentsOf: URL(fileURLWithPath: "\(dir)/\(name).\(ext)")),
@@ -285,13 +285,80 @@ if all || args.contains("models") {
         }
         let feeds = [model.inputs[0].name: input]
         let ms = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds) }
+        let workers = Parallelism(WorkerPool.shared)
+        let ms2 = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds, parallelism: workers) }
+        if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
+            for p in try model.profile(feeds, iterations: iterations).prefix(40) {
+                print(String(format: "    %-22@ %3d calls %8.3f ms", p.op, p.calls, p.milliseconds))
+            }
+        }
         let shape = input.shape.map(String.init).joined(separator: "×")
         if ext == "onnx" {
-            row("\(name) \(shape)", ms, refs[name]?["ort1"], unit: "ms", refName: "onnxruntime, 1 intra-op thread")
-            row("\(name) \(shape)", ms, refs[name]?["ort2"], unit: "ms", refName: "onnxruntime, 2 intra-op threads")
+            row("\(name) \(shape), 1 thread", ms, refs[name]?["ort1"], unit: "ms", refName: "onnxruntime, 1 intra-op thread")
+            row("\(name) \(shape), \(workers.threads) threads", ms2, refs[name]?["ort2"], unit: "ms", refName: "onnxruntime, 2 intra-op threads")
         } else {
-            row("\(name) \(shape)", ms, refs[name]?["litert"], unit: "ms", refName: "LiteRT, 1 thread")
+            row("\(name) \(shape), 1 thread", ms, refs[name]?["litert1"], unit: "ms", refName: "LiteRT, 1 thread")
+            row("\(name) \(shape), \(workers.threads) threads", ms2, refs[name]?["litert2"], unit: "ms", refName: "LiteRT, 2 threads")
         }
+    }
+}
+
+// (g) Frames per second of the BlazeFace graph on a 640×480 clip, against the same model run
+// frame by frame through LiteRT from Python with OpenCV resizing (frames decoded beforehand
+// on both sides).
+if all || args.contains("blazeface") {
+    let models = repoRoot.appendingPathComponent(".build/fixtures/models").path
+    let clip = repoRoot.appendingPathComponent(".build/fixtures/carphone_pristine.mp4").path
+    let (w, h) = (640, 480)
+    let wanted = quick ? 30 : 120  // the clip has 120 frames
+    let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-blazeface-\(getpid()).rgb")
+    defer { try? FileManager.default.removeItem(at: raw) }
+    print("\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps; ratio = FrameFlow fps / reference fps, target ≥ 1.0)")
+    if run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", "\(wanted)", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
+        let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
+    {
+        let count = bytes.count / (w * h * 3)
+        let frameBytes = w * h * 3
+        let frames = try (0..<count).map { k in
+            let buffer = ImageBuffer(byteCount: frameBytes)
+            bytes.withUnsafeBytes { buffer.baseAddress.copyMemory(from: $0.baseAddress! + k * frameBytes, byteCount: frameBytes) }
+            return try ImageFrame(width: w, height: h, format: .rgb8, planes: [ImagePlane(buffer: buffer, offset: 0, bytesPerRow: w * 3, rows: h)])
+        }
+        var text = try String(contentsOf: repoRoot.appendingPathComponent("Graphs/face_detection_short_range.pbtxt"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\".build/fixtures/models/", with: "\"\(models)/")
+        let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
+        func graphFPS() throws -> (fps: Double, faces: Int) {
+            let graph = try Graph(GraphConfig(parsing: text, file: "face_detection_short_range.pbtxt"), registry: registry)
+            let faces = Locked(0)
+            try graph.observe("detections") { p in if let d = try? p.get([Detection].self), !d.isEmpty { faces.withLock { $0 += 1 } } }
+            try graph.observe("output_video") { _ in }
+            try graph.start()
+            let t = monotonicNanoseconds()
+            for (k, f) in frames.enumerated() { try graph.send(f, to: "input_video", at: Timestamp(Int64(k) * 33_333)) }
+            try graph.closeAllInputStreams()
+            try graph.waitUntilDone()
+            if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
+                for n in graph.statistics.nodes where !n.isOutput {
+                    print(String(format: "    %@: %.3f ms per call", n.name, n.busySeconds * 1000 / Double(max(1, n.calls))))
+                }
+            }
+            return (Double(count) / (Double(monotonicNanoseconds() - t) / 1e9), faces.withLock { $0 })
+        }
+        _ = try graphFPS()  // warm-up: model load, pools
+        let ours = try graphFPS()
+        let ref = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_blazeface.py").path,
+                                  "\(models)/face_detection_short_range.tflite", raw.path, "\(w)", "\(h)"])
+            .flatMap { try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Double] } ?? [:]
+        print(String(format: "  FrameFlow graph (%d worker threads): %.1f fps, faces on %d of %d frames", WorkerPool.shared.threadCount, ours.fps, ours.faces, count))
+        for (key, label) in [("litert1", "LiteRT 1 thread"), ("litert2", "LiteRT 2 threads")] {
+            if let fps = ref[key] {
+                print(String(format: "  Python %@ + OpenCV: %.1f fps (faces on %d frames) → ratio %.2f", label, fps, Int(ref["faces"] ?? -1), ours.fps / fps))
+            } else {
+                print("  Python \(label): unavailable (scripts/setup.sh bench)")
+            }
+        }
+    } else {
+        print("  clip or ffmpeg missing (scripts/setup.sh bench)")
     }
 }
 

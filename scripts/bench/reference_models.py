@@ -2,7 +2,7 @@
 """Reference latencies for frameflow-bench's model section: onnxruntime (1 and 2 intra-op
 threads) and LiteRT, on the inputs of .build/fixtures/models/<name>.input_0.pb.
 
-usage: reference_models.py MODELS_DIR ITERATIONS   → JSON {name: {"ort1": ms, "ort2": ms} or {"litert": ms}}
+usage: reference_models.py MODELS_DIR ITERATIONS   → JSON {name: {"ort1": ms, "ort2": ms} or {"litert1": ms, "litert2": ms}}
 """
 import json
 import sys
@@ -33,13 +33,15 @@ for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer"]:
         out[name][f"ort{threads}"] = median_ms(lambda: s.run(None, feed), iters)
 from ai_edge_litert.interpreter import Interpreter
 x = load("face_detection_short_range")
-tfl = Interpreter(model_path=f"{d}/face_detection_short_range.tflite", num_threads=1)
-tfl.allocate_tensors()
-i = tfl.get_input_details()[0]["index"]
+out["face_detection_short_range"] = {}
+for threads in (1, 2):
+    tfl = Interpreter(model_path=f"{d}/face_detection_short_range.tflite", num_threads=threads)
+    tfl.allocate_tensors()
+    i = tfl.get_input_details()[0]["index"]
 
-def run():
-    tfl.set_tensor(i, x)
-    tfl.invoke()
+    def run():
+        tfl.set_tensor(i, x)
+        tfl.invoke()
 
-out["face_detection_short_range"] = {"litert": median_ms(run, iters)}
+    out["face_detection_short_range"][f"litert{threads}"] = median_ms(run, iters)
 print(json.dumps(out))

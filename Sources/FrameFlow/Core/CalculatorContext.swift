@@ -181,4 +181,7 @@ public final class CalculatorContext {
     public func parallelFor(_ count: Int, grain: Int = 1, _ body: @escaping (Range<Int>) -> Void) {
         if let runtime { runtime.pool.parallelFor(count, grain: grain, body) } else { body(0..<count) }
     }
+
+    /// Threads `parallelFor` can use (1 outside a running graph).
+    public var parallelThreads: Int { runtime?.pool.threadCount ?? 1 }
 }

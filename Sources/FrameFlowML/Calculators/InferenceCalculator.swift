@@ -83,7 +83,8 @@ public final class InferenceCalculator: Calculator {
         }
         let outputs: [String: Tensor]
         do {
-            outputs = try model.run(Dictionary(uniqueKeysWithValues: zip(names, tensors)))
+            let parallelism = Parallelism(threads: cc.parallelThreads) { cc.parallelFor($0, grain: $1, $2) }
+            outputs = try model.run(Dictionary(uniqueKeysWithValues: zip(names, tensors)), parallelism: parallelism)
         } catch let e as ModelError {
             throw GraphError(.calculatorFailed, e.message, stream: cc.inputStreamName("TENSORS"))
         }
