@@ -111,7 +111,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
 
     /// Op types the model uses.
     public var opTypes: Set<String> {
-        if let t = tflite { return Set(t.ops.compactMap { TFLiteGraph.names[$0.code] }) }
+        if let t = tflite { return t.declaredOps }
         return Set(graph.nodes.map(\.opType))
     }
 

@@ -10,6 +10,11 @@ struct TFLiteGraph {
         var inputs: [Int]
         var outputs: [Int]
         var options: FlatBuffer.Table?
+        /// A RELU/RELU6 that followed this op, fused at load (TFLite activation code).
+        var fusedActivation: UInt8? = nil
+
+        /// The fused activation: the one fused at load, else the builtin option at `field`.
+        func activation(field: Int) throws -> UInt8 { try fusedActivation ?? options?.byte(field) ?? 0 }
     }
 
     var tensors: [(name: String, shape: [Int], type: ElementType)] = []
@@ -19,6 +24,8 @@ struct TFLiteGraph {
     var outputs: [Int] = []
     /// For each op, the tensors no later op reads (their storage goes back to the pool).
     var lastUses: [[Int]] = []
+    /// The builtin op names the file uses (before fusion).
+    var declaredOps: Set<String> = []
 
     static let names: [Int32: String] = [
         0: "ADD", 1: "AVERAGE_POOL_2D", 2: "CONCATENATION", 3: "CONV_2D", 4: "DEPTHWISE_CONV_2D", 6: "DEQUANTIZE",
@@ -85,6 +92,8 @@ struct TFLiteGraph {
             }
             ops.append(Op(code: code, inputs: ins, outputs: outs, options: try o.table(4)))
         }
+        declaredOps = Set(ops.compactMap { Self.names[$0.code] })
+        fuseActivations()
         var seen = Set(outputs).union(constants.keys)
         lastUses = Array(repeating: [], count: ops.count)
         for (k, op) in ops.enumerated().reversed() {
@@ -93,6 +102,28 @@ struct TFLiteGraph {
                 lastUses[k].append(i)
             }
         }
+    }
+
+    /// Fuses each RELU/RELU6 into the op before it when that op has no activation of its own
+    /// and the RELU is the only reader of its output: one pass over the tensor instead of two.
+    mutating func fuseActivations() {
+        var readers: [Int: Int] = [:]
+        for op in ops { for i in op.inputs where i >= 0 { readers[i, default: 0] += 1 } }
+        let graphOutputs = Set(outputs)
+        var producer: [Int: Int] = [:]
+        for (k, op) in ops.enumerated() { for o in op.outputs { producer[o] = k } }
+        var removed = Set<Int>()
+        let field: [Int32: Int] = [0: 0, 3: 3, 4: 4, 18: 0, 9: 0]  // ADD, CONV_2D, DEPTHWISE_CONV_2D, MUL, FULLY_CONNECTED
+        for (k, op) in ops.enumerated() where op.code == 19 || op.code == 21 {
+            guard let i = op.inputs.first, i >= 0, readers[i] == 1, !graphOutputs.contains(i), let p = producer[i],
+                ops[p].outputs == [i], let f = field[ops[p].code], ops[p].fusedActivation == nil,
+                (try? ops[p].options?.byte(f) ?? 0) == 0
+            else { continue }
+            ops[p].fusedActivation = op.code == 19 ? 1 : 3
+            ops[p].outputs = op.outputs
+            removed.insert(k)
+        }
+        ops = ops.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
     func run(_ feeds: [Int: Tensor], timing: ((String, UInt64) -> Void)? = nil) throws -> [Int: Tensor] {
@@ -238,7 +269,7 @@ enum NHWC {
             let depthwise = op.code == 4
             let same = try o?.byte(0) == 0
             let sw = Int(try o?.int(1) ?? 1), sh = Int(try o?.int(2) ?? 1)
-            let act = try o?.byte(depthwise ? 4 : 3) ?? 0
+            let act = try op.activation(field: depthwise ? 4 : 3)
             let dw = Int(try o?.int(depthwise ? 5 : 4, 1) ?? 1), dh = Int(try o?.int(depthwise ? 6 : 5, 1) ?? 1)
             guard x.shape.count == 4, w.shape.count == 4 else { throw ModelError("conv needs 4-D input and filter") }
             let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
@@ -341,7 +372,7 @@ enum NHWC {
             let same = try o?.byte(0) == 0
             let sw = Int(try o?.int(1) ?? 1), sh = Int(try o?.int(2) ?? 1)
             let fw = Int(try o?.int(3) ?? 1), fh = Int(try o?.int(4) ?? 1)
-            let act = try o?.byte(5) ?? 0
+            let act = try op.activation(field: 5)
             let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
             let (oh, pt) = padding(same, h, fh, sh, 1), (ow, pl) = padding(same, wd, fw, sw, 1)
             var out = Scratch.filled(n * oh * ow * c, op.code == 17 ? -.infinity : 0)
@@ -374,7 +405,7 @@ enum NHWC {
             return Tensor(shape: [n, oh, ow, c], floats: out)
         case 0, 18:  // ADD, MUL
             var t = try Ops.elementwise(op.code == 0 ? "Add" : "Mul", try input(0), try input(1))
-            activation(try o?.byte(0) ?? 0, &t.floats)
+            activation(try op.activation(field: 0), &t.floats)
             return t
         case 34:  // PAD
             let x = try input(0), p = try input(1).asInts
@@ -395,7 +426,7 @@ enum NHWC {
             let ts = try (0..<inputCount).map { try input($0) }
             if axis < 0 { axis += ts[0].shape.count }
             var t = Ops.concat(ts, axis: axis)
-            activation(try o?.byte(1) ?? 0, &t.floats)
+            activation(try op.activation(field: 1), &t.floats)
             return t
         case 6:  // DEQUANTIZE (float16 → float32 here; weights were widened at load)
             let x = try input(0)
@@ -407,7 +438,7 @@ enum NHWC {
             let rows = x.count / k
             var y = try Ops.matmul(Tensor(shape: [rows, k], floats: x.asFloats), Ops.transpose(w, [1, 0]))
             if inputCount > 2, let b = try? input(2) { y = try Ops.elementwise("Add", y, b) }
-            activation(try o?.byte(0) ?? 0, &y.floats)
+            activation(try op.activation(field: 0), &y.floats)
             if try o?.byte(2) ?? 0 != 0 { y.shape = Array(x.shape.dropLast()) + [outN] }
             return y
         case 25:  // SOFTMAX

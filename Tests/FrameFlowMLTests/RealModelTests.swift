@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 import FrameFlowML
 import Testing
 
@@ -16,15 +17,45 @@ import Testing
         }
         let model = try Model(contentsOf: modelURL)
         let input = try loadTensorProto(contentsOfFile: Self.dir.appendingPathComponent("\(name).input_0.pb").path).tensor
-        let outs = try model.run([model.inputs[0].name: input])
-        for (k, o) in model.outputs.enumerated() {
-            let want = try loadTensorProto(contentsOfFile: Self.dir.appendingPathComponent("\(name).output_\(k).pb").path).tensor
-            let got = try #require(outs[o.name], "no output \(o.name) in \(outs.keys)")
-            #expect(got.shape == want.shape)
-            var worst: Float = 0
-            for i in 0..<want.floats.count { worst = max(worst, abs(got.floats[i] - want.floats[i]) - 1e-4 * abs(want.floats[i])) }
-            #expect(worst <= 1e-4, "\(name) output \(o.name): worst excess difference \(worst)")
+        let feeds = [model.inputs[0].name: input]
+        let wants = try model.outputs.indices.map {
+            try loadTensorProto(contentsOfFile: Self.dir.appendingPathComponent("\(name).output_\($0).pb").path).tensor
         }
+        func check(_ outs: [String: Tensor], _ how: String) throws {
+            for (o, want) in zip(model.outputs, wants) {
+                let got = try #require(outs[o.name], "no output \(o.name) in \(outs.keys)")
+                #expect(got.shape == want.shape)
+                var worst: Float = 0
+                for i in 0..<want.floats.count { worst = max(worst, abs(got.floats[i] - want.floats[i]) - 1e-4 * abs(want.floats[i])) }
+                #expect(worst <= 1e-4, "\(name) output \(o.name), \(how): worst excess difference \(worst)")
+            }
+        }
+        // First run, then again (recycled storage), split across two worker threads, and two
+        // runs at once (one storage pool each).
+        try check(try model.run(feeds), "first run")
+        try check(try model.run(feeds), "second run")
+        let workers = WorkerPool(threads: 2, name: "test.ml")
+        defer { workers.shutdown() }
+        try check(try model.run(feeds, parallelism: Parallelism(workers)), "two threads")
+        let results = Locked<[Result<[String: Tensor], Error>]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let r = Result { try model.run(feeds) }
+            results.withLock { $0.append(r) }
+        }
+        for r in results.withLock({ $0 }) { try check(try r.get(), "concurrent runs") }
+    }
+
+    @Test func profileNamesTheOpsThatRan() throws {
+        let url = Self.dir.appendingPathComponent("face_detection_short_range.tflite")
+        try #require(FileManager.default.fileExists(atPath: url.path), "run scripts/setup.sh test")
+        let model = try Model(contentsOf: url)
+        let input = try loadTensorProto(contentsOfFile: Self.dir.appendingPathComponent("face_detection_short_range.input_0.pb").path).tensor
+        let table = try model.profile([model.inputs[0].name: input], iterations: 2)
+        #expect(Set(table.map(\.op)).isSubset(of: model.opTypes))
+        #expect(table.contains { $0.op == "CONV_2D" && $0.calls > 10 && $0.milliseconds > 0 })
+        #expect(!table.contains { $0.op == "RELU" }, "RELUs after ADD are fused at load")
+        #expect(model.opTypes.contains("RELU"), "opTypes lists what the file declares")
+        #expect(zip(table, table.dropFirst()).allSatisfy { $0.milliseconds >= $1.milliseconds })
     }
 }
 

@@ -29,6 +29,35 @@ import Testing
         }
     }
 
+    /// AREA shrinks by averaging whole blocks (a 6×6 gray image to 2×2 in a 4×4 canvas: each
+    /// value is the mean of its 3×3 block); BILINEAR samples instead, so single bright pixels
+    /// between the sample points vanish.
+    @Test func areaInterpolationAveragesBlocks() throws {
+        var m = try ImagePool.shared.makeImage(width: 6, height: 6, format: .gray8)
+        for y in 0..<6 { m.withMutableRow(y) { r in for x in 0..<6 { r[x] = UInt8((x * 7 + y * 13) % 50 * 5) } } }
+        let image = m.freeze()
+        var o = ImageToTensorCalculator.Options()
+        o.outputWidth = 4; o.outputHeight = 4; o.contentSize = [2, 2]; o.color = "gray"; o.interpolation = .area
+        let (t, _) = try ImageToTensorCalculator.convert(image, options: o)
+        for by in 0..<2 {
+            for bx in 0..<2 {
+                var sum = 0
+                for y in (by * 3)..<(by * 3 + 3) { for x in (bx * 3)..<(bx * 3 + 3) { sum += (x * 7 + y * 13) % 50 * 5 } }
+                let want = (Float(sum) / 9).rounded() / 255
+                #expect(abs(t.floats[(1 + by) * 4 + 1 + bx] - want) <= 1.0 / 255, "block (\(bx), \(by))")
+            }
+        }
+        #expect(t.floats[0] == 0 && t.floats[15] == 0, "the canvas border stays black")
+        var dot = try ImagePool.shared.makeImage(width: 6, height: 6, format: .gray8)
+        dot.fill(0)
+        dot.withMutableRow(0) { $0[0] = 255 }
+        o.interpolation = .bilinear
+        let (b, _) = try ImageToTensorCalculator.convert(dot.freeze(), options: o)
+        o.interpolation = .area
+        let (a, _) = try ImageToTensorCalculator.convert(dot.freeze(), options: o)
+        #expect(b.floats[5] == 0 && abs(a.floats[5] - Float((255.0 / 9).rounded()) / 255) <= 1.0 / 255)
+    }
+
     /// Keep-aspect letterbox: a 200×100 image in 64×64 occupies 64×32 in the middle, the
     /// bars are black, and the transform maps tensor points back to image pixels.
     @Test func letterboxAndTransform() throws {

@@ -1,0 +1,61 @@
+import FrameFlow
+import Testing
+
+@testable import FrameFlowML
+
+/// The float storage pool behind model runs (Scratch.swift).
+@Suite struct ScratchTests {
+    @Test func recycledStorageIsReusedAtTheRequestedSize() {
+        let pool = FloatPool()
+        var a = [Float](repeating: 1, count: 10_000)
+        let address = a.withUnsafeBufferPointer { $0.baseAddress }
+        pool.give(a)
+        a = []
+        let smaller = pool.take(6_000)
+        #expect(smaller.count == 6_000)
+        #expect(smaller.withUnsafeBufferPointer { $0.baseAddress } == address, "the same storage came back")
+        pool.give(smaller)
+        let larger = pool.take(9_000)  // grows within the capacity; new elements are zero
+        #expect(larger.count == 9_000 && larger[6_000..<9_000].allSatisfy { $0 == 0 })
+        #expect(pool.take(50_000).count == 50_000, "too big for anything pooled: fresh storage")
+    }
+
+    @Test func takesTheSmallestFit() {
+        let pool = FloatPool()
+        pool.give([Float](repeating: 0, count: 40_000))
+        pool.give([Float](repeating: 0, count: 5_000))
+        #expect(pool.take(4_000).capacity < 40_000)
+    }
+
+    @Test func sharedStorageHandedBackIsNeverWrittenThrough() {
+        // Arrays are values: a recycled array still referenced elsewhere is copied on write.
+        let pool = FloatPool()
+        let kept = [Float](repeating: 7, count: 4_096)
+        pool.give(kept)
+        Scratch.$pool.withValue(pool) {
+            let filled = Scratch.filled(4_096, 3)
+            #expect(filled.allSatisfy { $0 == 3 })
+        }
+        #expect(kept.allSatisfy { $0 == 7 })
+    }
+
+    @Test func withoutAPoolOpsGetFreshArrays() {
+        #expect(Scratch.filled(5, 2) == [2, 2, 2, 2, 2])
+        #expect(Scratch.map([1, 2, 3]) { $0 * 2 } == [2, 4, 6])
+        var a: [Float] = [1, 2]
+        Scratch.recycle(&a)
+        #expect(a == [1, 2], "nothing to hand back to")
+    }
+
+    @Test func parallelForCoversTheRangeOnce() {
+        let workers = WorkerPool(threads: 2, name: "test.scratch")
+        defer { workers.shutdown() }
+        let hits = UnsafeMutableBufferPointer<Int>.allocate(capacity: 1_000)
+        hits.initialize(repeating: 0)
+        defer { hits.deallocate() }
+        Scratch.$parallelism.withValue(Parallelism(workers)) {
+            Scratch.parallelFor(1_000, work: 10_000_000) { r in for i in r { hits[i] += 1 } }
+        }
+        #expect(hits.allSatisfy { $0 == 1 })
+    }
+}
