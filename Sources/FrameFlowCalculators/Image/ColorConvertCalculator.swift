@@ -174,7 +174,44 @@ public final class ColorConvertCalculator: Calculator {
     ) {
         let out = UnsafeMutableRawPointer(dp)
         let (rs, bs): (UInt32, UInt32) = bgr ? (16, 0) : (0, 16)
-        for x in 0..<w {
+        // 16 pixels (8 chroma samples) at a time in 32-bit lanes; the scalar loop below does
+        // the same arithmetic for the rest of the row.
+        var x = 0
+        let yOff = SIMD16<Int32>(repeating: c.yOffset), yScale = SIMD16<Int32>(repeating: c.yScale)
+        let crR = SIMD16<Int32>(repeating: c.crR), cbG = SIMD16<Int32>(repeating: c.cbG)
+        let crG = SIMD16<Int32>(repeating: c.crG), cbB = SIMD16<Int32>(repeating: c.cbB)
+        let half = SIMD16<Int32>(repeating: 8192), mid = SIMD16<Int32>(repeating: 128)
+        let lo = SIMD16<Int32>(repeating: 0), hi = SIMD16<Int32>(repeating: 255)
+        let alpha = SIMD16<UInt32>(repeating: 0xFF00_0000)
+        while x + 16 <= w {
+            let ys = SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(yp + x).loadUnaligned(as: SIMD16<UInt8>.self))
+            var u = SIMD16<Int32>(), v = SIMD16<Int32>()
+            if cstep == 2 {
+                let uv = SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(up + x).loadUnaligned(as: SIMD16<UInt8>.self))
+                for k in 0..<16 {
+                    u[k] = uv[k & ~1]
+                    v[k] = uv[k | 1]
+                }
+            } else {
+                let us = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(up + x / 2).loadUnaligned(as: SIMD8<UInt8>.self))
+                let vs = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(vp + x / 2).loadUnaligned(as: SIMD8<UInt8>.self))
+                for k in 0..<16 {
+                    u[k] = us[k >> 1]
+                    v[k] = vs[k >> 1]
+                }
+            }
+            u &-= mid
+            v &-= mid
+            let yy = (ys &- yOff) &* yScale &+ half
+            let r = ((yy &+ crR &* v) &>> 14).clamped(lowerBound: lo, upperBound: hi)
+            let g = ((yy &- cbG &* u &- crG &* v) &>> 14).clamped(lowerBound: lo, upperBound: hi)
+            let b = ((yy &+ cbB &* u) &>> 14).clamped(lowerBound: lo, upperBound: hi)
+            let px = alpha | (SIMD16<UInt32>(truncatingIfNeeded: r) &<< rs) | (SIMD16<UInt32>(truncatingIfNeeded: g) &<< 8)
+                | (SIMD16<UInt32>(truncatingIfNeeded: b) &<< bs)
+            out.storeBytes(of: px, toByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
+            x += 16
+        }
+        while x < w {
             let yy = (Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192
             let ci = (x >> 1) &* cstep
             let u = Int32(up[ci]) &- 128, v = Int32(vp[ci]) &- 128
@@ -182,6 +219,7 @@ public final class ColorConvertCalculator: Calculator {
             let g = UInt32(Kernels.clamp255((yy &- c.cbG &* u &- c.crG &* v) >> 14))
             let b = UInt32(Kernels.clamp255((yy &+ c.cbB &* u) >> 14))
             out.storeBytes(of: 0xFF00_0000 | (r << rs) | (g << 8) | (b << bs), toByteOffset: 4 &* x, as: UInt32.self)
+            x += 1
         }
     }
 
