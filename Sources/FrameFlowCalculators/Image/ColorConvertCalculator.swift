@@ -174,44 +174,16 @@ public final class ColorConvertCalculator: Calculator {
     ) {
         let out = UnsafeMutableRawPointer(dp)
         let (rs, bs): (UInt32, UInt32) = bgr ? (16, 0) : (0, 16)
-        // 16 pixels (8 chroma samples) at a time in 32-bit lanes; the scalar loop below does
-        // the same arithmetic for the rest of the row.
-        var x = 0
-        let yOff = SIMD16<Int32>(repeating: c.yOffset), yScale = SIMD16<Int32>(repeating: c.yScale)
-        let crR = SIMD16<Int32>(repeating: c.crR), cbG = SIMD16<Int32>(repeating: c.cbG)
-        let crG = SIMD16<Int32>(repeating: c.crG), cbB = SIMD16<Int32>(repeating: c.cbB)
-        let half = SIMD16<Int32>(repeating: 8192), mid = SIMD16<Int32>(repeating: 128)
-        let lo = SIMD16<Int32>(repeating: 0), hi = SIMD16<Int32>(repeating: 255)
-        let alpha = SIMD16<UInt32>(repeating: 0xFF00_0000)
-        while x + 16 <= w {
-            let ys = SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(yp + x).loadUnaligned(as: SIMD16<UInt8>.self))
-            var u = SIMD16<Int32>(), v = SIMD16<Int32>()
-            if cstep == 2 {
-                let uv = SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(up + x).loadUnaligned(as: SIMD16<UInt8>.self))
-                for k in 0..<16 {
-                    u[k] = uv[k & ~1]
-                    v[k] = uv[k | 1]
-                }
-            } else {
-                let us = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(up + x / 2).loadUnaligned(as: SIMD8<UInt8>.self))
-                let vs = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(vp + x / 2).loadUnaligned(as: SIMD8<UInt8>.self))
-                for k in 0..<16 {
-                    u[k] = us[k >> 1]
-                    v[k] = vs[k >> 1]
-                }
-            }
-            u &-= mid
-            v &-= mid
-            let yy = (ys &- yOff) &* yScale &+ half
-            let r = ((yy &+ crR &* v) &>> 14).clamped(lowerBound: lo, upperBound: hi)
-            let g = ((yy &- cbG &* u &- crG &* v) &>> 14).clamped(lowerBound: lo, upperBound: hi)
-            let b = ((yy &+ cbB &* u) &>> 14).clamped(lowerBound: lo, upperBound: hi)
-            let px = alpha | (SIMD16<UInt32>(truncatingIfNeeded: r) &<< rs) | (SIMD16<UInt32>(truncatingIfNeeded: g) &<< 8)
-                | (SIMD16<UInt32>(truncatingIfNeeded: b) &<< bs)
-            out.storeBytes(of: px, toByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
-            x += 16
+        // Pixel pairs sharing a chroma sample, with constant strides (2 for NV12's interleaved
+        // UV, 1 for I420's planes) so the compiler vectorises the loop; an odd last pixel
+        // goes through the per-pixel loop below.
+        switch (cstep == 2, bgr) {
+        case (true, false): pairsToRGBA(yp, up, up + 1, uvStride: 2, out, w / 2, c, 0, 16)
+        case (true, true): pairsToRGBA(yp, up, up + 1, uvStride: 2, out, w / 2, c, 16, 0)
+        case (false, false): pairsToRGBA(yp, up, vp, uvStride: 1, out, w / 2, c, 0, 16)
+        case (false, true): pairsToRGBA(yp, up, vp, uvStride: 1, out, w / 2, c, 16, 0)
         }
-        while x < w {
+        for x in (w / 2 * 2)..<w {
             let yy = (Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192
             let ci = (x >> 1) &* cstep
             let u = Int32(up[ci]) &- 128, v = Int32(vp[ci]) &- 128
@@ -219,7 +191,27 @@ public final class ColorConvertCalculator: Calculator {
             let g = UInt32(Kernels.clamp255((yy &- c.cbG &* u &- c.crG &* v) >> 14))
             let b = UInt32(Kernels.clamp255((yy &+ c.cbB &* u) >> 14))
             out.storeBytes(of: 0xFF00_0000 | (r << rs) | (g << 8) | (b << bs), toByteOffset: 4 &* x, as: UInt32.self)
-            x += 1
+        }
+    }
+
+    @inline(__always)
+    private static func pairsToRGBA(
+        _ yp: UnsafeMutablePointer<UInt8>, _ up: UnsafeMutablePointer<UInt8>, _ vp: UnsafeMutablePointer<UInt8>, uvStride: Int,
+        _ out: UnsafeMutableRawPointer, _ pairs: Int, _ c: YUVToRGB, _ rs: UInt32, _ bs: UInt32
+    ) {
+        let o = out.assumingMemoryBound(to: UInt32.self)
+        for i in 0..<pairs {
+            let u = Int32(up[i &* uvStride]) &- 128, v = Int32(vp[i &* uvStride]) &- 128
+            let rc = c.crR &* v &+ 8192, gc = 8192 &- c.cbG &* u &- c.crG &* v, bc = c.cbB &* u &+ 8192
+            let y0 = (Int32(yp[2 &* i]) &- c.yOffset) &* c.yScale, y1 = (Int32(yp[2 &* i &+ 1]) &- c.yOffset) &* c.yScale
+            let r0 = UInt32(truncatingIfNeeded: Swift.min(Swift.max((y0 &+ rc) >> 14, 0), 255))
+            let g0 = UInt32(truncatingIfNeeded: Swift.min(Swift.max((y0 &+ gc) >> 14, 0), 255))
+            let b0 = UInt32(truncatingIfNeeded: Swift.min(Swift.max((y0 &+ bc) >> 14, 0), 255))
+            let r1 = UInt32(truncatingIfNeeded: Swift.min(Swift.max((y1 &+ rc) >> 14, 0), 255))
+            let g1 = UInt32(truncatingIfNeeded: Swift.min(Swift.max((y1 &+ gc) >> 14, 0), 255))
+            let b1 = UInt32(truncatingIfNeeded: Swift.min(Swift.max((y1 &+ bc) >> 14, 0), 255))
+            o[2 &* i] = 0xFF00_0000 | (r0 << rs) | (g0 << 8) | (b0 << bs)
+            o[2 &* i &+ 1] = 0xFF00_0000 | (r1 << rs) | (g1 << 8) | (b1 << bs)
         }
     }
 
