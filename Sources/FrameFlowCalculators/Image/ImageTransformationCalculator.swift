@@ -171,28 +171,60 @@ public enum Resize {
             : (linearTaps(input.width, width), linearTaps(input.height, height))
         let o = out
         let rowBytes = input.width * bpp
+        // Horizontal taps as flat tables, padded to the widest pixel with zero weights: byte
+        // offsets of the source pixels and their weights.
+        let T = xt.map(\.0.count).max() ?? 1
+        var xOff = [Int](repeating: 0, count: width * T), xW = [Float](repeating: 0, count: width * T)
+        for (x, (xs, ws)) in xt.enumerated() {
+            for j in xs.indices {
+                xOff[x * T + j] = xs[j] * bpp
+                xW[x * T + j] = ws[j]
+            }
+            for j in xs.count..<T { xOff[x * T + j] = xs[0] * bpp }
+        }
         Kernels.rows(height, context, grain: 8) { rows in
-            // One horizontally resampled row per source row needed, in Float.
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: width * bpp) { acc in
-                withUnsafeTemporaryAllocation(of: Float.self, capacity: rowBytes) { line in
-                    for y in rows {
-                        acc.initialize(repeating: 0)
-                        let (ys, yw) = yt[y]
-                        for (k, sy) in ys.enumerated() {
-                            let wv = yw[k]
-                            let src = Kernels.rowPointer(input, sy)
-                            for i in 0..<rowBytes { line[i] = Float(src[i]) }
-                            for x in 0..<width {
-                                let (xs, xw) = xt[x]
-                                for c in 0..<bpp {
-                                    var s: Float = 0
-                                    for (j, sx) in xs.enumerated() { s += xw[j] * line[sx * bpp + c] }
-                                    acc[x * bpp + c] += wv * s
+            // Each output row: the source rows it needs blended vertically into one Float row
+            // (contiguous, vectorised), then resampled horizontally through the tables.
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: rowBytes) { line in
+                xOff.withUnsafeBufferPointer { XO in
+                    xW.withUnsafeBufferPointer { XW in
+                        for y in rows {
+                            let (ys, yw) = yt[y]
+                            let s0 = Kernels.rowPointer(input, ys[0])
+                            let w0 = yw[0]
+                            for i in 0..<rowBytes { line[i] = w0 * Float(s0[i]) }
+                            for k in 1..<ys.count {
+                                let sk = Kernels.rowPointer(input, ys[k])
+                                let wk = yw[k]
+                                for i in 0..<rowBytes { line[i] += wk * Float(sk[i]) }
+                            }
+                            let dst = Kernels.rowPointer(o, y)
+                            if bpp == 4 {
+                                // A whole pixel per vector: four channels in one SIMD4.
+                                let lp = UnsafeRawPointer(line.baseAddress!)
+                                let zero = SIMD4<Float>(repeating: 0), top = SIMD4<Float>(repeating: 255)
+                                let magic = SIMD4<Float>(repeating: 12_582_912)  // 1.5·2²³: round to nearest
+                                for x in 0..<width {
+                                    var v = zero
+                                    for j in 0..<T {
+                                        let k = x &* T &+ j
+                                        v += XW[k] * lp.loadUnaligned(fromByteOffset: XO[k] &* 4, as: SIMD4<Float>.self)
+                                    }
+                                    let r = (v.clamped(lowerBound: zero, upperBound: top) + magic)
+                                    let bits = unsafeBitCast(r, to: SIMD4<UInt32>.self)
+                                    let packed = bits[0] & 0xFF | (bits[1] & 0xFF) << 8 | (bits[2] & 0xFF) << 16 | (bits[3] & 0xFF) << 24
+                                    UnsafeMutableRawPointer(dst + x &* 4).storeBytes(of: packed, as: UInt32.self)
+                                }
+                            } else {
+                                for x in 0..<width {
+                                    for c in 0..<bpp {
+                                        var s: Float = 0
+                                        for j in 0..<T { s += XW[x &* T &+ j] * line[XO[x &* T &+ j] &+ c] }
+                                        dst[x &* bpp &+ c] = Kernels.clamp255(s)
+                                    }
                                 }
                             }
                         }
-                        let dst = Kernels.rowPointer(o, y)
-                        for i in 0..<(width * bpp) { dst[i] = Kernels.clamp255(acc[i]) }
                     }
                 }
             }
