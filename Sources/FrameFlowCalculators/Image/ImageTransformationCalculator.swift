@@ -202,18 +202,18 @@ public enum Resize {
                             if bpp == 4 {
                                 // A whole pixel per vector: four channels in one SIMD4.
                                 let lp = UnsafeRawPointer(line.baseAddress!)
-                                let zero = SIMD4<Float>(repeating: 0), top = SIMD4<Float>(repeating: 255)
-                                let magic = SIMD4<Float>(repeating: 12_582_912)  // 1.5·2²³: round to nearest
+                                let zero = SIMD4<Float>(repeating: 0)
                                 for x in 0..<width {
                                     var v = zero
                                     for j in 0..<T {
                                         let k = x &* T &+ j
                                         v += XW[k] * lp.loadUnaligned(fromByteOffset: XO[k] &* 4, as: SIMD4<Float>.self)
                                     }
-                                    let r = (v.clamped(lowerBound: zero, upperBound: top) + magic)
-                                    let bits = unsafeBitCast(r, to: SIMD4<UInt32>.self)
-                                    let packed = bits[0] & 0xFF | (bits[1] & 0xFF) << 8 | (bits[2] & 0xFF) << 16 | (bits[3] & 0xFF) << 24
-                                    UnsafeMutableRawPointer(dst + x &* 4).storeBytes(of: packed, as: UInt32.self)
+                                    let q = dst + x &* 4
+                                    q[0] = Kernels.clamp255(v[0])
+                                    q[1] = Kernels.clamp255(v[1])
+                                    q[2] = Kernels.clamp255(v[2])
+                                    q[3] = Kernels.clamp255(v[3])
                                 }
                             } else {
                                 for x in 0..<width {

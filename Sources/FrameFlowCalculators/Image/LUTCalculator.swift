@@ -94,6 +94,10 @@ public final class LUTCalculator: Calculator {
         let table = lut.table
         let tetra = interpolation == .tetrahedral
         let is3D = lut.kind == .threeD
+        if is3D && tetra && n >= 2 {
+            tetrahedralImage(lut, coords, input, out, l, k, context)
+            return out.freeze()
+        }
         Kernels.rows(input.height, context) { rows in
             table.withUnsafeBufferPointer { t in
                 for y in rows {
@@ -117,6 +121,83 @@ public final class LUTCalculator: Calculator {
             }
         }
         return out.freeze()
+    }
+
+    /// The tetrahedral hot path, the same arithmetic as `tetrahedral(_:_:_:_:_:)` without its
+    /// branches: per input code, the cell's base index and fraction are looked up; the
+    /// tetrahedron is picked by the fractions' order through an 8-entry table of vertex
+    /// offsets; each vertex is one 4-float load from a padded copy of the table.
+    private static func tetrahedralImage(
+        _ lut: CubeLUT, _ coords: [[Float]], _ input: ImageFrame, _ out: MutableImageFrame, _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ k: Float,
+        _ context: CalculatorContext?
+    ) {
+        let n = lut.size, w = input.width
+        var padded = [SIMD4<Float>](repeating: .zero, count: n * n * n)
+        for i in padded.indices { padded[i] = SIMD4(lut.table[3 * i], lut.table[3 * i + 1], lut.table[3 * i + 2], 0) }
+        // Entry strides: red varies fastest.
+        let stride = [1, n, n * n]
+        var base = [Int32](repeating: 0, count: 768), frac = [Float](repeating: 0, count: 768)
+        for c in 0..<3 {
+            for v in 0..<256 {
+                let x = coords[c][v], i0 = Swift.min(Int(x), n - 2)
+                base[c * 256 + v] = Int32(i0 * stride[c])
+                frac[c * 256 + v] = x - Float(i0)
+            }
+        }
+        // key = (fr > fg) | (fg > fb) << 1 | (fr > fb) << 2 → the offsets of the vertex one
+        // step (the largest fraction's axis) and two steps (plus the middle one's) from the
+        // base. Keys 3 and 4 cannot occur; ties give the skipped vertex weight 0, so either
+        // path through them is the same sum.
+        let (R, G, B) = (stride[0], stride[1], stride[2])
+        let steps: [(Int, Int)] = [
+            (B, B + G),  // 0: b ≥ g ≥ r
+            (B, B + R),  // 1: b ≥ r > g
+            (G, G + B),  // 2: g > b ≥ r
+            (R, R + G),  // 3: —
+            (R, R + G),  // 4: —
+            (R, R + B),  // 5: r > b ≥ g
+            (G, G + R),  // 6: g ≥ r > b
+            (R, R + G),  // 7: r > g > b
+        ]
+        let step1 = steps.map { Int32($0.0) }, step2 = steps.map { Int32($0.1) }
+        // The same orderings as axis indices (largest, middle, smallest fraction): the weights
+        // come from lane picks, not from float min/max (which branch on NaN rules).
+        let order: [SIMD4<Int32>] = [[2, 1, 0, 0], [2, 0, 1, 0], [1, 2, 0, 0], [0, 1, 2, 0], [0, 1, 2, 0], [0, 2, 1, 0], [1, 0, 2, 0], [0, 1, 2, 0]]
+        let far = Int32(R + G + B)
+        Kernels.rows(input.height, context) { rows in
+            padded.withUnsafeBufferPointer { T in
+                base.withUnsafeBufferPointer { BI in
+                    frac.withUnsafeBufferPointer { F in
+                        step1.withUnsafeBufferPointer { S1 in
+                            step2.withUnsafeBufferPointer { S2 in order.withUnsafeBufferPointer { O in
+                                for y in rows {
+                                    let s = Kernels.rowPointer(input, y), d = Kernels.rowPointer(out, y)
+                                    for x in 0..<w {
+                                        let p = s + x &* l.bpp, q = d + x &* l.bpp
+                                        let cr = Int(p[l.r]), cg = 256 &+ Int(p[l.g]), cb = 512 &+ Int(p[l.b])
+                                        let i = Int(BI[cr] &+ BI[cg] &+ BI[cb])
+                                        let fr = F[cr], fg = F[cg], fb = F[cb]
+                                        let key = (fr > fg ? 1 : 0) | (fg > fb ? 2 : 0) | (fr > fb ? 4 : 0)
+                                        let fs = SIMD4<Float>(fr, fg, fb, 0), ax = O[key]
+                                        let f1 = fs[Int(ax[0])], f2 = fs[Int(ax[1])], f3 = fs[Int(ax[2])]
+                                        let v0: SIMD4<Float> = (1 - f1) * T[i]
+                                        let v1: SIMD4<Float> = (f1 - f2) * T[i &+ Int(S1[key])]
+                                        let v2: SIMD4<Float> = (f2 - f3) * T[i &+ Int(S2[key])]
+                                        let v3: SIMD4<Float> = f3 * T[i &+ Int(far)]
+                                        let v = ((v0 + v1) + v2) + v3
+                                        let sr = Float(p[l.r]), sg = Float(p[l.g]), sb = Float(p[l.b])
+                                        q[l.r] = Kernels.clamp255(sr + k * (v[0] * 255 - sr))
+                                        q[l.g] = Kernels.clamp255(sg + k * (v[1] * 255 - sg))
+                                        q[l.b] = Kernels.clamp255(sb + k * (v[2] * 255 - sb))
+                                        if l.a >= 0 { q[l.a] = p[l.a] }
+                                    }
+                                }
+                            } }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     @inline(__always) static func oneD(_ t: UnsafeBufferPointer<Float>, _ n: Int, _ x: Float, _ c: Int) -> Float {
