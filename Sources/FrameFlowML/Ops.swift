@@ -20,6 +20,16 @@ enum Ops {
         (domain.isEmpty || domain == "ai.onnx") && (unary[op] != nil || binary.contains(op) || others.contains(op))
     }
 
+    /// `a` (negative counts from the end) as an axis of a rank-`rank` tensor, or an error:
+    /// model files are untrusted, and an out-of-range axis would index past the shape.
+    /// `inclusive` allows `rank` itself (Flatten's axis); negative axes count from `rank`.
+    static func axis(_ a: Int64, rank: Int, inclusive: Bool = false, _ what: String = "axis") throws -> Int {
+        let limit = inclusive ? rank + 1 : rank
+        let v = a < 0 ? a + Int64(rank) : a
+        guard v >= 0 && v < Int64(limit) else { throw ModelError("\(what) \(a) is out of range for rank \(rank)") }
+        return Int(v)
+    }
+
     static func need(_ ins: [Tensor?], _ i: Int) throws -> Tensor {
         guard i < ins.count, let t = ins[i] else { throw ModelError("input \(i) is missing") }
         return t
@@ -76,32 +86,31 @@ enum Ops {
         case "Reshape": return [try reshape(try need(ins, 0), try need(ins, 1).asInts, allowZero: n.int("allowzero", 0) != 0)]
         case "Flatten":
             var x = try need(ins, 0)
-            var axis = Int(n.int("axis", 1))
-            if axis < 0 { axis += x.shape.count }
+            let axis = try axis(n.int("axis", 1), rank: x.shape.count, inclusive: true)
             let a = x.shape[..<axis].reduce(1, *), b = x.shape[axis...].reduce(1, *)
             x.shape = [a, b]
             return [x]
         case "Squeeze":
             var x = try need(ins, 0)
-            let axes = (opset >= 13 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("axes"))?.map { Int($0) < 0 ? Int($0) + x.shape.count : Int($0) }
+            let axes = try (opset >= 13 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("axes"))?.map { try axis($0, rank: x.shape.count, "Squeeze axis") }
+            if let axes, let a = axes.first(where: { x.shape[$0] != 1 }) { throw ModelError("Squeeze axis \(a) has size \(x.shape[a]), not 1") }
             x.shape = x.shape.enumerated().filter { axes == nil ? $0.element != 1 : !axes!.contains($0.offset) }.map(\.element)
             return [x]
         case "Unsqueeze":
             var x = try need(ins, 0)
             let raw = (opset >= 13 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("axes")) ?? []
             let rank = x.shape.count + raw.count
-            let axes = raw.map { Int($0) < 0 ? Int($0) + rank : Int($0) }.sorted()
+            let axes = try raw.map { try axis($0, rank: rank, "Unsqueeze axis") }.sorted()
+            guard Set(axes).count == axes.count else { throw ModelError("Unsqueeze axes \(raw) repeat an axis") }
             for a in axes { x.shape.insert(1, at: a) }
             return [x]
         case "Transpose":
             let x = try need(ins, 0)
             let perm = n.ints("perm")?.map { Int($0) } ?? Array((0..<x.shape.count).reversed())
+            guard perm.sorted() == Array(0..<x.shape.count) else { throw ModelError("Transpose perm \(perm) is not a permutation of the \(x.shape.count) axes") }
             return [transpose(x, perm)]
         case "Concat":
-            let ts = ins.compactMap { $0 }
-            var axis = Int(n.int("axis", 0))
-            if axis < 0 { axis += ts[0].shape.count }
-            return [concat(ts, axis: axis)]
+            return [try concat(ins.compactMap { $0 }, axis: n.int("axis", 0))]
         case "Gather": return [try gather(try need(ins, 0), try need(ins, 1), axis: Int(n.int("axis", 0)))]
         case "Cast":
             let x = try need(ins, 0)
@@ -167,11 +176,12 @@ enum Ops {
             let axesIn = opset >= 18 || (n.opType == "ReduceMean" && false) ? (ins.count > 1 ? ins[1]?.asInts : nil) : n.ints("axes")
             let axes = axesIn ?? (ins.count > 1 ? ins[1]?.asInts : nil)
             if let axes, axes.isEmpty, n.int("noop_with_empty_axes", 0) != 0 { return [x] }
-            return [reduce(x, axes: axes?.map { Int($0) < 0 ? Int($0) + x.shape.count : Int($0) } ?? Array(0..<x.shape.count), keep: n.int("keepdims", 1) != 0, max: n.opType == "ReduceMax")]
+            let checked = try axes?.map { try axis($0, rank: x.shape.count) } ?? Array(0..<x.shape.count)
+            return [reduce(x, axes: checked, keep: n.int("keepdims", 1) != 0, max: n.opType == "ReduceMax")]
         case "ArgMax":
             let x = try need(ins, 0)
-            var axis = Int(n.int("axis", 0))
-            if axis < 0 { axis += x.shape.count }
+            let axis = try axis(n.int("axis", 0), rank: x.shape.count)
+            guard x.shape[axis] > 0 else { throw ModelError("ArgMax over an empty axis") }
             return [argmax(x, axis: axis, keep: n.int("keepdims", 1) != 0, last: n.int("select_last_index", 0) != 0)]
         case "Slice": return [try slice(n, ins, opset: opset)]
         case "Split": return try split(n, ins, opset: opset)
@@ -325,8 +335,7 @@ enum Ops {
 
     static func softmax(_ x: Tensor, _ n: ONNXNode, opset: Int64, log: Bool) throws -> Tensor {
         let r = x.shape.count
-        var axis = Int(n.int("axis", opset >= 13 ? -1 : 1))
-        if axis < 0 { axis += r }
+        let axis = try axis(n.int("axis", opset >= 13 ? -1 : 1), rank: r)
         // Before opset 13 the input is flattened to 2-D at `axis`; from 13 it is per axis.
         let outer: Int, inner: Int, len: Int
         if opset < 13 {
@@ -371,6 +380,17 @@ enum Ops {
         return Tensor(shape: outShape, ints: src.map { x.ints[$0] }, type: x.type)
     }
 
+    /// Concatenation with the axis and the inputs' shapes checked (untrusted models).
+    static func concat(_ ts: [Tensor], axis raw: Int64) throws -> Tensor {
+        guard let first = ts.first else { throw ModelError("Concat has no inputs") }
+        let axis = try axis(raw, rank: first.shape.count)
+        for t in ts where t.shape.count != first.shape.count || t.isFloat != first.isFloat
+            || zip(t.shape, first.shape).enumerated().contains(where: { $0.offset != axis && $0.element.0 != $0.element.1 }) {
+            throw ModelError("Concat input \(t.shape) does not fit \(first.shape) along axis \(axis)")
+        }
+        return concat(ts, axis: axis)
+    }
+
     static func concat(_ ts: [Tensor], axis: Int) -> Tensor {
         let outer = ts[0].shape[..<axis].reduce(1, *)
         var shape = ts[0].shape
@@ -387,7 +407,7 @@ enum Ops {
     }
 
     static func gather(_ x: Tensor, _ indices: Tensor, axis a: Int) throws -> Tensor {
-        let axis = a < 0 ? a + x.shape.count : a
+        let axis = try Self.axis(Int64(a), rank: x.shape.count)
         let outer = x.shape[..<axis].reduce(1, *), inner = x.shape[(axis + 1)...].reduce(1, *), n = x.shape[axis]
         let idx = try indices.asInts.map { v -> Int in
             let i = v < 0 ? Int(v) + n : Int(v)
@@ -527,8 +547,7 @@ enum Ops {
 
     static func split(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
         let x = try need(ins, 0)
-        var axis = Int(n.int("axis", 0))
-        if axis < 0 { axis += x.shape.count }
+        let axis = try axis(n.int("axis", 0), rank: x.shape.count)
         let outputs = n.outputs.count
         var sizes = (opset >= 13 ? (ins.count > 1 ? ins[1]?.asInts : nil) : n.ints("split"))?.map { Int($0) }
         if sizes == nil {

@@ -422,10 +422,8 @@ enum NHWC {
             if shape.isEmpty { shape = outShape.map { Int64($0) } }
             return try Ops.reshape(x, shape, allowZero: true)
         case 2:  // CONCATENATION
-            var axis = Int(try o?.int(0) ?? 0)
             let ts = try (0..<inputCount).map { try input($0) }
-            if axis < 0 { axis += ts[0].shape.count }
-            var t = Ops.concat(ts, axis: axis)
+            var t = try Ops.concat(ts, axis: Int64(try o?.int(0) ?? 0))
             activation(try op.activation(field: 1), &t.floats)
             return t
         case 6:  // DEQUANTIZE (float16 → float32 here; weights were widened at load)
