@@ -251,7 +251,7 @@ struct ONNXModel: Sendable {
                 var tt = ProtoReader(raw, range: try tr.lengthDelimited(), what: file)
                 while !tt.atEnd {
                     let (f3, w3) = try tt.tag()
-                    if f3 == 1 && w3 == 0 { info.type = ElementType(rawValue: Int(try tt.varint())) }
+                    if f3 == 1 && w3 == 0 { info.type = ElementType(rawValue: Int(truncatingIfNeeded: try tt.varint())) }
                     else if f3 == 2 && w3 == 2 {
                         var sh = ProtoReader(raw, range: try tt.lengthDelimited(), what: file)
                         var dims: [Int?] = []
