@@ -175,8 +175,7 @@ struct ONNXModel: Sendable {
         }
         guard dims.allSatisfy({ $0 >= 0 && $0 < 1 << 31 }) else { throw ModelError("\(file): tensor '\(name)' has invalid dims \(dims)") }
         let shape = dims.map { Int($0) }
-        let count = shape.reduce(1) { $0.multipliedReportingOverflow(by: $1).partialValue }
-        guard count >= 0, count < 1 << 31 else { throw ModelError("\(file): tensor '\(name)' is too large") }
+        guard let count = elementCount(shape) else { throw ModelError("\(file): tensor '\(name)' is too large (\(shape))") }
         var bytes: [UInt8]?
         if location == 1 {
             guard let loc = external["location"], let directory else {
@@ -211,8 +210,21 @@ struct ONNXModel: Sendable {
         return (name, tensor)
     }
 
+    /// The number of elements of `shape`, or nil when a dimension is negative or the product
+    /// reaches 2³¹ (shapes come from untrusted files; the product must not overflow).
+    static func elementCount(_ shape: [Int]) -> Int? {
+        var count = 1
+        for d in shape {
+            guard d >= 0 else { return nil }
+            let (p, overflow) = count.multipliedReportingOverflow(by: d)
+            guard !overflow, p < 1 << 31 else { return nil }
+            count = p
+        }
+        return count
+    }
+
     static func fromRaw(_ b: [UInt8], type: ElementType, shape: [Int], name: String, file: String) throws -> Tensor {
-        let count = shape.reduce(1, *)
+        guard let count = elementCount(shape) else { throw ModelError("\(file): tensor '\(name)' is too large (\(shape))") }
         let size: Int
         switch type {
         case .float32, .int32: size = 4
