@@ -77,6 +77,16 @@ enum Conv {
             } } }
             return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
         }
+        if xf.isEmpty || wf.isEmpty {
+            // Nothing to multiply (an empty input seen through padding): each output is its
+            // channel's bias. Without this, the loop below walks every padded tap for nothing.
+            let plane = OD * OH * OW
+            out.withUnsafeMutableBufferPointer { Y in
+                guard let y = Y.baseAddress else { return }
+                for b in 0..<batch { for oc in 0..<cout { (y + (b * cout + oc) * plane).update(repeating: bias?[oc] ?? 0, count: plane) } }
+            }
+            return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
+        }
         xf.withUnsafeBufferPointer { X in
             wf.withUnsafeBufferPointer { Wt in
                 out.withUnsafeMutableBufferPointer { Y in
