@@ -27,5 +27,5 @@ case "$target" in
 esac
 for f in Tests/Fixtures/fuzz/$target/*; do [ -f "$f" ] && cp "$f" "$corpus"/; done 2>/dev/null || true
 cd ".build/fuzz/$target"
-ASAN_OPTIONS=detect_leaks=0 "$bin" corpus -max_total_time="$seconds" -timeout=1 -malloc_limit_mb=1024 -rss_limit_mb=2048 \
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$bin" corpus -max_total_time="$seconds" -timeout=1 -malloc_limit_mb=1024 -rss_limit_mb=2048 \
     -max_len="${FUZZ_MAX_LEN:-4096}" -artifact_prefix=findings/ -print_final_stats=1 2>&1 | tail -25

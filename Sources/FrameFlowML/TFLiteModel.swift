@@ -81,6 +81,10 @@ struct TFLiteGraph {
         }
         inputs = try sg.ints(1).map { Int($0) }
         outputs = try sg.ints(2).map { Int($0) }
+        let count = tensors.count
+        guard (inputs + outputs).allSatisfy({ $0 >= 0 && $0 < count }) else {
+            throw ModelError("\(file): subgraph inputs \(inputs) / outputs \(outputs) refer to missing tensors (\(count) tensors)")
+        }
         for (k, o) in try sg.tables(3).enumerated() {
             let idx = Int(try o.uint(0))
             guard idx < codes.count else { throw ModelError("\(file): operator \(k) uses opcode \(idx) of \(codes.count)") }
