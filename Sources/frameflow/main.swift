@@ -33,8 +33,14 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
     exit(code)
 }
 
-// A file-size limit (ulimit -f) must make writes fail with an error we report, not kill us.
+// A file-size limit (ulimit -f) must make writes fail with an error we report, not kill us:
+// ignored, and also blocked before any thread starts (threads inherit the mask), so that no
+// signal interposer (ThreadSanitizer's runtime) can turn it back into a fatal signal.
 signal(SIGXFSZ, SIG_IGN)
+var fileSizeSignal = sigset_t()
+sigemptyset(&fileSizeSignal)
+sigaddset(&fileSizeSignal, SIGXFSZ)
+pthread_sigmask(SIG_BLOCK, &fileSizeSignal, nil)
 
 var args = Array(CommandLine.arguments.dropFirst())
 guard let command = args.first else { fail(usage, code: 2) }
