@@ -48,7 +48,7 @@ public final class SobelEdgesCalculator: Calculator {
         case .gray8: (bpp, channel) = (1, 0)
         default: throw ImageError.unsupportedFormat(input.format, "SobelEdgesCalculator")
         }
-        var out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
+        let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width, h = input.height
         let src = input.planes[0], dst = out.planes[0]
         parallel(h, 16) { rows in
@@ -63,7 +63,7 @@ public final class SobelEdgesCalculator: Calculator {
                     let down = src.baseAddress + Swift.min(y + 1, h - 1) * src.bytesPerRow + channel
                     verticalPass(
                         up.assumingMemoryBound(to: UInt8.self), mid.assumingMemoryBound(to: UInt8.self),
-                        down.assumingMemoryBound(to: UInt8.self), bpp, w, sum + 1, diff + 1)
+                        down.assumingMemoryBound(to: UInt8.self), bpp, channel, w, sum + 1, diff + 1)
                     sum[0] = sum[1]
                     sum[w + 1] = sum[w]
                     diff[0] = diff[1]
@@ -82,16 +82,18 @@ public final class SobelEdgesCalculator: Calculator {
     @inline(__always)
     static func verticalPass(
         _ u: UnsafeMutablePointer<UInt8>, _ m: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ bpp: Int,
-        _ w: Int, _ sum: UnsafeMutablePointer<Int32>, _ diff: UnsafeMutablePointer<Int32>
+        _ channel: Int, _ w: Int, _ sum: UnsafeMutablePointer<Int32>, _ diff: UnsafeMutablePointer<Int32>
     ) {
         if bpp == 4 {
-            // Whole pixels as UInt32, channel masked out: loads the compiler can vectorize.
-            // The row pointers are offset by the channel, so rows may be unaligned.
-            let u32 = UnsafeRawPointer(u), m32 = UnsafeRawPointer(m), d32 = UnsafeRawPointer(d)
+            // Whole pixels as UInt32 loaded from the pixel's start (the row pointers point at
+            // the channel, so step back; loading at the channel would read past the row's last
+            // pixel), the channel shifted down and masked: loads the compiler can vectorize.
+            let u32 = UnsafeRawPointer(u - channel), m32 = UnsafeRawPointer(m - channel), d32 = UnsafeRawPointer(d - channel)
+            let shift = UInt32(8 * channel)
             for x in 0..<w {
-                let a = Int32(truncatingIfNeeded: u32.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self) & 0xFF)
-                let b = Int32(truncatingIfNeeded: m32.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self) & 0xFF)
-                let c = Int32(truncatingIfNeeded: d32.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self) & 0xFF)
+                let a = Int32(truncatingIfNeeded: (u32.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self) &>> shift) & 0xFF)
+                let b = Int32(truncatingIfNeeded: (m32.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self) &>> shift) & 0xFF)
+                let c = Int32(truncatingIfNeeded: (d32.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self) &>> shift) & 0xFF)
                 sum[x] = a &+ 2 &* b &+ c
                 diff[x] = c &- a
             }
