@@ -107,9 +107,10 @@ extension Scratch {
     @TaskLocal static var parallelism: Parallelism?
 
     /// Runs `body` over `0..<count`, split across the current run's threads when `work`
-    /// (multiply-adds or element operations in all) is worth a hand-off (≳ 100 µs of work).
+    /// (multiply-adds or element operations in all) is worth a hand-off (≳ 1 M multiply-adds;
+    /// at 400 k the hand-off made the small MTCNN models slower).
     static func parallelFor(_ count: Int, work: Int, _ body: @escaping (Range<Int>) -> Void) {
-        guard let p = parallelism, p.threads > 1, count > 1, work >= 400_000 else {
+        guard let p = parallelism, p.threads > 1, count > 1, work >= 1_000_000 else {
             body(0..<count)
             return
         }

@@ -44,7 +44,7 @@ func run(_ executable: String, _ arguments: [String]) -> String? {
 func row(_ name: String, _ ours: Double, _ reference: Double?, unit: String, refName: String) {
     let r = reference.map { String(format: "%.2f", ours / $0) } ?? "n/a"
     let refText = reference.map { String(format: "%10.3f %@", $0, unit) } ?? "           n/a"
-    let padded = name.padding(toLength: 46, withPad: " ", startingAt: 0)
+    let padded = name.padding(toLength: 52, withPad: " ", startingAt: 0)
     print(padded + String(format: "%10.3f %@", ours, unit) + "  " + refText + "  ratio " + r + "  (vs \(refName))")
 }
 
