@@ -80,6 +80,11 @@ public final class LUTCalculator: Calculator {
         pool: ImagePool = .shared, context: CalculatorContext? = nil
     ) throws -> ImageFrame {
         guard let l = Kernels.layout(input.format), l.bpp >= 3 else { throw ImageError.unsupportedFormat(input.format, "LUTCalculator") }
+        // A LUT made in code (CubeLUT(kind:size:table:)) is not checked like a parsed file.
+        let entries = lut.kind == .threeD ? lut.size * lut.size * lut.size : lut.size
+        guard lut.size >= 2, lut.size <= 65536, lut.table.count == 3 * entries else {
+            throw GraphError(.invalidOption, "a LUT of size \(lut.size) needs \(3 * entries) values and a size of at least 2, it has \(lut.table.count)")
+        }
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width
         let k = Float(intensity)
@@ -94,7 +99,7 @@ public final class LUTCalculator: Calculator {
         let table = lut.table
         let tetra = interpolation == .tetrahedral
         let is3D = lut.kind == .threeD
-        if is3D && tetra && n >= 2 {
+        if is3D && tetra {
             tetrahedralImage(lut, coords, input, out, l, k, context)
             return out.freeze()
         }
@@ -107,7 +112,7 @@ public final class LUTCalculator: Calculator {
                         let r = coords[0][Int(p[l.r])], g = coords[1][Int(p[l.g])], b = coords[2][Int(p[l.b])]
                         var o: (Float, Float, Float)
                         if is3D {
-                            o = tetra ? tetrahedral(t, n, r, g, b) : trilinear(t, n, r, g, b)
+                            o = trilinear(t, n, r, g, b)  // tetrahedral 3-D LUTs took tetrahedralImage
                         } else {
                             o = (oneD(t, n, r, 0), oneD(t, n, g, 1), oneD(t, n, b, 2))
                         }
@@ -225,6 +230,8 @@ public final class LUTCalculator: Calculator {
 
     /// Tetrahedral interpolation: the cube cell is split into six tetrahedra along its
     /// main diagonal; the one containing the point is chosen by ordering the fractions.
+    /// The readable per-pixel form of `tetrahedralImage`; the tests check that the two agree
+    /// on every pixel.
     static func tetrahedral(_ t: UnsafeBufferPointer<Float>, _ n: Int, _ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
         let r0 = Swift.min(Int(r), n - 2), g0 = Swift.min(Int(g), n - 2), b0 = Swift.min(Int(b), n - 2)
         let fr = r - Float(r0), fg = g - Float(g0), fb = b - Float(b0)

@@ -1,8 +1,9 @@
 import Foundation
 import FrameFlow
-import FrameFlowCalculators
 import FrameFlowTesting
 import Testing
+
+@testable import FrameFlowCalculators
 
 @Suite struct LUTCalculatorTests {
     static func cube(_ n: Int, _ f: (Double, Double, Double) -> (Double, Double, Double), title: String = "Test") -> String {
@@ -50,6 +51,45 @@ import Testing
         let tri = try LUTCalculator.apply(lut, to: img, interpolation: .trilinear)[0, 0][0]
         #expect(tet == UInt8((0.2 * 255).rounded()))  // weight of c111 is the smallest fraction
         #expect(tri == UInt8((0.8 * 0.6 * 0.2 * 255).rounded()))
+    }
+
+    /// The branch-free tetrahedral image path gives exactly what the per-pixel reference
+    /// (`tetrahedral`, six explicit cases) gives, on a non-linear random LUT, every pixel of
+    /// a random image, with a partial intensity.
+    @Test func tetrahedralFastPathEqualsThePerPixelReference() throws {
+        var state: UInt64 = 42
+        func next() -> Float {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(state >> 40) / Float(1 << 24)
+        }
+        let n = 17
+        let lut = CubeLUT(kind: .threeD, size: n, table: (0..<(n * n * n * 3)).map { _ in next() })
+        let img = try TestImages.random(width: 97, height: 13, format: .rgb8, seed: 5)
+        let k: Float = 0.7
+        let out = try LUTCalculator.apply(lut, to: img, interpolation: .tetrahedral, intensity: Double(k))
+        var mismatches = 0
+        lut.table.withUnsafeBufferPointer { t in
+            for y in 0..<13 {
+                for x in 0..<97 {
+                    let p = img[x, y]
+                    let c = p.map { Float($0) / 255 * Float(n - 1) }
+                    let o = LUTCalculator.tetrahedral(t, n, c[0], c[1], c[2])
+                    let want = [o.0, o.1, o.2].enumerated().map { i, v in
+                        Int(Kernels.clamp255(Float(p[i]) + k * (v * 255 - Float(p[i]))))
+                    }
+                    if out[x, y].map(Int.init) != want { mismatches += 1 }
+                }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    /// A LUT built in code is checked before use: too small, or a table of the wrong length.
+    @Test func tablesBuiltInCodeAreChecked() throws {
+        let img = try TestImages.make(width: 2, height: 2, format: .rgb8) { _, _, _ in 7 }
+        #expect(throws: GraphError.self) { try LUTCalculator.apply(CubeLUT(kind: .threeD, size: 1, table: [0, 0, 0]), to: img) }
+        #expect(throws: GraphError.self) { try LUTCalculator.apply(CubeLUT(kind: .threeD, size: 3, table: [0, 0, 0]), to: img) }
+        #expect(throws: GraphError.self) { try LUTCalculator.apply(CubeLUT(kind: .oneD, size: 4, table: [Float](repeating: 0, count: 11)), to: img) }
     }
 
     @Test func intensityBlends() throws {
