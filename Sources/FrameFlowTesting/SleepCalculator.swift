@@ -8,6 +8,7 @@ public final class SleepCalculator: Calculator {
         /// How long each `process` call sleeps.
         public var microseconds = 2000
         public init() {}
+        public init(microseconds: Int) { self.microseconds = microseconds }
     }
     public static let contract = CalculatorContract(inputs: [PortSpec("")], outputs: [PortSpec("")])
     let delay: UInt32

@@ -42,7 +42,7 @@ import Testing
         // Sending waits for each output, so exactly one frame is ever in flight.
         let registry = CalculatorRegistry.standard.adding([SleepCalculator.self])
         var config = try GraphConfig(parsing: Self.graphText)
-        config.nodes[1].options = .value({ var o = SleepCalculator.Options(); o.microseconds = 0; return o }())
+        config.nodes[1].options = .value(SleepCalculator.Options(microseconds: 0))
         let graph = try Graph(config, registry: registry)
         let out = try PacketCollector(graph, "out")
         try graph.start()

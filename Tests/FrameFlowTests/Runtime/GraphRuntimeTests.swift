@@ -57,7 +57,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
             Input("x")
             Output("s")
             Node(AddCalculator.self, in: "x", out: "plus")
-            Node(SleepCalculator.self, in: ["plus"], out: ["slow_plus"], options: { var o = SleepCalculator.Options(); o.microseconds = 200; return o }())
+            Node(SleepCalculator.self, in: ["plus"], out: ["slow_plus"], options: SleepCalculator.Options(microseconds: 200))
             Node(EvenFilterCalculator.self, in: "x", out: "even")
             Node(SumCalculator.self, in: ["A:slow_plus", "B:even"], out: ["SUM:s"])
         }
@@ -103,7 +103,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
             Settings(maxQueueSize: 4)
             Input("frames")
             Output("out")
-            Node(SleepCalculator.self, in: ["frames"], out: ["out"], options: { var o = SleepCalculator.Options(); o.microseconds = 20; return o }())
+            Node(SleepCalculator.self, in: ["frames"], out: ["out"], options: SleepCalculator.Options(microseconds: 20))
                 .queue("0", policy: .dropOldest, size: 4)
         }
         let processed = Atomic<Int>(0)
@@ -131,7 +131,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
         let graph = try Graph(registry: testRegistry) {
             Input("x")
             Output("y")
-            Node(SleepCalculator.self, in: ["x"], out: ["y"], options: { var o = SleepCalculator.Options(); o.microseconds = 2000; return o }())
+            Node(SleepCalculator.self, in: ["x"], out: ["y"], options: SleepCalculator.Options(microseconds: 2000))
                 .queue("0", policy: .keepLatest)
         }
         let out = try PacketCollector(graph, "y")
@@ -150,7 +150,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
             Settings(maxQueueSize: 2, queuePolicy: .block)
             Input("x")
             Output("y")
-            Node(SleepCalculator.self, in: ["x"], out: ["s"], options: { var o = SleepCalculator.Options(); o.microseconds = 100; return o }())
+            Node(SleepCalculator.self, in: ["x"], out: ["s"], options: SleepCalculator.Options(microseconds: 100))
             Node(AddCalculator.self, in: "s", out: "y")
         }
         let out = try PacketCollector(graph, "y")
@@ -166,7 +166,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
         let graph = try Graph(registry: testRegistry) {
             Input("x")
             Output("y")
-            Node(SleepCalculator.self, in: ["x"], out: ["y"], options: { var o = SleepCalculator.Options(); o.microseconds = 20_000; return o }())
+            Node(SleepCalculator.self, in: ["x"], out: ["y"], options: SleepCalculator.Options(microseconds: 20_000))
         }
         graph.maxFramesInFlight = 2
         let out = try PacketCollector(graph, "y")
@@ -207,7 +207,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
             Settings(maxQueueSize: 0)
             Input("x")
             Output("y")
-            Node(SleepCalculator.self, in: ["x"], out: ["y"], options: { var o = SleepCalculator.Options(); o.microseconds = 5000; return o }())
+            Node(SleepCalculator.self, in: ["x"], out: ["y"], options: SleepCalculator.Options(microseconds: 5000))
         }
         try graph.start()
         for i in 0..<1000 { try graph.send(i, to: "x", at: Timestamp(Int64(i))) }

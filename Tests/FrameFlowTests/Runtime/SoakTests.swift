@@ -31,9 +31,9 @@ func residentBytes() -> Int {
             Settings(maxQueueSize: 4)
             Input("frames")
             Output("out")
-            Node(SleepCalculator.self, name: "slow", in: ["frames"], out: ["a"], options: { var o = SleepCalculator.Options(); o.microseconds = 600; return o }())
+            Node(SleepCalculator.self, name: "slow", in: ["frames"], out: ["a"], options: SleepCalculator.Options(microseconds: 600))
                 .queue("0", policy: .dropOldest, size: 4)
-            Node(SleepCalculator.self, name: "slower", in: ["a"], out: ["out"], options: { var o = SleepCalculator.Options(); o.microseconds = 900; return o }())
+            Node(SleepCalculator.self, name: "slower", in: ["a"], out: ["out"], options: SleepCalculator.Options(microseconds: 900))
                 .queue("0", policy: .keepLatest)
         }
         let delivered = Atomic<Int>(0)
@@ -84,7 +84,7 @@ func residentBytes() -> Int {
                 Settings(maxQueueSize: 0)
                 Input("frames")
                 Output("out")
-                Node(SleepCalculator.self, in: ["frames"], out: ["out"], options: { var o = SleepCalculator.Options(); o.microseconds = 300; return o }())
+                Node(SleepCalculator.self, in: ["frames"], out: ["out"], options: SleepCalculator.Options(microseconds: 300))
             }
             try graph.start()
             seed = seed &* 6_364_136_223_846_793_005 &+ 1
