@@ -123,10 +123,15 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     /// With `parallelism`, large convolutions and matrix products are split across its
     /// threads (a graph passes its workers; `Parallelism(WorkerPool.shared)` outside graphs).
     public func run(_ feeds: [String: Tensor], parallelism: Parallelism? = nil) throws -> [String: Tensor] {
+        try run(feeds, parallelism: parallelism, timing: nil)
+    }
+
+    /// One run with a storage pool of this model's (made current for the run's ops).
+    private func run(_ feeds: [String: Tensor], parallelism: Parallelism?, timing: ((String, UInt64) -> Void)?) throws -> [String: Tensor] {
         let pool = pools.withLock { $0.popLast() } ?? FloatPool()
         defer { pools.withLock { $0.append(pool) } }
         return try Scratch.$parallelism.withValue(parallelism) {
-            try Scratch.$pool.withValue(pool) { try runPlan(feeds, timing: nil) }
+            try Scratch.$pool.withValue(pool) { try runPlan(feeds, timing: timing) }
         }
     }
 
@@ -135,11 +140,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     public func profile(_ feeds: [String: Tensor], iterations: Int = 10) throws -> [(op: String, calls: Int, milliseconds: Double)] {
         _ = try run(feeds)
         var table: [String: (calls: Int, ns: UInt64)] = [:]
-        let pool = FloatPool()
         for _ in 0..<max(1, iterations) {
-            _ = try Scratch.$pool.withValue(pool) {
-                try runPlan(feeds) { op, ns in table[op, default: (0, 0)].calls += 1; table[op, default: (0, 0)].ns += ns }
-            }
+            _ = try run(feeds, parallelism: nil) { op, ns in table[op, default: (0, 0)].calls += 1; table[op, default: (0, 0)].ns += ns }
         }
         return table.map { (op: $0.key, calls: $0.value.calls / max(1, iterations), milliseconds: Double($0.value.ns) / 1e6 / Double(max(1, iterations))) }
             .sorted { $0.milliseconds > $1.milliseconds }

@@ -388,10 +388,6 @@ enum Ops {
             || zip(t.shape, first.shape).enumerated().contains(where: { $0.offset != axis && $0.element.0 != $0.element.1 }) {
             throw ModelError("Concat input \(t.shape) does not fit \(first.shape) along axis \(axis)")
         }
-        return concat(ts, axis: axis)
-    }
-
-    static func concat(_ ts: [Tensor], axis: Int) -> Tensor {
         let outer = ts[0].shape[..<axis].reduce(1, *)
         var shape = ts[0].shape
         shape[axis] = ts.map { $0.shape[axis] }.reduce(0, +)
