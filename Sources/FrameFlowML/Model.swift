@@ -127,7 +127,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     }
 
     /// One run with a storage pool of this model's (made current for the run's ops).
-    private func run(_ feeds: [String: Tensor], parallelism: Parallelism?, timing: ((String, UInt64) -> Void)?) throws -> [String: Tensor] {
+    private func run(_ feeds: [String: Tensor], parallelism: Parallelism?, timing: Timing?) throws -> [String: Tensor] {
         let pool = pools.withLock { $0.popLast() } ?? FloatPool()
         defer { pools.withLock { $0.append(pool) } }
         return try Scratch.$parallelism.withValue(parallelism) {
@@ -135,19 +135,28 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         }
     }
 
+    /// Called after each op of a profiled run: op type, which op (its node name, or index and
+    /// output shape), nanoseconds.
+    typealias Timing = (_ op: String, _ which: () -> String, _ nanoseconds: UInt64) -> Void
+
     /// Time spent in each op type over `iterations` runs on `feeds` (after one warm-up run),
-    /// slowest first: where a model spends its time.
-    public func profile(_ feeds: [String: Tensor], iterations: Int = 10) throws -> [(op: String, calls: Int, milliseconds: Double)] {
+    /// slowest first: where a model spends its time. With `eachOp`, one row per op instead
+    /// of per type ("CONV_2D #0 [1, 64, 64, 24]").
+    public func profile(_ feeds: [String: Tensor], iterations: Int = 10, eachOp: Bool = false) throws -> [(op: String, calls: Int, milliseconds: Double)] {
         _ = try run(feeds)
         var table: [String: (calls: Int, ns: UInt64)] = [:]
         for _ in 0..<max(1, iterations) {
-            _ = try run(feeds, parallelism: nil) { op, ns in table[op, default: (0, 0)].calls += 1; table[op, default: (0, 0)].ns += ns }
+            _ = try run(feeds, parallelism: nil) { op, which, ns in
+                let key = eachOp ? "\(op) \(which())" : op
+                table[key, default: (0, 0)].calls += 1
+                table[key, default: (0, 0)].ns += ns
+            }
         }
         return table.map { (op: $0.key, calls: $0.value.calls / max(1, iterations), milliseconds: Double($0.value.ns) / 1e6 / Double(max(1, iterations))) }
             .sorted { $0.milliseconds > $1.milliseconds }
     }
 
-    private func runPlan(_ feeds: [String: Tensor], timing: ((String, UInt64) -> Void)?) throws -> [String: Tensor] {
+    private func runPlan(_ feeds: [String: Tensor], timing: Timing?) throws -> [String: Tensor] {
         if let t = tflite {
             var f: [Int: Tensor] = [:]
             for i in t.inputs {
@@ -178,7 +187,10 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             do {
                 let start = timing == nil ? 0 : monotonicNanoseconds()
                 outs = try Ops.run(n, ins, opset: graph.opsetVersion)
-                timing?(n.opType, monotonicNanoseconds() - start)
+                if let timing {
+                    let ns = monotonicNanoseconds() - start
+                    timing(n.opType, { n.name.isEmpty ? "#\(step)" : n.name }, ns)
+                }
             } catch let e as ModelError {
                 throw ModelError("node '\(n.name)' (\(n.opType)): \(e.message)")
             }

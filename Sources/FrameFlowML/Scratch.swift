@@ -19,9 +19,16 @@ final class FloatPool: @unchecked Sendable {  // used by one run at a time (Mode
 
     /// An array of `n` floats with unspecified contents, from the pool when one fits.
     func take(_ n: Int) -> [Float] {
-        var best = -1
-        for (i, a) in free.enumerated() where a.capacity >= n && (best < 0 || a.capacity < free[best].capacity) {
-            best = i
+        // Prefer an array already holding ≥ n elements (shrinking a Float array is free);
+        // growing one within its capacity writes zeros over the difference, which for a
+        // megabyte im2col buffer cost as much as a small convolution.
+        var best = -1, bestGrows = true
+        for (i, a) in free.enumerated() where a.capacity >= n {
+            let grows = a.count < n
+            if best < 0 || (bestGrows && !grows) || (grows == bestGrows && a.capacity < free[best].capacity) {
+                best = i
+                bestGrows = grows
+            }
         }
         guard best >= 0 else { return [Float](repeating: 0, count: n) }
         var a = free.remove(at: best)

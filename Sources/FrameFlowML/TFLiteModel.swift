@@ -13,6 +13,13 @@ struct TFLiteGraph {
         /// A RELU/RELU6 that followed this op, fused at load (TFLite activation code).
         var fusedActivation: UInt8? = nil
 
+        /// A CONV_2D / FULLY_CONNECTED filter with constant weights, laid out at load for
+        /// `Microkernel` (K × output channels, rows padded to a multiple of 8).
+        var filter: PackedFilter? = nil
+        /// A residual added to this CONV_2D's output before its activation: the index in
+        /// `inputs` of a tensor with the output's shape, or fewer channels (zero-padded).
+        var residual: Int? = nil
+
         /// The fused activation: the one fused at load, else the builtin option at `field`.
         func activation(field: Int) throws -> UInt8 { try fusedActivation ?? options?.byte(field) ?? 0 }
     }
@@ -98,6 +105,9 @@ struct TFLiteGraph {
         }
         declaredOps = Set(ops.compactMap { Self.names[$0.code] })
         fuseActivations()
+        foldDequantize()
+        packFilters()
+        fuseResiduals()
         var seen = Set(outputs).union(constants.keys)
         lastUses = Array(repeating: [], count: ops.count)
         for (k, op) in ops.enumerated().reversed() {
@@ -130,7 +140,78 @@ struct TFLiteGraph {
         ops = ops.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
-    func run(_ feeds: [Int: Tensor], timing: ((String, UInt64) -> Void)? = nil) throws -> [Int: Tensor] {
+    /// DEQUANTIZE of a constant (float16 weights, widened when read) is a constant: its
+    /// output joins the constants and the op goes, instead of copying weights every run.
+    mutating func foldDequantize() {
+        ops = ops.filter { op in
+            guard op.code == 6, op.inputs.count == 1, op.outputs.count == 1, let c = constants[op.inputs[0]], c.isFloat else { return true }
+            constants[op.outputs[0]] = Tensor(shape: c.shape, floats: c.asFloats)
+            return false
+        }
+    }
+
+    /// Lays out the constant filters of CONV_2D and FULLY_CONNECTED for `Microkernel`.
+    mutating func packFilters() {
+        for k in ops.indices where ops[k].code == 3 || ops[k].code == 9 {
+            let op = ops[k]
+            guard op.inputs.count >= 2, let w = constants[op.inputs[1]], w.isFloat, w.shape.count == (op.code == 3 ? 4 : 2), w.count > 0 else { continue }
+            var bias: [Float]? = nil
+            if op.inputs.count > 2, op.inputs[2] >= 0 {
+                guard let b = constants[op.inputs[2]], b.isFloat, b.count == w.shape[0] else { continue }
+                bias = b.asFloats
+            }
+            ops[k].filter = PackedFilter(outputsByInputs: w.asFloats, outputs: w.shape[0], bias: bias)
+        }
+    }
+
+    /// Fuses `ADD(CONV_2D(…), r)` — and `ADD(CONV_2D(…), PAD(r))` where the PAD only adds
+    /// zero channels at the end — into the convolution, which adds `r` as it stores each
+    /// tile (BlazeFace's blocks: the separate PAD and ADD passes over the tensor go).
+    mutating func fuseResiduals() {
+        var readers: [Int: Int] = [:]
+        for op in ops { for i in op.inputs where i >= 0 { readers[i, default: 0] += 1 } }
+        let graphOutputs = Set(outputs)
+        var producer: [Int: Int] = [:]
+        for (k, op) in ops.enumerated() { for o in op.outputs { producer[o] = k } }
+        var removed = Set<Int>()
+        for (k, add) in ops.enumerated() where add.code == 0 && add.inputs.count == 2 && add.outputs.count == 1 {
+            guard let act = try? add.activation(field: 0), act == 0 || NHWC.clampRange(act) != nil else { continue }
+            for side in 0..<2 {
+                let ci = add.inputs[side], other = add.inputs[1 - side]
+                guard ci >= 0, other >= 0, readers[ci] == 1, !graphOutputs.contains(ci), let p = producer[ci], !removed.contains(p),
+                    ops[p].code == 3, ops[p].filter != nil, ops[p].residual == nil, ops[p].outputs == [ci],
+                    ops[p].fusedActivation == nil, (try? ops[p].options?.byte(3) ?? 0) == 0
+                else { continue }
+                let outShape = tensors[ci].shape
+                guard outShape.count == 4, tensors[add.outputs[0]].shape == outShape else { continue }
+                var residual = other, padOp: Int? = nil
+                if let q = producer[other], ops[q].code == 34, readers[other] == 1, !graphOutputs.contains(other),
+                    ops[q].inputs.count == 2, let pads = constants[ops[q].inputs[1]]?.asInts, pads.count == 8,
+                    pads.dropLast().allSatisfy({ $0 == 0 }), ops[q].inputs[0] >= 0
+                {
+                    residual = ops[q].inputs[0]
+                    padOp = q
+                }
+                let rs = tensors[residual].shape
+                // The residual must exist before the convolution runs.
+                guard rs.count == 4, Array(rs.prefix(3)) == Array(outShape.prefix(3)), rs[3] <= outShape[3],
+                    padOp != nil || rs == outShape, tensors[residual].type == .float32,
+                    producer[residual].map({ $0 < p }) ?? true
+                else { continue }
+                while ops[p].inputs.count < 3 { ops[p].inputs.append(-1) }
+                ops[p].inputs.append(residual)
+                ops[p].residual = ops[p].inputs.count - 1
+                ops[p].outputs = add.outputs
+                if act != 0 { ops[p].fusedActivation = act }
+                removed.insert(k)
+                if let q = padOp { removed.insert(q) }
+                break
+            }
+        }
+        ops = ops.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
+    func run(_ feeds: [Int: Tensor], timing: Model.Timing? = nil) throws -> [Int: Tensor] {
         var values = constants
         for (k, v) in feeds { values[k] = v }
         for (k, op) in ops.enumerated() {
@@ -144,7 +225,10 @@ struct TFLiteGraph {
             do {
                 let start = timing == nil ? 0 : monotonicNanoseconds()
                 out = try NHWC.run(op, input, inputCount: op.inputs.count, outShape: tensors[op.outputs[0]].shape)
-                timing?(Self.names[op.code]!, monotonicNanoseconds() - start)
+                if let timing {
+                    let ns = monotonicNanoseconds() - start
+                    timing(Self.names[op.code]!, { "#\(k) \(tensors[op.outputs[0]].shape)" }, ns)
+                }
             } catch let e as ModelError {
                 throw ModelError("operator \(k) (\(Self.names[op.code]!)): \(e.message)")
             }
@@ -156,6 +240,39 @@ struct TFLiteGraph {
         var result: [Int: Tensor] = [:]
         for o in outputs { result[o] = values[o] }
         return result
+    }
+}
+
+/// A filter stored as output channels × K (TFLite's CONV_2D and FULLY_CONNECTED layout),
+/// transposed to K × output channels with each row padded to a multiple of 8 — the B operand
+/// `Microkernel` reads — and its bias padded the same way (zeros without one).
+struct PackedFilter {
+    let k: Int, outputs: Int, stride: Int
+    let weights: [Float]
+    let bias: [Float]
+
+    init(outputsByInputs w: [Float], outputs n: Int, bias b: [Float]?) {
+        k = w.count / n
+        outputs = n
+        stride = Microkernel.paddedWidth(n)
+        var t = [Float](repeating: 0, count: k * stride)
+        for o in 0..<n { for p in 0..<k { t[p * stride + o] = w[o * k + p] } }
+        weights = t
+        var bp = [Float](repeating: 0, count: stride)
+        if let b { for o in 0..<n { bp[o] = b[o] } }
+        bias = bp
+    }
+
+    /// C[rows × outputs] = A[rows × k]·filter + bias, clamped to `range` when given.
+    func apply(rows: Int, a: UnsafePointer<Float>, lda: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: GEMMEpilogue = GEMMEpilogue(), clamp range: (Float, Float)?) {
+        weights.withUnsafeBufferPointer { W in
+            bias.withUnsafeBufferPointer { B in
+                var e = epilogue
+                e.columnBias = B.baseAddress
+                if let range { (e.lower, e.upper) = range }
+                Microkernel.multiply(m: rows, n: outputs, k: k, a: a, lda: lda, b: W.baseAddress!, ldb: stride, c: c, ldc: ldc, epilogue: e)
+            }
+        }
     }
 }
 
@@ -171,6 +288,16 @@ enum NHWC {
             case 4: for i in p.indices { p[i] = tanh(p[i]) }
             default: break
             }
+        }
+    }
+
+    /// The fused activation as a clamp range, when it is one (all but TANH).
+    static func clampRange(_ code: UInt8) -> (Float, Float)? {
+        switch code {
+        case 1: return (0, .infinity)
+        case 2: return (-1, 1)
+        case 3: return (0, 6)
+        default: return nil
         }
     }
 
@@ -253,6 +380,74 @@ enum NHWC {
         Scratch.recycle(&expanded)
     }
 
+    /// 3×3 depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image
+    /// with at least 8 channels: 8 channels at a time, their nine taps held in registers
+    /// while the block slides along an output row; the last block overlaps the one before
+    /// when the channel count is not a multiple of 8 (channels are independent, so the
+    /// overlap writes the same values twice). Bias and a clamp activation are applied before
+    /// the store.
+    @inline(never)
+    static func depthwise3x3(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?) {
+        typealias V = SIMD8<Float>
+        let c = g.c
+        let lo = V(repeating: clamp?.0 ?? -.infinity), hi = V(repeating: clamp?.1 ?? .infinity)
+        // Output columns whose three input columns all lie inside the image.
+        let inner = g.validColumns(kx: 0).clamped(to: g.validColumns(kx: 2))
+        @inline(__always) func ld(_ p: UnsafePointer<Float>) -> V { UnsafeRawPointer(p).loadUnaligned(as: V.self) }
+        let blocks = (c + 7) / 8
+        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * 9) { rows in
+            for oy in rows {
+                let iy0 = oy * g.sh - g.pt
+                for blk in 0..<blocks {
+                    let ch = min(blk * 8, c - 8)
+                    let b0 = bias.map { b in b.withUnsafeBufferPointer { ld($0.baseAddress! + ch) } } ?? V()
+                    // Taps of rows outside the image are zero, so those rows add nothing.
+                    @inline(__always) func tap(_ t: Int) -> V { iy0 + t / 3 >= 0 && iy0 + t / 3 < g.h ? ld(w + t * c + ch) : V() }
+                    let w0 = tap(0), w1 = tap(1), w2 = tap(2), w3 = tap(3), w4 = tap(4), w5 = tap(5), w6 = tap(6), w7 = tap(7), w8 = tap(8)
+                    // Rows outside the image read row 0 instead (times zero weights).
+                    let r0 = x + ((0..<g.h).contains(iy0) ? iy0 : 0) * g.w * c + ch
+                    let r1 = x + ((0..<g.h).contains(iy0 + 1) ? iy0 + 1 : 0) * g.w * c + ch
+                    let r2 = x + ((0..<g.h).contains(iy0 + 2) ? iy0 + 2 : 0) * g.w * c + ch
+                    let yr = y + oy * g.ow * c + ch
+                    // Four output columns at a time: four independent accumulator chains
+                    // (one chain of nine dependent FMAs per column was latency-bound).
+                    @inline(__always) func one(_ ox: Int) -> V {
+                        let o = (ox * g.sw - g.pl) * c
+                        var a = b0
+                        a.addProduct(ld(r0 + o), w0); a.addProduct(ld(r0 + o + c), w1); a.addProduct(ld(r0 + o + 2 * c), w2)
+                        a.addProduct(ld(r1 + o), w3); a.addProduct(ld(r1 + o + c), w4); a.addProduct(ld(r1 + o + 2 * c), w5)
+                        a.addProduct(ld(r2 + o), w6); a.addProduct(ld(r2 + o + c), w7); a.addProduct(ld(r2 + o + 2 * c), w8)
+                        return a
+                    }
+                    var ox = inner.lowerBound
+                    while ox + 4 <= inner.upperBound {
+                        let v0 = one(ox), v1 = one(ox + 1), v2 = one(ox + 2), v3 = one(ox + 3)
+                        let yp = UnsafeMutableRawPointer(yr + ox * c), step = c * 4
+                        yp.storeBytes(of: Microkernel.clamp(v0, lo, hi), as: V.self)
+                        yp.storeBytes(of: Microkernel.clamp(v1, lo, hi), toByteOffset: step, as: V.self)
+                        yp.storeBytes(of: Microkernel.clamp(v2, lo, hi), toByteOffset: 2 * step, as: V.self)
+                        yp.storeBytes(of: Microkernel.clamp(v3, lo, hi), toByteOffset: 3 * step, as: V.self)
+                        ox += 4
+                    }
+                    while ox < inner.upperBound {
+                        UnsafeMutableRawPointer(yr + ox * c).storeBytes(of: Microkernel.clamp(one(ox), lo, hi), as: V.self)
+                        ox += 1
+                    }
+                    // The border columns, tap by tap.
+                    for ox in 0..<g.ow where !inner.contains(ox) {
+                        var a = b0
+                        for kx in 0..<3 {
+                            let ix = ox * g.sw - g.pl + kx
+                            if ix < 0 || ix >= g.w { continue }
+                            a.addProduct(ld(r0 + ix * c), tap(kx)); a.addProduct(ld(r1 + ix * c), tap(3 + kx)); a.addProduct(ld(r2 + ix * c), tap(6 + kx))
+                        }
+                        UnsafeMutableRawPointer(yr + ox * c).storeBytes(of: Microkernel.clamp(a, lo, hi), as: V.self)
+                    }
+                }
+            }
+        }
+    }
+
     /// TF's SAME/VALID padding: (output size, padding before).
     static func padding(_ same: Bool, _ inSize: Int, _ k: Int, _ stride: Int, _ dil: Int) -> (Int, Int) {
         let ek = (k - 1) * dil + 1
@@ -288,58 +483,91 @@ enum NHWC {
             if !depthwise && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
                 let K = kh * kw * c, P = oh * ow
                 let direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == wd
+                let packed = op.filter.flatMap { $0.k == K && $0.outputs == oc ? $0 : nil }
+                let residualTensor = try op.residual.map { try input($0) }
+                let rc = residualTensor?.shape.last ?? 0
+                if let r = residualTensor {
+                    guard packed != nil, r.isFloat, r.shape == [n, oh, ow, rc], rc <= oc else {
+                        throw ModelError("residual \(r.shape) does not fit the output [\(n), \(oh), \(ow), \(oc)]")
+                    }
+                }
+                let rf = residualTensor?.floats ?? []
                 var col = direct ? [] : Scratch.uninitialized(P * K)  // im2col writes every entry
+                try rf.withUnsafeBufferPointer { R in
+                let residual = residualTensor == nil ? nil : R.baseAddress
+                if residualTensor != nil && residual == nil && n * oh * ow * rc > 0 { throw ModelError("residual has no data") }
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
                     // Bands of output rows, each its own im2col rows and matrix product.
                     let xAll = X.baseAddress!, wAll = W.baseAddress!, yAll = Y.baseAddress!, cAll = C.baseAddress
                     for b in 0..<n { Scratch.parallelFor(oh, work: P * K * oc) { band in
                         let xb = xAll + b * h * wd * c
-                        var src = UnsafePointer(xb) + band.lowerBound * ow * c
-                        if !direct, let cAll {
-                            // im2col, one row per output pixel in the filter's (ky, kx, c) order.
-                            let cp = cAll + band.lowerBound * ow * K
-                            for y in band { for xo in 0..<ow {
-                                var dst = cp + ((y - band.lowerBound) * ow + xo) * K
-                                let ix0 = xo * sw - pl
-                                for ky in 0..<kh {
-                                    let iy = y * sh - pt + ky * dh
-                                    if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
-                                        // The filter row lies inside the image: one copy.
-                                        dst.update(from: xb + (iy * wd + ix0) * c, count: kw * c)
-                                        dst += kw * c
-                                        continue
-                                    }
-                                    for kx in 0..<kw {
-                                        let ix = xo * sw - pl + kx * dw
-                                        if iy < 0 || iy >= h || ix < 0 || ix >= wd {
-                                            dst.update(repeating: 0, count: c)
-                                        } else {
-                                            dst.update(from: xb + (iy * wd + ix) * c, count: c)
+                        // Chunks of output rows whose im2col rows (≤ 32 KB) stay in the L1 cache
+                        // between being written and being multiplied.
+                        let chunkRows = direct ? band.count : max(1, 8192 / max(1, ow * K))
+                        for y0 in stride(from: band.lowerBound, to: band.upperBound, by: chunkRows) {
+                            let chunk = y0..<min(y0 + chunkRows, band.upperBound)
+                            var src = UnsafePointer(xb) + y0 * ow * c
+                            if !direct, let cAll {
+                                // im2col, one row per output pixel in the filter's (ky, kx, c) order.
+                                let cp = cAll + y0 * ow * K  // the buffer serves one image at a time
+                                for y in chunk { for xo in 0..<ow {
+                                    var dst = cp + ((y - y0) * ow + xo) * K
+                                    let ix0 = xo * sw - pl
+                                    for ky in 0..<kh {
+                                        let iy = y * sh - pt + ky * dh
+                                        if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
+                                            // The filter row lies inside the image: one copy.
+                                            dst.update(from: xb + (iy * wd + ix0) * c, count: kw * c)
+                                            dst += kw * c
+                                            continue
                                         }
-                                        dst += c
+                                        for kx in 0..<kw {
+                                            let ix = xo * sw - pl + kx * dw
+                                            if iy < 0 || iy >= h || ix < 0 || ix >= wd {
+                                                dst.update(repeating: 0, count: c)
+                                            } else {
+                                                dst.update(from: xb + (iy * wd + ix) * c, count: c)
+                                            }
+                                            dst += c
+                                        }
                                     }
+                                } }
+                                src = UnsafePointer(cp)
+                            }
+                            let rows = chunk.count * ow
+                            let yb = yAll + b * P * oc + y0 * ow * oc
+                            if let filter = packed {
+                                var e = GEMMEpilogue()
+                                if let r = residual {
+                                    e.residual = r + (b * P + y0 * ow) * rc
+                                    (e.residualStride, e.residualColumns) = (rc, rc)
                                 }
-                            } }
-                            src = UnsafePointer(cp)
+                                filter.apply(rows: rows, a: src, lda: K, c: yb, ldc: oc, epilogue: e, clamp: clampRange(act))
+                                continue
+                            }
+                            GEMM.multiply(m: rows, n: oc, k: K, a: src, lda: K, b: wAll, ldb: K, transB: true, c: yb, ldc: oc)
+                            if let bf { for p in 0..<rows { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
                         }
-                        let rows = band.count * ow
-                        let yb = yAll + b * P * oc + band.lowerBound * ow * oc
-                        GEMM.multiply(m: rows, n: oc, k: K, a: src, lda: K, b: wAll, ldb: K, transB: true, c: yb, ldc: oc)
-                        if let bf { for p in 0..<rows { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
                     } }
                 } } } }
+                }
                 Scratch.recycle(&col)
-                activation(act, &out)
+                if packed == nil || clampRange(act) == nil { activation(act, &out) }
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
                     let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                     for b in 0..<n {
-                        depthwise3(g, x: X.baseAddress! + b * h * wd * c, w: W.baseAddress!, bias: bf, y: Y.baseAddress! + b * oh * ow * c)
+                        let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
+                        if kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8 {
+                            depthwise3x3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
+                        } else {
+                            depthwise3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb)
+                        }
                     }
                 } } }
-                activation(act, &out)
+                if !(kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8) || clampRange(act) == nil { activation(act, &out) }
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in

@@ -288,7 +288,9 @@ if all || args.contains("models") {
         let workers = Parallelism(WorkerPool.shared)
         let ms2 = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds, parallelism: workers) }
         if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
-            for p in try model.profile(feeds, iterations: iterations).prefix(40) {
+            // BENCH_PROFILE=ops: one row per op instead of per op type.
+            let eachOp = ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "ops"
+            for p in try model.profile(feeds, iterations: iterations, eachOp: eachOp).prefix(40) {
                 print(String(format: "    %-22@ %3d calls %8.3f ms", p.op, p.calls, p.milliseconds))
             }
         }

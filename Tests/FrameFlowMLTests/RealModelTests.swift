@@ -56,6 +56,10 @@ import Testing
         #expect(!table.contains { $0.op == "RELU" }, "RELUs after ADD are fused at load")
         #expect(model.opTypes.contains("RELU"), "opTypes lists what the file declares")
         #expect(zip(table, table.dropFirst()).allSatisfy { $0.milliseconds >= $1.milliseconds })
+        #expect(!table.contains { $0.op == "PAD" || $0.op == "DEQUANTIZE" }, "channel PADs go into the residual ADD, constant DEQUANTIZEs are folded")
+        let ops = try model.profile([model.inputs[0].name: input], iterations: 1, eachOp: true)
+        #expect(ops.contains { $0.op == "CONV_2D #0 [1, 64, 64, 24]" && $0.calls == 1 })
+        #expect(ops.count > table.count && ops.allSatisfy { $0.calls == 1 })
     }
 }
 

@@ -1,0 +1,171 @@
+/// What a `Microkernel` product does to each output before storing it: add a per-row and/or
+/// a per-column bias, then clamp (a fused RELU / RELU6 / clip).
+struct GEMMEpilogue {
+    /// One value per row of C (an NCHW convolution's output channel).
+    var rowBias: UnsafePointer<Float>? = nil
+    /// One value per column of C (an NHWC convolution's output channel); readable for the
+    /// column count rounded up to a multiple of 8.
+    var columnBias: UnsafePointer<Float>? = nil
+    /// A tensor added before the clamp (a fused residual connection), read with row stride
+    /// `residualStride`; only its first `residualColumns` columns exist, the rest count as
+    /// zero (a residual whose channels were zero-padded up to C's).
+    var residual: UnsafePointer<Float>? = nil
+    var residualStride = 0
+    var residualColumns = 0
+    var lower: Float = -.infinity
+    var upper: Float = .infinity
+}
+
+/// Register-blocked single-precision matrix products for the small, skinny products of
+/// camera-sized networks: C[m×n] = A[m×k]·B[k×n], with the bias and activation applied as
+/// each tile is stored.
+///
+/// Why not only OpenBLAS: BlazeFace's pointwise convolutions are products like
+/// 4096×24 · 24×24 — OpenBLAS packs both operands and checks its threading on every call,
+/// which on these sizes costs as much as the arithmetic, and then a second pass adds the
+/// bias and clamps. Here a 6×16 tile of C lives in twelve 8-wide registers while the k loop
+/// broadcasts one element of A per row and loads 16 elements of B (the shape XNNPACK and
+/// MLAS use); the compiler turns `SIMD8<Float>` with `addProduct` into one FMA per register
+/// (checked in the generated assembly, built with `-target-cpu haswell`). No packing: the
+/// operands are read where they are, which these sizes keep in cache.
+///
+/// Requirements: A's rows are contiguous (row stride `lda`); every row of B is readable for
+/// `n` rounded up to a multiple of 8 (callers pad constant weights at load, or give an
+/// im2col copy a padded stride); C is written only inside m×n.
+enum Microkernel {
+    static let rowsPerTile = 6
+
+    /// `n` rounded up to the vector width, the readable width B's rows must have.
+    static func paddedWidth(_ n: Int) -> Int { (n + 7) & ~7 }
+
+    static func multiply(
+        m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+        c: UnsafeMutablePointer<Float>, ldc: Int, epilogue e: GEMMEpilogue = GEMMEpilogue()
+    ) {
+        if m <= 0 || n <= 0 { return }
+        // Keep the smaller operand in cache: walk tiles of A's rows over all of B when B is
+        // the small one (NHWC: B is the weights), columns of B over all of A otherwise.
+        let rowsOuter = n * k <= m * k
+        let rowTiles = (m + rowsPerTile - 1) / rowsPerTile
+        // Column blocks of 16 (the last one 9…16 wide, or ≤ 8 for the narrow tile).
+        let columnBlocks = (n + 15) / 16
+        @inline(__always) func tile(_ t: Int, _ blk: Int) {
+            let i0 = t * rowsPerTile, rows = min(rowsPerTile, m - i0)
+            let j0 = blk * 16, width = min(16, n - j0)
+            if width > 8 {
+                tile16(rows: rows, columns: width, k: k, a: a + i0 * lda, lda: lda, b: b + j0, ldb: ldb, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
+            } else {
+                tile8(rows: rows, columns: width, k: k, a: a + i0 * lda, lda: lda, b: b + j0, ldb: ldb, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
+            }
+        }
+        if rowsOuter {
+            for t in 0..<rowTiles { for blk in 0..<columnBlocks { tile(t, blk) } }
+        } else {
+            for blk in 0..<columnBlocks { for t in 0..<rowTiles { tile(t, blk) } }
+        }
+    }
+
+    @inline(__always)
+    private static func finish(_ v: SIMD8<Float>, row: Int, column: Int, _ e: GEMMEpilogue) -> SIMD8<Float> {
+        var v = v
+        if let rb = e.rowBias { v += SIMD8(repeating: rb[row]) }
+        if let cb = e.columnBias { v += UnsafeRawPointer(cb + column).loadUnaligned(as: SIMD8<Float>.self) }
+        if let r = e.residual {
+            let rp = r + row * e.residualStride + column
+            if column + 8 <= e.residualColumns {
+                v += UnsafeRawPointer(rp).loadUnaligned(as: SIMD8<Float>.self)
+            } else {
+                for l in 0..<max(0, e.residualColumns - column) { v[l] += rp[l] }
+            }
+        }
+        if e.lower > -.infinity || e.upper < .infinity { v = clamp(v, SIMD8(repeating: e.lower), SIMD8(repeating: e.upper)) }
+        return v
+    }
+
+    /// `v` clamped to [lo, hi] lane by lane. Written as two selects because the library's
+    /// `pointwiseMin`/`pointwiseMax`/`clamped` are not specialised here: each was an
+    /// out-of-line call per vector (seen in the assembly), this is two `vmaxps`/`vminps`.
+    @inline(__always)
+    static func clamp(_ v: SIMD8<Float>, _ lo: SIMD8<Float>, _ hi: SIMD8<Float>) -> SIMD8<Float> {
+        let a = v.replacing(with: lo, where: v .< lo)
+        return a.replacing(with: hi, where: a .> hi)
+    }
+
+    @inline(__always)
+    private static func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>, count: Int) {
+        if count >= 8 {
+            UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+        } else {
+            for l in 0..<count { p[l] = v[l] }
+        }
+    }
+
+    /// Up to 6 rows × up to 16 columns of C. Rows past `rows` repeat the last row of A (their
+    /// results are not stored), so the loop has no row branches.
+    private static func tile16(
+        rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+        c: UnsafeMutablePointer<Float>, ldc: Int, row0: Int, column0: Int, _ e: GEMMEpilogue
+    ) {
+        let a0 = a, a1 = a + min(1, rows - 1) * lda, a2 = a + min(2, rows - 1) * lda
+        let a3 = a + min(3, rows - 1) * lda, a4 = a + min(4, rows - 1) * lda, a5 = a + min(5, rows - 1) * lda
+        var c00 = SIMD8<Float>(), c01 = SIMD8<Float>(), c10 = SIMD8<Float>(), c11 = SIMD8<Float>()
+        var c20 = SIMD8<Float>(), c21 = SIMD8<Float>(), c30 = SIMD8<Float>(), c31 = SIMD8<Float>()
+        var c40 = SIMD8<Float>(), c41 = SIMD8<Float>(), c50 = SIMD8<Float>(), c51 = SIMD8<Float>()
+        var bp = UnsafeRawPointer(b)
+        let step = ldb * MemoryLayout<Float>.stride
+        for p in 0..<k {
+            let b0 = bp.loadUnaligned(as: SIMD8<Float>.self)
+            let b1 = bp.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+            var s = SIMD8<Float>(repeating: a0[p]); c00.addProduct(s, b0); c01.addProduct(s, b1)
+            s = SIMD8<Float>(repeating: a1[p]); c10.addProduct(s, b0); c11.addProduct(s, b1)
+            s = SIMD8<Float>(repeating: a2[p]); c20.addProduct(s, b0); c21.addProduct(s, b1)
+            s = SIMD8<Float>(repeating: a3[p]); c30.addProduct(s, b0); c31.addProduct(s, b1)
+            s = SIMD8<Float>(repeating: a4[p]); c40.addProduct(s, b0); c41.addProduct(s, b1)
+            s = SIMD8<Float>(repeating: a5[p]); c50.addProduct(s, b0); c51.addProduct(s, b1)
+            bp += step
+        }
+        @inline(__always) func put(_ r: Int, _ x: SIMD8<Float>, _ y: SIMD8<Float>) {
+            let cr = c + r * ldc
+            store(finish(x, row: row0 + r, column: column0, e), cr, count: 8)
+            store(finish(y, row: row0 + r, column: column0 + 8, e), cr + 8, count: columns - 8)
+        }
+        put(0, c00, c01)
+        if rows > 1 { put(1, c10, c11) }
+        if rows > 2 { put(2, c20, c21) }
+        if rows > 3 { put(3, c30, c31) }
+        if rows > 4 { put(4, c40, c41) }
+        if rows > 5 { put(5, c50, c51) }
+    }
+
+    /// Up to 6 rows × up to 8 columns of C.
+    private static func tile8(
+        rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+        c: UnsafeMutablePointer<Float>, ldc: Int, row0: Int, column0: Int, _ e: GEMMEpilogue
+    ) {
+        let a0 = a, a1 = a + min(1, rows - 1) * lda, a2 = a + min(2, rows - 1) * lda
+        let a3 = a + min(3, rows - 1) * lda, a4 = a + min(4, rows - 1) * lda, a5 = a + min(5, rows - 1) * lda
+        var c0 = SIMD8<Float>(), c1 = SIMD8<Float>(), c2 = SIMD8<Float>()
+        var c3 = SIMD8<Float>(), c4 = SIMD8<Float>(), c5 = SIMD8<Float>()
+        var bp = UnsafeRawPointer(b)
+        let step = ldb * MemoryLayout<Float>.stride
+        for p in 0..<k {
+            let b0 = bp.loadUnaligned(as: SIMD8<Float>.self)
+            c0.addProduct(SIMD8(repeating: a0[p]), b0)
+            c1.addProduct(SIMD8(repeating: a1[p]), b0)
+            c2.addProduct(SIMD8(repeating: a2[p]), b0)
+            c3.addProduct(SIMD8(repeating: a3[p]), b0)
+            c4.addProduct(SIMD8(repeating: a4[p]), b0)
+            c5.addProduct(SIMD8(repeating: a5[p]), b0)
+            bp += step
+        }
+        @inline(__always) func put(_ r: Int, _ x: SIMD8<Float>) {
+            store(finish(x, row: row0 + r, column: column0, e), c + r * ldc, count: columns)
+        }
+        put(0, c0)
+        if rows > 1 { put(1, c1) }
+        if rows > 2 { put(2, c2) }
+        if rows > 3 { put(3, c3) }
+        if rows > 4 { put(4, c4) }
+        if rows > 5 { put(5, c5) }
+    }
+}

@@ -1,0 +1,46 @@
+@testable import FrameFlowML
+import Testing
+
+/// The register-blocked product against the textbook loop: row and column tails of every
+/// width the tiles have, the epilogue's biases, residual and clamp, and B's padding filled
+/// with NaN so that a padded lane leaking into a stored value fails.
+@Suite struct MicrokernelTests {
+    @Test(arguments: [(1, 1, 1), (5, 7, 3), (6, 8, 16), (7, 9, 5), (13, 15, 24), (12, 16, 1), (25, 17, 75), (64, 28, 24), (3, 36, 0), (9, 96, 96)])
+    func matchesTripleLoop(size: (Int, Int, Int)) {
+        let (m, n, k) = size
+        let ldb = Microkernel.paddedWidth(n), lda = k + 3, ldc = n + 2
+        let a = GEMMTests.random(max(1, m * lda), seed: 11)
+        var b = GEMMTests.random(max(1, k * ldb), seed: 12)
+        for p in 0..<k { for j in n..<ldb { b[p * ldb + j] = .nan } }
+        let rowBias = GEMMTests.random(m, seed: 13), columnBias = GEMMTests.random(ldb, seed: 14)
+        let rc = max(1, n - 5)  // a residual with fewer channels than C (zero-padded)
+        let residual = GEMMTests.random(m * rc, seed: 15)
+        for variant in 0..<3 {
+            var c = [Float](repeating: 1234, count: m * ldc)
+            rowBias.withUnsafeBufferPointer { RB in columnBias.withUnsafeBufferPointer { CB in residual.withUnsafeBufferPointer { R in
+                var e = GEMMEpilogue()
+                if variant >= 1 { e.columnBias = CB.baseAddress; e.lower = -1; e.upper = 2 }
+                if variant == 2 { e.rowBias = RB.baseAddress; e.residual = R.baseAddress; e.residualStride = rc; e.residualColumns = rc }
+                a.withUnsafeBufferPointer { A in b.withUnsafeBufferPointer { B in c.withUnsafeMutableBufferPointer { C in
+                    Microkernel.multiply(m: m, n: n, k: k, a: A.baseAddress!, lda: lda, b: B.baseAddress!, ldb: ldb, c: C.baseAddress!, ldc: ldc, epilogue: e)
+                } } }
+            } } }
+            var worst: Float = 0
+            for i in 0..<m {
+                for j in 0..<ldc {
+                    guard j < n else {
+                        #expect(c[i * ldc + j] == 1234, "column \(j) past n was written")
+                        continue
+                    }
+                    var v: Float = 0
+                    for p in 0..<k { v += a[i * lda + p] * b[p * ldb + j] }
+                    if variant >= 1 { v += columnBias[j] }
+                    if variant == 2 { v += rowBias[i] + (j < rc ? residual[i * rc + j] : 0) }
+                    if variant >= 1 { v = min(2, max(-1, v)) }
+                    worst = max(worst, abs(v - c[i * ldc + j]))
+                }
+            }
+            #expect(worst <= 1e-3, "\(m)×\(n)×\(k) variant \(variant): max error \(worst)")
+        }
+    }
+}
