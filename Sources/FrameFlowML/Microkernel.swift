@@ -46,9 +46,12 @@ enum Microkernel {
         // Keep the smaller operand in cache: walk tiles of A's rows over all of B when B is
         // the small one (NHWC: B is the weights), columns of B over all of A otherwise.
         let rowsOuter = n * k <= m * k
-        let rowTiles = (m + rowsPerTile - 1) / rowsPerTile
-        // Column blocks of 16 (the last one 9…16 wide, or ≤ 8 for the narrow tile).
-        let columnBlocks = (n + 15) / 16
+        // Column blocks of 16; when 1…8 columns are left over (n = 24, 56, 88 …) the last
+        // 16 + r columns go to a 4×24 tile instead of a 16-wide and a half-empty 8-wide one.
+        let r = n % 16
+        let wideTail = n >= 24 && r > 0 && r <= 8
+        let blocks = wideTail ? n / 16 : (n + 15) / 16  // the wide tail counts as one
+        let rowTiles = (m + rowsPerTile - 1) / rowsPerTile, wideTiles = (m + 3) / 4
         @inline(__always) func tile(_ t: Int, _ blk: Int) {
             let i0 = t * rowsPerTile, rows = min(rowsPerTile, m - i0)
             let j0 = blk * 16, width = min(16, n - j0)
@@ -58,27 +61,49 @@ enum Microkernel {
                 tile8(rows: rows, columns: width, k: k, a: a + i0 * lda, lda: lda, b: b + j0, ldb: ldb, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
             }
         }
+        @inline(__always) func wide(_ t: Int) {
+            let i0 = t * 4, rows = min(4, m - i0), j0 = (blocks - 1) * 16
+            tile24(rows: rows, columns: n - j0, k: k, a: a + i0 * lda, lda: lda, b: b + j0, ldb: ldb, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
+        }
+        let narrow = wideTail ? blocks - 1 : blocks
         if rowsOuter {
-            for t in 0..<rowTiles { for blk in 0..<columnBlocks { tile(t, blk) } }
+            // Row tiles of 6 over the 16-wide blocks, then of 4 over the wide tail, in bands
+            // of 12 rows so that both passes find A's rows in cache.
+            var i = 0
+            while i < m {
+                let band = min(12, m - i)
+                if narrow > 0 {
+                    for t in (i / rowsPerTile)..<((i + band + rowsPerTile - 1) / rowsPerTile) { for blk in 0..<narrow { tile(t, blk) } }
+                }
+                if wideTail { for t in (i / 4)..<((i + band + 3) / 4) { wide(t) } }
+                i += band
+            }
         } else {
-            for blk in 0..<columnBlocks { for t in 0..<rowTiles { tile(t, blk) } }
+            for blk in 0..<narrow { for t in 0..<rowTiles { tile(t, blk) } }
+            if wideTail { for t in 0..<wideTiles { wide(t) } }
         }
     }
 
+    /// Bias, residual and clamp for one vector of a tile, as it is stored.
     @inline(__always)
     private static func finish(_ v: SIMD8<Float>, row: Int, column: Int, _ e: GEMMEpilogue) -> SIMD8<Float> {
         var v = v
         if let rb = e.rowBias { v += SIMD8(repeating: rb[row]) }
         if let cb = e.columnBias { v += UnsafeRawPointer(cb + column).loadUnaligned(as: SIMD8<Float>.self) }
-        if let r = e.residual {
+        if let r = e.residual, column < e.residualColumns {
             let rp = r + row * e.residualStride + column
-            if column + 8 <= e.residualColumns {
-                v += UnsafeRawPointer(rp).loadUnaligned(as: SIMD8<Float>.self)
-            } else {
-                for l in 0..<max(0, e.residualColumns - column) { v[l] += rp[l] }
-            }
+            v += column + 8 <= e.residualColumns ? UnsafeRawPointer(rp).loadUnaligned(as: SIMD8<Float>.self) : partial(rp, count: e.residualColumns - column)
         }
         if e.lower > -.infinity || e.upper < .infinity { v = clamp(v, SIMD8(repeating: e.lower), SIMD8(repeating: e.upper)) }
+        return v
+    }
+
+    /// The first `count` (< 8) floats at `p`, zeros after; out of line, so that `finish`
+    /// stays small enough to be inlined into the tiles.
+    @inline(never)
+    private static func partial(_ p: UnsafePointer<Float>, count: Int) -> SIMD8<Float> {
+        var v = SIMD8<Float>()
+        for l in 0..<count { v[l] = p[l] }
         return v
     }
 
@@ -89,6 +114,26 @@ enum Microkernel {
     static func clamp(_ v: SIMD8<Float>, _ lo: SIMD8<Float>, _ hi: SIMD8<Float>) -> SIMD8<Float> {
         let a = v.replacing(with: lo, where: v .< lo)
         return a.replacing(with: hi, where: a .> hi)
+    }
+
+    /// Copies `count` floats with vector moves, inline: im2col copies runs of 3–100 floats,
+    /// where a `memmove` call per run cost more than the copying (BlazeFace's first
+    /// convolution made 20 000 such calls per frame).
+    @inline(__always)
+    static func copy(_ dst: UnsafeMutablePointer<Float>, from src: UnsafePointer<Float>, count: Int) {
+        typealias V = SIMD8<Float>
+        if count >= 8 {
+            var i = 0
+            while i + 8 <= count {
+                UnsafeMutableRawPointer(dst + i).storeBytes(of: UnsafeRawPointer(src + i).loadUnaligned(as: V.self), as: V.self)
+                i += 8
+            }
+            if i < count {  // the last 8, overlapping what is already copied
+                UnsafeMutableRawPointer(dst + count - 8).storeBytes(of: UnsafeRawPointer(src + count - 8).loadUnaligned(as: V.self), as: V.self)
+            }
+        } else {
+            for i in 0..<count { dst[i] = src[i] }
+        }
     }
 
     @inline(__always)
@@ -135,6 +180,38 @@ enum Microkernel {
         if rows > 3 { put(3, c30, c31) }
         if rows > 4 { put(4, c40, c41) }
         if rows > 5 { put(5, c50, c51) }
+    }
+
+    /// Up to 4 rows × 17…24 columns of C.
+    private static func tile24(
+        rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+        c: UnsafeMutablePointer<Float>, ldc: Int, row0: Int, column0: Int, _ e: GEMMEpilogue
+    ) {
+        let a0 = a, a1 = a + min(1, rows - 1) * lda, a2 = a + min(2, rows - 1) * lda, a3 = a + min(3, rows - 1) * lda
+        var c00 = SIMD8<Float>(), c01 = SIMD8<Float>(), c02 = SIMD8<Float>(), c10 = SIMD8<Float>(), c11 = SIMD8<Float>(), c12 = SIMD8<Float>()
+        var c20 = SIMD8<Float>(), c21 = SIMD8<Float>(), c22 = SIMD8<Float>(), c30 = SIMD8<Float>(), c31 = SIMD8<Float>(), c32 = SIMD8<Float>()
+        var bp = UnsafeRawPointer(b)
+        let step = ldb * MemoryLayout<Float>.stride
+        for p in 0..<k {
+            let b0 = bp.loadUnaligned(as: SIMD8<Float>.self)
+            let b1 = bp.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+            let b2 = bp.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
+            var s = SIMD8<Float>(repeating: a0[p]); c00.addProduct(s, b0); c01.addProduct(s, b1); c02.addProduct(s, b2)
+            s = SIMD8<Float>(repeating: a1[p]); c10.addProduct(s, b0); c11.addProduct(s, b1); c12.addProduct(s, b2)
+            s = SIMD8<Float>(repeating: a2[p]); c20.addProduct(s, b0); c21.addProduct(s, b1); c22.addProduct(s, b2)
+            s = SIMD8<Float>(repeating: a3[p]); c30.addProduct(s, b0); c31.addProduct(s, b1); c32.addProduct(s, b2)
+            bp += step
+        }
+        @inline(__always) func put(_ r: Int, _ x: SIMD8<Float>, _ y: SIMD8<Float>, _ z: SIMD8<Float>) {
+            let cr = c + r * ldc
+            store(finish(x, row: row0 + r, column: column0, e), cr, count: 8)
+            store(finish(y, row: row0 + r, column: column0 + 8, e), cr + 8, count: 8)
+            store(finish(z, row: row0 + r, column: column0 + 16, e), cr + 16, count: columns - 16)
+        }
+        put(0, c00, c01, c02)
+        if rows > 1 { put(1, c10, c11, c12) }
+        if rows > 2 { put(2, c20, c21, c22) }
+        if rows > 3 { put(3, c30, c31, c32) }
     }
 
     /// Up to 6 rows × up to 8 columns of C.

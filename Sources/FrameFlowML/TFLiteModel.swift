@@ -517,7 +517,7 @@ enum NHWC {
                                         let iy = y * sh - pt + ky * dh
                                         if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
                                             // The filter row lies inside the image: one copy.
-                                            dst.update(from: xb + (iy * wd + ix0) * c, count: kw * c)
+                                            Microkernel.copy(dst, from: xb + (iy * wd + ix0) * c, count: kw * c)
                                             dst += kw * c
                                             continue
                                         }
@@ -526,7 +526,7 @@ enum NHWC {
                                             if iy < 0 || iy >= h || ix < 0 || ix >= wd {
                                                 dst.update(repeating: 0, count: c)
                                             } else {
-                                                dst.update(from: xb + (iy * wd + ix) * c, count: c)
+                                                Microkernel.copy(dst, from: xb + (iy * wd + ix) * c, count: c)
                                             }
                                             dst += c
                                         }

@@ -275,7 +275,9 @@ if all || args.contains("models") {
     let refs = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"])
         .flatMap { try? JSONSerialization.jsonObject(with: Data($0.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]] } ?? [:]
     print("\n(f) Model latency, median of \(iterations) (FrameFlowML on one thread, and split over the shared workers)")
-    for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"] {
+    // BENCH_MODELS=pnet,onet: only those.
+    let only = ProcessInfo.processInfo.environment["BENCH_MODELS"].map { Set($0.split(separator: ",").map(String.init)) }
+    for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"] where only?.contains(name) ?? true {
         let ext = name.hasPrefix("face_detection") ? "tflite" : "onnx"
         guard let model = try? Model(contentsOf: URL(fileURLWithPath: "\(dir)/\(name).\(ext)")),
             let input = try? loadTensorProto(contentsOfFile: "\(dir)/\(name).input_0.pb").tensor
