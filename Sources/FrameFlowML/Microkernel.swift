@@ -12,6 +12,9 @@ struct GEMMEpilogue {
     var residual: UnsafePointer<Float>? = nil
     var residualStride = 0
     var residualColumns = 0
+    /// Negative values are multiplied by their row's slope (a fused PRelu / LeakyRelu on
+    /// an NCHW convolution, applied by `Conv.activate`; the tiles do not read it).
+    var rowSlope: UnsafePointer<Float>? = nil
     var lower: Float = -.infinity
     var upper: Float = .infinity
 }
@@ -38,6 +41,7 @@ enum Microkernel {
     /// `n` rounded up to the vector width, the readable width B's rows must have.
     static func paddedWidth(_ n: Int) -> Int { (n + 7) & ~7 }
 
+    /// C[m×n] = A·B through the epilogue.
     static func multiply(
         m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
         c: UnsafeMutablePointer<Float>, ldc: Int, epilogue e: GEMMEpilogue = GEMMEpilogue()

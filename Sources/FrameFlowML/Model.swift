@@ -52,8 +52,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     }
 
     public init(onnx data: Data, file: String = "<model>", directory: String? = nil) throws {
-        let graph = try ONNXModel(data: data, file: file, directory: directory)
-        self.graph = graph
+        var graph = try ONNXModel(data: data, file: file, directory: directory)
         tflite = nil
         inputs = graph.inputs.filter { graph.initializers[$0.name] == nil }
         outputs = graph.outputs
@@ -94,6 +93,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             }
             for (k, name) in n.outputs.enumerated() where k < outs.count && !name.isEmpty { constants[name] = outs[k] }
         }
+        Self.fuseConvolutions(&graph, order: &remainingOrder, constants: &constants)
+        self.graph = graph
         self.order = remainingOrder
         self.constants = constants
         // Liveness: after its last reader runs, a value is dropped (graph outputs are kept).
@@ -107,6 +108,104 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             }
         }
         self.lastUses = lastUses
+    }
+
+    /// Folds what follows a Conv into it, at load: a BatchNormalization with constant
+    /// statistics goes into the weights and bias; then a Relu, Clip, LeakyRelu or per-channel
+    /// PRelu becomes the Conv's epilogue (applied as its output tiles are stored). Each only
+    /// when the Conv's output has no other reader and is not a graph output, and the weights
+    /// are constant and 2-D (rank 4).
+    static func fuseConvolutions(_ graph: inout ONNXModel, order: inout [Int], constants: inout [String: Tensor]) {
+        var readers: [String: [Int]] = [:]
+        for i in order { for name in graph.nodes[i].inputs where !name.isEmpty { readers[name, default: []].append(i) } }
+        let graphOutputs = Set(graph.outputs.map(\.name))
+        var removed = Set<Int>()
+        for i in order where graph.nodes[i].opType == "Conv" && graph.nodes[i].domain.isEmpty {
+            var conv = graph.nodes[i]
+            guard conv.inputs.count >= 2, let w = constants[conv.inputs[1]], w.isFloat, w.shape.count == 4, w.count > 0 else { continue }
+            let cout = w.shape[0]
+            var bias = conv.inputs.count > 2 && !conv.inputs[2].isEmpty ? constants[conv.inputs[2]] : Tensor(shape: [cout], floats: [Float](repeating: 0, count: cout))
+            guard let b0 = bias, b0.isFloat, b0.count == cout else { continue }
+            bias = b0
+            func soleReader(_ name: String) -> Int? {
+                guard !graphOutputs.contains(name), let r = readers[name], r.count == 1, !removed.contains(r[0]) else { return nil }
+                return r[0]
+            }
+            var weights = w, changed = false
+            // BatchNormalization (inference form) into the weights.
+            if let j = soleReader(conv.outputs[0]), graph.nodes[j].opType == "BatchNormalization", graph.nodes[j].inputs.count == 5,
+                graph.nodes[j].inputs[0] == conv.outputs[0], graph.nodes[j].int("training_mode", 0) == 0,
+                graph.nodes[j].outputs.dropFirst().allSatisfy(\.isEmpty),
+                let scale = constants[graph.nodes[j].inputs[1]], let beta = constants[graph.nodes[j].inputs[2]],
+                let mean = constants[graph.nodes[j].inputs[3]], let variance = constants[graph.nodes[j].inputs[4]],
+                [scale, beta, mean, variance].allSatisfy({ $0.isFloat && $0.count == cout })
+            {
+                let eps = graph.nodes[j].float("epsilon", 1e-5)
+                let per = weights.count / cout
+                var wf = weights.floats, bf = bias!.floats
+                for c in 0..<cout {
+                    let k = scale.floats[c] / (variance.floats[c] + eps).squareRoot()
+                    for q in 0..<per { wf[c * per + q] *= k }
+                    bf[c] = (bf[c] - mean.floats[c]) * k + beta.floats[c]
+                }
+                weights = Tensor(shape: weights.shape, floats: wf)
+                bias = Tensor(shape: [cout], floats: bf)
+                conv.outputs = [graph.nodes[j].outputs[0]]
+                removed.insert(j)
+                changed = true
+            }
+            // One activation into the epilogue.
+            if let j = soleReader(conv.outputs[0]), graph.nodes[j].domain.isEmpty, graph.nodes[j].inputs.first == conv.outputs[0] {
+                let a = graph.nodes[j]
+                var clamp: (Float, Float)? = nil, slopes: [Float]? = nil
+                switch a.opType {
+                case "Relu": clamp = (0, .infinity)
+                case "Clip":
+                    var lo = -Float.infinity, hi = Float.infinity
+                    if graph.opsetVersion < 11 { lo = a.float("min", lo); hi = a.float("max", hi) }
+                    var constantBounds = true
+                    for (k, isLow) in [(1, true), (2, false)] where a.inputs.count > k && !a.inputs[k].isEmpty {
+                        guard let t = constants[a.inputs[k]], t.isFloat, t.count == 1 else { constantBounds = false; continue }
+                        if isLow { lo = t.floats[0] } else { hi = t.floats[0] }
+                    }
+                    if constantBounds { clamp = (lo, hi) }
+                case "LeakyRelu": slopes = [Float](repeating: a.float("alpha", 0.01), count: cout)
+                case "PRelu":
+                    // Per channel only: right-aligned against N×C×H×W, every dimension but C is 1.
+                    if a.inputs.count == 2, let t = constants[a.inputs[1]], t.isFloat, t.shape.count <= 4 {
+                        let dims = [Int](repeating: 1, count: 4 - t.shape.count) + t.shape
+                        if t.count == 1 {
+                            slopes = [Float](repeating: t.floats[0], count: cout)
+                        } else if dims[0] == 1, dims[1] == cout, dims[2] == 1, dims[3] == 1 {
+                            slopes = t.floats
+                        }
+                    }
+                default: break
+                }
+                if clamp != nil || slopes != nil {
+                    if let (lo, hi) = clamp { conv.attributes[Conv.fusedClamp] = .floats([lo, hi]) }
+                    conv.outputs = [a.outputs[0]]
+                    if let slopes {
+                        let name = "frameflow.fused.\(i).slope"
+                        constants[name] = Tensor(shape: [cout], floats: slopes)
+                        while conv.inputs.count < 3 { conv.inputs.append("") }
+                        conv.inputs.append(name)
+                    }
+                    removed.insert(j)
+                    changed = true
+                }
+            }
+            if changed {
+                let wName = "frameflow.fused.\(i).weights", bName = "frameflow.fused.\(i).bias"
+                constants[wName] = weights
+                constants[bName] = bias
+                while conv.inputs.count < 3 { conv.inputs.append("") }
+                conv.inputs[1] = wName
+                conv.inputs[2] = bName
+            }
+            graph.nodes[i] = conv
+        }
+        order.removeAll { removed.contains($0) }
     }
 
     /// Op types the model uses.
@@ -189,7 +288,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 outs = try Ops.run(n, ins, opset: graph.opsetVersion)
                 if let timing {
                     let ns = monotonicNanoseconds() - start
-                    timing(n.opType, { n.name.isEmpty ? "#\(step)" : n.name }, ns)
+                    timing(n.opType, { "\(n.name.isEmpty ? "#\(step)" : n.name) \(outs.first?.shape ?? [])" }, ns)
                 }
             } catch let e as ModelError {
                 throw ModelError("node '\(n.name)' (\(n.opType)): \(e.message)")

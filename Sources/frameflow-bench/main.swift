@@ -272,7 +272,9 @@ if all || args.contains("haar") {
 if all || args.contains("models") {
     let dir = repoRoot.appendingPathComponent(".build/fixtures/models").path
     let iterations = Int(ProcessInfo.processInfo.environment["BENCH_MODEL_ITERATIONS"] ?? "") ?? (quick ? 3 : 10)
-    let refs = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"])
+    // BENCH_NO_REFERENCE=1: FrameFlowML alone (quicker when comparing two builds).
+    let skipReference = ProcessInfo.processInfo.environment["BENCH_NO_REFERENCE"] != nil
+    let refs = (skipReference ? nil : run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"]))
         .flatMap { try? JSONSerialization.jsonObject(with: Data($0.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]] } ?? [:]
     print("\n(f) Model latency, median of \(iterations) (FrameFlowML on one thread, and split over the shared workers)")
     // BENCH_MODELS=pnet,onet: only those.

@@ -1,6 +1,6 @@
 import Foundation
 import FrameFlow
-import FrameFlowML
+@testable import FrameFlowML
 import Testing
 
 /// Models no one here wrote, against onnxruntime on the same inputs
@@ -8,7 +8,7 @@ import Testing
 @Suite struct RealModelTests {
     static let dir = MLFixtures.root.appendingPathComponent(".build/fixtures/models")
 
-    @Test(arguments: ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"])
+    @Test(arguments: ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "fused_chain"])
     func matchesOnnxRuntime(name: String) throws {
         let modelURL = Self.dir.appendingPathComponent(name + (name.hasPrefix("face_detection") ? ".tflite" : ".onnx"))
         guard FileManager.default.fileExists(atPath: modelURL.path) else {
@@ -43,6 +43,17 @@ import Testing
             results.withLock { $0.append(r) }
         }
         for r in results.withLock({ $0 }) { try check(try r.get(), "concurrent runs") }
+    }
+
+    /// What `Model.fuseConvolutions` folds at load, on the chain built by the fixture script
+    /// (whose outputs `matchesOnnxRuntime` compares): BN, PRelu, Relu, Clip and LeakyRelu go
+    /// into their Convs; the Relu and Sigmoid after the Conv with two readers stay.
+    @Test func convolutionsAbsorbWhatFollowsThem() throws {
+        let url = Self.dir.appendingPathComponent("fused_chain.onnx")
+        try #require(FileManager.default.fileExists(atPath: url.path), "run scripts/setup.sh test")
+        let model = try Model(contentsOf: url)
+        let left = model.order.map { model.graph.nodes[$0].opType }
+        #expect(left == ["Conv", "Conv", "Conv", "Conv", "Conv", "Relu", "Sigmoid"], "\(left)")
     }
 
     @Test func profileNamesTheOpsThatRan() throws {
