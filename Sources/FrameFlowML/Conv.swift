@@ -296,26 +296,38 @@ enum Conv {
         var out = Scratch.filled(nc * OD * OH * OW)
         let xf = x.asFloats
         if D == 1 && g.kernel[0] == 1 && g.dilations[1] == 1 && g.dilations[2] == 1 && !out.isEmpty {
-            // 2-D windows without dilation: clip each window to the image once.
+            // 2-D windows without dilation: each output row first reduces its window's input
+            // rows into one row (a vectorised pass), then each output reduces its columns of
+            // that row: KH + KW steps per output instead of KH × KW.
             let (KH, KW, sh, sw, pt, pl) = (g.kernel[1], g.kernel[2], g.strides[1], g.strides[2], g.padBegin[1], g.padBegin[2])
             let (pb, pr) = (g.padEnd[1], g.padEnd[2])
+            var rowBuffer = [Float](repeating: 0, count: W)
             xf.withUnsafeBufferPointer { X in
-                out.withUnsafeMutableBufferPointer { Y in
+                out.withUnsafeMutableBufferPointer { Y in rowBuffer.withUnsafeMutableBufferPointer { T in
+                    let t = T.baseAddress!
                     for c in 0..<nc {
                         let xc = X.baseAddress! + c * H * W
                         for oy in 0..<OH {
                             let y0 = oy * sh - pt
                             let ys = max(y0, 0), ye = min(y0 + KH, H)
                             let padRows = min(y0 + KH, H + pb) - max(y0, -pt)
+                            if ys < ye {
+                                t.update(from: xc + ys * W, count: W)
+                                for iy in (ys + 1)..<max(ys + 1, ye) {
+                                    let row = xc + iy * W
+                                    if isMax {
+                                        for ix in 0..<W { let v = row[ix]; t[ix] = v > t[ix] ? v : t[ix] }
+                                    } else {
+                                        for ix in 0..<W { t[ix] += row[ix] }
+                                    }
+                                }
+                            }
                             for ox in 0..<OW {
                                 let x0 = ox * sw - pl
                                 let xs = max(x0, 0), xe = min(x0 + KW, W)
                                 var acc: Float = isMax ? -.infinity : 0
                                 if ys < ye && xs < xe {
-                                    for iy in ys..<ye {
-                                        let row = xc + iy * W
-                                        if isMax { for ix in xs..<xe { acc = max(acc, row[ix]) } } else { for ix in xs..<xe { acc += row[ix] } }
-                                    }
+                                    if isMax { for ix in xs..<xe { acc = max(acc, t[ix]) } } else { for ix in xs..<xe { acc += t[ix] } }
                                 }
                                 if !isMax {
                                     let n = countPad ? padRows * (min(x0 + KW, W + pr) - max(x0, -pl)) : (ye - ys) * (xe - xs)
@@ -325,7 +337,7 @@ enum Conv {
                             }
                         }
                     }
-                }
+                } }
             }
             if !x.isFloat { return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, ints: out.map(toInt64), type: x.type) }
             return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, floats: out)
