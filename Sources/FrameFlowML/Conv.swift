@@ -243,13 +243,15 @@ enum Conv {
                                             continue
                                         }
                                         let xr = xg + c * HW + iy * s.w + colOff
-                                        r.update(repeating: 0, count: cols.lowerBound)
+                                        // Inline copies: a memmove call per 20-float row cost
+                                        // as much as a third of MTCNN's largest convolution.
+                                        for ox in 0..<cols.lowerBound { r[ox] = 0 }
                                         if s.strideW == 1 {
-                                            (r + cols.lowerBound).update(from: xr + cols.lowerBound, count: cols.count)
+                                            Microkernel.copy(r + cols.lowerBound, from: xr + cols.lowerBound, count: cols.count)
                                         } else {
                                             for ox in cols { r[ox] = xr[ox * s.strideW] }
                                         }
-                                        (r + cols.upperBound).update(repeating: 0, count: s.ow - cols.upperBound)
+                                        for ox in cols.upperBound..<s.ow { r[ox] = 0 }
                                     }
                                 }
                             }
@@ -278,6 +280,30 @@ enum Conv {
         Scratch.recycle(&col)
     }
 
+    /// The largest of `t[x0..<x0 + k]` clipped to `0..<w` (−∞ when empty).
+    @inline(__always)
+    static func windowMax(_ t: UnsafePointer<Float>, _ x0: Int, _ k: Int, _ w: Int) -> Float {
+        var acc = -Float.infinity
+        for ix in Swift.max(x0, 0)..<Swift.max(Swift.max(x0, 0), Swift.min(x0 + k, w)) { let v = t[ix]; acc = v > acc ? v : acc }
+        return acc
+    }
+
+    /// `t[i] = max(t[i], row[i])` (or `+=`) for i in 0..<count, eight lanes at a time.
+    @inline(__always)
+    static func reduceRow(_ t: UnsafeMutablePointer<Float>, _ row: UnsafePointer<Float>, count: Int, max isMax: Bool) {
+        typealias V = SIMD8<Float>
+        var i = 0
+        while i + 8 <= count {
+            let a = UnsafeRawPointer(t + i).loadUnaligned(as: V.self), b = UnsafeRawPointer(row + i).loadUnaligned(as: V.self)
+            UnsafeMutableRawPointer(t + i).storeBytes(of: isMax ? a.replacing(with: b, where: b .> a) : a + b, as: V.self)
+            i += 8
+        }
+        while i < count {
+            t[i] = isMax ? (row[i] > t[i] ? row[i] : t[i]) : t[i] + row[i]
+            i += 1
+        }
+    }
+
     static func pool(_ n: ONNXNode, _ x: Tensor, max isMax: Bool) throws -> Tensor {
         guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
         guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {
@@ -301,7 +327,11 @@ enum Conv {
             // that row: KH + KW steps per output instead of KH × KW.
             let (KH, KW, sh, sw, pt, pl) = (g.kernel[1], g.kernel[2], g.strides[1], g.strides[2], g.padBegin[1], g.padBegin[2])
             let (pb, pr) = (g.padEnd[1], g.padEnd[2])
-            var rowBuffer = [Float](repeating: 0, count: W)
+            var rowBuffer = [Float](repeating: 0, count: W + 32)  // slack for the 16-wide loads below
+            // Outputs whose window lies inside the row: with stride 2 and a 2- or 3-wide max
+            // window, eight at a time (even and odd lanes of 16 loaded floats).
+            let inner = Conv.stridedRange(count: OW, stride: sw, offset: -pl, limit: W).clamped(to: Conv.stridedRange(count: OW, stride: sw, offset: KW - 1 - pl, limit: W))
+            let vectorised = isMax && sw == 2 && (KW == 2 || KW == 3)
             xf.withUnsafeBufferPointer { X in
                 out.withUnsafeMutableBufferPointer { Y in rowBuffer.withUnsafeMutableBufferPointer { T in
                     let t = T.baseAddress!
@@ -313,21 +343,32 @@ enum Conv {
                             let padRows = min(y0 + KH, H + pb) - max(y0, -pt)
                             if ys < ye {
                                 t.update(from: xc + ys * W, count: W)
-                                for iy in (ys + 1)..<max(ys + 1, ye) {
-                                    let row = xc + iy * W
-                                    if isMax {
-                                        for ix in 0..<W { let v = row[ix]; t[ix] = v > t[ix] ? v : t[ix] }
-                                    } else {
-                                        for ix in 0..<W { t[ix] += row[ix] }
+                                for iy in (ys + 1)..<max(ys + 1, ye) { reduceRow(t, xc + iy * W, count: W, max: isMax) }
+                            }
+                            var ox = 0
+                            if vectorised && ys < ye {
+                                // Scalar up to the first inside window, then blocks of eight.
+                                while ox < inner.lowerBound { Y[(c * OH + oy) * OW + ox] = windowMax(t, ox * sw - pl, KW, W); ox += 1 }
+                                while ox + 8 <= inner.upperBound {
+                                    let p = t + ox * 2 - pl
+                                    let a = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
+                                    var m = a.evenHalf.replacing(with: a.oddHalf, where: a.oddHalf .> a.evenHalf)
+                                    if KW == 3 {
+                                        let b = UnsafeRawPointer(p + 2).loadUnaligned(as: SIMD16<Float>.self).evenHalf
+                                        m = m.replacing(with: b, where: b .> m)
                                     }
+                                    UnsafeMutableRawPointer(Y.baseAddress! + (c * OH + oy) * OW + ox).storeBytes(of: m, as: SIMD8<Float>.self)
+                                    ox += 8
                                 }
+                                while ox < OW { Y[(c * OH + oy) * OW + ox] = windowMax(t, ox * sw - pl, KW, W); ox += 1 }
+                                continue
                             }
                             for ox in 0..<OW {
                                 let x0 = ox * sw - pl
                                 let xs = max(x0, 0), xe = min(x0 + KW, W)
                                 var acc: Float = isMax ? -.infinity : 0
                                 if ys < ye && xs < xe {
-                                    if isMax { for ix in xs..<xe { acc = max(acc, t[ix]) } } else { for ix in xs..<xe { acc += t[ix] } }
+                                    if isMax { for ix in xs..<xe { let v = t[ix]; acc = v > acc ? v : acc } } else { for ix in xs..<xe { acc += t[ix] } }
                                 }
                                 if !isMax {
                                     let n = countPad ? padRows * (min(x0 + KW, W + pr) - max(x0, -pl)) : (ye - ys) * (xe - xs)

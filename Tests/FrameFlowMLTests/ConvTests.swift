@@ -1,0 +1,30 @@
+@testable import FrameFlowML
+import Testing
+
+/// NCHW pooling against the window written out in the test: widths with several blocks of
+/// eight outputs (the vectorised stride-2 path), both window widths it takes, padding at
+/// both ends, and shapes it does not take.
+@Suite struct ConvTests {
+    @Test(arguments: [(3, 2, 0, 1), (2, 2, 0, 0), (3, 2, 1, 1), (3, 1, 1, 1), (2, 2, 1, 0)])
+    func maxPoolMatchesTheFormula(kernel k: Int, stride s: Int, padBegin p0: Int, padEnd p1: Int) throws {
+        let (c, h, w) = (3, 13, 47)
+        let data = GEMMTests.random(c * h * w, seed: 31)
+        var node = ONNXNode(name: "", opType: "MaxPool", domain: "", inputs: [], outputs: [], attributes: [:])
+        node.attributes["kernel_shape"] = .ints([Int64(k), Int64(k)])
+        node.attributes["strides"] = .ints([Int64(s), Int64(s)])
+        node.attributes["pads"] = .ints([Int64(p0), Int64(p0), Int64(p1), Int64(p1)])
+        let y = try Conv.pool(node, Tensor(shape: [1, c, h, w], floats: data), max: true)
+        let oh = (h + p0 + p1 - k) / s + 1, ow = (w + p0 + p1 - k) / s + 1
+        #expect(y.shape == [1, c, oh, ow])
+        var mismatches = 0
+        for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
+            var m = -Float.infinity
+            for ky in 0..<k { for kx in 0..<k {
+                let iy = oy * s - p0 + ky, ix = ox * s - p0 + kx
+                if iy >= 0 && iy < h && ix >= 0 && ix < w { m = max(m, data[(ch * h + iy) * w + ix]) }
+            } }
+            if y.floats[(ch * oh + oy) * ow + ox] != m { mismatches += 1 }
+        } } }
+        #expect(mismatches == 0)
+    }
+}
