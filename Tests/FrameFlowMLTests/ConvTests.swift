@@ -27,4 +27,31 @@ import Testing
         } } }
         #expect(mismatches == 0)
     }
+
+    /// Depthwise (group = channels ≥ 8, the channels-last path) against the formula:
+    /// channel counts on and off a multiple of 8, strides, dilation, uneven padding.
+    @Test(arguments: [(12, 5, 1, 1, 2), (8, 3, 2, 1, 1), (19, 3, 1, 2, 0), (9, 5, 2, 1, 3)])
+    func depthwiseMatchesTheFormula(channels c: Int, kernel k: Int, stride s: Int, dilation d: Int, pad p: Int) throws {
+        let (h, w) = (7, 10)
+        let x = GEMMTests.random(c * h * w, seed: 41), wt = GEMMTests.random(c * k * k, seed: 42), bias = GEMMTests.random(c, seed: 43)
+        var node = ONNXNode(name: "", opType: "Conv", domain: "", inputs: [], outputs: [], attributes: [:])
+        node.attributes["group"] = .int(Int64(c))
+        node.attributes["strides"] = .ints([Int64(s), Int64(s)])
+        node.attributes["dilations"] = .ints([Int64(d), Int64(d)])
+        node.attributes["pads"] = .ints([Int64(p), Int64(p + 1), Int64(p), Int64(p)])
+        let y = try Conv.run(node, [Tensor(shape: [1, c, h, w], floats: x), Tensor(shape: [c, 1, k, k], floats: wt), Tensor(shape: [c], floats: bias)])
+        let ek = (k - 1) * d + 1
+        let oh = (h + 2 * p - ek) / s + 1, ow = (w + 2 * p + 1 - ek) / s + 1
+        #expect(y.shape == [1, c, oh, ow])
+        var worst: Float = 0
+        for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
+            var v = bias[ch]
+            for ky in 0..<k { for kx in 0..<k {
+                let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
+                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
+            } }
+            worst = max(worst, abs(v - y.floats[(ch * oh + oy) * ow + ox]))
+        } } }
+        #expect(worst <= 1e-4, "max error \(worst)")
+    }
 }
