@@ -84,6 +84,25 @@ enum Conv {
             guard fused else { return v }
             return min(max(v < 0 && slopes != nil ? v * slopeFloats[oc] : v, e.lower), e.upper)
         }
+        // Inputs 4 and 5: the filter packed at load for the channels-last path.
+        // Chosen where it measured faster (frameflow-bench models, per op): deep im2col
+        // (K ≥ 256) into few channels (a multiple of 8, ≤ 64) on ≥ 64 pixels — PP-OCR's
+        // 3×3 convolutions of 96 channels into 24. Elsewhere OpenBLAS on the NCHW im2col was
+        // as fast or faster (MTCNN: 10 output channels waste a third of each 16-wide tile;
+        // 1×1 convolutions of 2×3 images are one pass over the weights either way).
+        if D == 1 && KD == 1 && group == 1 && !out.isEmpty && !xf.isEmpty && ins.count > 5, let fw = ins[4], let fb = ins[5],
+            cin * KH * KW >= 256, cout % 8 == 0, cout <= 64, OH * OW >= 64
+        {
+            guard let filter = PackedFilter(k: cin * KH * KW, outputs: cout, weights: fw.floats, bias: fb.floats) else {
+                throw ModelError("the packed filter (\(fw.shape), \(fb.shape)) does not fit weights \(w.shape)")
+            }
+            let window = NHWC.Window(h: H, w: W, c: cin, oh: OH, ow: OW, kh: KH, kw: KW, sh: g.strides[1], sw: g.strides[2], dh: g.dilations[1], dw: g.dilations[2], pt: g.padBegin[1], pl: g.padBegin[2])
+            xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in slopeFloats.withUnsafeBufferPointer { S in
+                if slopes != nil { e.rowSlope = S.baseAddress }
+                channelsLast(window, batch: batch, x: X.baseAddress!, filter: filter, y: Y.baseAddress!, epilogue: e)
+            } } }
+            return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
+        }
         if D == 1 && KD == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
             let s = Plane2D(
                 batch: batch, cin: cin, h: H, w: W, cout: cout, group: group, kh: KH, kw: KW, strideH: g.strides[1], strideW: g.strides[2],
@@ -158,6 +177,39 @@ enum Conv {
         let lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride
         let hi = limit - 1 - offset < 0 ? 0 : min(count, (limit - 1 - offset) / stride + 1)
         return lo < hi ? lo..<hi : 0..<0
+    }
+
+    /// A full convolution run channels-last: the input transposed to H×W×C, the NHWC path's
+    /// im2col and microkernel (`NHWC.convolve`, bias in its epilogue) with a filter packed
+    /// at load, the result transposed back with the fused activation. For PP-OCR's 3×3
+    /// convolutions into 24 channels (K = 864) this is the skinny product the microkernel
+    /// is fast at (pixels × 24), where OpenBLAS on 24 × pixels packed a megabyte of im2col.
+    static func channelsLast(_ g: NHWC.Window, batch: Int, x: UnsafePointer<Float>, filter: PackedFilter, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue) {
+        let c = g.c, oc = filter.outputs, HW = g.h * g.w, P = g.oh * g.ow
+        let direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w
+        var xt = Scratch.uninitialized(HW * c), yt = Scratch.uninitialized(P * oc)
+        var col = direct ? [] : Scratch.uninitialized(P * filter.k)
+        let activates = epilogue.rowSlope != nil || epilogue.lower > -.infinity || epilogue.upper < .infinity
+        xt.withUnsafeMutableBufferPointer { XT in yt.withUnsafeMutableBufferPointer { YT in col.withUnsafeMutableBufferPointer { C in
+            let xtp = XT.baseAddress!, ytp = YT.baseAddress!
+            for b in 0..<batch {
+                let xb = x + b * c * HW, yb = y + b * oc * P
+                for ch in 0..<c { for i in 0..<HW { xtp[i * c + ch] = xb[ch * HW + i] } }
+                filter.weights.withUnsafeBufferPointer { W in
+                    NHWC.convolve(
+                        g, x: xtp, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: ytp, residual: nil, residualChannels: 0,
+                        clamp: nil, im2col: C.baseAddress)
+                }
+                for o in 0..<oc {
+                    let yc = yb + o * P
+                    for i in 0..<P { yc[i] = ytp[i * oc + o] }
+                    if activates { activate(yc, 0..<P, bias: 0, epilogue, row: o) }
+                }
+            }
+        } } }
+        Scratch.recycle(&xt)
+        Scratch.recycle(&yt)
+        Scratch.recycle(&col)
     }
 
     /// Depthwise convolution (multiplier 1, ≥ 8 channels) with the channels innermost:

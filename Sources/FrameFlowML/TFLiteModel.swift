@@ -251,6 +251,13 @@ struct PackedFilter {
     let weights: [Float]
     let bias: [Float]
 
+    /// A filter laid out before (the tensors `Model` stores for an ONNX Conv).
+    init?(k: Int, outputs: Int, weights: [Float], bias: [Float]) {
+        let stride = Microkernel.paddedWidth(outputs)
+        guard k > 0, outputs > 0, weights.count == k * stride, bias.count == stride else { return nil }
+        (self.k, self.outputs, self.stride, self.weights, self.bias) = (k, outputs, stride, weights, bias)
+    }
+
     init(outputsByInputs w: [Float], outputs n: Int, bias b: [Float]?) {
         k = w.count / n
         outputs = n
@@ -448,6 +455,70 @@ enum NHWC {
         }
     }
 
+    /// A full convolution of one NHWC image (`g.c` input channels) into `outputs` channels:
+    /// bands of output rows over the workers, each in chunks whose im2col rows stay in L1,
+    /// multiplied by the packed filter through `Microkernel` (bias, residual and clamp in
+    /// its epilogue) — or, without one, by OpenBLAS with the bias added after (the clamp is
+    /// then the caller's). `im2col` holds oh·ow·K floats (nil for a 1×1, stride 1 filter).
+    static func convolve(
+        _ g: Window, x xb: UnsafePointer<Float>, filter packed: PackedFilter?, weights wAll: UnsafePointer<Float>, bias bf: [Float]?,
+        outputs oc: Int, y yAll: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?, residualChannels rc: Int,
+        clamp: (Float, Float)?, im2col cAll: UnsafeMutablePointer<Float>?
+    ) {
+        let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl)
+        let K = kh * kw * c, P = oh * ow
+        let direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == wd
+        Scratch.parallelFor(oh, work: P * K * oc) { band in
+            // Chunks of output rows whose im2col rows (≤ 32 KB) stay in the L1 cache
+            // between being written and being multiplied.
+            let chunkRows = direct ? band.count : max(1, 8192 / max(1, ow * K))
+            for y0 in stride(from: band.lowerBound, to: band.upperBound, by: chunkRows) {
+                let chunk = y0..<min(y0 + chunkRows, band.upperBound)
+                var src = xb + y0 * ow * c
+                if !direct, let cAll {
+                    // im2col, one row per output pixel in the filter's (ky, kx, c) order.
+                    let cp = cAll + y0 * ow * K
+                    for y in chunk { for xo in 0..<ow {
+                        var dst = cp + ((y - y0) * ow + xo) * K
+                        let ix0 = xo * sw - pl
+                        for ky in 0..<kh {
+                            let iy = y * sh - pt + ky * dh
+                            if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
+                                // The filter row lies inside the image: one copy.
+                                Microkernel.copy(dst, from: xb + (iy * wd + ix0) * c, count: kw * c)
+                                dst += kw * c
+                                continue
+                            }
+                            for kx in 0..<kw {
+                                let ix = xo * sw - pl + kx * dw
+                                if iy < 0 || iy >= h || ix < 0 || ix >= wd {
+                                    dst.update(repeating: 0, count: c)
+                                } else {
+                                    Microkernel.copy(dst, from: xb + (iy * wd + ix) * c, count: c)
+                                }
+                                dst += c
+                            }
+                        }
+                    } }
+                    src = UnsafePointer(cp)
+                }
+                let rows = chunk.count * ow
+                let yb = yAll + y0 * ow * oc
+                if let filter = packed {
+                    var e = GEMMEpilogue()
+                    if let r = residual {
+                        e.residual = r + y0 * ow * rc
+                        (e.residualStride, e.residualColumns) = (rc, rc)
+                    }
+                    filter.apply(rows: rows, a: src, lda: K, c: yb, ldc: oc, epilogue: e, clamp: clamp)
+                    continue
+                }
+                GEMM.multiply(m: rows, n: oc, k: K, a: src, lda: K, b: wAll, ldb: K, transB: true, c: yb, ldc: oc)
+                if let bf { for p in 0..<rows { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
+            }
+        }
+    }
+
     /// TF's SAME/VALID padding: (output size, padding before).
     static func padding(_ same: Bool, _ inSize: Int, _ k: Int, _ stride: Int, _ dil: Int) -> (Int, Int) {
         let ek = (k - 1) * dil + 1
@@ -497,58 +568,13 @@ enum NHWC {
                 let residual = residualTensor == nil ? nil : R.baseAddress
                 if residualTensor != nil && residual == nil && n * oh * ow * rc > 0 { throw ModelError("residual has no data") }
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
-                    // Bands of output rows, each its own im2col rows and matrix product.
-                    let xAll = X.baseAddress!, wAll = W.baseAddress!, yAll = Y.baseAddress!, cAll = C.baseAddress
-                    for b in 0..<n { Scratch.parallelFor(oh, work: P * K * oc) { band in
-                        let xb = xAll + b * h * wd * c
-                        // Chunks of output rows whose im2col rows (≤ 32 KB) stay in the L1 cache
-                        // between being written and being multiplied.
-                        let chunkRows = direct ? band.count : max(1, 8192 / max(1, ow * K))
-                        for y0 in stride(from: band.lowerBound, to: band.upperBound, by: chunkRows) {
-                            let chunk = y0..<min(y0 + chunkRows, band.upperBound)
-                            var src = UnsafePointer(xb) + y0 * ow * c
-                            if !direct, let cAll {
-                                // im2col, one row per output pixel in the filter's (ky, kx, c) order.
-                                let cp = cAll + y0 * ow * K  // the buffer serves one image at a time
-                                for y in chunk { for xo in 0..<ow {
-                                    var dst = cp + ((y - y0) * ow + xo) * K
-                                    let ix0 = xo * sw - pl
-                                    for ky in 0..<kh {
-                                        let iy = y * sh - pt + ky * dh
-                                        if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
-                                            // The filter row lies inside the image: one copy.
-                                            Microkernel.copy(dst, from: xb + (iy * wd + ix0) * c, count: kw * c)
-                                            dst += kw * c
-                                            continue
-                                        }
-                                        for kx in 0..<kw {
-                                            let ix = xo * sw - pl + kx * dw
-                                            if iy < 0 || iy >= h || ix < 0 || ix >= wd {
-                                                dst.update(repeating: 0, count: c)
-                                            } else {
-                                                Microkernel.copy(dst, from: xb + (iy * wd + ix) * c, count: c)
-                                            }
-                                            dst += c
-                                        }
-                                    }
-                                } }
-                                src = UnsafePointer(cp)
-                            }
-                            let rows = chunk.count * ow
-                            let yb = yAll + b * P * oc + y0 * ow * oc
-                            if let filter = packed {
-                                var e = GEMMEpilogue()
-                                if let r = residual {
-                                    e.residual = r + (b * P + y0 * ow) * rc
-                                    (e.residualStride, e.residualColumns) = (rc, rc)
-                                }
-                                filter.apply(rows: rows, a: src, lda: K, c: yb, ldc: oc, epilogue: e, clamp: clampRange(act))
-                                continue
-                            }
-                            GEMM.multiply(m: rows, n: oc, k: K, a: src, lda: K, b: wAll, ldb: K, transB: true, c: yb, ldc: oc)
-                            if let bf { for p in 0..<rows { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
-                        }
-                    } }
+                    let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                    for b in 0..<n {
+                        convolve(
+                            g, x: X.baseAddress! + b * h * wd * c, filter: packed, weights: W.baseAddress!, bias: bf, outputs: oc,
+                            y: Y.baseAddress! + b * P * oc, residual: residual.map { $0 + b * P * rc }, residualChannels: rc,
+                            clamp: clampRange(act), im2col: C.baseAddress)
+                    }
                 } } } }
                 }
                 Scratch.recycle(&col)
