@@ -36,6 +36,10 @@ enum Ops {
     }
 
     static func run(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
+        if n.opType == "Relu", let x = ins.first ?? nil, x.isFloat {
+            // The common one written out (the table's closure is a call per element).
+            return [Tensor(shape: x.shape, floats: Scratch.map(x.floats) { $0 > 0 ? $0 : 0 }, type: x.type)]
+        }
         if let f = unary[n.opType] {
             let x = try need(ins, 0)
             return [Tensor(shape: x.shape, floats: Scratch.map(x.asFloats, f), type: x.isFloat ? x.type : .float32)]
@@ -160,12 +164,19 @@ enum Ops {
             let mean = try need(ins, 3).floats, variance = try need(ins, 4).floats
             let eps = n.float("epsilon", 1e-5)
             let c = x.shape.count > 1 ? x.shape[1] : 1, sp = x.shape.count > 2 ? x.shape[2...].reduce(1, *) : 1
-            var out = x.floats
-            for b in 0..<x.shape[0] {
-                for ch in 0..<c {
-                    let k = scale[ch] / (variance[ch] + eps).squareRoot(), o = bias[ch] - mean[ch] * k
-                    let base = (b * c + ch) * sp
-                    for i in 0..<sp { out[base + i] = x.floats[base + i] * k + o }
+            guard scale.count >= c, bias.count >= c, mean.count >= c, variance.count >= c, x.floats.count == x.count else {
+                throw ModelError("BatchNormalization parameters do not fit \(c) channels")
+            }
+            var out = Scratch.uninitialized(x.count)
+            x.floats.withUnsafeBufferPointer { X in
+                out.withUnsafeMutableBufferPointer { Y in
+                    for b in 0..<(x.shape.first ?? 0) {
+                        for ch in 0..<c {
+                            let k = scale[ch] / (variance[ch] + eps).squareRoot(), o = bias[ch] - mean[ch] * k
+                            let base = (b * c + ch) * sp
+                            for i in base..<(base + sp) { Y[i] = X[i] * k + o }
+                        }
+                    }
                 }
             }
             return [Tensor(shape: x.shape, floats: out)]

@@ -120,8 +120,24 @@ enum MoreOps {
         let outLen = taps.count
         var out = Scratch.filled(outer * outLen * inner)
         if out.isEmpty || x.isEmpty { return out }
+        // Nearest (every output one input, weight 1): a gather, without a copy call per
+        // element when the rows are short (PP-OCR's ×2 upsampling of the last axis: inner 1).
+        let nearest = taps.allSatisfy { $0.count == 1 && $0[0].1 == 1 } ? taps.map { $0[0].0 } : nil
         x.withUnsafeBufferPointer { X in
             out.withUnsafeMutableBufferPointer { Y in
+                if let nearest {
+                    nearest.withUnsafeBufferPointer { N in
+                        for o in 0..<outer {
+                            let xo = X.baseAddress! + o * len * inner, yo = Y.baseAddress! + o * outLen * inner
+                            if inner == 1 {
+                                for i in 0..<outLen { yo[i] = xo[N[i]] }
+                            } else {
+                                for i in 0..<outLen { Microkernel.copy(yo + i * inner, from: xo + N[i] * inner, count: inner) }
+                            }
+                        }
+                    }
+                    return
+                }
                 for o in 0..<outer {
                     let xo = X.baseAddress! + o * len * inner, yo = Y.baseAddress! + o * outLen * inner
                     for (i, t) in taps.enumerated() {
