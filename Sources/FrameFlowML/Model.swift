@@ -17,9 +17,28 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     let order: [Int]
     /// Initializers plus every value computed from constants alone, evaluated at load.
     let constants: [String: Tensor]
-    /// For each step of `order`, the values no later step reads (dropped after it runs).
-    let lastUses: [[String]]
+    /// The run plan: each step of `order` with its values as slots (see `Step`).
+    let steps: [Step]
+    /// Constants the steps read, by index (a reference `-1 - k`).
+    let constantList: [Tensor]
+    /// Slots for the values computed during a run (graph inputs included).
+    let slotCount: Int
+    let inputSlots: [Int]
+    let outputRefs: [Int]
     let tflite: TFLiteGraph?
+
+    /// One node of the plan. Value references: `k ≥ 0` is run slot k, `k < 0` is constant
+    /// `-1 - k`, `Step.absent` an omitted optional input. Planned once so that a run indexes
+    /// arrays instead of hashing value names (PP-OCR runs ~300 nodes: dictionary lookups,
+    /// and copying the constants dictionary on the first write, cost a fifth of a run).
+    struct Step {
+        static let absent = Int.min
+        let node: Int
+        let inputs: [Int]
+        let outputs: [Int]
+        /// Slots no later step reads (their storage goes back to the pool after this step).
+        let frees: [Int]
+    }
     /// The graph's inputs (initializers excluded) and outputs.
     public let inputs: [ValueInfo]
     public let outputs: [ValueInfo]
@@ -46,7 +65,11 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         graph = try ONNXModel(empty: ())
         order = []
         constants = [:]
-        lastUses = []
+        steps = []
+        constantList = []
+        slotCount = 0
+        inputSlots = []
+        outputRefs = []
         inputs = g.inputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
         outputs = g.outputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
     }
@@ -97,17 +120,39 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         self.graph = graph
         self.order = remainingOrder
         self.constants = constants
-        // Liveness: after its last reader runs, a value is dropped (graph outputs are kept).
-        let keep = Set(graph.outputs.map(\.name))
-        var seen = Set<String>()
-        var lastUses = [[String]](repeating: [], count: remainingOrder.count)
-        for (step, i) in remainingOrder.enumerated().reversed() {
-            for name in graph.nodes[i].inputs where !name.isEmpty && !keep.contains(name) && constants[name] == nil && !seen.contains(name) {
-                seen.insert(name)
-                lastUses[step].append(name)
+        // The plan: value names to slots and constant indices, and liveness — after its
+        // last reader runs, a value's storage is recycled (graph outputs are kept).
+        var slotOf: [String: Int] = [:], constantIndex: [String: Int] = [:], constantList: [Tensor] = []
+        func ref(_ name: String) -> Int {
+            if name.isEmpty { return Step.absent }
+            if let k = constantIndex[name] { return -1 - k }
+            if let t = constants[name] {
+                constantIndex[name] = constantList.count
+                constantList.append(t)
+                return -constantList.count
+            }
+            if let k = slotOf[name] { return k }
+            slotOf[name] = slotOf.count
+            return slotOf.count - 1
+        }
+        let inputSlots = inputs.map { ref($0.name) }
+        var planned = remainingOrder.map { i in (node: i, inputs: graph.nodes[i].inputs.map(ref), outputs: graph.nodes[i].outputs.map(ref)) }
+        let outputRefs = graph.outputs.map { ref($0.name) }
+        let keep = Set(outputRefs)
+        var seen = Set<Int>()
+        var frees = [[Int]](repeating: [], count: planned.count)
+        for (step, p) in planned.enumerated().reversed() {
+            for r in p.inputs where r >= 0 && !keep.contains(r) && !seen.contains(r) {
+                seen.insert(r)
+                if !p.outputs.contains(r) { frees[step].append(r) }
             }
         }
-        self.lastUses = lastUses
+        steps = planned.indices.map { Step(node: planned[$0].node, inputs: planned[$0].inputs, outputs: planned[$0].outputs, frees: frees[$0]) }
+        planned.removeAll()
+        self.constantList = constantList
+        self.slotCount = slotOf.count
+        self.inputSlots = inputSlots
+        self.outputRefs = outputRefs
     }
 
     /// Folds what follows a Conv into it, at load: a BatchNormalization with constant
@@ -286,38 +331,42 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             for (k, v) in r { out[t.tensors[k].name] = v }
             return out
         }
-        var values = constants
-        for input in inputs {
+        var values = [Tensor?](repeating: nil, count: slotCount)
+        @inline(__always) func value(_ r: Int) -> Tensor? { r >= 0 ? values[r] : r == Step.absent ? nil : constantList[-1 - r] }
+        for (input, slot) in zip(inputs, inputSlots) {
             guard let t = feeds[input.name] else {
                 throw ModelError("missing input '\(input.name)' (inputs: \(inputs.map(\.name).joined(separator: ", ")))")
             }
             if let shape = input.shape, shape.count != t.shape.count || zip(shape, t.shape).contains(where: { $0 != nil && $0! != $1 }) {
                 throw ModelError("input '\(input.name)' has shape \(t.shape), the model expects \(shape.map { $0.map(String.init) ?? "?" })")
             }
-            values[input.name] = t
+            if slot >= 0 { values[slot] = t }
         }
-        for (step, i) in order.enumerated() {
-            let n = graph.nodes[i]
-            let ins = n.inputs.map { $0.isEmpty ? nil : values[$0] }
+        for (index, step) in steps.enumerated() {
+            let n = graph.nodes[step.node]
+            let ins = step.inputs.map(value)
             let outs: [Tensor]
             do {
                 let start = timing == nil ? 0 : monotonicNanoseconds()
                 outs = try Ops.run(n, ins, opset: graph.opsetVersion)
                 if let timing {
                     let ns = monotonicNanoseconds() - start
-                    timing(n.opType, { "\(n.name.isEmpty ? "#\(step)" : n.name) \(outs.first?.shape ?? [])" }, ns)
+                    timing(n.opType, { "\(n.name.isEmpty ? "#\(index)" : n.name) \(outs.first?.shape ?? [])" }, ns)
                 }
             } catch let e as ModelError {
                 throw ModelError("node '\(n.name)' (\(n.opType)): \(e.message)")
             }
-            for (k, name) in n.outputs.enumerated() where k < outs.count && !name.isEmpty { values[name] = outs[k] }
-            for name in lastUses[step] where !n.outputs.contains(name) {
-                if var t = values.removeValue(forKey: name) { Scratch.recycle(&t.floats) }
+            for (k, slot) in step.outputs.enumerated() where k < outs.count && slot >= 0 { values[slot] = outs[k] }
+            for slot in step.frees {
+                if var t = values[slot] {
+                    values[slot] = nil
+                    Scratch.recycle(&t.floats)
+                }
             }
         }
         var result: [String: Tensor] = [:]
-        for o in outputs {
-            guard let t = values[o.name] else { throw ModelError("output '\(o.name)' was not computed") }
+        for (o, r) in zip(outputs, outputRefs) {
+            guard let t = value(r) else { throw ModelError("output '\(o.name)' was not computed") }
             result[o.name] = t
         }
         return result
