@@ -319,7 +319,7 @@ if all || args.contains("blazeface") {
     let wanted = quick ? 30 : 120  // the clip has 120 frames
     let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-blazeface-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: raw) }
-    print("\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps; ratio = FrameFlow fps / reference fps, target ≥ 1.0)")
+    print("\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps, best of 3 passes; ratio = FrameFlow fps / reference fps, target ≥ 1.0)")
     if run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", "\(wanted)", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
         let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
     {
@@ -351,7 +351,10 @@ if all || args.contains("blazeface") {
             return (Double(count) / (Double(monotonicNanoseconds() - t) / 1e9), faces.withLock { $0 })
         }
         _ = try graphFPS()  // warm-up: model load, pools
-        let ours = try graphFPS()
+        // The best of three passes over the clip (the Python reference does the same): one
+        // pass is ~0.2 s, short enough for this shared machine's noise to move it by 20 %.
+        var ours = try graphFPS()
+        for _ in 0..<2 { let r = try graphFPS(); if r.fps > ours.fps { ours = r } }
         let ref = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_blazeface.py").path,
                                   "\(models)/face_detection_short_range.tflite", raw.path, "\(w)", "\(h)"])
             .flatMap { try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Double] } ?? [:]

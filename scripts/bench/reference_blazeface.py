@@ -23,8 +23,11 @@ out = {}
 for threads in (1, 2):
     model = ref.load(model_path, threads)
     ref.detect(model, frames[0])  # warm-up
-    t = time.perf_counter()
-    faces = sum(1 for f in frames if ref.detect(model, f))
-    out[f"litert{threads}"] = len(frames) / (time.perf_counter() - t)
+    best = 0.0
+    for _ in range(3):  # the best of three passes, as frameflow-bench takes for the graph
+        t = time.perf_counter()
+        faces = sum(1 for f in frames if ref.detect(model, f))
+        best = max(best, len(frames) / (time.perf_counter() - t))
+    out[f"litert{threads}"] = best
     out["faces"] = faces
 print(json.dumps(out))
