@@ -118,14 +118,25 @@ struct TFLiteGraph {
         }
     }
 
+    /// For the fusion passes: how many ops read each tensor, which op writes it, and the
+    /// graph's outputs (which must stay).
+    private func dataflow() -> (readers: [Int: Int], producer: [Int: Int], graphOutputs: Set<Int>) {
+        var readers: [Int: Int] = [:], producer: [Int: Int] = [:]
+        for (k, op) in ops.enumerated() {
+            for i in op.inputs where i >= 0 { readers[i, default: 0] += 1 }
+            for o in op.outputs { producer[o] = k }
+        }
+        return (readers, producer, Set(outputs))
+    }
+
+    private mutating func removeOps(_ removed: Set<Int>) {
+        ops = ops.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
     /// Fuses each RELU/RELU6 into the op before it when that op has no activation of its own
     /// and the RELU is the only reader of its output: one pass over the tensor instead of two.
     mutating func fuseActivations() {
-        var readers: [Int: Int] = [:]
-        for op in ops { for i in op.inputs where i >= 0 { readers[i, default: 0] += 1 } }
-        let graphOutputs = Set(outputs)
-        var producer: [Int: Int] = [:]
-        for (k, op) in ops.enumerated() { for o in op.outputs { producer[o] = k } }
+        let (readers, producer, graphOutputs) = dataflow()
         var removed = Set<Int>()
         let field: [Int32: Int] = [0: 0, 3: 3, 4: 4, 18: 0, 9: 0]  // ADD, CONV_2D, DEPTHWISE_CONV_2D, MUL, FULLY_CONNECTED
         for (k, op) in ops.enumerated() where op.code == 19 || op.code == 21 {
@@ -137,7 +148,7 @@ struct TFLiteGraph {
             ops[p].outputs = op.outputs
             removed.insert(k)
         }
-        ops = ops.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        removeOps(removed)
     }
 
     /// DEQUANTIZE of a constant (float16 weights, widened when read) is a constant: its
@@ -168,11 +179,7 @@ struct TFLiteGraph {
     /// zero channels at the end — into the convolution, which adds `r` as it stores each
     /// tile (BlazeFace's blocks: the separate PAD and ADD passes over the tensor go).
     mutating func fuseResiduals() {
-        var readers: [Int: Int] = [:]
-        for op in ops { for i in op.inputs where i >= 0 { readers[i, default: 0] += 1 } }
-        let graphOutputs = Set(outputs)
-        var producer: [Int: Int] = [:]
-        for (k, op) in ops.enumerated() { for o in op.outputs { producer[o] = k } }
+        let (readers, producer, graphOutputs) = dataflow()
         var removed = Set<Int>()
         for (k, add) in ops.enumerated() where add.code == 0 && add.inputs.count == 2 && add.outputs.count == 1 {
             guard let act = try? add.activation(field: 0), act == 0 || NHWC.clampRange(act) != nil else { continue }
@@ -208,7 +215,7 @@ struct TFLiteGraph {
                 break
             }
         }
-        ops = ops.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        removeOps(removed)
     }
 
     func run(_ feeds: [Int: Tensor], timing: Model.Timing? = nil) throws -> [Int: Tensor] {
