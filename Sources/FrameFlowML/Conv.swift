@@ -87,11 +87,13 @@ enum Conv {
         // Inputs 4 and 5: the filter packed at load for the channels-last path.
         // Chosen where it measured faster (frameflow-bench models, per op): deep im2col
         // (K ≥ 256) into few channels (a multiple of 8, ≤ 64) on ≥ 64 pixels — PP-OCR's
-        // 3×3 convolutions of 96 channels into 24. Elsewhere OpenBLAS on the NCHW im2col was
-        // as fast or faster (MTCNN: 10 output channels waste a third of each 16-wide tile;
-        // 1×1 convolutions of 2×3 images are one pass over the weights either way).
+        // 3×3 convolutions of 96 channels into 24 — and 1×1 convolutions of ≤ 16 pixels
+        // (PP-OCR's 384 × 384 on 2×3 images: one pass over filter panels packed at load,
+        // where OpenBLAS packs the 590 KB of weights on every call). Elsewhere OpenBLAS on
+        // the NCHW im2col was as fast or faster (MTCNN: 10 output channels waste a third of
+        // each 16-wide tile).
         if D == 1 && KD == 1 && group == 1 && !out.isEmpty && !xf.isEmpty && ins.count > 5, let fw = ins[4], let fb = ins[5],
-            cin * KH * KW >= 256, cout % 8 == 0, cout <= 64, OH * OW >= 64
+            cout % 8 == 0, cin * KH * KW >= 256 && cout <= 64 && OH * OW >= 64 || KH == 1 && KW == 1 && OH * OW <= 16
         {
             guard let filter = PackedFilter(k: cin * KH * KW, outputs: cout, weights: fw.floats, bias: fb.floats) else {
                 throw ModelError("the packed filter (\(fw.shape), \(fb.shape)) does not fit weights \(w.shape)")

@@ -41,28 +41,41 @@ enum Microkernel {
     /// `n` rounded up to the vector width, the readable width B's rows must have.
     static func paddedWidth(_ n: Int) -> Int { (n + 7) & ~7 }
 
-    /// C[m×n] = A·B through the epilogue.
+    /// Where element (p, j) of a k × n matrix goes in the panel layout `multiply(packedB:)`
+    /// reads: 16-column panels, each k × 16 and contiguous.
+    @inline(__always)
+    static func packedIndex(row p: Int, column j: Int, k: Int) -> Int { (j >> 4) * k * 16 + p * 16 + (j & 15) }
+
+    /// Floats a k × n matrix takes in the panel layout (the last panel padded to 16).
+    static func packedCount(k: Int, n: Int) -> Int { (n + 15) / 16 * 16 * k }
+
+    /// C[m×n] = A·B through the epilogue. With `packedB`, B is in the panel layout
+    /// (`packedIndex`, `ldb` ignored): each 16-column block's k rows are then one contiguous
+    /// run instead of k rows `ldb` apart — for PP-OCR's 384 × 384 filters a new page every
+    /// few k steps.
     static func multiply(
-        m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+        m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int, packedB: Bool = false,
         c: UnsafeMutablePointer<Float>, ldc: Int, epilogue e: GEMMEpilogue = GEMMEpilogue()
     ) {
         if m <= 0 || n <= 0 { return }
+        @inline(__always) func bBlock(_ j0: Int) -> UnsafePointer<Float> { packedB ? b + (j0 >> 4) * k * 16 : b + j0 }
+        let bStride = packedB ? 16 : ldb
         // Keep the smaller operand in cache: walk tiles of A's rows over all of B when B is
         // the small one (NHWC: B is the weights), columns of B over all of A otherwise.
         let rowsOuter = n * k <= m * k
         // Column blocks of 16; when 1…8 columns are left over (n = 24, 56, 88 …) the last
         // 16 + r columns go to a 4×24 tile instead of a 16-wide and a half-empty 8-wide one.
         let r = n % 16
-        let wideTail = n >= 24 && r > 0 && r <= 8
+        let wideTail = !packedB && n >= 24 && r > 0 && r <= 8  // a 24-wide tile spans two panels
         let blocks = wideTail ? n / 16 : (n + 15) / 16  // the wide tail counts as one
         let rowTiles = (m + rowsPerTile - 1) / rowsPerTile, wideTiles = (m + 3) / 4
         @inline(__always) func tile(_ t: Int, _ blk: Int) {
             let i0 = t * rowsPerTile, rows = min(rowsPerTile, m - i0)
             let j0 = blk * 16, width = min(16, n - j0)
             if width > 8 {
-                tile16(rows: rows, columns: width, k: k, a: a + i0 * lda, lda: lda, b: b + j0, ldb: ldb, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
+                tile16(rows: rows, columns: width, k: k, a: a + i0 * lda, lda: lda, b: bBlock(j0), ldb: bStride, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
             } else {
-                tile8(rows: rows, columns: width, k: k, a: a + i0 * lda, lda: lda, b: b + j0, ldb: ldb, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
+                tile8(rows: rows, columns: width, k: k, a: a + i0 * lda, lda: lda, b: bBlock(j0), ldb: bStride, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
             }
         }
         @inline(__always) func wide(_ t: Int) {

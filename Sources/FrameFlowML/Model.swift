@@ -252,7 +252,9 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             // multiplies by (`PackedFilter`: K in (ky, kx, c) order × output channels), as
             // inputs 4 and 5: Conv.run then works channels-last where that is faster (see
             // `Conv.run` and `Conv.channelsLast`).
-            if conv.int("group", 1) == 1, weights.shape[1] * weights.shape[2] * weights.shape[3] >= 256, cout % 8 == 0, cout <= 64 {
+            if conv.int("group", 1) == 1, cout % 8 == 0,
+                weights.shape[1] * weights.shape[2] * weights.shape[3] >= 256 && cout <= 64 || weights.shape[2] == 1 && weights.shape[3] == 1
+            {
                 let (cin, kh, kw) = (weights.shape[1], weights.shape[2], weights.shape[3])
                 var reordered = [Float](repeating: 0, count: weights.count)
                 for o in 0..<cout { for c in 0..<cin { for ky in 0..<kh { for kx in 0..<kw {
@@ -260,8 +262,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 } } } }
                 let filter = PackedFilter(outputsByInputs: reordered, outputs: cout, bias: bias!.floats)
                 let wName = "frameflow.nhwc.\(i).weights", bName = "frameflow.nhwc.\(i).bias"
-                constants[wName] = Tensor(shape: [filter.k, filter.stride], floats: filter.weights)
-                constants[bName] = Tensor(shape: [filter.stride], floats: filter.bias)
+                constants[wName] = Tensor(shape: [filter.weights.count], floats: filter.weights)
+                constants[bName] = Tensor(shape: [filter.bias.count], floats: filter.bias)
                 while conv.inputs.count < 4 { conv.inputs.append("") }
                 conv.inputs.insert(contentsOf: [wName, bName], at: 4)
             }
