@@ -4,6 +4,8 @@ import Foundation
 enum Conv {
     /// The attribute `Model` sets on a Conv whose Relu / Clip was fused into it: [min, max].
     static let fusedClamp = "frameflow.fused_clamp"
+    /// The attribute `Model` sets on a Conv whose HardSwish was fused into it.
+    static let fusedHardSwish = "frameflow.fused_hardswish"
 
     struct Geometry {
         var spatialIn: [Int], kernel: [Int], strides: [Int], dilations: [Int], padBegin: [Int], padEnd: [Int], spatialOut: [Int]
@@ -75,14 +77,16 @@ enum Conv {
         // slope for negatives as input 3.
         var e = GEMMEpilogue()
         if case .floats(let r)? = n.attributes[fusedClamp], r.count == 2 { (e.lower, e.upper) = (r[0], r[1]) }
+        if case .int(1)? = n.attributes[fusedHardSwish] { e.hardSwish = true }
         let slopes = ins.count > 3 ? ins[3]?.asFloats : nil
         guard slopes.map({ $0.count == cout }) ?? true else { throw ModelError("fused slope has \(slopes!.count) values for \(cout) channels") }
         let slopeFloats = slopes ?? []
-        let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity
+        let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish
         /// The fused activation of channel `oc` on one value (the paths without tiles).
         func activate(_ v: Float, _ oc: Int) -> Float {
             guard fused else { return v }
-            return min(max(v < 0 && slopes != nil ? v * slopeFloats[oc] : v, e.lower), e.upper)
+            let u = min(max(v < 0 && slopes != nil ? v * slopeFloats[oc] : v, e.lower), e.upper)
+            return e.hardSwish ? u * min(max(u / 6 + 0.5, 0), 1) : u
         }
         // Inputs 4 and 5: the filter packed at load for the channels-last path.
         // Chosen where it measured faster (frameflow-bench models, per op): deep im2col
@@ -191,7 +195,7 @@ enum Conv {
         let direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w
         var xt = Scratch.uninitialized(HW * c), yt = Scratch.uninitialized(P * oc)
         var col = direct ? [] : Scratch.uninitialized(P * filter.k)
-        let activates = epilogue.rowSlope != nil || epilogue.lower > -.infinity || epilogue.upper < .infinity
+        let activates = epilogue.activates
         xt.withUnsafeMutableBufferPointer { XT in yt.withUnsafeMutableBufferPointer { YT in col.withUnsafeMutableBufferPointer { C in
             let xtp = XT.baseAddress!, ytp = YT.baseAddress!
             for b in 0..<batch {
@@ -263,9 +267,7 @@ enum Conv {
                 for ch in 0..<c {
                     let yc = yb + ch * P
                     for i in 0..<P { yc[i] = ytp[i * c + ch] }
-                    if epilogue.rowSlope != nil || epilogue.lower > -.infinity || epilogue.upper < .infinity {
-                        activate(yc, 0..<P, bias: 0, epilogue, row: ch)
-                    }
+                    if epilogue.activates { activate(yc, 0..<P, bias: 0, epilogue, row: ch) }
                 }
             }
         } } } }
@@ -280,6 +282,17 @@ enum Conv {
     @inline(__always)
     static func activate(_ r: UnsafeMutablePointer<Float>, _ range: Range<Int>, bias: Float, _ e: GEMMEpilogue, row: Int) {
         let lo = e.lower, hi = e.upper
+        if e.hardSwish {
+            // x · clamp(x / 6 + 1/2, 0, 1) (HardSwish; `Model` fuses it alone, without a clamp)
+            for i in range {
+                let v = r[i] + bias
+                var t = v * (1 / 6) + 0.5
+                t = t < 0 ? 0 : t
+                t = t > 1 ? 1 : t
+                r[i] = v * t
+            }
+            return
+        }
         if let sl = e.rowSlope?[row] {
             for i in range {
                 var v = r[i] + bias
@@ -329,15 +342,13 @@ enum Conv {
                             }
                         }
                     }
-                    if epilogue.rowSlope != nil || epilogue.lower > -.infinity || epilogue.upper < .infinity {
-                        activate(yc, 0..<P, bias: 0, epilogue, row: c)
-                    }
+                    if epilogue.activates { activate(yc, 0..<P, bias: 0, epilogue, row: c) }
                 }
             }
             return
         }
         let K = s.cpg * s.kh * s.kw
-        let activates = epilogue.rowSlope != nil || epilogue.lower > -.infinity || epilogue.upper < .infinity
+        let activates = epilogue.activates
         let direct = s.kh == 1 && s.kw == 1 && s.strideH == 1 && s.strideW == 1 && s.padTop == 0 && s.padLeft == 0 && s.oh == s.h && s.ow == s.w
         var col = direct ? [] : Scratch.uninitialized(K * P)  // im2col writes every entry
         col.withUnsafeMutableBufferPointer { C in

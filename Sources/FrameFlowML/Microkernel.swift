@@ -17,6 +17,11 @@ struct GEMMEpilogue {
     var rowSlope: UnsafePointer<Float>? = nil
     var lower: Float = -.infinity
     var upper: Float = .infinity
+    /// A fused HardSwish after the above (NCHW convolutions, applied by `Conv.activate`).
+    var hardSwish = false
+
+    /// Whether `Conv.activate` has anything to do.
+    var activates: Bool { rowSlope != nil || lower > -.infinity || upper < .infinity || hardSwish }
 }
 
 /// Register-blocked single-precision matrix products for the small, skinny products of

@@ -25,6 +25,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     let slotCount: Int
     let inputSlots: [Int]
     let outputRefs: [Int]
+    /// The ONNX op types the file uses (before fusion rewrote any node).
+    let declaredOpTypes: Set<String>
     let tflite: TFLiteGraph?
 
     /// One node of the plan. Value references: `k ≥ 0` is run slot k, `k < 0` is constant
@@ -70,12 +72,14 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         slotCount = 0
         inputSlots = []
         outputRefs = []
+        declaredOpTypes = []
         inputs = g.inputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
         outputs = g.outputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
     }
 
     public init(onnx data: Data, file: String = "<model>", directory: String? = nil) throws {
         var graph = try ONNXModel(data: data, file: file, directory: directory)
+        declaredOpTypes = Set(graph.nodes.map(\.opType))
         tflite = nil
         inputs = graph.inputs.filter { graph.initializers[$0.name] == nil }
         outputs = graph.outputs
@@ -116,6 +120,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             }
             for (k, name) in n.outputs.enumerated() where k < outs.count && !name.isEmpty { constants[name] = outs[k] }
         }
+        Self.fuseHardSwish(&graph, order: &remainingOrder, constants: constants)
         Self.fuseConvolutions(&graph, order: &remainingOrder, constants: &constants)
         self.graph = graph
         self.order = remainingOrder
@@ -199,6 +204,28 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 removed.insert(j)
                 changed = true
             }
+            // Then Mul / Add by a constant per channel or scalar (PP-OCR scales and shifts
+            // every Conv's output by learnt scalars) into the weights and bias.
+            while let j = soleReader(conv.outputs[0]), graph.nodes[j].domain.isEmpty, ["Mul", "Add"].contains(graph.nodes[j].opType),
+                graph.nodes[j].inputs.count == 2, let side = graph.nodes[j].inputs.firstIndex(of: conv.outputs[0]),
+                let k = constants[graph.nodes[j].inputs[1 - side]], let perChannel = Self.perChannel(k, channels: cout)
+            {
+                var wf = weights.floats, bf = bias!.floats
+                let per = weights.count / cout
+                for c in 0..<cout {
+                    if graph.nodes[j].opType == "Mul" {
+                        for q in 0..<per { wf[c * per + q] *= perChannel[c] }
+                        bf[c] *= perChannel[c]
+                    } else {
+                        bf[c] += perChannel[c]
+                    }
+                }
+                weights = Tensor(shape: weights.shape, floats: wf)
+                bias = Tensor(shape: [cout], floats: bf)
+                conv.outputs = [graph.nodes[j].outputs[0]]
+                removed.insert(j)
+                changed = true
+            }
             // One activation into the epilogue.
             if let j = soleReader(conv.outputs[0]), graph.nodes[j].domain.isEmpty, graph.nodes[j].inputs.first == conv.outputs[0] {
                 let a = graph.nodes[j]
@@ -215,6 +242,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                     }
                     if constantBounds { clamp = (lo, hi) }
                 case "LeakyRelu": slopes = [Float](repeating: a.float("alpha", 0.01), count: cout)
+                case "HardSwish": conv.attributes[Conv.fusedHardSwish] = .int(1)
                 case "PRelu":
                     // Per channel only: right-aligned against N×C×H×W, every dimension but C is 1.
                     if a.inputs.count == 2, let t = constants[a.inputs[1]], t.isFloat, t.shape.count <= 4 {
@@ -227,7 +255,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                     }
                 default: break
                 }
-                if clamp != nil || slopes != nil {
+                if clamp != nil || slopes != nil || a.opType == "HardSwish" {
                     if let (lo, hi) = clamp { conv.attributes[Conv.fusedClamp] = .floats([lo, hi]) }
                     conv.outputs = [a.outputs[0]]
                     if let slopes {
@@ -272,10 +300,57 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         order.removeAll { removed.contains($0) }
     }
 
+    /// `t`'s values per output channel when it broadcasts against N×C×H×W along C only
+    /// (or is a scalar); nil otherwise.
+    static func perChannel(_ t: Tensor, channels: Int) -> [Float]? {
+        guard t.isFloat, t.shape.count <= 4 else { return nil }
+        if t.count == 1 { return [Float](repeating: t.floats[0], count: channels) }
+        let dims = [Int](repeating: 1, count: 4 - t.shape.count) + t.shape
+        return dims == [1, channels, 1, 1] ? t.floats : nil
+    }
+
+    /// Rewrites `Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6)` — HardSwish spelt out, as PP-OCR's
+    /// exporter writes it 24 times — into one HardSwish node: one pass instead of four (and
+    /// a HardSwish right after a Conv then goes into its epilogue).
+    static func fuseHardSwish(_ graph: inout ONNXModel, order: inout [Int], constants: [String: Tensor]) {
+        var readers: [String: Int] = [:], producer: [String: Int] = [:]
+        for i in order {
+            for name in graph.nodes[i].inputs where !name.isEmpty { readers[name, default: 0] += 1 }
+            for name in graph.nodes[i].outputs { producer[name] = i }
+        }
+        let graphOutputs = Set(graph.outputs.map(\.name))
+        func scalar(_ name: String) -> Float? { constants[name].flatMap { $0.isFloat && $0.count == 1 ? $0.floats[0] : nil } }
+        /// The node making `name` when it is an `op` whose output only one node reads.
+        func sole(_ name: String, _ op: String) -> ONNXNode? {
+            guard let p = producer[name], readers[name] == 1, !graphOutputs.contains(name), graph.nodes[p].opType == op,
+                graph.nodes[p].domain.isEmpty, graph.nodes[p].outputs.count == 1
+            else { return nil }
+            return graph.nodes[p]
+        }
+        var removed = Set<Int>()
+        for d in order where graph.nodes[d].opType == "Div" && graph.nodes[d].domain.isEmpty {
+            let div = graph.nodes[d]
+            guard div.inputs.count == 2, scalar(div.inputs[1]) == 6, let mul = sole(div.inputs[0], "Mul"), mul.inputs.count == 2 else { continue }
+            for side in 0..<2 {
+                guard let clip = sole(mul.inputs[1 - side], "Clip"), clip.inputs.count == 3, scalar(clip.inputs[1]) == 0, scalar(clip.inputs[2]) == 6,
+                    let add = sole(clip.inputs[0], "Add"), add.inputs.count == 2
+                else { continue }
+                let x = mul.inputs[side]
+                guard (add.inputs[0] == x && scalar(add.inputs[1]) == 3) || (add.inputs[1] == x && scalar(add.inputs[0]) == 3),
+                    graph.opsetVersion >= 11, let m = producer[div.inputs[0]], let c = producer[mul.inputs[1 - side]], let a = producer[clip.inputs[0]]
+                else { continue }
+                graph.nodes[d] = ONNXNode(name: div.name, opType: "HardSwish", domain: "", inputs: [x], outputs: div.outputs, attributes: [:])
+                removed.formUnion([m, c, a])
+                break
+            }
+        }
+        order.removeAll { removed.contains($0) }
+    }
+
     /// Op types the model uses.
     public var opTypes: Set<String> {
         if let t = tflite { return t.declaredOps }
-        return Set(graph.nodes.map(\.opType))
+        return declaredOpTypes
     }
 
     /// Runs the model on `feeds` (by input name); returns every graph output by name.
