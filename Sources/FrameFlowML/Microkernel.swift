@@ -71,7 +71,7 @@ enum Microkernel {
         // Column blocks of 16; when 1…8 columns are left over (n = 24, 56, 88 …) the last
         // 16 + r columns go to a 4×24 tile instead of a 16-wide and a half-empty 8-wide one.
         let r = n % 16
-        let wideTail = !packedB && n >= 24 && r > 0 && r <= 8  // a 24-wide tile spans two panels
+        let wideTail = n >= 24 && r > 0 && r <= 8
         let blocks = wideTail ? n / 16 : (n + 15) / 16  // the wide tail counts as one
         let rowTiles = (m + rowsPerTile - 1) / rowsPerTile, wideTiles = (m + 3) / 4
         @inline(__always) func tile(_ t: Int, _ blk: Int) {
@@ -85,7 +85,9 @@ enum Microkernel {
         }
         @inline(__always) func wide(_ t: Int) {
             let i0 = t * 4, rows = min(4, m - i0), j0 = (blocks - 1) * 16
-            tile24(rows: rows, columns: n - j0, k: k, a: a + i0 * lda, lda: lda, b: b + j0, ldb: ldb, c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
+            tile24(
+                rows: rows, columns: n - j0, k: k, a: a + i0 * lda, lda: lda, b: bBlock(j0), high: bBlock(j0 + 16), ldb: bStride,
+                c: c + i0 * ldc + j0, ldc: ldc, row0: i0, column0: j0, e)
         }
         let narrow = wideTail ? blocks - 1 : blocks
         if rowsOuter {
@@ -204,20 +206,22 @@ enum Microkernel {
         if rows > 5 { put(5, c50, c51) }
     }
 
-    /// Up to 4 rows × 17…24 columns of C.
+    /// Up to 4 rows × 17…24 columns of C: columns 0–15 from `b`, 16–23 from `high` (the
+    /// next panel when B is packed).
     private static func tile24(
-        rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+        rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, high: UnsafePointer<Float>, ldb: Int,
         c: UnsafeMutablePointer<Float>, ldc: Int, row0: Int, column0: Int, _ e: GEMMEpilogue
     ) {
         let a0 = a, a1 = a + min(1, rows - 1) * lda, a2 = a + min(2, rows - 1) * lda, a3 = a + min(3, rows - 1) * lda
         var c00 = SIMD8<Float>(), c01 = SIMD8<Float>(), c02 = SIMD8<Float>(), c10 = SIMD8<Float>(), c11 = SIMD8<Float>(), c12 = SIMD8<Float>()
         var c20 = SIMD8<Float>(), c21 = SIMD8<Float>(), c22 = SIMD8<Float>(), c30 = SIMD8<Float>(), c31 = SIMD8<Float>(), c32 = SIMD8<Float>()
-        var bp = UnsafeRawPointer(b)
+        var bp = UnsafeRawPointer(b), hp = UnsafeRawPointer(high)
         let step = ldb * MemoryLayout<Float>.stride
         for p in 0..<k {
             let b0 = bp.loadUnaligned(as: SIMD8<Float>.self)
             let b1 = bp.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-            let b2 = bp.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
+            let b2 = hp.loadUnaligned(as: SIMD8<Float>.self)
+            hp += step
             var s = SIMD8<Float>(repeating: a0[p]); c00.addProduct(s, b0); c01.addProduct(s, b1); c02.addProduct(s, b2)
             s = SIMD8<Float>(repeating: a1[p]); c10.addProduct(s, b0); c11.addProduct(s, b1); c12.addProduct(s, b2)
             s = SIMD8<Float>(repeating: a2[p]); c20.addProduct(s, b0); c21.addProduct(s, b1); c22.addProduct(s, b2)
