@@ -13,10 +13,8 @@ import FrameFlow
 /// is an error at load that names it, its node and the opset.
 public final class Model: @unchecked Sendable {  // immutable after init; run() allocates its own values
     let graph: ONNXModel
-    /// The nodes left to run, in order, after constant folding.
-    let order: [Int]
-    /// Initializers plus every value computed from constants alone, evaluated at load.
-    let constants: [String: Tensor]
+    /// The nodes left to run, in order, after constant folding and fusion.
+    var order: [Int] { steps.map(\.node) }
     /// The run plan: each step of `order` with its values as slots (see `Step`).
     let steps: [Step]
     /// Constants the steps read, by index (a reference `-1 - k`).
@@ -65,8 +63,6 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         let g = try TFLiteGraph(bytes: bytes, file: file)
         tflite = g
         graph = try ONNXModel(empty: ())
-        order = []
-        constants = [:]
         steps = []
         constantList = []
         slotCount = 0
@@ -123,8 +119,6 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         Self.fuseHardSwish(&graph, order: &remainingOrder, constants: constants)
         Self.fuseConvolutions(&graph, order: &remainingOrder, constants: &constants)
         self.graph = graph
-        self.order = remainingOrder
-        self.constants = constants
         // The plan: value names to slots and constant indices, and liveness — after its
         // last reader runs, a value's storage is recycled (graph outputs are kept).
         var slotOf: [String: Int] = [:], constantIndex: [String: Int] = [:], constantList: [Tensor] = []
@@ -141,7 +135,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             return slotOf.count - 1
         }
         let inputSlots = inputs.map { ref($0.name) }
-        var planned = remainingOrder.map { i in (node: i, inputs: graph.nodes[i].inputs.map(ref), outputs: graph.nodes[i].outputs.map(ref)) }
+        let planned = remainingOrder.map { i in (node: i, inputs: graph.nodes[i].inputs.map(ref), outputs: graph.nodes[i].outputs.map(ref)) }
         let outputRefs = graph.outputs.map { ref($0.name) }
         let keep = Set(outputRefs)
         var seen = Set<Int>()
@@ -153,7 +147,6 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             }
         }
         steps = planned.indices.map { Step(node: planned[$0].node, inputs: planned[$0].inputs, outputs: planned[$0].outputs, frees: frees[$0]) }
-        planned.removeAll()
         self.constantList = constantList
         self.slotCount = slotOf.count
         self.inputSlots = inputSlots
@@ -174,14 +167,32 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             var conv = graph.nodes[i]
             guard conv.inputs.count >= 2, let w = constants[conv.inputs[1]], w.isFloat, w.shape.count == 4, w.count > 0 else { continue }
             let cout = w.shape[0]
-            var bias = conv.inputs.count > 2 && !conv.inputs[2].isEmpty ? constants[conv.inputs[2]] : Tensor(shape: [cout], floats: [Float](repeating: 0, count: cout))
-            guard let b0 = bias, b0.isFloat, b0.count == cout else { continue }
-            bias = b0
+            guard let b0 = conv.inputs.count > 2 && !conv.inputs[2].isEmpty ? constants[conv.inputs[2]] : Tensor(shape: [cout], floats: [Float](repeating: 0, count: cout)),
+                b0.isFloat, b0.count == cout
+            else { continue }
+            var bias = b0
             func soleReader(_ name: String) -> Int? {
                 guard !graphOutputs.contains(name), let r = readers[name], r.count == 1, !removed.contains(r[0]) else { return nil }
                 return r[0]
             }
             var weights = w, changed = false
+            /// Folds node `j` into the weights (each output channel's filter times
+            /// `scale(c)`, when given) and the bias (`newBias(c, bias, scale)`), and makes
+            /// the Conv write `j`'s output.
+            func fold(into j: Int, scale: ((Int) -> Float)?, _ newBias: (Int, Float, Float) -> Float) {
+                let per = weights.count / cout
+                var wf = weights.floats, bf = bias.floats
+                for c in 0..<cout {
+                    let k = scale?(c) ?? 1
+                    if scale != nil { for q in 0..<per { wf[c * per + q] *= k } }
+                    bf[c] = newBias(c, bf[c], k)
+                }
+                weights = Tensor(shape: weights.shape, floats: wf)
+                bias = Tensor(shape: [cout], floats: bf)
+                conv.outputs = [graph.nodes[j].outputs[0]]
+                removed.insert(j)
+                changed = true
+            }
             // BatchNormalization (inference form) into the weights.
             if let j = soleReader(conv.outputs[0]), graph.nodes[j].opType == "BatchNormalization", graph.nodes[j].inputs.count == 5,
                 graph.nodes[j].inputs[0] == conv.outputs[0], graph.nodes[j].int("training_mode", 0) == 0,
@@ -191,18 +202,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 [scale, beta, mean, variance].allSatisfy({ $0.isFloat && $0.count == cout })
             {
                 let eps = graph.nodes[j].float("epsilon", 1e-5)
-                let per = weights.count / cout
-                var wf = weights.floats, bf = bias!.floats
-                for c in 0..<cout {
-                    let k = scale.floats[c] / (variance.floats[c] + eps).squareRoot()
-                    for q in 0..<per { wf[c * per + q] *= k }
-                    bf[c] = (bf[c] - mean.floats[c]) * k + beta.floats[c]
-                }
-                weights = Tensor(shape: weights.shape, floats: wf)
-                bias = Tensor(shape: [cout], floats: bf)
-                conv.outputs = [graph.nodes[j].outputs[0]]
-                removed.insert(j)
-                changed = true
+                fold(into: j, scale: { c in scale.floats[c] / (variance.floats[c] + eps).squareRoot() }) { c, b, k in (b - mean.floats[c]) * k + beta.floats[c] }
             }
             // Then Mul / Add by a constant per channel or scalar (PP-OCR scales and shifts
             // every Conv's output by learnt scalars) into the weights and bias.
@@ -210,21 +210,11 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 graph.nodes[j].inputs.count == 2, let side = graph.nodes[j].inputs.firstIndex(of: conv.outputs[0]),
                 let k = constants[graph.nodes[j].inputs[1 - side]], let perChannel = Self.perChannel(k, channels: cout)
             {
-                var wf = weights.floats, bf = bias!.floats
-                let per = weights.count / cout
-                for c in 0..<cout {
-                    if graph.nodes[j].opType == "Mul" {
-                        for q in 0..<per { wf[c * per + q] *= perChannel[c] }
-                        bf[c] *= perChannel[c]
-                    } else {
-                        bf[c] += perChannel[c]
-                    }
+                if graph.nodes[j].opType == "Mul" {
+                    fold(into: j, scale: { perChannel[$0] }) { _, b, k in b * k }
+                } else {
+                    fold(into: j, scale: nil) { c, b, _ in b + perChannel[c] }
                 }
-                weights = Tensor(shape: weights.shape, floats: wf)
-                bias = Tensor(shape: [cout], floats: bf)
-                conv.outputs = [graph.nodes[j].outputs[0]]
-                removed.insert(j)
-                changed = true
             }
             // One activation into the epilogue.
             if let j = soleReader(conv.outputs[0]), graph.nodes[j].domain.isEmpty, graph.nodes[j].inputs.first == conv.outputs[0] {
@@ -245,14 +235,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 case "HardSwish": conv.attributes[Conv.fusedHardSwish] = .int(1)
                 case "PRelu":
                     // Per channel only: right-aligned against N×C×H×W, every dimension but C is 1.
-                    if a.inputs.count == 2, let t = constants[a.inputs[1]], t.isFloat, t.shape.count <= 4 {
-                        let dims = [Int](repeating: 1, count: 4 - t.shape.count) + t.shape
-                        if t.count == 1 {
-                            slopes = [Float](repeating: t.floats[0], count: cout)
-                        } else if dims[0] == 1, dims[1] == cout, dims[2] == 1, dims[3] == 1 {
-                            slopes = t.floats
-                        }
-                    }
+                    if a.inputs.count == 2, let t = constants[a.inputs[1]] { slopes = Self.perChannel(t, channels: cout) }
                 default: break
                 }
                 if clamp != nil || slopes != nil || a.opType == "HardSwish" {
@@ -288,7 +271,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 for o in 0..<cout { for c in 0..<cin { for ky in 0..<kh { for kx in 0..<kw {
                     reordered[((o * kh + ky) * kw + kx) * cin + c] = weights.floats[((o * cin + c) * kh + ky) * kw + kx]
                 } } } }
-                let filter = PackedFilter(outputsByInputs: reordered, outputs: cout, bias: bias!.floats)
+                let filter = PackedFilter(outputsByInputs: reordered, outputs: cout, bias: bias.floats)
                 let wName = "frameflow.nhwc.\(i).weights", bName = "frameflow.nhwc.\(i).bias"
                 constants[wName] = Tensor(shape: [filter.weights.count], floats: filter.weights)
                 constants[bName] = Tensor(shape: [filter.bias.count], floats: filter.bias)
