@@ -277,8 +277,8 @@ enum Conv {
     }
 
     /// `r[i] = activation(r[i] + bias)` over `range` for output channel `row`: the fused
-    /// slope and clamp of `e`, written as selects so that the loop vectorises (calling
-    /// a function call per element cost 3 ns an element).
+    /// slope and clamp of `e` (or its HardSwish), written as selects so that the loop
+    /// vectorises (a function call per element cost 3 ns an element).
     @inline(__always)
     static func activate(_ r: UnsafeMutablePointer<Float>, _ range: Range<Int>, bias: Float, _ e: GEMMEpilogue, row: Int) {
         let lo = e.lower, hi = e.upper
@@ -497,7 +497,7 @@ enum Conv {
                                 let xs = max(x0, 0), xe = min(x0 + KW, W)
                                 var acc: Float = isMax ? -.infinity : 0
                                 if ys < ye && xs < xe {
-                                    if isMax { for ix in xs..<xe { let v = t[ix]; acc = v > acc ? v : acc } } else { for ix in xs..<xe { acc += t[ix] } }
+                                    if isMax { acc = windowMax(t, x0, KW, W) } else { for ix in xs..<xe { acc += t[ix] } }
                                 }
                                 if !isMax {
                                     let n = countPad ? padRows * (min(x0 + KW, W + pr) - max(x0, -pl)) : (ye - ys) * (xe - xs)

@@ -13,8 +13,7 @@ struct TFLiteGraph {
         /// A RELU/RELU6 that followed this op, fused at load (TFLite activation code).
         var fusedActivation: UInt8? = nil
 
-        /// A CONV_2D / FULLY_CONNECTED filter with constant weights, laid out at load for
-        /// `Microkernel` (K × output channels, rows padded to a multiple of 8).
+        /// A CONV_2D filter with constant weights, laid out at load for `Microkernel`.
         var filter: PackedFilter? = nil
         /// A residual added to this CONV_2D's output before its activation: the index in
         /// `inputs` of a tensor with the output's shape, or fewer channels (zero-padded).
@@ -161,11 +160,12 @@ struct TFLiteGraph {
         }
     }
 
-    /// Lays out the constant filters of CONV_2D and FULLY_CONNECTED for `Microkernel`.
+    /// Lays out the constant filters of CONV_2D for `Microkernel` (FULLY_CONNECTED runs
+    /// through `Ops.matmul` and does not read one).
     mutating func packFilters() {
-        for k in ops.indices where ops[k].code == 3 || ops[k].code == 9 {
+        for k in ops.indices where ops[k].code == 3 {
             let op = ops[k]
-            guard op.inputs.count >= 2, let w = constants[op.inputs[1]], w.isFloat, w.shape.count == (op.code == 3 ? 4 : 2), w.count > 0 else { continue }
+            guard op.inputs.count >= 2, let w = constants[op.inputs[1]], w.isFloat, w.shape.count == 4, w.count > 0 else { continue }
             var bias: [Float]? = nil
             if op.inputs.count > 2, op.inputs[2] >= 0 {
                 guard let b = constants[op.inputs[2]], b.isFloat, b.count == w.shape[0] else { continue }
@@ -568,15 +568,14 @@ enum NHWC {
                 let residualTensor = try op.residual.map { try input($0) }
                 let rc = residualTensor?.shape.last ?? 0
                 if let r = residualTensor {
-                    guard packed != nil, r.isFloat, r.shape == [n, oh, ow, rc], rc <= oc else {
+                    guard packed != nil, r.isFloat, r.shape == [n, oh, ow, rc], r.floats.count == n * oh * ow * rc, rc <= oc else {
                         throw ModelError("residual \(r.shape) does not fit the output [\(n), \(oh), \(ow), \(oc)]")
                     }
                 }
                 let rf = residualTensor?.floats ?? []
                 var col = direct ? [] : Scratch.uninitialized(P * K)  // im2col writes every entry
-                try rf.withUnsafeBufferPointer { R in
-                let residual = residualTensor == nil ? nil : R.baseAddress
-                if residualTensor != nil && residual == nil && n * oh * ow * rc > 0 { throw ModelError("residual has no data") }
+                rf.withUnsafeBufferPointer { R in
+                let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
                     let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                     for b in 0..<n {
@@ -592,18 +591,19 @@ enum NHWC {
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+                let fast3x3 = kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
                     let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                     for b in 0..<n {
                         let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
-                        if kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8 {
+                        if fast3x3 {
                             depthwise3x3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
                         } else {
                             depthwise3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb)
                         }
                     }
                 } } }
-                if !(kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8) || clampRange(act) == nil { activation(act, &out) }
+                if !fast3x3 || clampRange(act) == nil { activation(act, &out) }  // depthwise3x3 clamps as it stores
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
