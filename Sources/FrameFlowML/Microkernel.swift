@@ -1,10 +1,10 @@
-/// What a `Microkernel` product does to each output before storing it: add a per-row and/or
-/// a per-column bias, then clamp (a fused RELU / RELU6 / clip).
+/// What a `Microkernel` product does to each output before storing it: add a per-column
+/// bias and a residual, then clamp (a fused RELU / RELU6 / clip). NCHW convolutions reuse it
+/// to describe their fused activation (`rowSlope`, `hardSwish`, the clamp), which
+/// `Conv.activate` applies.
 struct GEMMEpilogue {
-    /// One value per row of C (an NCHW convolution's output channel).
-    var rowBias: UnsafePointer<Float>? = nil
     /// One value per column of C (an NHWC convolution's output channel); readable for the
-    /// column count rounded up to a multiple of 8.
+    /// column count rounded up to a multiple of 16.
     var columnBias: UnsafePointer<Float>? = nil
     /// A tensor added before the clamp (a fused residual connection), read with row stride
     /// `residualStride`; only its first `residualColumns` columns exist, the rest count as
@@ -34,17 +34,15 @@ struct GEMMEpilogue {
 /// bias and clamps. Here a 6×16 tile of C lives in twelve 8-wide registers while the k loop
 /// broadcasts one element of A per row and loads 16 elements of B (the shape XNNPACK and
 /// MLAS use); the compiler turns `SIMD8<Float>` with `addProduct` into one FMA per register
-/// (checked in the generated assembly, built with `-target-cpu haswell`). No packing: the
-/// operands are read where they are, which these sizes keep in cache.
+/// (checked in the generated assembly, built with `-target-cpu haswell`). A is read where it
+/// is; B — a constant filter — is laid out once at load in 16-column panels
+/// (`PackedFilter`): each column block's k rows are then one contiguous run instead of k rows
+/// a filter-width apart (for PP-OCR's 384 × 384 filters a new page every few k steps).
 ///
-/// Requirements: A's rows are contiguous (row stride `lda`); every row of B is readable for
-/// `n` rounded up to a multiple of 8 (callers pad constant weights at load, or give an
-/// im2col copy a padded stride); C is written only inside m×n.
+/// Requirements: A's rows are contiguous (row stride `lda`); B is in the panel layout
+/// (`packedIndex`, `packedCount`); C is written only inside m×n.
 enum Microkernel {
     static let rowsPerTile = 6
-
-    /// `n` rounded up to the vector width, the readable width B's rows must have.
-    static func paddedWidth(_ n: Int) -> Int { (n + 7) & ~7 }
 
     /// Where element (p, j) of a k × n matrix goes in the panel layout `multiply(packedB:)`
     /// reads: 16-column panels, each k × 16 and contiguous.
@@ -54,17 +52,15 @@ enum Microkernel {
     /// Floats a k × n matrix takes in the panel layout (the last panel padded to 16).
     static func packedCount(k: Int, n: Int) -> Int { (n + 15) / 16 * 16 * k }
 
-    /// C[m×n] = A·B through the epilogue. With `packedB`, B is in the panel layout
-    /// (`packedIndex`, `ldb` ignored): each 16-column block's k rows are then one contiguous
-    /// run instead of k rows `ldb` apart — for PP-OCR's 384 × 384 filters a new page every
-    /// few k steps.
+    /// C[m×n] = A·B through the epilogue, B in the panel layout.
     static func multiply(
-        m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int, packedB: Bool = false,
-        c: UnsafeMutablePointer<Float>, ldc: Int, epilogue e: GEMMEpilogue = GEMMEpilogue()
+        m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, ldc: Int,
+        epilogue e: GEMMEpilogue = GEMMEpilogue()
     ) {
         if m <= 0 || n <= 0 { return }
-        @inline(__always) func bBlock(_ j0: Int) -> UnsafePointer<Float> { packedB ? b + (j0 >> 4) * k * 16 : b + j0 }
-        let bStride = packedB ? 16 : ldb
+        /// The panel holding columns j0…j0+15, and the distance between its k rows.
+        @inline(__always) func bBlock(_ j0: Int) -> UnsafePointer<Float> { b + (j0 >> 4) * k * 16 }
+        let bStride = 16
         // Keep the smaller operand in cache: walk tiles of A's rows over all of B when B is
         // the small one (NHWC: B is the weights), columns of B over all of A otherwise.
         let rowsOuter = n * k <= m * k
@@ -108,11 +104,10 @@ enum Microkernel {
         }
     }
 
-    /// Bias, residual and clamp for one vector of a tile, as it is stored.
+    /// Column bias, residual and clamp for one vector of a tile, as it is stored.
     @inline(__always)
     private static func finish(_ v: SIMD8<Float>, row: Int, column: Int, _ e: GEMMEpilogue) -> SIMD8<Float> {
         var v = v
-        if let rb = e.rowBias { v += SIMD8(repeating: rb[row]) }
         if let cb = e.columnBias { v += UnsafeRawPointer(cb + column).loadUnaligned(as: SIMD8<Float>.self) }
         if let r = e.residual, column < e.residualColumns {
             let rp = r + row * e.residualStride + column

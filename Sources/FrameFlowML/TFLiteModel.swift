@@ -287,7 +287,7 @@ struct PackedFilter {
                 var e = epilogue
                 e.columnBias = B.baseAddress
                 if let range { (e.lower, e.upper) = range }
-                Microkernel.multiply(m: rows, n: outputs, k: k, a: a, lda: lda, b: W.baseAddress!, ldb: 16, packedB: true, c: c, ldc: ldc, epilogue: e)
+                Microkernel.multiply(m: rows, n: outputs, k: k, a: a, lda: lda, b: W.baseAddress!, c: c, ldc: ldc, epilogue: e)
             }
         }
     }
