@@ -177,7 +177,7 @@ if all || args.contains("filters") {
     let rgba = try TestImages.random(width: w, height: h, format: .rgba8, seed: 11)
     // A smooth frame reads more like video than noise for the LUT and colour paths.
     let nv12 = try ColorConvertCalculator.convert(rgba, to: .nv12(.video))
-    let iterations = quick ? 5 : 20
+    let iterations = Int(ProcessInfo.processInfo.environment["BENCH_ITERATIONS"] ?? "") ?? (quick ? 5 : 20)
     let dir = FileManager.default.temporaryDirectory.path
     let rawRGBA = dir + "/ffb-\(getpid()).rgba", rawNV12 = dir + "/ffb-\(getpid()).nv12"
     try Data(rgba.packedBytes()).write(to: URL(fileURLWithPath: rawRGBA))
@@ -188,7 +188,12 @@ if all || args.contains("filters") {
     }
     let script = repoRoot.appendingPathComponent("scripts/bench/opencv_filters.py").path
     var cv: [String: [String: Double]] = [:]
-    if let out = run("python3", [script, rawRGBA, rawNV12, "\(w)", "\(h)", "\(iterations)"]),
+    // BENCH_NO_REFERENCE=1: FrameFlow alone; BENCH_FILTERS=blur,lut: only those rows
+    // (nv12, bilinear, area, blur, unsharp, color, lut).
+    let env = ProcessInfo.processInfo.environment
+    let onlyFilters = env["BENCH_FILTERS"].map { Set($0.split(separator: ",").map(String.init)) }
+    func wanted(_ key: String) -> Bool { onlyFilters?.contains(key) ?? true }
+    if env["BENCH_NO_REFERENCE"] == nil, let out = run("python3", [script, rawRGBA, rawNV12, "\(w)", "\(h)", "\(iterations)"]),
         let obj = try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: [String: Double]]
     {
         cv = obj
@@ -222,18 +227,32 @@ if all || args.contains("filters") {
     for threads in [1, ProcessInfo.processInfo.activeProcessorCount] {
         let key = threads == 1 ? "1" : "2"
         let label = threads == 1 ? "1 thread" : "\(threads) threads"
-        row("NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads), cv["nv12_to_rgba"]?[key], unit: "ms", refName: "cvtColor YUV2RGBA_NV12")
-        row("resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads), cv["resize_linear"]?[key], unit: "ms", refName: "resize INTER_LINEAR")
-        row("resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads), cv["resize_area"]?[key], unit: "ms", refName: "resize INTER_AREA")
-        row("Gaussian blur 5×5, \(label)", try inGraph(GaussianBlurCalculator.self, .init(sigma: 0, kernelSize: 5), input: rgba, threads: threads), cv["gaussian_5x5"]?[key], unit: "ms", refName: "GaussianBlur (5,5)")
-        row("unsharp mask, \(label)", try inGraph(SharpenCalculator.self, .init(radius: 1, amount: 0.8), input: rgba, threads: threads), cv["unsharp"]?[key], unit: "ms", refName: "GaussianBlur + addWeighted")
-        row("saturation + contrast, \(label)", try inGraph(ColorAdjustmentCalculator.self, .init(contrast: 1.2, saturation: 1.3), input: rgba, threads: threads), cv["sat_contrast"]?[key], unit: "ms", refName: "convertScaleAbs + addWeighted")
-        let lutMS = try inGraph(LUTCalculator.self, .init(lutPath: lutFile), input: rgba, threads: threads)
-        let bytes = rgba.planes[0].bytesPerRow * h
-        let dst = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-        let copy = medianMilliseconds(iterations: iterations) { dst.copyMemory(from: rgba.planes[0].baseAddress, byteCount: bytes) }
-        dst.deallocate()
-        row("3-D LUT 17³ tetrahedral, \(label)", lutMS, copy, unit: "ms", refName: "memcpy of the frame (floor)")
+        if wanted("nv12") {
+            row("NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads), cv["nv12_to_rgba"]?[key], unit: "ms", refName: "cvtColor YUV2RGBA_NV12")
+        }
+        if wanted("bilinear") {
+            row("resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads), cv["resize_linear"]?[key], unit: "ms", refName: "resize INTER_LINEAR")
+        }
+        if wanted("area") {
+            row("resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads), cv["resize_area"]?[key], unit: "ms", refName: "resize INTER_AREA")
+        }
+        if wanted("blur") {
+            row("Gaussian blur 5×5, \(label)", try inGraph(GaussianBlurCalculator.self, .init(sigma: 0, kernelSize: 5), input: rgba, threads: threads), cv["gaussian_5x5"]?[key], unit: "ms", refName: "GaussianBlur (5,5)")
+        }
+        if wanted("unsharp") {
+            row("unsharp mask, \(label)", try inGraph(SharpenCalculator.self, .init(radius: 1, amount: 0.8), input: rgba, threads: threads), cv["unsharp"]?[key], unit: "ms", refName: "GaussianBlur + addWeighted")
+        }
+        if wanted("color") {
+            row("saturation + contrast, \(label)", try inGraph(ColorAdjustmentCalculator.self, .init(contrast: 1.2, saturation: 1.3), input: rgba, threads: threads), cv["sat_contrast"]?[key], unit: "ms", refName: "convertScaleAbs + addWeighted")
+        }
+        if wanted("lut") {
+            let lutMS = try inGraph(LUTCalculator.self, .init(lutPath: lutFile), input: rgba, threads: threads)
+            let bytes = rgba.planes[0].bytesPerRow * h
+            let dst = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+            let copy = medianMilliseconds(iterations: iterations) { dst.copyMemory(from: rgba.planes[0].baseAddress, byteCount: bytes) }
+            dst.deallocate()
+            row("3-D LUT 17³ tetrahedral, \(label)", lutMS, copy, unit: "ms", refName: "memcpy of the frame (floor)")
+        }
     }
     if cv.isEmpty { print("  (OpenCV reference unavailable: pip install opencv-python-headless==4.14.0.94)") }
 }

@@ -77,54 +77,149 @@ public final class GaussianBlurCalculator: Calculator {
 
     /// `input` convolved with `kernel` horizontally and vertically.
     public static func blur(_ input: ImageFrame, kernel: [Float], pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
-        guard let l = Kernels.layout(input.format) else { throw ImageError.unsupportedFormat(input.format, "GaussianBlurCalculator") }
+        guard Kernels.layout(input.format) != nil else { throw ImageError.unsupportedFormat(input.format, "GaussianBlurCalculator") }
+        guard kernel.count % 2 == 1, kernel.allSatisfy({ $0 >= 0 }), abs(kernel.reduce(0, +) - 1) < 1e-3 else {
+            throw GraphError(.invalidOption, "a blur kernel needs an odd number of non-negative weights summing to 1")
+        }
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
-        let w = input.width, h = input.height, bpp = l.bpp, n = kernel.count, r = n / 2
-        let rowLen = w * bpp
-        let padLen = (w + 2 * r) * bpp
-        // Reflect-101 source columns of the padding, once per call.
+        filterRows(input, FixedKernel(kernel), context, into: out)
+        return out.freeze()
+    }
+
+    /// A float kernel in fixed point, as OpenCV's bit-exact 8-bit blur has it: weights in
+    /// 1/256 summing to exactly 256 (the kernel is taken as symmetric), divided by their
+    /// common power of two. Horizontal sums of bytes then fit 16 bits; the vertical sums fit
+    /// 16 bits when the weights sum to at most 16 (the binomial 3- and 5-tap kernels),
+    /// otherwise 32.
+    struct FixedKernel {
+        var weights: [UInt16]
+        /// log2 of the weights' sum: each pass scales by 2^bits.
+        var bits: Int
+
+        init(_ kernel: [Float]) {
+            // Rounded from the outer taps inward, each carrying the previous rounding error
+            // (error diffusion, as OpenCV quantizes), mirrored; the centre takes the rest.
+            let n = kernel.count
+            var q = [Int](repeating: 0, count: n), err = 0.0
+            guard (0..<(n / 2)).allSatisfy({ abs(kernel[$0] - kernel[n - 1 - $0]) <= 1e-6 }) else {
+                // An asymmetric kernel (only through `blur(_:kernel:)`): each tap rounded, the
+                // largest taking the rest.
+                q = kernel.map { Int(($0 * 256).rounded()) }
+                q[kernel.indices.max { kernel[$0] < kernel[$1] }!] += 256 - q.reduce(0, +)
+                self.init(reduced: q)
+                return
+            }
+            for i in 0..<(n / 2) {
+                let v = Double(kernel[i]) * 256 + err
+                q[i] = Int(v.rounded())
+                err = v - Double(q[i])
+                q[n - 1 - i] = q[i]
+            }
+            q[n / 2] = 256 - 2 * q[0..<(n / 2)].reduce(0, +)
+            self.init(reduced: q)
+        }
+
+        private init(reduced q: [Int]) {
+            var q = q, bits = 8
+            while bits > 0, q.allSatisfy({ $0 % 2 == 0 }) {
+                q = q.map { $0 / 2 }
+                bits -= 1
+            }
+            weights = q.map { UInt16(clamping: $0) }
+            self.bits = bits
+        }
+    }
+
+    /// Blurs every row of `input` into `out` (same size and format) with `k`: each source
+    /// row is padded (reflect-101) and filtered horizontally once into a ring of `n` rows of
+    /// 16-bit sums, from which each output row is one vertical pass, 16 bytes at a time.
+    /// `post`, when given, is called with each finished output row (its index and bytes)
+    /// while it is still in cache.
+    static func filterRows(
+        _ input: ImageFrame, _ k: FixedKernel, _ context: CalculatorContext?, into out: MutableImageFrame,
+        post: ((Int, UnsafeMutablePointer<UInt8>) -> Void)? = nil
+    ) {
+        let bpp = input.format.bytesPerPixel()
+        let w = input.width, h = input.height, n = k.weights.count, r = n / 2
+        let rowLen = w * bpp, span = (rowLen + 15) & ~15
+        let padLen = (w + 2 * r) * bpp + 16
         let leftCols = (0..<r).map { reflect101($0 - r, w) }, rightCols = (0..<r).map { reflect101(w + $0, w) }
-        let kern = kernel
+        let weights = k.weights, bits = k.bits
+        let narrow = 255 * (1 << (2 * bits)) <= 65535
         Kernels.rows(h, context, grain: 16) { band in
-          // Chunks of 16 output rows keep the float buffer in cache.
-          for chunk in stride(from: band.lowerBound, to: band.upperBound, by: 16) {
-            let rows = chunk..<Swift.min(chunk + 16, band.upperBound)
-            // Every source row the chunk needs (r extra above and below) is widened to Float
-            // with reflected ends, filtered horizontally into `buf`; then the vertical pass.
-            // Loops run tap-outer, pixel-inner so that they vectorize.
-            let lines = rows.count + 2 * r
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: lines * rowLen + padLen + rowLen) { all in
-                let buf = all.baseAddress!, pad = buf + lines * rowLen, acc = pad + padLen
-                kern.withUnsafeBufferPointer { k in
-                    for j in 0..<lines {
-                        let src = Kernels.rowPointer(input, reflect101(rows.lowerBound - r + j, h))
-                        for i in 0..<rowLen { pad[r &* bpp &+ i] = Float(src[i]) }
-                        for (m, sx) in leftCols.enumerated() { for c in 0..<bpp { pad[m * bpp + c] = Float(src[sx * bpp + c]) } }
-                        for (m, sx) in rightCols.enumerated() { for c in 0..<bpp { pad[(r + w + m) * bpp + c] = Float(src[sx * bpp + c]) } }
-                        let dst = buf + j * rowLen
-                        let k0 = k[0]
-                        for i in 0..<rowLen { dst[i] = k0 * pad[i] }
-                        for t in 1..<Swift.max(n, 1) {
-                            let kt = k[t], off = t &* bpp
-                            for i in 0..<rowLen { dst[i] += kt * pad[i &+ off] }
-                        }
-                    }
-                    for y in rows {
-                        let base = buf + (y - rows.lowerBound) * rowLen
-                        let k0 = k[0]
-                        for i in 0..<rowLen { acc[i] = k0 * base[i] }
-                        for t in 1..<Swift.max(n, 1) {
-                            let kt = k[t], row = base + t &* rowLen
-                            for i in 0..<rowLen { acc[i] += kt * row[i] }
-                        }
-                        let d = Kernels.rowPointer(out, y)
-                        for i in 0..<rowLen { d[i] = Kernels.clamp255(acc[i]) }
+            withUnsafeTemporaryAllocation(of: UInt16.self, capacity: n * span) { ringBuffer in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: padLen) { padBuffer in
+                let ring = ringBuffer.baseAddress!, pad = padBuffer.baseAddress!
+                pad.initialize(repeating: 0, count: padLen)
+                let hwArray = weights.map { SIMD16<UInt16>(repeating: $0) }, vwArray = weights.map { SIMD16<UInt32>(repeating: UInt32($0)) }
+                var rowsArray = [UnsafePointer<UInt16>](repeating: UnsafePointer(ring), count: n)
+                hwArray.withUnsafeBufferPointer { hw in vwArray.withUnsafeBufferPointer { vw in rowsArray.withUnsafeMutableBufferPointer { rowsOf in
+                /// Source row `j` (reflected) filtered horizontally into ring slot j mod n.
+                func horizontal(_ j: Int) {
+                    let src = Kernels.rowPointer(input, reflect101(j, h))
+                    (pad + r * bpp).update(from: src, count: rowLen)
+                    for (m, sx) in leftCols.enumerated() { for c in 0..<bpp { pad[m * bpp + c] = src[sx * bpp + c] } }
+                    for (m, sx) in rightCols.enumerated() { for c in 0..<bpp { pad[(r + w + m) * bpp + c] = src[sx * bpp + c] } }
+                    let dst = ring + ((j % n + n) % n) * span
+                    var i = 0
+                    while i < rowLen {
+                        var acc = SIMD16<UInt16>()
+                        for t in 0..<n { acc &+= hw[t] &* load16(pad + (i &+ t &* bpp)) }
+                        UnsafeMutableRawPointer(dst + i).storeBytes(of: acc, as: SIMD16<UInt16>.self)
+                        i &+= 16
                     }
                 }
+                for j in (band.lowerBound - r)..<(band.lowerBound + r) { horizontal(j) }
+                let total = 2 * bits, half = 1 << (total - 1)
+                for y in band {
+                    horizontal(y + r)
+                    for t in 0..<n { rowsOf[t] = UnsafePointer(ring + (((y - r + t) % n + n) % n) * span) }
+                    let d = Kernels.rowPointer(out, y)
+                    var i = 0
+                    if narrow {
+                        let h16 = SIMD16<UInt16>(repeating: UInt16(half))
+                        while i < rowLen {
+                            var acc = h16
+                            for t in 0..<n { acc &+= hw[t] &* load16(rowsOf[t] + i) }
+                            store(SIMD16<UInt8>(truncatingIfNeeded: acc &>> UInt16(total)), d + i, rowLen - i)
+                            i &+= 16
+                        }
+                    } else {
+                        let h32 = SIMD16<UInt32>(repeating: UInt32(half))
+                        while i < rowLen {
+                            var acc = h32
+                            for t in 0..<n { acc &+= vw[t] &* load16(rowsOf[t] + i) }
+                            store(SIMD16<UInt8>(truncatingIfNeeded: acc &>> UInt32(total)), d + i, rowLen - i)
+                            i &+= 16
+                        }
+                    }
+                    post?(y, d)
+                }
+                } } }
             }
-          }
+            }
         }
-        return out.freeze()
+    }
+
+    @inline(__always) static func load16(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt16> {
+        SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
+    }
+
+    @inline(__always) static func load16(_ p: UnsafePointer<UInt16>) -> SIMD16<UInt16> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt16>.self)
+    }
+
+    @inline(__always) static func load16(_ p: UnsafePointer<UInt16>) -> SIMD16<UInt32> {
+        SIMD16<UInt32>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt16>.self))
+    }
+
+    /// Stores the first `min(16, count)` bytes of `v` at `p`.
+    @inline(__always) static func store(_ v: SIMD16<UInt8>, _ p: UnsafeMutablePointer<UInt8>, _ count: Int) {
+        if count >= 16 {
+            UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD16<UInt8>.self)
+        } else {
+            for i in 0..<count { p[i] = v[i] }
+        }
     }
 }
 
