@@ -10,8 +10,9 @@ import FrameFlow
 ///     c = L + (c − L) · saturation,  L = 0.2125 R + 0.7154 G + 0.0721 B   (clamped)
 ///     c = c^gamma
 ///
-/// The per-channel steps are 256-entry tables rebuilt when the options change; saturation
-/// mixes in 16-bit fixed point. Alpha passes through.
+/// The tone curve (first two lines) is rounded to 8 bits, then saturation mixes in Float.
+/// 4-byte pixels without gamma run as arithmetic in a vectorised loop; otherwise the tone
+/// curve and gamma are 256-entry tables rebuilt when the options change. Alpha passes through.
 ///
 /// Inputs:
 ///   - `IMAGE`: `ImageFrame` (rgba8, bgra8, rgb8; gray8 ignores saturation).
@@ -68,22 +69,51 @@ public final class ColorAdjustmentCalculator: Calculator {
     struct Tables: Sendable {
         var tone = [UInt8](repeating: 0, count: 256)  // exposure, contrast, brightness
         var gamma = [UInt8](repeating: 0, count: 256)
-        var saturation: Int32  // ×65536
-        var identitySaturation: Bool
 
         init(_ o: Options) throws {
             guard o.contrast >= 0, o.saturation >= 0, o.gamma > 0, (-1...1).contains(o.brightness), abs(o.exposure) <= 10 else {
                 throw GraphError(.invalidOption, "need contrast ≥ 0, saturation ≥ 0, gamma > 0, brightness in −1…1, |exposure| ≤ 10")
             }
             let gain = pow2(o.exposure)
+            // The tone curve, ((v/255 · gain − ½) · contrast + ½ + brightness) · 255, as one
+            // multiply-add in Float: the table and the vectorised loop compute it alike.
+            toneScale = Float(gain * o.contrast)
+            toneOffset = Float((0.5 - 0.5 * o.contrast + o.brightness) * 255)
             for i in 0..<256 {
-                var c = Double(i) / 255 * gain
-                c = (c - 0.5) * o.contrast + 0.5 + o.brightness
-                tone[i] = UInt8((min(max(c, 0), 1) * 255).rounded())
+                tone[i] = UInt8(Self.affineTone(Float(i), toneScale, toneOffset))
                 gamma[i] = UInt8((pow(Double(i) / 255, o.gamma) * 255).rounded())
             }
-            saturation = Int32((o.saturation * 65536).rounded())
-            identitySaturation = o.saturation == 1
+            saturationF = Float(o.saturation)
+            identityGamma = o.gamma == 1
+        }
+
+        var saturationF: Float
+        /// The tone curve as arithmetic, `round(clamp(v · scale + offset))`, so that 4-byte
+        /// pixels take a vectorised loop instead of the table.
+        var toneScale: Float, toneOffset: Float
+        var identityGamma: Bool
+
+        @inline(__always) static func affineTone(_ v: Float, _ a: Float, _ b: Float) -> Float {
+            let c = Swift.min(Swift.max(v * a + b, 0), 255)
+            return (c + 0.5).rounded(.down)  // half up
+        }
+    }
+
+    /// 4-byte pixels with an affine tone curve and no gamma: the whole adjustment in float
+    /// arithmetic, no table lookups, so the loop vectorises. `l` names the red and blue
+    /// bytes; the luma weights follow them.
+    private static func affineRow(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int, _ t: Tables, redFirst: Bool) {
+        let a = t.toneScale, b = t.toneOffset, k = t.saturationF
+        let w0: Float = redFirst ? 0.2125 : 0.0721, w1: Float = 0.7154, w2: Float = redFirst ? 0.0721 : 0.2125
+        for x in 0..<w {
+            let i = x &* 4
+            let c0 = Tables.affineTone(Float(s[i]), a, b), c1 = Tables.affineTone(Float(s[i &+ 1]), a, b)
+            let c2 = Tables.affineTone(Float(s[i &+ 2]), a, b)
+            let lum = w0 * c0 + w1 * c1 + w2 * c2
+            d[i] = Kernels.clamp255(lum + k * (c0 - lum))
+            d[i &+ 1] = Kernels.clamp255(lum + k * (c1 - lum))
+            d[i &+ 2] = Kernels.clamp255(lum + k * (c2 - lum))
+            d[i &+ 3] = s[i &+ 3]
         }
     }
 
@@ -97,23 +127,22 @@ public final class ColorAdjustmentCalculator: Calculator {
                 tables.gamma.withUnsafeBufferPointer { gamma in
                     for y in rows {
                         let s = Kernels.rowPointer(input, y), d = Kernels.rowPointer(out, y)
+                        if l.bpp == 4 && tables.identityGamma {
+                            affineRow(s, d, w, tables, redFirst: l.r == 0)
+                            continue
+                        }
                         if l.bpp == 1 {
                             for x in 0..<w { d[x] = gamma[Int(tone[Int(s[x])])] }
                             continue
                         }
                         for x in 0..<w {
                             let p = s + x &* l.bpp, q = d + x &* l.bpp
-                            var r = Int32(tone[Int(p[l.r])]), g = Int32(tone[Int(p[l.g])]), b = Int32(tone[Int(p[l.b])])
-                            if !tables.identitySaturation {
-                                let lum = (13926 &* r &+ 46885 &* g &+ 4725 &* b) // ×65536
-                                let k = tables.saturation
-                                r = Int32(truncatingIfNeeded: (Int64(lum) &* 65536 &+ Int64(k) &* (Int64(r) &* 65536 &- Int64(lum)) &+ (1 << 31)) >> 32)
-                                g = Int32(truncatingIfNeeded: (Int64(lum) &* 65536 &+ Int64(k) &* (Int64(g) &* 65536 &- Int64(lum)) &+ (1 << 31)) >> 32)
-                                b = Int32(truncatingIfNeeded: (Int64(lum) &* 65536 &+ Int64(k) &* (Int64(b) &* 65536 &- Int64(lum)) &+ (1 << 31)) >> 32)
-                            }
-                            q[l.r] = gamma[Int(Kernels.clamp255(r))]
-                            q[l.g] = gamma[Int(Kernels.clamp255(g))]
-                            q[l.b] = gamma[Int(Kernels.clamp255(b))]
+                            // The same arithmetic as `affineRow`, then the gamma table.
+                            let r = Float(tone[Int(p[l.r])]), g = Float(tone[Int(p[l.g])]), b = Float(tone[Int(p[l.b])])
+                            let lum = 0.2125 * r + 0.7154 * g + 0.0721 * b, k = tables.saturationF
+                            q[l.r] = gamma[Int(Kernels.clamp255(lum + k * (r - lum)))]
+                            q[l.g] = gamma[Int(Kernels.clamp255(lum + k * (g - lum)))]
+                            q[l.b] = gamma[Int(Kernels.clamp255(lum + k * (b - lum)))]
                             if l.a >= 0 { q[l.a] = p[l.a] }
                         }
                     }

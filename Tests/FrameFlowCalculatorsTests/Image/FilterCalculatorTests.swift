@@ -127,16 +127,21 @@ import Testing
         ColorAdjustmentCalculator.Options(brightness: -0.2, saturation: 0.5, exposure: -1, gamma: 1.4),
     ])
     func matchesFormula(o: ColorAdjustmentCalculator.Options) throws {
-        let photo = try Photo.rgba()
-        let out = try ColorAdjustmentCalculator.adjust(photo, o)
-        var worst = 0
-        for y in stride(from: 0, to: 256, by: 3) { for x in stride(from: 0, to: 256, by: 3) {
-            let ref = reference(photo[x, y], o)
-            let q = out[x, y]
-            for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
-            #expect(q[3] == 255)
-        } }
-        #expect(worst <= 2, "worst \(worst)")
+        // rgba8 (the vectorised loop when gamma is 1), bgra8 (its swapped luma weights) and
+        // rgb8 (the table loop) must all follow the formula.
+        let rgba = try Photo.rgba()
+        for format in [PixelFormat.rgba8, .bgra8, .rgb8] {
+            let photo = try ColorConvertCalculator.convert(rgba, to: format)
+            let out = try ColorConvertCalculator.convert(try ColorAdjustmentCalculator.adjust(photo, o), to: .rgba8)
+            var worst = 0
+            for y in stride(from: 0, to: 256, by: 3) { for x in stride(from: 0, to: 256, by: 3) {
+                let ref = reference(rgba[x, y], o)
+                let q = out[x, y]
+                for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
+                #expect(q[3] == 255)
+            } }
+            #expect(worst <= 2, "\(format): worst \(worst)")
+        }
     }
 
     @Test func changesWhileRunning() throws {
