@@ -155,25 +155,26 @@ public final class ImageToTensorCalculator: Calculator {
             }
         }
         let order = o.color == "bgr" ? [2, 1, 0] : Array(0..<C)
-        var values = [Float](repeating: 0, count: W * H * C)
         let nchw = o.layout == "nchw"
-        for c in 0..<C {
-            let b = bias[c]
-            if nchw {
-                for i in (c * W * H)..<((c + 1) * W * H) { values[i] = b }
-            } else {
-                for p in 0..<(W * H) { values[p * C + c] = b }
-            }
-        }
+        // Element (p, c) of the canvas, p = y·W + x, lies at p·pixelStride + c·planeStride.
+        let (pixelStride, planeStride) = nchw ? (1, W * H) : (C, 1)
+        // Uninitialized: every element is written below.
+        var values = [Float](unsafeUninitializedCapacity: W * H * C) { _, n in n = W * H * C }
         values.withUnsafeMutableBufferPointer { V in
-            for y in 0..<ch {
-                let row = resized.row(y)
-                for x in 0..<cw {
-                    let p = (top + y) * W + left + x
-                    for c in 0..<C {
-                        let v = Float(row[x * C + order[c]]) * scale[c] + bias[c]
-                        V[nchw ? c * W * H + p : p * C + c] = v
-                    }
+            let v = V.baseAddress!
+            // The letterbox bands hold the value of a 0 byte.
+            for c in 0..<C {
+                let b = bias[c]
+                for p in 0..<(W * H) { v[p &* pixelStride &+ c &* planeStride] = b }
+            }
+            let rowStep = resized.planes[0].bytesPerRow
+            let base = resized.planes[0].baseAddress.assumingMemoryBound(to: UInt8.self)
+            for c in 0..<C {
+                let sc = scale[c], b = bias[c], from = order[c]
+                for y in 0..<ch {
+                    let row = base + y * rowStep + from
+                    let out = v + ((top + y) * W + left) * pixelStride + c * planeStride
+                    for x in 0..<cw { out[x &* pixelStride] = Float(row[x &* C]) * sc + b }
                 }
             }
         }
