@@ -189,7 +189,7 @@ if all || args.contains("filters") {
     let script = repoRoot.appendingPathComponent("scripts/bench/opencv_filters.py").path
     var cv: [String: [String: Double]] = [:]
     // BENCH_NO_REFERENCE=1: FrameFlow alone; BENCH_FILTERS=blur,lut: only those rows
-    // (nv12, bilinear, area, blur, unsharp, color, lut).
+    // (roundtrip, nv12, bilinear, area, blur, unsharp, color, lut).
     let env = ProcessInfo.processInfo.environment
     let onlyFilters = env["BENCH_FILTERS"].map { Set($0.split(separator: ",").map(String.init)) }
     func wanted(_ key: String) -> Bool { onlyFilters?.contains(key) ?? true }
@@ -227,6 +227,11 @@ if all || args.contains("filters") {
     for threads in [1, ProcessInfo.processInfo.activeProcessorCount] {
         let key = threads == 1 ? "1" : "2"
         let label = threads == 1 ? "1 thread" : "\(threads) threads"
+        if wanted("roundtrip") {
+            // What every row below includes besides its kernel: send → node → waitUntilIdle.
+            let trip = try inGraph(PassThroughCalculator.self, NoOptions(), input: rgba, threads: threads)
+            print(String(format: "%@ %8.3f ms", "graph round trip, pass-through node, \(label)".padding(toLength: 54, withPad: " ", startingAt: 0), trip))
+        }
         if wanted("nv12") {
             row("NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads), cv["nv12_to_rgba"]?[key], unit: "ms", refName: "cvtColor YUV2RGBA_NV12")
         }
