@@ -175,7 +175,8 @@ if all || args.contains("media") {
 if all || args.contains("filters") {
     let (w, h) = (1920, 1080)
     let rgba = try TestImages.random(width: w, height: h, format: .rgba8, seed: 11)
-    // A smooth frame reads more like video than noise for the LUT and colour paths.
+    // Noise: neighbouring pixels land in unrelated LUT lattice cells (the LUT's worst case);
+    // the other kernels cost the same whatever the content.
     let nv12 = try ColorConvertCalculator.convert(rgba, to: .nv12(.video))
     let iterations = Int(ProcessInfo.processInfo.environment["BENCH_ITERATIONS"] ?? "") ?? (quick ? 5 : 20)
     let dir = FileManager.default.temporaryDirectory.path
