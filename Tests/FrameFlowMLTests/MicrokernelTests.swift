@@ -45,4 +45,18 @@ import Testing
             #expect(worst <= 1e-3, "\(m)×\(n)×\(k) variant \(variant): max error \(worst)")
         }
     }
+
+    /// The blocked transpose against its definition, on shapes with partial 8 × 8 blocks on
+    /// both sides, a single row and a single column.
+    @Test(arguments: [(1, 1), (1, 13), (13, 1), (8, 8), (9, 17), (16, 1536), (96, 35)])
+    func transposeMatchesItsDefinition(rows: Int, columns: Int) {
+        let src = (0..<(rows * columns)).map { Float($0) }
+        var dst = [Float](repeating: -1, count: rows * columns)
+        src.withUnsafeBufferPointer { S in dst.withUnsafeMutableBufferPointer { D in
+            Microkernel.transpose(S.baseAddress!, rows: rows, columns: columns, into: D.baseAddress!)
+        } }
+        var wrong = 0
+        for i in 0..<rows { for j in 0..<columns where dst[j * rows + i] != src[i * columns + j] { wrong += 1 } }
+        #expect(wrong == 0)
+    }
 }
