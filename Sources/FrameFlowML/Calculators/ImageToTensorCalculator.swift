@@ -167,12 +167,10 @@ public final class ImageToTensorCalculator: Calculator {
                 let b = bias[c]
                 for p in 0..<(W * H) { v[p &* pixelStride &+ c &* planeStride] = b }
             }
-            let rowStep = resized.planes[0].bytesPerRow
-            let base = resized.planes[0].baseAddress.assumingMemoryBound(to: UInt8.self)
             for c in 0..<C {
                 let sc = scale[c], b = bias[c], from = order[c]
                 for y in 0..<ch {
-                    let row = base + y * rowStep + from
+                    let row = resized.row(y).baseAddress! + from
                     let out = v + ((top + y) * W + left) * pixelStride + c * planeStride
                     for x in 0..<cw { out[x &* pixelStride] = Float(row[x &* C]) * sc + b }
                 }
