@@ -99,12 +99,15 @@ public final class ColorAdjustmentCalculator: Calculator {
         }
     }
 
-    /// 4-byte pixels with an affine tone curve and no gamma: the whole adjustment in float
-    /// arithmetic, no table lookups, so the loop vectorises. `l` names the red and blue
-    /// bytes; the luma weights follow them.
+    /// The luma weights of R, G, B in the saturation step.
+    static let luma: (r: Float, g: Float, b: Float) = (0.2125, 0.7154, 0.0721)
+
+    /// 4-byte pixels without gamma: the whole adjustment in float arithmetic, no table
+    /// lookups, so the loop vectorises. `redFirst`: byte 0 is red (rgba8), else blue (bgra8);
+    /// the luma weights follow.
     private static func affineRow(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int, _ t: Tables, redFirst: Bool) {
         let a = t.toneScale, b = t.toneOffset, k = t.saturationF
-        let w0: Float = redFirst ? 0.2125 : 0.0721, w1: Float = 0.7154, w2: Float = redFirst ? 0.0721 : 0.2125
+        let w0 = redFirst ? luma.r : luma.b, w1 = luma.g, w2 = redFirst ? luma.b : luma.r
         for x in 0..<w {
             let i = x &* 4
             let c0 = Tables.affineTone(Float(s[i]), a, b), c1 = Tables.affineTone(Float(s[i &+ 1]), a, b)
@@ -139,7 +142,7 @@ public final class ColorAdjustmentCalculator: Calculator {
                             let p = s + x &* l.bpp, q = d + x &* l.bpp
                             // The same arithmetic as `affineRow`, then the gamma table.
                             let r = Float(tone[Int(p[l.r])]), g = Float(tone[Int(p[l.g])]), b = Float(tone[Int(p[l.b])])
-                            let lum = 0.2125 * r + 0.7154 * g + 0.0721 * b, k = tables.saturationF
+                            let lum = luma.r * r + luma.g * g + luma.b * b, k = tables.saturationF
                             q[l.r] = gamma[Int(Kernels.clamp255(lum + k * (r - lum)))]
                             q[l.g] = gamma[Int(Kernels.clamp255(lum + k * (g - lum)))]
                             q[l.b] = gamma[Int(Kernels.clamp255(lum + k * (b - lum)))]
