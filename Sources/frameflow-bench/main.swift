@@ -190,7 +190,7 @@ if all || args.contains("filters") {
     let script = repoRoot.appendingPathComponent("scripts/bench/opencv_filters.py").path
     var cv: [String: [String: Double]] = [:]
     // BENCH_NO_REFERENCE=1: FrameFlow alone; BENCH_FILTERS=blur,lut: only those rows
-    // (roundtrip, nv12, bilinear, area, blur, unsharp, color, lut).
+    // (roundtrip, nv12, bilinear, bilinear720, area, blur, unsharp, color, lut).
     let env = ProcessInfo.processInfo.environment
     let onlyFilters = env["BENCH_FILTERS"].map { Set($0.split(separator: ",").map(String.init)) }
     func wanted(_ key: String) -> Bool { onlyFilters?.contains(key) ?? true }
@@ -221,6 +221,9 @@ if all || args.contains("filters") {
     var resize = ImageTransformationCalculator.Options()
     resize.outputWidth = 640
     resize.outputHeight = 360
+    var resize720 = resize
+    resize720.outputWidth = 1280
+    resize720.outputHeight = 720
     var area = resize
     area.interpolation = .area
     let lutFile = repoRoot.appendingPathComponent("Examples/Instafilter/warm_film_17.cube").path
@@ -238,6 +241,11 @@ if all || args.contains("filters") {
         }
         if wanted("bilinear") {
             row("resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads), cv["resize_linear"]?[key], unit: "ms", refName: "resize INTER_LINEAR")
+        }
+        if wanted("bilinear720") {
+            // 1920 → 640 is an exact 3× reduction whose bilinear taps all land on source pixels
+            // (a gather); 1.5× blends two taps in both directions everywhere.
+            row("resize → 1280×720 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize720, input: rgba, threads: threads), cv["resize_linear_720"]?[key], unit: "ms", refName: "resize INTER_LINEAR")
         }
         if wanted("area") {
             row("resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads), cv["resize_area"]?[key], unit: "ms", refName: "resize INTER_AREA")

@@ -6,6 +6,7 @@ Prints JSON: {"op": {"1": ms, "2": ms}} — median milliseconds with cv2.setNumT
 Operations (OpenCV's nearest equivalents):
   nv12_to_rgba   cvtColor COLOR_YUV2RGBA_NV12
   resize_linear  resize to 640×360 INTER_LINEAR
+  resize_linear_720  resize to 1280×720 INTER_LINEAR (a 1.5× reduction: every pixel two taps)
   resize_area    resize to 640×360 INTER_AREA
   gaussian_5x5   GaussianBlur (5, 5), sigma from size
   unsharp        GaussianBlur (0, 0) sigma 1 + addWeighted(1 + a, −a)   (no threshold)
@@ -37,6 +38,7 @@ def unsharp(img):
 ops = {
     "nv12_to_rgba": lambda: cv2.cvtColor(nv12, cv2.COLOR_YUV2RGBA_NV12),
     "resize_linear": lambda: cv2.resize(rgba, (640, 360), interpolation=cv2.INTER_LINEAR),
+    "resize_linear_720": lambda: cv2.resize(rgba, (1280, 720), interpolation=cv2.INTER_LINEAR),
     "resize_area": lambda: cv2.resize(rgba, (640, 360), interpolation=cv2.INTER_AREA),
     "gaussian_5x5": lambda: cv2.GaussianBlur(rgba, (5, 5), 0),
     "unsharp": lambda: unsharp(rgba),

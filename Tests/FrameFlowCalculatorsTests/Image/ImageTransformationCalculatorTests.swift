@@ -11,6 +11,46 @@ import Testing
         #expect(maxChannelDifference(out, try Photo.fixture("resize_linear_97x61.ppm")) <= 1)
     }
 
+    /// The same fixture through the 4-byte path (two taps per pixel in one pass per row).
+    @Test func bilinearRGBAMatchesOpenCV() throws {
+        let out = try Resize.resize(try Photo.rgba(), width: 97, height: 61, interpolation: .bilinear)
+        #expect(out.format == .rgba8)
+        #expect(maxChannelDifference(out, try Photo.fixture("resize_linear_97x61.ppm")) <= 1)
+    }
+
+    /// Bilinear against its definition in Double (OpenCV's pixel-centre geometry, edges
+    /// clamped), on every packed format and padded strides: odd integer reductions (every tap
+    /// on a source pixel: the gather path), fractional reductions, upscales, one-pixel-wide and
+    /// two-pixel-wide sources. Tolerance 1: Float sums rounded once.
+    @Test(arguments: [PixelFormat.rgba8, .bgra8, .rgb8, .gray8])
+    func bilinearMatchesDefinition(format: PixelFormat) throws {
+        let sizes = [(21, 15, 7, 5), (21, 15, 14, 10), (9, 7, 20, 11), (1, 4, 3, 2), (2, 3, 1, 1), (2, 2, 5, 3), (33, 9, 11, 4), (10, 10, 10, 4)]
+        for (sw, sh, dw, dh) in sizes {
+            let src = try TestImages.random(width: sw, height: sh, format: format, extraStride: 3, seed: UInt64(sw * 100 + dw))
+            let out = try Resize.resize(src, width: dw, height: dh, interpolation: .bilinear)
+            func taps(_ d: Int, _ s: Int, _ n: Int) -> (Int, Int, Double) {
+                var f = (Double(d) + 0.5) * Double(s) / Double(n) - 0.5
+                f = min(max(f, 0), Double(s - 1))
+                let i = Int(f.rounded(.down))
+                return (i, min(i + 1, s - 1), f - Double(i))
+            }
+            var worst = 0
+            for y in 0..<dh {
+                let (y0, y1, fy) = taps(y, sh, dh)
+                for x in 0..<dw {
+                    let (x0, x1, fx) = taps(x, sw, dw)
+                    let p = out[x, y]
+                    for c in 0..<format.bytesPerPixel() {
+                        func v(_ xx: Int, _ yy: Int) -> Double { Double(src[xx, yy][c]) }
+                        let e = (1 - fy) * ((1 - fx) * v(x0, y0) + fx * v(x1, y0)) + fy * ((1 - fx) * v(x0, y1) + fx * v(x1, y1))
+                        worst = max(worst, abs(Int(p[c]) - Int(e.rounded())))
+                    }
+                }
+            }
+            #expect(worst <= 1, "\(format) \(sw)×\(sh) → \(dw)×\(dh): off by \(worst)")
+        }
+    }
+
     /// Against cv2.resize INTER_AREA, integer and fractional factors. Tolerance 1.
     @Test(arguments: [("resize_area_64x64.ppm", 64, 64), ("resize_area_100x70.ppm", 100, 70)])
     func areaMatchesOpenCV(file: String, w: Int, h: Int) throws {
