@@ -10,7 +10,7 @@ public final class SleepCalculator: Calculator {
         public init() {}
         public init(microseconds: Int) { self.microseconds = microseconds }
     }
-    public static let contract = CalculatorContract(inputs: [PortSpec("")], outputs: [PortSpec("")])
+    public static let contract = CalculatorContract(inputs: [PortSpec("")], outputs: [PortSpec("")], concurrentProcess: true)
     let delay: UInt32
     public init(options: Options) { delay = UInt32(options.microseconds) }
     public func process(_ cc: CalculatorContext) throws {

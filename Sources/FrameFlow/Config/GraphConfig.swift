@@ -66,6 +66,12 @@ public struct NodeConfig: Sendable {
     public var maxQueueSize: Int?
     /// Queue policy for this node's inputs (overrides the graph's).
     public var queuePolicy: QueuePolicy?
+    /// How many timestamps the node may process at once (FrameFlow extension
+    /// `concurrency`; `nil` means 1). Above 1 the calculator's contract must allow it
+    /// (`concurrentProcess`); outputs still leave in timestamp order. For a stage slower than
+    /// the rest of the graph, such as a model's inference: two frames on two cores instead of
+    /// one frame split across both.
+    public var concurrency: Int?
     /// Where the node starts in its graph file.
     public var location: SourceLocation?
     /// The calculator type, when the node was built in Swift (no registry lookup needed).
@@ -200,6 +206,7 @@ extension NodeConfig {
                 inputStreamInfo.append(info)
             case "max_queue_size": maxQueueSize = try f.int()
             case "queue_policy": queuePolicy = try f.enumValue(QueuePolicy.self)
+            case "concurrency": concurrency = try f.int()
             case "executor", "output_stream_handler", "source_layer", "buffer_size_hint", "max_in_flight",
                 "profiler_config", "external_input", "option_value":
                 _ = f  // accepted for compatibility; FrameFlow schedules without them

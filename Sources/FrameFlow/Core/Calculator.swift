@@ -134,11 +134,16 @@ public struct CalculatorContract: Sendable {
     /// With an offset the graph advances output bounds as input bounds advance, even when
     /// `process` is not called.
     public var timestampOffset: Int64?
+    /// Whether `process` may run for several timestamps at once, on different workers, when
+    /// a graph asks for it (a node's `concurrency`). Only for calculators that keep no state
+    /// between calls (or guard it): the graph still delivers each call's outputs in
+    /// timestamp order, but the calls themselves overlap.
+    public var concurrentProcess: Bool
 
     public init(
         inputs: [PortSpec] = [], outputs: [PortSpec] = [], inputSidePackets: [PortSpec] = [],
         outputSidePackets: [PortSpec] = [], acceptsAnyPorts: Bool = false, inputPolicy: InputPolicy? = nil,
-        timestampOffset: Int64? = 0
+        timestampOffset: Int64? = 0, concurrentProcess: Bool = false
     ) {
         self.inputs = inputs
         self.outputs = outputs
@@ -147,5 +152,6 @@ public struct CalculatorContract: Sendable {
         self.acceptsAnyPorts = acceptsAnyPorts
         self.inputPolicy = inputPolicy
         self.timestampOffset = timestampOffset
+        self.concurrentProcess = concurrentProcess
     }
 }

@@ -65,6 +65,17 @@ public final class CalculatorContext {
         inputBounds = Array(repeating: .unstarted, count: inputs.count)
     }
 
+    /// A context for the same node (ports, side packets, run) with empty per-step state:
+    /// what a concurrent node's second step runs with.
+    func sibling() -> CalculatorContext {
+        let c = CalculatorContext(
+            nodeName: nodeName, inputs: inputRefs, outputs: outputRefs, sideInputs: sideInputRefs, sideOutputs: sideOutputRefs,
+            pool: pool)
+        c.sideInputs = sideInputs
+        c.runtime = runtime
+        return c
+    }
+
     // MARK: Inputs
 
     /// Number of input ports the node has.

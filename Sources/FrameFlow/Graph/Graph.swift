@@ -163,10 +163,18 @@ public final class Graph: Sendable {
                 if q.policy == .keepLatest { q.capacity = 1 }
                 inputs.append(q)
             }
+            let inputPolicy = n.config.inputPolicy ?? n.contract.inputPolicy ?? config.inputPolicy ?? .default
+            let concurrency = n.config.concurrency ?? 1
+            if concurrency > 1 && inputPolicy != .default {
+                throw GraphError(
+                    .invalidOption, "concurrency \(concurrency) needs the default input policy (a step per synchronized timestamp)",
+                    node: n.name, location: n.config.location)
+            }
             let node = NodeRuntime(
                 index: i, name: n.name, calculator: calc, context: ctx, contract: n.contract,
-                policy: n.config.inputPolicy ?? n.contract.inputPolicy ?? config.inputPolicy ?? .default, rank: rank[i],
-                location: n.config.location, inputs: inputs, outputStreams: n.config.outputStreams.map { stream($0.name) })
+                policy: inputPolicy, rank: rank[i],
+                location: n.config.location, inputs: inputs, outputStreams: n.config.outputStreams.map { stream($0.name) },
+                concurrency: concurrency)
             rt.nodes.append(node)
         }
         // Observers and graph outputs end in sink nodes, ranked after every other node.

@@ -104,7 +104,7 @@ public struct Node<C: Calculator>: GraphComponent {
     public init(
         _ type: C.Type, name: String? = nil, in inputs: [String] = [], out outputs: [String] = [],
         sideIn: [String] = [], sideOut: [String] = [], options: C.Options? = nil, backEdges: [String] = [],
-        inputPolicy: InputPolicy? = nil, queuePolicy: QueuePolicy? = nil, maxQueueSize: Int? = nil
+        inputPolicy: InputPolicy? = nil, queuePolicy: QueuePolicy? = nil, maxQueueSize: Int? = nil, concurrency: Int? = nil
     ) {
         config = NodeConfig(calculator: C.name, name: name)
         config.calculatorType = CalculatorTypeBox(type)
@@ -112,6 +112,7 @@ public struct Node<C: Calculator>: GraphComponent {
         config.inputPolicy = inputPolicy
         config.queuePolicy = queuePolicy
         config.maxQueueSize = maxQueueSize
+        config.concurrency = concurrency
         refs = (inputs, outputs, sideIn, sideOut)
         self.backEdges = backEdges
     }

@@ -259,6 +259,22 @@ enum GraphValidator {
             if info.backEdge { n.backEdges.insert(pos) }
             if info.queuePolicy != nil || info.maxQueueSize != nil { n.queueOverrides[pos] = (info.queuePolicy, info.maxQueueSize) }
         }
+        if let k = n.config.concurrency {
+            func refuse(_ why: String) {
+                errors.append(GraphError(.invalidOption, "concurrency \(k): \(why)", node: n.name, location: n.config.location))
+            }
+            if k < 1 {
+                refuse("must be at least 1")
+            } else if k > 1 {
+                if !c.concurrentProcess {
+                    refuse("\(n.type.name) does not allow concurrent process calls (its contract's concurrentProcess)")
+                } else if n.config.inputStreams.isEmpty {
+                    refuse("a source node runs one step at a time")
+                } else if !n.backEdges.isEmpty {
+                    refuse("a node with a back edge depends on its previous output, so it runs one timestamp at a time")
+                }
+            }
+        }
         return errors
     }
 

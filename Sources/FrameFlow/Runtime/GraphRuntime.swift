@@ -2,7 +2,8 @@
 ///
 /// Concurrency: every scheduling field (queues, bounds, statuses, counters) is guarded by
 /// `lock`. A node's calculator and context are touched only by the worker that moved the
-/// node to `.running`, which makes execution per node serial. Hence `@unchecked Sendable`,
+/// node to `.running`, which makes execution per node serial (a node with `concurrency` > 1
+/// runs each step with a context of its own, and applies the steps' outputs in order). Hence `@unchecked Sendable`,
 /// and `@exclusivity(unchecked)` on the fields: the lock already serializes them.
 final class GraphRuntime: WorkSource, @unchecked Sendable {
     let lock: ConditionLock
@@ -68,6 +69,17 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
 
     /// Re-examines a node: close it, queue it, or advance its output bounds.
     private func examine(_ node: NodeRuntime) {
+        if node.status == .running && node.isConcurrent {
+            // Steps in flight: queue one more timestamp if there is room (never a close, an
+            // options change or a throttled node: those wait until the steps are done).
+            if node.steps.count < node.maxConcurrency && !aborting && !node.wantsClose && node.pendingOptions == nil
+                && node.readyTimestamp() != nil && !isThrottled(node)
+            {
+                node.status = .queued
+                ready.append(node)
+            }
+            return
+        }
         guard node.status == .idle, node.opened else { return }
         if !node.wantsClose && node.inputsFinished && (aborting || node.readyTimestamp() == nil) {
             node.wantsClose = true
@@ -140,7 +152,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         var f = Timestamp.done
         for n in frontierNodes where n.status != .closed {
             f = Swift.min(f, n.inputFrontier)
-            if n.status == .running, n.context.inputTimestamp.isRangeValue {
+            if n.isConcurrent {
+                for step in n.steps where step.timestamp.isRangeValue { f = Swift.min(f, step.timestamp) }
+            } else if n.status == .running, n.context.inputTimestamp.isRangeValue {
                 f = Swift.min(f, n.context.inputTimestamp)
             }
         }
@@ -202,10 +216,17 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
         let node = ready.remove(at: best)
         node.status = .running
+        if !node.steps.isEmpty && (node.pendingOptions != nil || aborting) {
+            // Queued beside running steps, then options arrived or the run failed: options
+            // are applied, and a close runs, only once the steps in flight are done (their
+            // commit re-examines the node).
+            return true
+        }
         running += 1
 
         let step: Step
-        let ctx = node.context
+        // A concurrent node's process step gets a context of its own.
+        let ctx = node.isConcurrent && !node.wantsClose ? node.takeContext() : node.context
         if node.wantsClose {
             step = .close
             ctx.inputTimestamp = .done
@@ -235,7 +256,8 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
             ctx.inputTimestamp = .unset
             for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: .unset) }
         } else {
-            node.status = .idle
+            node.status = node.steps.isEmpty ? .idle : .running
+            if node.isConcurrent { node.spareContexts.append(ctx) }
             running -= 1
             markDirty(node)
             drainDirty()
@@ -247,10 +269,18 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         }
         let options = node.pendingOptions
         node.pendingOptions = nil
+        if node.isConcurrent, case .process(let ts) = step {
+            node.steps.append(ConcurrentStep(context: ctx, timestamp: ts))
+            // Room for another timestamp: queue it now, for the next free worker.
+            markDirty(node)
+            drainDirty()
+            if !ready.isEmpty { pool.hintWorkLocked() }
+        }
+        // Timing every step costs two clock reads; without a trace, every 8th step is timed
+        // (decided under the lock: a concurrent node's other steps count `calls` as they end).
+        let timed = trace != nil || node.calls & 7 == 0
         lock.unlock()
 
-        // Timing every step costs two clock reads; without a trace, every 8th step is timed.
-        let timed = trace != nil || node.calls & 7 == 0
         let start = timed ? monotonicNanoseconds() : 0
         var thrown: (any Error)?
         do {
@@ -264,7 +294,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         }
         let end = timed ? monotonicNanoseconds() : 0
         lock.lock()
-        commit(node, step: step, error: thrown, start: start, end: end, timed: timed)
+        commit(node, ctx, step: step, error: thrown, start: start, end: end, timed: timed)
         return true
     }
 
@@ -278,11 +308,50 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         try open(calculator)
     }
 
-    /// Applies a finished step's outputs; lock held.
-    private func commit(_ node: NodeRuntime, step: Step, error: (any Error)?, start: UInt64, end: UInt64, timed: Bool) {
+    /// Applies a finished step's outputs; lock held. A concurrent node's step waits until
+    /// the steps dispatched before it have been applied.
+    private func commit(_ node: NodeRuntime, _ ctx: CalculatorContext, step: Step, error: (any Error)?, start: UInt64, end: UInt64, timed: Bool) {
         running -= 1
+        if node.isConcurrent, case .process = step {
+            if let mine = node.steps.first(where: { $0.context === ctx }) {
+                (mine.finished, mine.error, mine.start, mine.end, mine.timed) = (true, error, start, end, timed)
+            }
+            while let first = node.steps.first, first.finished {
+                node.steps.removeFirst()
+                apply(node, first.context, step: .process(first.timestamp), error: first.error, start: first.start, end: first.end, timed: first.timed)
+                node.spareContexts.append(first.context)
+            }
+            if node.status == .running && node.steps.isEmpty { node.status = .idle }
+            markDirty(node)
+        } else {
+            apply(node, ctx, step: step, error: error, start: start, end: end, timed: timed)
+            if case .close = step {
+                node.status = .closed
+                closedCount += 1
+                for (p, s) in node.outputStreams.enumerated() {
+                    node.outputBounds[p] = .done
+                    advance(stream: s, to: .done)
+                }
+            } else {
+                node.status = .idle
+                markDirty(node)
+            }
+        }
+        drainDirty()
+        if node.isSink || frontierNodes.isEmpty { updateFrontier() }
+        if ready.isEmpty && running == 0 && !aborting { relieveDeadlock() }
+        // This worker takes the next ready node itself; wake another only when the rest is
+        // worth a wake-up (tiny steps run faster on one thread than on two contending ones).
+        if ready.count > 1 && pool.sleeping > 0 && worthAnotherWorker() { pool.hintWorkLocked() }
+        if ((idleWaiters > 0 || sendWaiters > 0) && ready.isEmpty && running == 0) || (sendWaiters > 0 && aborting) {
+            lock.broadcastOther()
+        }
+        checkDone()
+    }
+
+    /// A step's statistics, error and outputs; lock held.
+    private func apply(_ node: NodeRuntime, _ ctx: CalculatorContext, step: Step, error: (any Error)?, start: UInt64, end: UInt64, timed: Bool) {
         node.calls += 1
-        let ctx = node.context
         if timed {
             let took = end &- start
             node.busyNanos &+= trace != nil ? took : took &* 8  // sampled: stands for 8 steps
@@ -332,28 +401,6 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         }
         ctx.emitted.removeAll(keepingCapacity: true)
         ctx.boundUpdates.removeAll(keepingCapacity: true)
-
-        if case .close = step {
-            node.status = .closed
-            closedCount += 1
-            for (p, s) in node.outputStreams.enumerated() {
-                node.outputBounds[p] = .done
-                advance(stream: s, to: .done)
-            }
-        } else {
-            node.status = .idle
-            markDirty(node)
-        }
-        drainDirty()
-        if node.isSink || frontierNodes.isEmpty { updateFrontier() }
-        if ready.isEmpty && running == 0 && !aborting { relieveDeadlock() }
-        // This worker takes the next ready node itself; wake another only when the rest is
-        // worth a wake-up (tiny steps run faster on one thread than on two contending ones).
-        if ready.count > 1 && pool.sleeping > 0 && worthAnotherWorker() { pool.hintWorkLocked() }
-        if ((idleWaiters > 0 || sendWaiters > 0) && ready.isEmpty && running == 0) || (sendWaiters > 0 && aborting) {
-            lock.broadcastOther()
-        }
-        checkDone()
     }
 
     /// Whether the ready nodes other than the one this worker takes next hold enough work

@@ -16,6 +16,8 @@ final class NodeRuntime {
     let rank: Int
     let location: SourceLocation?
     let isSink: Bool
+    /// How many timestamps may be in process at once (1: MediaPipe's serial node).
+    let maxConcurrency: Int
 
     @exclusivity(unchecked) var inputs: [InputQueue]
     /// Output positions → stream index; each output's bound.
@@ -39,10 +41,19 @@ final class NodeRuntime {
     /// another worker for this node is worth a wake-up.
     @exclusivity(unchecked) var averageNanos: UInt64 = 0
 
+    /// A concurrent node's steps in dispatch order, which is timestamp order: finished ones
+    /// wait here until every earlier one has finished, so outputs leave in order. A
+    /// concurrent node is `.running` while this is non-empty, or `.queued` for one more.
+    @exclusivity(unchecked) var steps: [ConcurrentStep] = []
+    /// Contexts of finished steps, for the next ones (the node's own `context` is the first).
+    @exclusivity(unchecked) var spareContexts: [CalculatorContext] = []
+
+    var isConcurrent: Bool { maxConcurrency > 1 }
+
     init(
         index: Int, name: String, calculator: any Calculator, context: CalculatorContext, contract: CalculatorContract,
         policy: InputPolicy, rank: Int, location: SourceLocation?, inputs: [InputQueue], outputStreams: [Int],
-        isSink: Bool = false
+        isSink: Bool = false, concurrency: Int = 1
     ) {
         self.index = index
         self.name = name
@@ -56,6 +67,14 @@ final class NodeRuntime {
         self.outputStreams = outputStreams
         self.outputBounds = Array(repeating: .unstarted, count: outputStreams.count)
         self.isSink = isSink
+        self.maxConcurrency = Swift.max(1, concurrency)
+        if maxConcurrency > 1 { spareContexts = [context] }
+    }
+
+    /// A context for one more concurrent step: a spare one, or a new sibling of `context`.
+    func takeContext() -> CalculatorContext {
+        if let c = spareContexts.popLast() { return c }
+        return context.sibling()
     }
 
     var isSource: Bool { inputs.isEmpty }
@@ -94,6 +113,22 @@ final class NodeRuntime {
         var f = Timestamp.done
         for i in inputs.indices where !inputs[i].isBackEdge { f = Swift.min(f, inputs[i].frontier) }
         return f
+    }
+}
+
+/// One `process` call of a concurrent node, from dispatch until its outputs are applied.
+final class ConcurrentStep {
+    let context: CalculatorContext
+    let timestamp: Timestamp
+    var finished = false
+    var error: (any Error)?
+    var start: UInt64 = 0
+    var end: UInt64 = 0
+    var timed = false
+
+    init(context: CalculatorContext, timestamp: Timestamp) {
+        self.context = context
+        self.timestamp = timestamp
     }
 }
 

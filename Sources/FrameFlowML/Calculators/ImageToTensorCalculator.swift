@@ -79,7 +79,8 @@ public final class ImageToTensorCalculator: Calculator {
 
     public static let contract = CalculatorContract(
         inputs: [PortSpec("IMAGE", ImageFrame.self)],
-        outputs: [PortSpec("TENSORS", [Tensor].self), PortSpec("TRANSFORM", TensorImageTransform.self, optional: true)])
+        outputs: [PortSpec("TENSORS", [Tensor].self), PortSpec("TRANSFORM", TensorImageTransform.self, optional: true)],
+        concurrentProcess: true)  // process reads only its options
 
     private var options: Options
 

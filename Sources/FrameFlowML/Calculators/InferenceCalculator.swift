@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import Synchronization
 
 /// Runs an ONNX or TFLite model on each packet of tensors.
 ///
@@ -35,10 +36,13 @@ public final class InferenceCalculator: Calculator {
 
     public static let contract = CalculatorContract(
         inputs: [PortSpec("TENSORS", [Tensor].self)], outputs: [PortSpec("TENSORS", [Tensor].self)],
-        inputSidePackets: [PortSpec("MODEL", optional: true)])
+        inputSidePackets: [PortSpec("MODEL", optional: true)],
+        concurrentProcess: true)  // Model.run is thread-safe: each run takes its own buffers
 
     private var options: Options
     private var model: Model?
+    /// `process` calls in progress (more than one with the node's `concurrency`).
+    private let running = Atomic<Int>(0)
 
     public init(options: Options) throws { self.options = options }
 
@@ -83,7 +87,14 @@ public final class InferenceCalculator: Calculator {
         }
         let outputs: [String: Tensor]
         do {
-            let parallelism = Parallelism(threads: cc.parallelThreads) { cc.parallelFor($0, grain: $1, $2) }
+            // With another of this node's steps running (a node with `concurrency`), the
+            // workers are already busy: run on this thread alone rather than split ops
+            // into chunks nobody else is free to take.
+            let others = running.add(1, ordering: .acquiringAndReleasing).oldValue
+            defer { running.subtract(1, ordering: .acquiringAndReleasing) }
+            let parallelism = others > 0
+                ? Parallelism(threads: 1) { $2(0..<$0) }
+                : Parallelism(threads: cc.parallelThreads) { cc.parallelFor($0, grain: $1, $2) }
             outputs = try model.run(Dictionary(uniqueKeysWithValues: zip(names, tensors)), parallelism: parallelism)
         } catch let e as ModelError {
             throw GraphError(.calculatorFailed, e.message, stream: cc.inputStreamName("TENSORS"))
