@@ -3,8 +3,9 @@
 /// Concurrency: every scheduling field (queues, bounds, statuses, counters) is guarded by
 /// `lock`. A node's calculator and context are touched only by the worker that moved the
 /// node to `.running`, which makes execution per node serial (a node with `concurrency` > 1
-/// runs each step with a context of its own, and applies the steps' outputs in order). Hence `@unchecked Sendable`,
-/// and `@exclusivity(unchecked)` on the fields: the lock already serializes them.
+/// runs each step with a context of its own, and applies the steps' outputs in order).
+/// Hence `@unchecked Sendable`, and `@exclusivity(unchecked)` on the fields: the lock
+/// already serializes them.
 final class GraphRuntime: WorkSource, @unchecked Sendable {
     let lock: ConditionLock
     let pool: WorkerPool
