@@ -96,6 +96,10 @@ public struct Settings: GraphComponent {
 ///      in: ["input_video", "FINISHED:output_video"], out: ["throttled_video"],
 ///      options: .init(maxInFlight: 1), backEdges: ["FINISHED"])
 /// ```
+///
+/// `concurrency: 2` lets the node process two timestamps at once (graph files:
+/// `concurrency: 2`), for calculators whose contract allows it (`concurrentProcess`), such as
+/// `InferenceCalculator`; outputs still leave in timestamp order (`NodeConfig.concurrency`).
 public struct Node<C: Calculator>: GraphComponent {
     var config: NodeConfig
     var refs: (ins: [String], outs: [String], sideIns: [String], sideOuts: [String])
