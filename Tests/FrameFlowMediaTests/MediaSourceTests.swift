@@ -169,13 +169,28 @@ import Testing
         // A file served over HTTP by Python's http.server on 127.0.0.1.
         let clip = try MediaFixtures.clip()
         let port = 18_000 + Int(getpid() % 1000)
+        // SIGKILL, not `terminate()`: the test runner starts children with SIGTERM blocked
+        // (inherited signal mask), so terminated servers outlived every test run. The
+        // interpreter is started itself, not through `env`, so that the kill reaches it.
+        let which = Process()
+        which.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        which.arguments = ["python3", "-c", "import sys; print(sys.executable)"]
+        let pipe = Pipe()
+        which.standardOutput = pipe
+        try which.run()
+        which.waitUntilExit()
+        let python = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", MediaFixtures.directory]
+        server.executableURL = URL(fileURLWithPath: python)
+        server.arguments = ["-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", MediaFixtures.directory]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
-        defer { server.terminate() }
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
         var source: MediaSource?
         for _ in 0..<50 where source == nil {  // wait up to 5 s for the server
             source = try? MediaSource("http://127.0.0.1:\(port)/\((clip as NSString).lastPathComponent)")
