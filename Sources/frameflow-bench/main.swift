@@ -352,7 +352,7 @@ if all || args.contains("blazeface") {
     let wanted = quick ? 30 : 120  // the clip has 120 frames
     let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-blazeface-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: raw) }
-    print("\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps, best of 3 passes; ratio = FrameFlow fps / reference fps, target ≥ 1.0)")
+    print("\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps, best of 2 rounds × 3 passes each side, alternating; ratio = FrameFlow fps / reference fps, target ≥ 1.0)")
     if run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", "\(wanted)", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
         let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
     {
@@ -384,13 +384,19 @@ if all || args.contains("blazeface") {
             return (Double(count) / (Double(monotonicNanoseconds() - t) / 1e9), faces.withLock { $0 })
         }
         _ = try graphFPS()  // warm-up: model load, pools
-        // The best of three passes over the clip (the Python reference does the same): one
-        // pass is ~0.2 s, short enough for this shared machine's noise to move it by 20 %.
-        var ours = try graphFPS()
-        for _ in 0..<2 { let r = try graphFPS(); if r.fps > ours.fps { ours = r } }
-        let ref = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_blazeface.py").path,
-                                  "\(models)/face_detection_short_range.tflite", raw.path, "\(w)", "\(h)"])
-            .flatMap { try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Double] } ?? [:]
+        // Best of three passes over the clip on each side (one pass is ~0.2 s, short enough
+        // for this shared machine's noise to move it by 20 %), in two rounds — FrameFlow,
+        // Python, FrameFlow, Python — keeping each side's best, so that a slow stretch of the
+        // machine does not fall on one side only.
+        var ours = (fps: 0.0, faces: 0)
+        var ref: [String: Double] = [:]
+        for _ in 0..<2 {
+            for _ in 0..<3 { let r = try graphFPS(); if r.fps > ours.fps { ours = r } }
+            let round = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_blazeface.py").path,
+                                        "\(models)/face_detection_short_range.tflite", raw.path, "\(w)", "\(h)"])
+                .flatMap { try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Double] } ?? [:]
+            ref.merge(round) { max($0, $1) }
+        }
         print(String(format: "  FrameFlow graph (%d worker threads): %.1f fps, faces on %d of %d frames", WorkerPool.shared.threadCount, ours.fps, ours.faces, count))
         for (key, label) in [("litert1", "LiteRT 1 thread"), ("litert2", "LiteRT 2 threads")] {
             if let fps = ref[key] {
