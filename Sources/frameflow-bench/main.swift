@@ -178,7 +178,10 @@ if all || args.contains("filters") {
     // Noise: neighbouring pixels land in unrelated LUT lattice cells (the LUT's worst case);
     // the other kernels cost the same whatever the content.
     let nv12 = try ColorConvertCalculator.convert(rgba, to: .nv12(.video))
-    let iterations = Int(ProcessInfo.processInfo.environment["BENCH_ITERATIONS"] ?? "") ?? (quick ? 5 : 20)
+    // BENCH_ITERATIONS=N; BENCH_NO_REFERENCE=1: FrameFlow alone; BENCH_FILTERS=blur,lut: only
+    // those rows (roundtrip, nv12, bilinear, bilinear720, area, blur, unsharp, color, lut).
+    let env = ProcessInfo.processInfo.environment
+    let iterations = Int(env["BENCH_ITERATIONS"] ?? "") ?? (quick ? 5 : 20)
     let dir = FileManager.default.temporaryDirectory.path
     let rawRGBA = dir + "/ffb-\(getpid()).rgba", rawNV12 = dir + "/ffb-\(getpid()).nv12"
     try Data(rgba.packedBytes()).write(to: URL(fileURLWithPath: rawRGBA))
@@ -189,9 +192,6 @@ if all || args.contains("filters") {
     }
     let script = repoRoot.appendingPathComponent("scripts/bench/opencv_filters.py").path
     var cv: [String: [String: Double]] = [:]
-    // BENCH_NO_REFERENCE=1: FrameFlow alone; BENCH_FILTERS=blur,lut: only those rows
-    // (roundtrip, nv12, bilinear, bilinear720, area, blur, unsharp, color, lut).
-    let env = ProcessInfo.processInfo.environment
     let onlyFilters = env["BENCH_FILTERS"].map { Set($0.split(separator: ",").map(String.init)) }
     func wanted(_ key: String) -> Bool { onlyFilters?.contains(key) ?? true }
     if env["BENCH_NO_REFERENCE"] == nil, let out = run("python3", [script, rawRGBA, rawNV12, "\(w)", "\(h)", "\(iterations)"]),

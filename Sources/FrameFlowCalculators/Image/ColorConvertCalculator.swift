@@ -126,6 +126,14 @@ public final class ColorConvertCalculator: Calculator {
             cbG = Int32((2 * (1 - kb) * kb / kg * cs * 16384).rounded())
             crG = Int32((2 * (1 - kr) * kr / kg * cs * 16384).rounded())
         }
+
+        /// One pixel's R, G, B (the per-pixel paths; the vector loop in `quadsToRGBA` shares
+        /// the chroma terms between four pixels but computes the same sums).
+        @inline(__always) func rgb(_ y: UInt8, _ u: UInt8, _ v: UInt8) -> (r: UInt8, g: UInt8, b: UInt8) {
+            let yy = (Int32(y) &- yOffset) &* yScale &+ 8192, u = Int32(u) &- 128, v = Int32(v) &- 128
+            return (Kernels.clamp255((yy &+ crR &* v) >> 14), Kernels.clamp255((yy &- cbG &* u &- crG &* v) >> 14),
+                    Kernels.clamp255((yy &+ cbB &* u) >> 14))
+        }
     }
 
     private static func yuvToPacked(_ input: ImageFrame, _ range: YUVRange, _ out: inout MutableImageFrame, _ m: YUVMatrix, _ cc: CalculatorContext?) throws {
@@ -158,18 +166,14 @@ public final class ColorConvertCalculator: Calculator {
                 let cstep = nv12 ? 2 : 1
                 let dp = Kernels.rowPointer(o, y)
                 for x in 0..<w {
-                    let yy = (Int32(yp[x]) &- c.yOffset) &* c.yScale
-                    let u = Int32(up[(x >> 1) &* cstep]) &- 128, v = Int32(vp[(x >> 1) &* cstep]) &- 128
-                    let r = Kernels.clamp255((yy &+ c.crR &* v &+ 8192) >> 14)
-                    let g = Kernels.clamp255((yy &- c.cbG &* u &- c.crG &* v &+ 8192) >> 14)
-                    let b = Kernels.clamp255((yy &+ c.cbB &* u &+ 8192) >> 14)
                     let q = dp + x &* d.bpp
                     if d.bpp == 1 {
-                        q[0] = Kernels.clamp255((yy &+ 8192) >> 14)
+                        q[0] = Kernels.clamp255(((Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192) >> 14)
                     } else {
-                        q[d.r] = r
-                        q[d.g] = g
-                        q[d.b] = b
+                        let p = c.rgb(yp[x], up[(x >> 1) &* cstep], vp[(x >> 1) &* cstep])
+                        q[d.r] = p.r
+                        q[d.g] = p.g
+                        q[d.b] = p.b
                         if d.a >= 0 { q[d.a] = 255 }
                     }
                 }
@@ -193,25 +197,16 @@ public final class ColorConvertCalculator: Calculator {
         }
         if w % 2 == 1 {
             // The odd last column, pixel by pixel.
-            let x = w - 1
-            rowToRGBATail(y0, up, vp, cstep, o0, x, c, bgr: bgr)
-            rowToRGBATail(y1, up, vp, cstep, o1, x, c, bgr: bgr)
+            let x = w - 1, ci = (x >> 1) &* cstep
+            let (rs, bs): (UInt32, UInt32) = bgr ? (16, 0) : (0, 16)
+            @inline(__always) func put(_ yp: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutableRawPointer) {
+                let p = c.rgb(yp[x], up[ci], vp[ci])
+                let word = 0xFF00_0000 | (UInt32(p.r) << rs) | (UInt32(p.g) << 8) | (UInt32(p.b) << bs)
+                out.storeBytes(of: word, toByteOffset: 4 &* x, as: UInt32.self)
+            }
+            put(y0, o0)
+            put(y1, o1)
         }
-    }
-
-    @inline(__always)
-    private static func rowToRGBATail(
-        _ yp: UnsafeMutablePointer<UInt8>, _ up: UnsafeMutablePointer<UInt8>, _ vp: UnsafeMutablePointer<UInt8>, _ cstep: Int,
-        _ out: UnsafeMutableRawPointer, _ x: Int, _ c: YUVToRGB, bgr: Bool
-    ) {
-        let (rs, bs): (UInt32, UInt32) = bgr ? (16, 0) : (0, 16)
-        let yy = (Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192
-        let ci = (x >> 1) &* cstep
-        let u = Int32(up[ci]) &- 128, v = Int32(vp[ci]) &- 128
-        let r = UInt32(Kernels.clamp255((yy &+ c.crR &* v) >> 14))
-        let g = UInt32(Kernels.clamp255((yy &- c.cbG &* u &- c.crG &* v) >> 14))
-        let b = UInt32(Kernels.clamp255((yy &+ c.cbB &* u) >> 14))
-        out.storeBytes(of: 0xFF00_0000 | (r << rs) | (g << 8) | (b << bs), toByteOffset: 4 &* x, as: UInt32.self)
     }
 
     /// The hot loop: pixel pairs sharing a chroma sample in two rows, with constant strides
