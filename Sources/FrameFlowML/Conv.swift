@@ -71,7 +71,7 @@ enum Conv {
         let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
         let (KD, KH, KW) = (g.kernel[0], g.kernel[1], g.kernel[2])
         let cpg = cin / group, opg = cout / group
-        var out = Scratch.filled(batch * cout * OD * OH * OW)
+        var out = Scratch.uninitialized(batch * cout * OD * OH * OW)  // every path below writes every output
         let xf = x.asFloats, wf = w.asFloats
         // An activation fused at load (`Model.fuseConvolutions`): a clamp, and a per-channel
         // slope for negatives as input 3.

@@ -58,6 +58,9 @@ enum Microkernel {
         epilogue e: GEMMEpilogue = GEMMEpilogue()
     ) {
         if m <= 0 || n <= 0 { return }
+        #if FRAMEFLOW_AVX512
+            return multiply16(m: m, n: n, k: k, a: a, lda: lda, b: b, c: c, ldc: ldc, epilogue: e)
+        #else
         /// The panel holding columns j0…j0+15, and the distance between its k rows.
         @inline(__always) func bBlock(_ j0: Int) -> UnsafePointer<Float> { b + (j0 >> 4) * k * 16 }
         let bStride = 16
@@ -102,6 +105,7 @@ enum Microkernel {
             for blk in 0..<narrow { for t in 0..<rowTiles { tile(t, blk) } }
             if wideTail { for t in 0..<wideTiles { wide(t) } }
         }
+        #endif
     }
 
     /// Column bias, residual and clamp for one vector of a tile, as it is stored.

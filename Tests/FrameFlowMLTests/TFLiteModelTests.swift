@@ -29,4 +29,45 @@ import Testing
             #expect(worst <= 1e-4, "\(h)×\(w)×\(c) stride \(s) same \(same): max error \(worst)")
         }
     }
+
+    /// A convolution through the packed filter (`NHWC.convolve`), against the formula: wide
+    /// filter rows (3 × 96: on AVX-512 builds the im2col-free `convolveInPlace`, whose k of
+    /// 288 also crosses the microkernel's k blocks), narrow ones (3 × 3 × 3: im2col), strides
+    /// 1 and 2, SAME and VALID, a row dilation, outputs narrower than 8, a residual with
+    /// fewer channels than the output, and a clamp.
+    @Test(arguments: [
+        (96, 24, 3, 1, 1, true), (96, 24, 3, 2, 1, true), (96, 24, 3, 1, 1, false), (3, 16, 3, 2, 1, true), (32, 40, 5, 1, 1, true),
+        (24, 28, 3, 1, 2, true), (64, 17, 1, 2, 1, false),
+    ])
+    func convolutionMatchesTheFormula(channels c: Int, outputs oc: Int, kernel k: Int, stride s: Int, rowDilation dh: Int, same: Bool) {
+        for (h, w) in [(16, 24), (5, 7), (9, 20)] {
+            let (oh, pt) = NHWC.padding(same, h, k, s, dh), (ow, pl) = NHWC.padding(same, w, k, s, 1)
+            guard oh > 0, ow > 0 else { continue }
+            let K = k * k * c, rc = max(1, oc - 4)
+            let x = GEMMTests.random(h * w * c, seed: 31), wt = GEMMTests.random(oc * K, seed: 32), bias = GEMMTests.random(oc, seed: 33)
+            let residual = GEMMTests.random(oh * ow * rc, seed: 34)
+            let filter = PackedFilter(outputsByInputs: wt, outputs: oc, bias: bias)
+            var y = [Float](repeating: .nan, count: oh * ow * oc)
+            var col = [Float](repeating: .nan, count: oh * ow * K)
+            let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: dh, dw: 1, pt: pt, pl: pl)
+            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
+                residual.withUnsafeBufferPointer { R in col.withUnsafeMutableBufferPointer { C in
+                    NHWC.convolve(
+                        g, x: X.baseAddress!, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: Y.baseAddress!,
+                        residual: R.baseAddress, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress)
+                } }
+            } } }
+            var worst: Float = 0
+            for oy in 0..<oh { for ox in 0..<ow { for o in 0..<oc {
+                var v = bias[o] + (o < rc ? residual[(oy * ow + ox) * rc + o] : 0)
+                for ky in 0..<k { for kx in 0..<k { for ch in 0..<c {
+                    let iy = oy * s - pt + ky * dh, ix = ox * s - pl + kx
+                    if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[o * K + (ky * k + kx) * c + ch] }
+                } } }
+                let got = y[(oy * ow + ox) * oc + o]
+                worst = max(worst, got.isNaN ? .infinity : abs(min(3, max(-2, v)) - got))
+            } } }
+            #expect(worst <= 1e-3, "\(h)×\(w)×\(c) → \(oc), \(k)×\(k) stride \(s) dilation \(dh) same \(same): max error \(worst)")
+        }
+    }
 }

@@ -1,0 +1,196 @@
+#if FRAMEFLOW_AVX512
+    /// The matrix-product tiles for CPUs with AVX-512 (built when the package is compiled on
+    /// one: see Package.swift). Same panel layout and epilogue as the 8-lane tiles, with
+    /// 16-lane registers: one register holds a whole 16-column panel row, so an 8 × 32 tile
+    /// keeps sixteen accumulators (two FMA units × four cycles of latency need eight) and
+    /// each k step is two panel loads and eight broadcasts folded into the FMAs
+    /// (`vfmadd231ps (mem){1to16}`, checked in the assembly) — FMA-bound, twice the
+    /// arithmetic per instruction of the AVX2 tiles. Columns past n in the last panel are the
+    /// panel's zero padding; rows past m repeat A's last row and are not stored.
+    extension Microkernel {
+        static let rowsPerTile16 = 8
+
+        /// C[m×n] = A·B through the epilogue, B in the panel layout, with 16-lane tiles.
+        static func multiply16(
+            m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, ldc: Int,
+            epilogue e: GEMMEpilogue
+        ) {
+            multiplyRows(m: m, n: n, k: k, a: a, lda: lda, b: b, panelK: k, c: c, ldc: ldc, epilogue: e, accumulate: false)
+        }
+
+        /// C[m×n] (+)= A[m×k]·B[k0 ..< k0 + k, n] through the epilogue: `b` points at row k0
+        /// of the first panel of a filter packed with `panelK` rows (`b + k0 · 16`). With
+        /// `accumulate` the product is added to what C holds (the epilogue belongs on the
+        /// last of such calls only). This is how a convolution runs without im2col: one call
+        /// per filter row, A being the input rows themselves (`NHWC.convolveInPlace`).
+        static func multiplyRows(
+            m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, panelK: Int, c: UnsafeMutablePointer<Float>,
+            ldc: Int, epilogue e: GEMMEpilogue, accumulate: Bool
+        ) {
+            if m <= 0 || n <= 0 { return }
+            let panels = (n + 15) / 16
+            let pairs = panels / 2  // 32-column tiles; an odd last panel gets a 16-column tile
+            let blocks = pairs + panels % 2
+            let rowTiles = (m + rowsPerTile16 - 1) / rowsPerTile16
+            // k in blocks of `kBlock` rows: a 32-column block of B is then 32 KB and stays in
+            // the L1 cache while every row tile of A passes over it (PP-OCR's 3 × 3
+            // convolutions of 96 channels have k = 864: 110 KB of B read from L2 per tile
+            // without this). Blocks after the first add to what C holds; the epilogue runs on
+            // the last.
+            for p0 in stride(from: 0, to: max(k, 1), by: kBlock) {  // k = 0: one pass, the epilogue alone
+                let kb = min(kBlock, k - p0), first = p0 == 0 && !accumulate
+                let ep = p0 + kb == k ? e : GEMMEpilogue()
+                @inline(__always) func panel(_ j0: Int) -> UnsafePointer<Float> { b + (j0 >> 4) * panelK * 16 + p0 * 16 }
+                @inline(__always) func tile(_ t: Int, _ blk: Int) {
+                    let i0 = t * rowsPerTile16, rows = min(rowsPerTile16, m - i0)
+                    let j0 = blk * 32, width = min(32, n - j0)
+                    if width > 16 {
+                        tile32(
+                            rows: rows, columns: width, k: kb, a: a + i0 * lda + p0, lda: lda, b: panel(j0), high: panel(j0 + 16),
+                            c: c + i0 * ldc + j0, ldc: ldc, accumulate: !first, row0: i0, column0: j0, ep)
+                    } else {
+                        tile16x16(
+                            rows: rows, columns: width, k: kb, a: a + i0 * lda + p0, lda: lda, b: panel(j0), c: c + i0 * ldc + j0, ldc: ldc,
+                            accumulate: !first, row0: i0, column0: j0, ep)
+                    }
+                }
+                for blk in 0..<blocks { for t in 0..<rowTiles { tile(t, blk) } }
+            }
+        }
+
+        /// Rows of B per k block (see `multiply16`).
+        static let kBlock = 256
+
+        /// The accumulator a tile starts from: C's current values when adding a later k block
+        /// to it, else zero (rows past the tile's are never read).
+        @_transparent
+        private static func start(_ accumulate: Bool, _ r: Int, rows: Int, _ p: UnsafeMutablePointer<Float>, count: Int) -> SIMD16<Float> {
+            if !accumulate || r >= rows { return SIMD16<Float>() }
+            return count >= 16 ? UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self) : partial(p, count: count)
+        }
+
+        /// Column bias, residual and clamp for one 16-lane vector of a tile, as it is stored.
+        @_transparent
+        private static func finish(_ v: SIMD16<Float>, row: Int, column: Int, _ e: GEMMEpilogue) -> SIMD16<Float> {
+            var v = v
+            if let cb = e.columnBias { v += UnsafeRawPointer(cb + column).loadUnaligned(as: SIMD16<Float>.self) }
+            if let r = e.residual, column < e.residualColumns {
+                let rp = r + row * e.residualStride + column
+                v += column + 16 <= e.residualColumns ? UnsafeRawPointer(rp).loadUnaligned(as: SIMD16<Float>.self) : partial(rp, count: e.residualColumns - column)
+            }
+            if e.lower > -.infinity || e.upper < .infinity {
+                let lo = SIMD16<Float>(repeating: e.lower), hi = SIMD16<Float>(repeating: e.upper)
+                v = v.replacing(with: lo, where: v .< lo)
+                v = v.replacing(with: hi, where: v .> hi)
+            }
+            return v
+        }
+
+        /// The first `count` (< 16) floats at `p`, zeros after; out of line (see `finish`).
+        @inline(never)
+        private static func partial(_ p: UnsafePointer<Float>, count: Int) -> SIMD16<Float> {
+            var v = SIMD16<Float>()
+            for l in 0..<count { v[l] = p[l] }
+            return v
+        }
+
+        @inline(__always)
+        private static func store(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>, count: Int) {
+            if count >= 16 {
+                UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD16<Float>.self)
+            } else {
+                storePart(v, p, count: count)
+            }
+        }
+
+        @inline(never)
+        private static func storePart(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>, count: Int) {
+            var l = 0
+            if count >= 8 {
+                UnsafeMutableRawPointer(p).storeBytes(of: v.lowHalf, as: SIMD8<Float>.self)
+                l = 8
+            }
+            while l < count {
+                p[l] = v[l]
+                l += 1
+            }
+        }
+
+        /// Up to 8 rows × 17…32 columns of C: columns 0–15 from panel `b`, 16–31 from `high`.
+        private static func tile32(
+            rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, high: UnsafePointer<Float>,
+            c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, row0: Int, column0: Int, _ e: GEMMEpilogue
+        ) {
+            typealias V = SIMD16<Float>
+            let a0 = a, a1 = a + min(1, rows - 1) * lda, a2 = a + min(2, rows - 1) * lda, a3 = a + min(3, rows - 1) * lda
+            let a4 = a + min(4, rows - 1) * lda, a5 = a + min(5, rows - 1) * lda, a6 = a + min(6, rows - 1) * lda, a7 = a + min(7, rows - 1) * lda
+            @inline(__always) func s0(_ r: Int) -> V { start(accumulate, r, rows: rows, c + r * ldc, count: 16) }
+            @inline(__always) func s1(_ r: Int) -> V { start(accumulate, r, rows: rows, c + r * ldc + 16, count: columns - 16) }
+            var c00 = s0(0), c01 = s1(0), c10 = s0(1), c11 = s1(1), c20 = s0(2), c21 = s1(2), c30 = s0(3), c31 = s1(3)
+            var c40 = s0(4), c41 = s1(4), c50 = s0(5), c51 = s1(5), c60 = s0(6), c61 = s1(6), c70 = s0(7), c71 = s1(7)
+            var bp = UnsafeRawPointer(b), hp = UnsafeRawPointer(high)
+            for p in 0..<k {
+                let b0 = bp.loadUnaligned(as: V.self), b1 = hp.loadUnaligned(as: V.self)
+                bp += 64
+                hp += 64
+                var s = V(repeating: a0[p]); c00.addProduct(s, b0); c01.addProduct(s, b1)
+                s = V(repeating: a1[p]); c10.addProduct(s, b0); c11.addProduct(s, b1)
+                s = V(repeating: a2[p]); c20.addProduct(s, b0); c21.addProduct(s, b1)
+                s = V(repeating: a3[p]); c30.addProduct(s, b0); c31.addProduct(s, b1)
+                s = V(repeating: a4[p]); c40.addProduct(s, b0); c41.addProduct(s, b1)
+                s = V(repeating: a5[p]); c50.addProduct(s, b0); c51.addProduct(s, b1)
+                s = V(repeating: a6[p]); c60.addProduct(s, b0); c61.addProduct(s, b1)
+                s = V(repeating: a7[p]); c70.addProduct(s, b0); c71.addProduct(s, b1)
+            }
+            @inline(__always) func put(_ r: Int, _ x: V, _ y: V) {
+                let cr = c + r * ldc
+                store(finish(x, row: row0 + r, column: column0, e), cr, count: 16)
+                store(finish(y, row: row0 + r, column: column0 + 16, e), cr + 16, count: columns - 16)
+            }
+            put(0, c00, c01)
+            if rows > 1 { put(1, c10, c11) }
+            if rows > 2 { put(2, c20, c21) }
+            if rows > 3 { put(3, c30, c31) }
+            if rows > 4 { put(4, c40, c41) }
+            if rows > 5 { put(5, c50, c51) }
+            if rows > 6 { put(6, c60, c61) }
+            if rows > 7 { put(7, c70, c71) }
+        }
+
+        /// Up to 8 rows × up to 16 columns of C (one panel).
+        private static func tile16x16(
+            rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>,
+            c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, row0: Int, column0: Int, _ e: GEMMEpilogue
+        ) {
+            typealias V = SIMD16<Float>
+            let a0 = a, a1 = a + min(1, rows - 1) * lda, a2 = a + min(2, rows - 1) * lda, a3 = a + min(3, rows - 1) * lda
+            let a4 = a + min(4, rows - 1) * lda, a5 = a + min(5, rows - 1) * lda, a6 = a + min(6, rows - 1) * lda, a7 = a + min(7, rows - 1) * lda
+            @inline(__always) func s(_ r: Int) -> V { start(accumulate, r, rows: rows, c + r * ldc, count: columns) }
+            var c0 = s(0), c1 = s(1), c2 = s(2), c3 = s(3), c4 = s(4), c5 = s(5), c6 = s(6), c7 = s(7)
+            var bp = UnsafeRawPointer(b)
+            for p in 0..<k {
+                let b0 = bp.loadUnaligned(as: V.self)
+                bp += 64
+                c0.addProduct(V(repeating: a0[p]), b0)
+                c1.addProduct(V(repeating: a1[p]), b0)
+                c2.addProduct(V(repeating: a2[p]), b0)
+                c3.addProduct(V(repeating: a3[p]), b0)
+                c4.addProduct(V(repeating: a4[p]), b0)
+                c5.addProduct(V(repeating: a5[p]), b0)
+                c6.addProduct(V(repeating: a6[p]), b0)
+                c7.addProduct(V(repeating: a7[p]), b0)
+            }
+            @inline(__always) func put(_ r: Int, _ x: V) {
+                store(finish(x, row: row0 + r, column: column0, e), c + r * ldc, count: columns)
+            }
+            put(0, c0)
+            if rows > 1 { put(1, c1) }
+            if rows > 2 { put(2, c2) }
+            if rows > 3 { put(3, c3) }
+            if rows > 4 { put(4, c4) }
+            if rows > 5 { put(5, c5) }
+            if rows > 6 { put(6, c6) }
+            if rows > 7 { put(7, c7) }
+        }
+    }
+#endif
