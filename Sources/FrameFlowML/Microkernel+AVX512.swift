@@ -66,7 +66,9 @@
         @_transparent
         private static func start(_ accumulate: Bool, _ r: Int, rows: Int, _ p: UnsafeMutablePointer<Float>, count: Int) -> SIMD16<Float> {
             if !accumulate || r >= rows { return SIMD16<Float>() }
-            return count >= 16 ? UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self) : partial(p, count: count)
+            if count >= 16 { return UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self) }
+            if count == 8 { return SIMD16(lowHalf: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self), highHalf: SIMD8()) }
+            return partial(p, count: count)
         }
 
         /// Column bias, residual and clamp for one 16-lane vector of a tile, as it is stored.
@@ -76,7 +78,14 @@
             if let cb = e.columnBias { v += UnsafeRawPointer(cb + column).loadUnaligned(as: SIMD16<Float>.self) }
             if let r = e.residual, column < e.residualColumns {
                 let rp = r + row * e.residualStride + column
-                v += column + 16 <= e.residualColumns ? UnsafeRawPointer(rp).loadUnaligned(as: SIMD16<Float>.self) : partial(rp, count: e.residualColumns - column)
+                let left = e.residualColumns - column
+                if left >= 16 {
+                    v += UnsafeRawPointer(rp).loadUnaligned(as: SIMD16<Float>.self)
+                } else if left == 8 {
+                    v += SIMD16(lowHalf: UnsafeRawPointer(rp).loadUnaligned(as: SIMD8<Float>.self), highHalf: SIMD8())
+                } else {
+                    v += partial(rp, count: left)
+                }
             }
             if e.lower > -.infinity || e.upper < .infinity {
                 let lo = SIMD16<Float>(repeating: e.lower), hi = SIMD16<Float>(repeating: e.upper)
@@ -98,22 +107,36 @@
         private static func store(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>, count: Int) {
             if count >= 16 {
                 UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD16<Float>.self)
+            } else if count == 8 {
+                // n = 24, 40, 56 …: half a panel, stored inline (a call per stored row cost
+                // BlazeFace's 24-channel layers more than their arithmetic).
+                UnsafeMutableRawPointer(p).storeBytes(of: v.lowHalf, as: SIMD8<Float>.self)
             } else {
                 storePart(v, p, count: count)
             }
         }
 
+        /// The first `count` (< 16) lanes of `v` stored at `p`, in halves, quarters and pairs
+        /// (lanes picked by constant index; a loop over `v[l]` went through the stack).
         @inline(never)
         private static func storePart(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>, count: Int) {
-            var l = 0
-            if count >= 8 {
-                UnsafeMutableRawPointer(p).storeBytes(of: v.lowHalf, as: SIMD8<Float>.self)
-                l = 8
+            var q = UnsafeMutableRawPointer(p), n = count
+            var h8 = v.lowHalf
+            if n >= 8 {
+                q.storeBytes(of: h8, as: SIMD8<Float>.self)
+                (q, n, h8) = (q + 32, n - 8, v.highHalf)
             }
-            while l < count {
-                p[l] = v[l]
-                l += 1
+            var h4 = h8.lowHalf
+            if n >= 4 {
+                q.storeBytes(of: h4, as: SIMD4<Float>.self)
+                (q, n, h4) = (q + 16, n - 4, h8.highHalf)
             }
+            var h2 = h4.lowHalf
+            if n >= 2 {
+                q.storeBytes(of: h2, as: SIMD2<Float>.self)
+                (q, n, h2) = (q + 8, n - 2, h4.highHalf)
+            }
+            if n >= 1 { q.storeBytes(of: h2[0], as: Float.self) }
         }
 
         /// Up to 8 rows × 17…32 columns of C: columns 0–15 from panel `b`, 16–31 from `high`.
