@@ -118,11 +118,12 @@ enum MoreOps {
     static func resizeAxis(_ x: [Float], shape: [Int], axis: Int, taps: [[(Int, Float)]]) -> [Float] {
         let outer = shape[..<axis].reduce(1, *), len = shape[axis], inner = shape[(axis + 1)...].reduce(1, *)
         let outLen = taps.count
-        var out = Scratch.filled(outer * outLen * inner)
-        if out.isEmpty || x.isEmpty { return out }
         // Nearest (every output one input, weight 1): a gather, without a copy call per
         // element when the rows are short (PP-OCR's ×2 upsampling of the last axis: inner 1).
+        // It writes every output; the linear taps add to zeros.
         let nearest = taps.allSatisfy { $0.count == 1 && $0[0].1 == 1 } ? taps.map { $0[0].0 } : nil
+        var out = nearest != nil ? Scratch.uninitialized(outer * outLen * inner) : Scratch.filled(outer * outLen * inner)
+        if out.isEmpty || x.isEmpty { return out }
         x.withUnsafeBufferPointer { X in
             out.withUnsafeMutableBufferPointer { Y in
                 if let nearest {
@@ -227,7 +228,6 @@ enum MoreOps {
         }
         let vals = x.asFloats
         let inStrides = x.strides
-        var out = Scratch.filled(outShape.reduce(1, *))
         var c = [Int](repeating: 0, count: r)
         // Per-axis taps.
         var taps: [[[(Int, Float)]]] = []  // axis → out index → [(in index, weight)]
@@ -261,14 +261,18 @@ enum MoreOps {
         if !outside.contains(where: { $0.contains(true) }) {
             // No extrapolated points: the taps are separable, so resize one axis at a time
             // (each pass moves whole contiguous rows), skipping axes left as they are.
-            var cur = vals, shape = x.shape
+            var cur = vals, shape = x.shape, passes = 0
             for d in 0..<r where !(outShape[d] == shape[d] && taps[d].enumerated().allSatisfy({ $0.element.count == 1 && $0.element[0] == ($0.offset, 1) })) {
-                cur = resizeAxis(cur, shape: shape, axis: d, taps: taps[d])
+                var next = resizeAxis(cur, shape: shape, axis: d, taps: taps[d])
+                swap(&cur, &next)
+                if passes > 0 { Scratch.recycle(&next) }  // an intermediate pass's array
+                passes += 1
                 shape[d] = outShape[d]
             }
             if !x.isFloat { return Tensor(shape: outShape, ints: cur.map(toInt64), type: x.type) }
             return Tensor(shape: outShape, floats: cur, type: x.type)
         }
+        var out = [Float](repeating: 0, count: outShape.reduce(1, *))
         for k in 0..<out.count {
             var acc: Float = 0
             var isOut = false
