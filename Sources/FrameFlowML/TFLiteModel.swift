@@ -774,7 +774,9 @@ enum NHWC {
             var node = ONNXNode(name: "", opType: "Softmax", domain: "", inputs: [], outputs: [], attributes: [:])
             node.attributes["axis"] = .int(-1)
             return try Ops.softmax(beta == 1 ? x : Ops.map(x) { $0 * beta }, node, opset: 13, log: false)
-        case 14: return Ops.map(try input(0)) { 1 / (1 + exp(-$0)) }
+        case 14:
+            let x = try input(0)
+            return Tensor(shape: x.shape, floats: Ops.exponential(x.asFloats, sigmoid: true))
         case 19, 21:  // RELU, RELU6: the fused-activation loops
             var t = try input(0)
             t.floats = t.asFloats

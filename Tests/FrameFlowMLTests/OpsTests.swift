@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+@testable import FrameFlowML
+
+/// The element-wise helpers written for speed, against Foundation and the plain loops.
+@Suite struct OpsTests {
+    /// The vectorisable exp against Foundation's on a dense sweep of its range and at the
+    /// edges, and the Sigmoid built on it.
+    @Test func expMatchesFoundation() {
+        var worst: Float = 0
+        var x: Float = -87
+        while x < 88.5 {
+            let want = Foundation.exp(x), got = Ops.exp(x)
+            worst = max(worst, abs(got - want) / want)
+            x += 0.0173
+        }
+        #expect(worst <= 1e-6, "largest relative error \(worst)")
+        #expect(Ops.exp(0) == 1)
+        #expect(Ops.exp(100) == .infinity)
+        #expect(Ops.exp(-100) == 0)
+        #expect(Ops.exp(.nan).isNaN)
+        #expect(Ops.exp(-.infinity) == 0)
+        var sigmoidWorst: Float = 0
+        for i in -2000...2000 {
+            let v = Float(i) / 100
+            sigmoidWorst = max(sigmoidWorst, abs(1 / (1 + Ops.exp(-v)) - 1 / (1 + Foundation.exp(-v))))
+        }
+        #expect(sigmoidWorst <= 2e-7)
+    }
+
+    /// The array form (ONNX Sigmoid and Exp, TFLite LOGISTIC) on lengths with and without a
+    /// vector tail.
+    @Test func exponentialOfArrays() {
+        for n in [0, 5, 37] {
+            let x = (0..<n).map { Float($0) * 0.7 - 12 }
+            let e = Ops.exponential(x, sigmoid: false), s = Ops.exponential(x, sigmoid: true)
+            #expect(e.count == n && s.count == n)
+            for i in 0..<n {
+                #expect(abs(e[i] - Foundation.exp(x[i])) <= 1e-6 * Foundation.exp(x[i]), "exp at \(i) of \(n)")
+                #expect(abs(s[i] - 1 / (1 + Foundation.exp(-x[i]))) <= 2e-7, "sigmoid at \(i) of \(n)")
+            }
+        }
+    }
+
+    /// The vectorised sum and maximum against `reduce` and `max()` on lengths around their
+    /// vector widths (0, tails of 1–7, whole blocks of 8 and 32), with a NaN-free input.
+    @Test func sumAndMaximumMatchThePlainLoops() {
+        for n in [0, 1, 7, 8, 9, 31, 32, 33, 100, 384] {
+            let a = (0..<n).map { Float(sin(Double($0) * 1.7)) * 10 }
+            a.withUnsafeBufferPointer { p in
+                let base = p.baseAddress ?? UnsafePointer(bitPattern: 16)!
+                #expect(abs(Ops.sum(base, count: n) - a.reduce(0, +)) <= 1e-4, "sum of \(n)")
+                #expect(Ops.maximum(base, count: n) == (a.max() ?? 0), "maximum of \(n)")
+            }
+        }
+    }
+}
