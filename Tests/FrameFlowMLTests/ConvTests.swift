@@ -30,8 +30,9 @@ import Testing
 
     /// Depthwise (group = channels ≥ 8, the channels-last path) against the formula:
     /// channel counts on and off a multiple of 8, strides, dilation, uneven padding; the 3 × 3
-    /// undilated cases go through `NHWC.depthwise3x3`.
-    @Test(arguments: [(12, 5, 1, 1, 2), (8, 3, 2, 1, 1), (19, 3, 1, 2, 0), (9, 5, 2, 1, 3), (16, 3, 1, 1, 1), (13, 3, 1, 1, 1), (24, 3, 2, 1, 0)])
+    /// undilated cases go through `NHWC.depthwise3x3`, the others 32 channels at a time (≥ 32)
+    /// and then 8 (the last block overlapping).
+    @Test(arguments: [(12, 5, 1, 1, 2), (8, 3, 2, 1, 1), (19, 3, 1, 2, 0), (9, 5, 2, 1, 3), (16, 3, 1, 1, 1), (13, 3, 1, 1, 1), (24, 3, 2, 1, 0), (40, 5, 1, 1, 2), (64, 5, 2, 1, 2), (33, 3, 1, 2, 1)])
     func depthwiseMatchesTheFormula(channels c: Int, kernel k: Int, stride s: Int, dilation d: Int, pad p: Int) throws {
         let (h, w) = (7, 10)
         let x = GEMMTests.random(c * h * w, seed: 41), wt = GEMMTests.random(c * k * k, seed: 42), bias = GEMMTests.random(c, seed: 43)
