@@ -483,8 +483,28 @@ enum Ops {
     }
 
     static func transpose(_ x: Tensor, _ perm: [Int]) -> Tensor {
-        let inStrides = x.strides
         let outShape = perm.map { x.shape[$0] }
+        let r = perm.count
+        // A block of trailing axes moved in front of the block before it (NHWC ↔ NCHW, a
+        // matrix transpose): batches of one 2-D transpose, in 8 × 8 register blocks. The
+        // offset table below cost 5 ns an element (MTCNN O-Net's input: 35 µs).
+        if x.isFloat, x.count > 0, x.asFloats.count == x.count {
+            for p in 0..<r {
+                for q in (p + 1)..<max(p + 1, r) where perm == Array(0..<p) + Array(q..<r) + Array(p..<q) {
+                    let outer = x.shape[..<p].reduce(1, *), a = x.shape[p..<q].reduce(1, *), b = x.shape[q...].reduce(1, *)
+                    var out = Scratch.uninitialized(x.count)
+                    x.floats.withUnsafeBufferPointer { X in
+                        out.withUnsafeMutableBufferPointer { Y in
+                            for o in 0..<outer {
+                                Microkernel.transpose(X.baseAddress! + o * a * b, rows: a, columns: b, into: Y.baseAddress! + o * a * b)
+                            }
+                        }
+                    }
+                    return Tensor(shape: outShape, floats: out, type: x.type)
+                }
+            }
+        }
+        let inStrides = x.strides
         let src = stridedOffsets(outShape, strides: perm.map { inStrides[$0] })
         if x.isFloat { return Tensor(shape: outShape, floats: src.map { x.floats[$0] }, type: x.type) }
         return Tensor(shape: outShape, ints: src.map { x.ints[$0] }, type: x.type)

@@ -55,4 +55,21 @@ import Testing
             }
         }
     }
+
+    /// The block-swap fast path of Transpose (NHWC ↔ NCHW, a 2-D transpose, with odd sizes)
+    /// against the index formula.
+    @Test(arguments: [[0, 3, 1, 2], [0, 2, 3, 1], [1, 0, 2, 3], [2, 3, 0, 1], [0, 1, 3, 2]])
+    func transposeMatchesTheFormula(perm: [Int]) {
+        let shape = [2, 5, 9, 3]
+        let x = Tensor(shape: shape, floats: (0..<270).map { Float($0) })
+        let y = Ops.transpose(x, perm)
+        #expect(y.shape == perm.map { shape[$0] })
+        var wrong = 0
+        for i in 0..<2 { for j in 0..<5 { for k in 0..<9 { for l in 0..<3 {
+            let src = [i, j, k, l], dst = perm.map { src[$0] }
+            let yi = ((dst[0] * y.shape[1] + dst[1]) * y.shape[2] + dst[2]) * y.shape[3] + dst[3]
+            if y.floats[yi] != x.floats[((i * 5 + j) * 9 + k) * 3 + l] { wrong += 1 }
+        } } } }
+        #expect(wrong == 0, "perm \(perm)")
+    }
 }
