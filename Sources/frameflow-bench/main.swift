@@ -194,11 +194,6 @@ if all || args.contains("filters") {
     var cv: [String: [String: Double]] = [:]
     let onlyFilters = env["BENCH_FILTERS"].map { Set($0.split(separator: ",").map(String.init)) }
     func wanted(_ key: String) -> Bool { onlyFilters?.contains(key) ?? true }
-    if env["BENCH_NO_REFERENCE"] == nil, let out = run("python3", [script, rawRGBA, rawNV12, "\(w)", "\(h)", "\(iterations)"]),
-        let obj = try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: [String: Double]]
-    {
-        cv = obj
-    }
     /// Median ms of one frame through a one-node graph with `threads` workers.
     func inGraph<C: Calculator>(_ type: C.Type, _ options: C.Options, input: ImageFrame, threads: Int) throws -> Double {
         let graph = try Graph {
@@ -227,46 +222,72 @@ if all || args.contains("filters") {
     var area = resize
     area.interpolation = .area
     let lutFile = repoRoot.appendingPathComponent("Examples/Instafilter/warm_film_17.cube").path
-    print("\n(d) Filters on 1920×1080 (median of \(iterations)), one worker and all workers, against OpenCV")
-    for threads in [1, ProcessInfo.processInfo.activeProcessorCount] {
-        let key = threads == 1 ? "1" : "2"
-        let label = threads == 1 ? "1 thread" : "\(threads) threads"
-        if wanted("roundtrip") {
-            // What every row below includes besides its kernel: send → node → waitUntilIdle.
-            let trip = try inGraph(PassThroughCalculator.self, NoOptions(), input: rgba, threads: threads)
-            print(String(format: "%@ %8.3f ms", "graph round trip, pass-through node, \(label)".padding(toLength: 54, withPad: " ", startingAt: 0), trip))
+    // Two rounds — OpenCV, FrameFlow, OpenCV, FrameFlow — keeping each side's best median,
+    // so that a slow stretch of this shared machine does not fall on one side only.
+    let rounds = quick ? 1 : 2
+    print("\n(d) Filters on 1920×1080 (median of \(iterations), best of \(rounds) alternating rounds each side), one worker and all workers, against OpenCV")
+    /// Rows in print order: label, the reference's (key, thread) in OpenCV's output (nil: the
+    /// memcpy row), the reference's name.
+    var rows: [(label: String, ref: (String, String)?, refName: String)] = []
+    var ours: [String: Double] = [:], copies: [String: Double] = [:]
+    func keep(_ label: String, _ ms: Double, ref: (String, String)?, refName: String) {
+        if ours[label] == nil { rows.append((label, ref, refName)) }
+        ours[label] = min(ours[label] ?? .infinity, ms)
+    }
+    for _ in 0..<rounds {
+        if env["BENCH_NO_REFERENCE"] == nil, let out = run("python3", [script, rawRGBA, rawNV12, "\(w)", "\(h)", "\(iterations)"]),
+            let obj = try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: [String: Double]]
+        {
+            cv.merge(obj) { a, b in a.merging(b) { min($0, $1) } }
         }
-        if wanted("nv12") {
-            row("NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads), cv["nv12_to_rgba"]?[key], unit: "ms", refName: "cvtColor YUV2RGBA_NV12")
+        for threads in [1, ProcessInfo.processInfo.activeProcessorCount] {
+            let key = threads == 1 ? "1" : "2"
+            let label = threads == 1 ? "1 thread" : "\(threads) threads"
+            if wanted("roundtrip") {
+                // What every row below includes besides its kernel: send → node → waitUntilIdle.
+                keep("graph round trip, pass-through node, \(label)", try inGraph(PassThroughCalculator.self, NoOptions(), input: rgba, threads: threads), ref: nil, refName: "")
+            }
+            if wanted("nv12") {
+                keep("NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads), ref: ("nv12_to_rgba", key), refName: "cvtColor YUV2RGBA_NV12")
+            }
+            if wanted("bilinear") {
+                keep("resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads), ref: ("resize_linear", key), refName: "resize INTER_LINEAR")
+            }
+            if wanted("bilinear720") {
+                // 1920 → 640 is an exact 3× reduction whose bilinear taps all land on source pixels
+                // (a gather); 1.5× blends two taps in both directions everywhere.
+                keep("resize → 1280×720 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize720, input: rgba, threads: threads), ref: ("resize_linear_720", key), refName: "resize INTER_LINEAR")
+            }
+            if wanted("area") {
+                keep("resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads), ref: ("resize_area", key), refName: "resize INTER_AREA")
+            }
+            if wanted("blur") {
+                keep("Gaussian blur 5×5, \(label)", try inGraph(GaussianBlurCalculator.self, .init(sigma: 0, kernelSize: 5), input: rgba, threads: threads), ref: ("gaussian_5x5", key), refName: "GaussianBlur (5,5)")
+            }
+            if wanted("unsharp") {
+                keep("unsharp mask, \(label)", try inGraph(SharpenCalculator.self, .init(radius: 1, amount: 0.8), input: rgba, threads: threads), ref: ("unsharp", key), refName: "GaussianBlur + addWeighted")
+            }
+            if wanted("color") {
+                keep("saturation + contrast, \(label)", try inGraph(ColorAdjustmentCalculator.self, .init(contrast: 1.2, saturation: 1.3), input: rgba, threads: threads), ref: ("sat_contrast", key), refName: "convertScaleAbs + addWeighted")
+            }
+            if wanted("lut") {
+                let name = "3-D LUT 17³ tetrahedral, \(label)"
+                keep(name, try inGraph(LUTCalculator.self, .init(lutPath: lutFile), input: rgba, threads: threads), ref: ("memcpy", key), refName: "memcpy of the frame (floor)")
+                let bytes = rgba.planes[0].bytesPerRow * h
+                let dst = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+                let copy = medianMilliseconds(iterations: iterations) { dst.copyMemory(from: rgba.planes[0].baseAddress, byteCount: bytes) }
+                dst.deallocate()
+                copies[name] = min(copies[name] ?? .infinity, copy)
+            }
         }
-        if wanted("bilinear") {
-            row("resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads), cv["resize_linear"]?[key], unit: "ms", refName: "resize INTER_LINEAR")
+    }
+    for r in rows {
+        guard let ms = ours[r.label] else { continue }
+        guard let ref = r.ref else {
+            print(String(format: "%@ %8.3f ms", r.label.padding(toLength: 54, withPad: " ", startingAt: 0), ms))
+            continue
         }
-        if wanted("bilinear720") {
-            // 1920 → 640 is an exact 3× reduction whose bilinear taps all land on source pixels
-            // (a gather); 1.5× blends two taps in both directions everywhere.
-            row("resize → 1280×720 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize720, input: rgba, threads: threads), cv["resize_linear_720"]?[key], unit: "ms", refName: "resize INTER_LINEAR")
-        }
-        if wanted("area") {
-            row("resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads), cv["resize_area"]?[key], unit: "ms", refName: "resize INTER_AREA")
-        }
-        if wanted("blur") {
-            row("Gaussian blur 5×5, \(label)", try inGraph(GaussianBlurCalculator.self, .init(sigma: 0, kernelSize: 5), input: rgba, threads: threads), cv["gaussian_5x5"]?[key], unit: "ms", refName: "GaussianBlur (5,5)")
-        }
-        if wanted("unsharp") {
-            row("unsharp mask, \(label)", try inGraph(SharpenCalculator.self, .init(radius: 1, amount: 0.8), input: rgba, threads: threads), cv["unsharp"]?[key], unit: "ms", refName: "GaussianBlur + addWeighted")
-        }
-        if wanted("color") {
-            row("saturation + contrast, \(label)", try inGraph(ColorAdjustmentCalculator.self, .init(contrast: 1.2, saturation: 1.3), input: rgba, threads: threads), cv["sat_contrast"]?[key], unit: "ms", refName: "convertScaleAbs + addWeighted")
-        }
-        if wanted("lut") {
-            let lutMS = try inGraph(LUTCalculator.self, .init(lutPath: lutFile), input: rgba, threads: threads)
-            let bytes = rgba.planes[0].bytesPerRow * h
-            let dst = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-            let copy = medianMilliseconds(iterations: iterations) { dst.copyMemory(from: rgba.planes[0].baseAddress, byteCount: bytes) }
-            dst.deallocate()
-            row("3-D LUT 17³ tetrahedral, \(label)", lutMS, copy, unit: "ms", refName: "memcpy of the frame (floor)")
-        }
+        row(r.label, ms, ref.0 == "memcpy" ? copies[r.label] : cv[ref.0]?[ref.1], unit: "ms", refName: r.refName)
     }
     if cv.isEmpty { print("  (OpenCV reference unavailable: pip install opencv-python-headless==4.14.0.94)") }
 }
@@ -307,23 +328,46 @@ if all || args.contains("models") {
     let iterations = Int(ProcessInfo.processInfo.environment["BENCH_MODEL_ITERATIONS"] ?? "") ?? (quick ? 3 : 10)
     // BENCH_NO_REFERENCE=1: FrameFlowML alone (quicker when comparing two builds).
     let skipReference = ProcessInfo.processInfo.environment["BENCH_NO_REFERENCE"] != nil
-    let refs = (skipReference ? nil : run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"]))
-        .flatMap { try? JSONSerialization.jsonObject(with: Data($0.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]] } ?? [:]
-    print("\n(f) Model latency, median of \(iterations) (FrameFlowML on one thread, and split over the shared workers)")
+    // Two rounds — the Python references, then FrameFlow, twice — keeping each side's best
+    // median, so that a slow stretch of this shared machine does not fall on one side only.
+    let rounds = quick ? 1 : 2
+    print("\n(f) Model latency, median of \(iterations), best of \(rounds) alternating rounds each side (FrameFlowML on one thread, and split over the shared workers)")
     // BENCH_MODELS=pnet,onet: only those.
     let only = ProcessInfo.processInfo.environment["BENCH_MODELS"].map { Set($0.split(separator: ",").map(String.init)) }
-    for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"] where only?.contains(name) ?? true {
+    var refs: [String: [String: Double]] = [:]
+    var best: [String: (one: Double, two: Double)] = [:]
+    var loaded: [String: (model: Model, input: Tensor)] = [:]
+    let names = ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"].filter { only?.contains($0) ?? true }
+    for name in names {
         let ext = name.hasPrefix("face_detection") ? "tflite" : "onnx"
-        guard let model = try? Model(contentsOf: URL(fileURLWithPath: "\(dir)/\(name).\(ext)")),
+        if let model = try? Model(contentsOf: URL(fileURLWithPath: "\(dir)/\(name).\(ext)")),
             let input = try? loadTensorProto(contentsOfFile: "\(dir)/\(name).input_0.pb").tensor
-        else {
+        {
+            loaded[name] = (model, input)
+        }
+    }
+    let workers = Parallelism(WorkerPool.shared)
+    for _ in 0..<rounds {
+        if !skipReference, let out = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"]),
+            let obj = try? JSONSerialization.jsonObject(with: Data(out.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]]
+        {
+            refs.merge(obj) { a, b in a.merging(b) { min($0, $1) } }
+        }
+        for name in names {
+            guard let (model, input) = loaded[name] else { continue }
+            let feeds = [model.inputs[0].name: input]
+            let ms = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds) }
+            let ms2 = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds, parallelism: workers) }
+            let old = best[name] ?? (.infinity, .infinity)
+            best[name] = (min(old.one, ms), min(old.two, ms2))
+        }
+    }
+    for name in names {
+        guard let (model, input) = loaded[name], let (ms, ms2) = best[name] else {
             print("  \(name): model or input missing (scripts/setup.sh bench)")
             continue
         }
         let feeds = [model.inputs[0].name: input]
-        let ms = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds) }
-        let workers = Parallelism(WorkerPool.shared)
-        let ms2 = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds, parallelism: workers) }
         if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
             // BENCH_PROFILE=ops: one row per op instead of per op type.
             let eachOp = ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "ops"
@@ -332,7 +376,7 @@ if all || args.contains("models") {
             }
         }
         let shape = input.shape.map(String.init).joined(separator: "×")
-        if ext == "onnx" {
+        if !name.hasPrefix("face_detection") {
             row("\(name) \(shape), 1 thread", ms, refs[name]?["ort1"], unit: "ms", refName: "onnxruntime, 1 intra-op thread")
             row("\(name) \(shape), \(workers.threads) threads", ms2, refs[name]?["ort2"], unit: "ms", refName: "onnxruntime, 2 intra-op threads")
         } else {
