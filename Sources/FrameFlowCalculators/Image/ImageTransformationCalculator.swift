@@ -270,7 +270,32 @@ public enum Resize {
                             }
                         } else if bpp == 4 {
                             let hv = UnsafeMutableRawPointer(h)
-                            for x in 0..<width {
+                            // Four, then two output pixels per vector.
+                            var x = 0
+                            @inline(__always) func two(_ t: UnsafePointer<Int>, _ x: Int) -> SIMD8<Float> {
+                                SIMD8<Float>(lowHalf: pixel(s + t[x]), highHalf: pixel(s + t[x &+ 1]))
+                            }
+                            @inline(__always) func weights(_ w: UnsafePointer<Float>, _ x: Int) -> SIMD8<Float> {
+                                SIMD8<Float>(lowHalf: SIMD4(repeating: w[x]), highHalf: SIMD4(repeating: w[x &+ 1]))
+                            }
+                            let x0p = X0.baseAddress!, x1p = X1.baseAddress!, w0p = W0.baseAddress!, w1p = W1.baseAddress!
+                            while x &+ 4 <= width {
+                                let a = SIMD16<Float>(lowHalf: two(x0p, x), highHalf: two(x0p, x &+ 2))
+                                let b = SIMD16<Float>(lowHalf: two(x1p, x), highHalf: two(x1p, x &+ 2))
+                                let wa = SIMD16<Float>(lowHalf: weights(w0p, x), highHalf: weights(w0p, x &+ 2))
+                                let wb = SIMD16<Float>(lowHalf: weights(w1p, x), highHalf: weights(w1p, x &+ 2))
+                                hv.storeBytes(of: wa * a + wb * b, toByteOffset: x &* 16, as: SIMD16<Float>.self)
+                                x &+= 4
+                            }
+                            while x &+ 2 <= width {
+                                let a = SIMD8<Float>(lowHalf: pixel(s + X0[x]), highHalf: pixel(s + X0[x &+ 1]))
+                                let b = SIMD8<Float>(lowHalf: pixel(s + X1[x]), highHalf: pixel(s + X1[x &+ 1]))
+                                let wa = SIMD8<Float>(lowHalf: SIMD4(repeating: W0[x]), highHalf: SIMD4(repeating: W0[x &+ 1]))
+                                let wb = SIMD8<Float>(lowHalf: SIMD4(repeating: W1[x]), highHalf: SIMD4(repeating: W1[x &+ 1]))
+                                hv.storeBytes(of: wa * a + wb * b, toByteOffset: x &* 16, as: SIMD8<Float>.self)
+                                x &+= 2
+                            }
+                            if x < width {
                                 hv.storeBytes(of: W0[x] * pixel(s + X0[x]) + W1[x] * pixel(s + X1[x]), toByteOffset: x &* 16, as: SIMD4<Float>.self)
                             }
                         } else {
