@@ -522,6 +522,22 @@ enum Ops {
         var shape = ts[0].shape
         shape[axis] = ts.map { $0.shape[axis] }.reduce(0, +)
         let isFloat = ts[0].isFloat
+        if isFloat, ts.allSatisfy({ $0.asFloats.count == $0.count }) {
+            // Straight into a pooled array (appending grew a fresh one piece by piece).
+            var f = Scratch.uninitialized(shape.reduce(1, *))
+            f.withUnsafeMutableBufferPointer { F in
+                guard var dst = F.baseAddress else { return }
+                for o in 0..<outer {
+                    for t in ts {
+                        let chunk = t.shape[axis...].reduce(1, *)
+                        if chunk == 0 { continue }
+                        t.floats.withUnsafeBufferPointer { src in dst.update(from: src.baseAddress! + o * chunk, count: chunk) }
+                        dst += chunk
+                    }
+                }
+            }
+            return Tensor(shape: shape, floats: f, type: ts[0].type)
+        }
         var f: [Float] = [], i: [Int64] = []
         for o in 0..<outer {
             for t in ts {
