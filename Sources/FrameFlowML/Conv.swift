@@ -207,9 +207,9 @@ enum Conv {
     /// is fast at (pixels × 24), where OpenBLAS on 24 × pixels packed a megabyte of im2col.
     static func channelsLast(_ g: NHWC.Window, batch: Int, x: UnsafePointer<Float>, filter: PackedFilter, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue) {
         let c = g.c, oc = filter.outputs, HW = g.h * g.w, P = g.oh * g.ow
-        let direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w
         var xt = Scratch.uninitialized(HW * c), yt = Scratch.uninitialized(P * oc)
-        var col = direct ? [] : Scratch.uninitialized(P * filter.k)
+        let colCount = NHWC.im2colCount(g, packed: true)
+        var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)
         let activates = epilogue.activates
         xt.withUnsafeMutableBufferPointer { XT in yt.withUnsafeMutableBufferPointer { YT in col.withUnsafeMutableBufferPointer { C in
             let xtp = XT.baseAddress!, ytp = YT.baseAddress!

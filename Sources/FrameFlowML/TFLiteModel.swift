@@ -479,10 +479,7 @@ enum NHWC {
         let K = kh * kw * c, P = oh * ow
         let direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == wd
         #if FRAMEFLOW_AVX512
-            // Where a filter row's run is long enough to pay for adding to C once per filter
-            // row: BlazeFace's first 5 × 5 convolution of 3 channels (runs of 15, five passes
-            // over C) measured 1.60 → 1.76 ms for the model this way.
-            if let filter = packed, !direct, dw == 1, ow >= 8, kw * c >= 64 {
+            if let filter = packed, runsInPlace(g) {
                 return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp)
             }
         #endif
@@ -538,6 +535,27 @@ enum NHWC {
                 if let bf { for p in 0..<rows { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
             }
         }
+    }
+
+    /// Floats of im2col buffer `convolve` needs for `g` (none for a 1 × 1, stride-1 filter,
+    /// or where it runs without im2col); a buffer taken for nothing cost PP-OCR's first 3 × 3
+    /// layer the zeroing of 1.3 MB as the pool grew an array to that size.
+    static func im2colCount(_ g: Window, packed: Bool) -> Int {
+        let direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w
+        return direct || packed && runsInPlace(g) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
+    }
+
+    /// Whether `convolve` with a packed filter runs `convolveInPlace` (AVX-512 builds): where a
+    /// filter row's run is long enough to pay for adding to C once per filter row. BlazeFace's
+    /// first 5 × 5 convolution of 3 channels (runs of 15, five passes over C) measured
+    /// 1.60 → 1.76 ms for the model this way.
+    static func runsInPlace(_ g: Window) -> Bool {
+        #if FRAMEFLOW_AVX512
+            let direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w
+            return !direct && g.dw == 1 && g.ow >= 8 && g.kw * g.c >= 64
+        #else
+            return false
+        #endif
     }
 
     #if FRAMEFLOW_AVX512
@@ -624,7 +642,6 @@ enum NHWC {
             let xf = x.asFloats, wf = w.asFloats, bf = bias?.asFloats
             if !depthwise && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
                 let K = kh * kw * c, P = oh * ow
-                let direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == wd
                 let packed = op.filter.flatMap { $0.k == K && $0.outputs == oc ? $0 : nil }
                 let residualTensor = try op.residual.map { try input($0) }
                 let rc = residualTensor?.shape.last ?? 0
@@ -634,7 +651,9 @@ enum NHWC {
                     }
                 }
                 let rf = residualTensor?.floats ?? []
-                var col = direct ? [] : Scratch.uninitialized(P * K)  // im2col writes every entry
+                let window = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                let colCount = NHWC.im2colCount(window, packed: packed != nil)
+                var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)  // im2col writes every entry
                 rf.withUnsafeBufferPointer { R in
                 let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
