@@ -256,72 +256,70 @@ enum Conv {
                     let g = NHWC.Window(
                         h: s.h, w: s.w, c: c, oh: s.oh, ow: s.ow, kh: 3, kw: 3, sh: s.strideH, sw: s.strideW, dh: 1, dw: 1, pt: s.padTop, pl: s.padLeft)
                     NHWC.depthwise3x3(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
-                    Microkernel.transpose(ytp, rows: P, columns: c, into: yb)
-                    if epilogue.activates { for ch in 0..<c { activate(yb + ch * P, 0..<P, bias: 0, epilogue, row: ch) } }
-                    continue
-                }
-                let xStep = s.dilationW * c, yStep = s.dilationH * s.w * c, wStep = s.kw * c
-                Scratch.parallelFor(s.oh, work: P * c * taps) { rows in
-                    for oy in rows {
-                        let iy0 = oy * s.strideH - s.padTop
-                        let (ky0, ky1) = tapRange(iy0, s.kh, s.h, s.dilationH)
-                        for ox in 0..<s.ow {
-                            let ix0 = ox &* s.strideW &- s.padLeft
-                            let (kx0, kx1) = tapRange(ix0, s.kw, s.w, s.dilationW)
-                            let yp = ytp + (oy * s.ow + ox) * c
-                            var blk = 0
-                            // 32 channels at a time: four independent chains of multiply-adds
-                            // (one chain of 25 for a 5 × 5 window waits on each result;
-                            // PP-OCR's 5 × 5 layers on 4 × 6 and 2 × 3 images).
-                            while blk + 32 <= c && ky0 < ky1 && kx0 < kx1 {
-                                var a0 = ld(bp + blk), a1 = ld(bp + blk + 8), a2 = ld(bp + blk + 16), a3 = ld(bp + blk + 24)
-                                let iy = iy0 &+ ky0 &* s.dilationH, ix = ix0 &+ kx0 &* s.dilationW
-                                var row = xtp + ((iy &* s.w &+ ix) &* c &+ blk)
-                                var wrow = wtp + ((ky0 &* s.kw &+ kx0) &* c &+ blk)
-                                for _ in ky0..<ky1 {
-                                    var xp = row, wp = wrow
-                                    for _ in kx0..<kx1 {
-                                        a0.addProduct(ld(xp), ld(wp))
-                                        a1.addProduct(ld(xp + 8), ld(wp + 8))
-                                        a2.addProduct(ld(xp + 16), ld(wp + 16))
-                                        a3.addProduct(ld(xp + 24), ld(wp + 24))
-                                        xp += xStep
-                                        wp += c
-                                    }
-                                    row += yStep
-                                    wrow += wStep
-                                }
-                                let out = UnsafeMutableRawPointer(yp + blk)
-                                out.storeBytes(of: a0, as: V.self)
-                                out.storeBytes(of: a1, toByteOffset: 32, as: V.self)
-                                out.storeBytes(of: a2, toByteOffset: 64, as: V.self)
-                                out.storeBytes(of: a3, toByteOffset: 96, as: V.self)
-                                blk += 32
-                            }
-                            while blk < c {
-                                let ch = Swift.min(blk, c - 8)
-                                var acc = ld(bp + ch)
-                                if ky0 < ky1 && kx0 < kx1 {
-                                    // Pointers stepped tap to tap (index products with
-                                    // overflow checks cost more than the multiply-adds).
+                } else {
+                    let xStep = s.dilationW * c, yStep = s.dilationH * s.w * c, wStep = s.kw * c
+                    Scratch.parallelFor(s.oh, work: P * c * taps) { rows in
+                        for oy in rows {
+                            let iy0 = oy * s.strideH - s.padTop
+                            let (ky0, ky1) = tapRange(iy0, s.kh, s.h, s.dilationH)
+                            for ox in 0..<s.ow {
+                                let ix0 = ox &* s.strideW &- s.padLeft
+                                let (kx0, kx1) = tapRange(ix0, s.kw, s.w, s.dilationW)
+                                let yp = ytp + (oy * s.ow + ox) * c
+                                /// The window's first tap inside the image for channels from
+                                /// `ch`: input and weight pointers, then stepped tap to tap
+                                /// (index products with overflow checks cost more than the
+                                /// multiply-adds).
+                                @inline(__always) func firstTap(_ ch: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
                                     let iy = iy0 &+ ky0 &* s.dilationH, ix = ix0 &+ kx0 &* s.dilationW
-                                    let start: Int = (iy &* s.w &+ ix) &* c &+ ch
-                                    let wStart: Int = (ky0 &* s.kw &+ kx0) &* c &+ ch
-                                    var row = xtp + start
-                                    var wrow = wtp + wStart
+                                    return (xtp + ((iy &* s.w &+ ix) &* c &+ ch), wtp + ((ky0 &* s.kw &+ kx0) &* c &+ ch))
+                                }
+                                var blk = 0
+                                // 32 channels at a time: four independent chains of multiply-adds
+                                // (one chain of 25 for a 5 × 5 window waits on each result;
+                                // PP-OCR's 5 × 5 layers on 4 × 6 and 2 × 3 images).
+                                while blk + 32 <= c && ky0 < ky1 && kx0 < kx1 {
+                                    var a0 = ld(bp + blk), a1 = ld(bp + blk + 8), a2 = ld(bp + blk + 16), a3 = ld(bp + blk + 24)
+                                    var (row, wrow) = firstTap(blk)
                                     for _ in ky0..<ky1 {
                                         var xp = row, wp = wrow
                                         for _ in kx0..<kx1 {
-                                            acc.addProduct(ld(xp), ld(wp))
+                                            a0.addProduct(ld(xp), ld(wp))
+                                            a1.addProduct(ld(xp + 8), ld(wp + 8))
+                                            a2.addProduct(ld(xp + 16), ld(wp + 16))
+                                            a3.addProduct(ld(xp + 24), ld(wp + 24))
                                             xp += xStep
                                             wp += c
                                         }
                                         row += yStep
                                         wrow += wStep
                                     }
+                                    let out = UnsafeMutableRawPointer(yp + blk)
+                                    out.storeBytes(of: a0, as: V.self)
+                                    out.storeBytes(of: a1, toByteOffset: 32, as: V.self)
+                                    out.storeBytes(of: a2, toByteOffset: 64, as: V.self)
+                                    out.storeBytes(of: a3, toByteOffset: 96, as: V.self)
+                                    blk += 32
                                 }
-                                UnsafeMutableRawPointer(yp + ch).storeBytes(of: acc, as: V.self)
-                                blk += 8
+                                while blk < c {
+                                    let ch = Swift.min(blk, c - 8)
+                                    var acc = ld(bp + ch)
+                                    if ky0 < ky1 && kx0 < kx1 {
+                                        var (row, wrow) = firstTap(ch)
+                                        for _ in ky0..<ky1 {
+                                            var xp = row, wp = wrow
+                                            for _ in kx0..<kx1 {
+                                                acc.addProduct(ld(xp), ld(wp))
+                                                xp += xStep
+                                                wp += c
+                                            }
+                                            row += yStep
+                                            wrow += wStep
+                                        }
+                                    }
+                                    UnsafeMutableRawPointer(yp + ch).storeBytes(of: acc, as: V.self)
+                                    blk += 8
+                                }
                             }
                         }
                     }

@@ -3,7 +3,6 @@ import Foundation
 /// The CPU kernels, by ONNX op type. Float tensors are computed in Float; integer tensors in
 /// Int64.
 enum Ops {
-
     /// The sum of `count` floats in four 8-lane accumulators: `reduce(0, +)` adds one at a
     /// time, each waiting for the last (PP-OCR's global pool over 96 × 384 values took 46 µs,
     /// fifteen times the other pools).
@@ -52,6 +51,7 @@ enum Ops {
         }
         return count == 0 ? 0 : m
     }
+
     /// eˣ in single precision from operations that vectorise: x = k·ln 2 + r (ln 2 in two
     /// parts, Cody–Waite), eʳ by Cephes' degree-6 polynomial for |r| ≤ ln 2 / 2, 2ᵏ built in
     /// exponent bits (k read from the mantissa of k + 1.5·2²³: a Float → Int conversion

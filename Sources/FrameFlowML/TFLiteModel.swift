@@ -321,6 +321,8 @@ enum NHWC {
     /// A filter window over an NHWC image: sizes, strides, dilations, padding before.
     struct Window {
         var h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl: Int
+        /// A 1 × 1, stride-1 filter over the whole image: the input rows are the im2col rows.
+        var readsInputDirectly: Bool { kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == w }
         /// Output columns whose input column under filter column `kx` is inside the image.
         func validColumns(kx: Int) -> Range<Int> {
             Conv.stridedRange(count: ow, stride: sw, offset: kx * dw - pl, limit: w)
@@ -477,7 +479,7 @@ enum NHWC {
     ) {
         let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl)
         let K = kh * kw * c, P = oh * ow
-        let direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == wd
+        let direct = g.readsInputDirectly
         #if FRAMEFLOW_AVX512
             if let filter = packed, runsInPlace(g) {
                 return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp)
@@ -541,8 +543,7 @@ enum NHWC {
     /// or where it runs without im2col); a buffer taken for nothing cost PP-OCR's first 3 × 3
     /// layer the zeroing of 1.3 MB as the pool grew an array to that size.
     static func im2colCount(_ g: Window, packed: Bool) -> Int {
-        let direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w
-        return direct || packed && runsInPlace(g) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
+        g.readsInputDirectly || packed && runsInPlace(g) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
     }
 
     /// Whether `convolve` with a packed filter runs `convolveInPlace` (AVX-512 builds): where a
@@ -551,8 +552,7 @@ enum NHWC {
     /// 1.60 → 1.76 ms for the model this way.
     static func runsInPlace(_ g: Window) -> Bool {
         #if FRAMEFLOW_AVX512
-            let direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w
-            return !direct && g.dw == 1 && g.ow >= 8 && g.kw * g.c >= 64
+            return !g.readsInputDirectly && g.dw == 1 && g.ow >= 8 && g.kw * g.c >= 64
         #else
             return false
         #endif

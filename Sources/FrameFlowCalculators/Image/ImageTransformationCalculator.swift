@@ -288,11 +288,7 @@ public enum Resize {
                                 x &+= 4
                             }
                             while x &+ 2 <= width {
-                                let a = SIMD8<Float>(lowHalf: pixel(s + X0[x]), highHalf: pixel(s + X0[x &+ 1]))
-                                let b = SIMD8<Float>(lowHalf: pixel(s + X1[x]), highHalf: pixel(s + X1[x &+ 1]))
-                                let wa = SIMD8<Float>(lowHalf: SIMD4(repeating: W0[x]), highHalf: SIMD4(repeating: W0[x &+ 1]))
-                                let wb = SIMD8<Float>(lowHalf: SIMD4(repeating: W1[x]), highHalf: SIMD4(repeating: W1[x &+ 1]))
-                                hv.storeBytes(of: wa * a + wb * b, toByteOffset: x &* 16, as: SIMD8<Float>.self)
+                                hv.storeBytes(of: weights(w0p, x) * two(x0p, x) + weights(w1p, x) * two(x1p, x), toByteOffset: x &* 16, as: SIMD8<Float>.self)
                                 x &+= 2
                             }
                             if x < width {
