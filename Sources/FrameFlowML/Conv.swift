@@ -173,6 +173,10 @@ enum Conv {
         var batch, cin, h, w, cout, group, kh, kw, strideH, strideW, dilationH, dilationW, padTop, padLeft, oh, ow: Int
         var cpg: Int { cin / group }
         var opg: Int { cout / group }
+        /// The shape as `NHWC.Window` (one group's channels).
+        var window: NHWC.Window {
+            NHWC.Window(h: h, w: w, c: cpg, oh: oh, ow: ow, kh: kh, kw: kw, sh: strideH, sw: strideW, dh: dilationH, dw: dilationW, pt: padTop, pl: padLeft)
+        }
 
         /// Output columns `ow` whose input column `ow·strideW − padLeft + kx·dilationW` lies
         /// inside the image.
@@ -415,12 +419,10 @@ enum Conv {
             }
             return
         }
-        #if FRAMEFLOW_AVX512
-            if shiftedRowsApply(s) {
-                shiftedRows(s, x: x, w: w, bias: bias, y: y, epilogue: epilogue)
-                return
-            }
-        #endif
+        if shiftedRowsApply(s) {
+            shiftedRows(s, x: x, w: w, bias: bias, y: y, epilogue: epilogue)
+            return
+        }
         let K = s.cpg * s.kh * s.kw
         let activates = epilogue.activates
         let direct = s.kh == 1 && s.kw == 1 && s.strideH == 1 && s.strideW == 1 && s.padTop == 0 && s.padLeft == 0 && s.oh == s.h && s.ow == s.w
@@ -483,82 +485,28 @@ enum Conv {
         Scratch.recycle(&col)
     }
 
-    /// Whether `shiftedRows` runs `s` (AVX-512 builds): stride 1, group 1, more than one
-    /// tap, no negative padding, and at least half of the 16-lane columns useful (PP-OCR's
-    /// 3 × 3 on 2 × 3 images, 10 columns of which 6 are pixels, measured 3× slower than
-    /// OpenBLAS on its im2col). Where it runs it measured faster than both other paths
-    /// (per op, interleaved best of 3): PP-OCR's 3 × 3 of 96 → 24 channels on 16 × 24
-    /// 0.24 → 0.14 ms (channels-last before), O-Net's 32 → 64 on 23 × 23 0.22 → 0.15 ms,
-    /// R-Net's 28 → 48 0.088 → 0.056 ms, P-Net's 16 → 32 0.047 → 0.025 ms (OpenBLAS on
-    /// im2col before).
+    /// Whether `conv2D` runs `s` through `ShiftedConvolution` (AVX-512 builds): group 1 and
+    /// the shapes it takes. Where it runs it measured faster than both other paths (per op,
+    /// interleaved best of 3): PP-OCR's 3 × 3 of 96 → 24 channels on 16 × 24 0.24 → 0.14 ms
+    /// (channels-last before), O-Net's 32 → 64 on 23 × 23 0.22 → 0.15 ms, R-Net's 28 → 48
+    /// 0.088 → 0.056 ms, P-Net's 16 → 32 0.047 → 0.025 ms (OpenBLAS on im2col before).
     static func shiftedRowsApply(_ s: Plane2D) -> Bool {
-        shiftedRowsBuilt && shiftedRowsFit(s)
+        ShiftedConvolution.built && s.group == 1 && ShiftedConvolution.fits(s.window)
     }
 
-    /// Whether this build has `shiftedRows` (an AVX-512 build).
-    static var shiftedRowsBuilt: Bool {
+    /// `ShiftedConvolution` on NCHW input; bias and activation added per channel after.
+    static func shiftedRows(
+        _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
+    ) {
         #if FRAMEFLOW_AVX512
-            return true
-        #else
-            return false
+            let P = s.oh * s.ow
+            for b in 0..<s.batch {
+                let yb = y + b * s.cout * P
+                ShiftedConvolution.run(s.window, layout: .channelsFirst, x: x + b * s.cin * s.h * s.w, weights: w, outputs: s.cout, y: yb)
+                for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: bias?[oc] ?? 0, epilogue, row: oc) }
+            }
         #endif
     }
-
-    /// The shape rules of `shiftedRowsApply`.
-    static func shiftedRowsFit(_ s: Plane2D) -> Bool {
-        let wp = s.ow + (s.kw - 1) * s.dilationW, n = s.oh * wp
-        return s.group == 1 && s.strideH == 1 && s.strideW == 1 && s.kh * s.kw > 1 && s.padTop >= 0 && s.padLeft >= 0
-            && 2 * s.oh * s.ow >= (n + 15) / 16 * 16
-            && s.oh + (s.kh - 1) * s.dilationH >= s.h + s.padTop && s.ow + (s.kw - 1) * s.dilationW >= s.w + s.padLeft
-    }
-
-    #if FRAMEFLOW_AVX512
-        /// A stride-1 convolution (group 1) as one product of the filter (cout × K, as
-        /// stored) with B rows read straight from a zero-bordered copy of the input: with the
-        /// input planes padded to `wp` columns, the output pixels (oy, ox) of all rows, counted
-        /// as j = oy·wp + ox, read the input at j + (the tap's offset) for every tap — a
-        /// contiguous run. So B is the padded input seen through one offset per (channel, ky,
-        /// kx); the product computes wp − ow wasted columns per row, and the valid ones are
-        /// copied out with bias and activation. Output channels fill the rows of the tiles and
-        /// pixels their 16-lane columns, so few output channels (PP-OCR's 24) waste no lanes.
-        static func shiftedRows(
-            _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>,
-            epilogue: GEMMEpilogue
-        ) {
-            let hp = s.oh + (s.kh - 1) * s.dilationH, wp = s.ow + (s.kw - 1) * s.dilationW, plane = hp * wp
-            let K = s.cin * s.kh * s.kw, n = s.oh * wp, P = s.oh * s.ow
-            var offsets = [Int](repeating: 0, count: K)
-            for c in 0..<s.cin { for ky in 0..<s.kh { for kx in 0..<s.kw {
-                offsets[(c * s.kh + ky) * s.kw + kx] = c * plane + ky * s.dilationH * wp + kx * s.dilationW
-            } } }
-            // 48 floats of slack: the last tile of a row reads up to 47 past it.
-            var padded = Scratch.uninitialized(s.cin * plane + 48), wide = Scratch.uninitialized(s.cout * n)
-            padded.withUnsafeMutableBufferPointer { XP in wide.withUnsafeMutableBufferPointer { YW in offsets.withUnsafeBufferPointer { O in
-                let xp = XP.baseAddress!, yw = YW.baseAddress!
-                for b in 0..<s.batch {
-                    let xb = x + b * s.cin * s.h * s.w, yb = y + b * s.cout * P
-                    xp.update(repeating: 0, count: s.cin * plane + 48)
-                    for c in 0..<s.cin {
-                        for r in 0..<s.h {
-                            Microkernel.copy(xp + c * plane + (r + s.padTop) * wp + s.padLeft, from: xb + (c * s.h + r) * s.w, count: s.w)
-                        }
-                    }
-                    Scratch.parallelFor((n + 47) / 48, work: s.cout * K * n) { blocks in
-                        let j0 = blocks.lowerBound * 48, j1 = min(n, blocks.upperBound * 48)
-                        Microkernel.multiplyShifted(
-                            m: s.cout, n: j1 - j0, k: K, a: w, lda: K, b: xp + j0, offsets: O.baseAddress!, c: yw + j0, ldc: n)
-                    }
-                    for oc in 0..<s.cout {
-                        let yc = yb + oc * P
-                        for oy in 0..<s.oh { Microkernel.copy(yc + oy * s.ow, from: yw + oc * n + oy * wp, count: s.ow) }
-                        activate(yc, 0..<P, bias: bias?[oc] ?? 0, epilogue, row: oc)
-                    }
-                }
-            } } }
-            Scratch.recycle(&padded)
-            Scratch.recycle(&wide)
-        }
-    #endif
 
     /// The largest of `t[x0..<x0 + k]` clipped to `0..<w` (−∞ when empty).
     @inline(__always)

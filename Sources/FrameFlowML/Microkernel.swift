@@ -148,6 +148,13 @@ enum Microkernel {
     /// against the scalar block). Element by element down a column, with checked index
     /// arithmetic, it was a third of PP-OCR's depthwise layers.
     static func transpose(_ src: UnsafePointer<Float>, rows: Int, columns: Int, into dst: UnsafeMutablePointer<Float>) {
+        transpose(src, rows: rows, columns: columns, sourceStride: columns, into: dst, destinationStride: rows)
+    }
+
+    /// `dst[j·destinationStride + i] = src[i·sourceStride + j]` for i < rows, j < columns.
+    static func transpose(
+        _ src: UnsafePointer<Float>, rows: Int, columns: Int, sourceStride ls: Int, into dst: UnsafeMutablePointer<Float>, destinationStride ld: Int
+    ) {
         var i0 = 0
         while i0 < rows {
             let i1 = Swift.min(i0 &+ 8, rows)
@@ -157,21 +164,21 @@ enum Microkernel {
                 if i1 &- i0 == 8 && j1 &- j0 == 8 {
                     // A whole block: eight row loads, eight column stores.
                     typealias V = SIMD8<Float>
-                    @inline(__always) func row(_ k: Int) -> V { UnsafeRawPointer(src + ((i0 &+ k) &* columns &+ j0)).loadUnaligned(as: V.self) }
+                    @inline(__always) func row(_ k: Int) -> V { UnsafeRawPointer(src + ((i0 &+ k) &* ls &+ j0)).loadUnaligned(as: V.self) }
                     let (r0, r1, r2, r3, r4, r5, r6, r7) = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
                     for j in 0..<8 {
                         let v = V(r0[j], r1[j], r2[j], r3[j], r4[j], r5[j], r6[j], r7[j])
-                        UnsafeMutableRawPointer(dst + ((j0 &+ j) &* rows &+ i0)).storeBytes(of: v, as: V.self)
+                        UnsafeMutableRawPointer(dst + ((j0 &+ j) &* ld &+ i0)).storeBytes(of: v, as: V.self)
                     }
                     j0 = j1
                     continue
                 }
                 var i = i0
                 while i < i1 {
-                    let s = src + i &* columns
+                    let s = src + i &* ls
                     var j = j0
                     while j < j1 {
-                        dst[j &* rows &+ i] = s[j]
+                        dst[j &* ld &+ i] = s[j]
                         j &+= 1
                     }
                     i &+= 1

@@ -484,6 +484,9 @@ enum NHWC {
             if let filter = packed, runsInPlace(g) {
                 return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp)
             }
+            if takesShifted(g, residual: residual != nil) {
+                return shifted(g, x: xb, weights: wAll, bias: packed.map { Array($0.bias.prefix(oc)) } ?? bf, outputs: oc, y: yAll, clamp: clamp)
+            }
         #endif
         Scratch.parallelFor(oh, work: P * K * oc) { band in
             // Chunks of output rows whose im2col rows (≤ 32 KB) stay in the L1 cache
@@ -539,11 +542,40 @@ enum NHWC {
         }
     }
 
+    #if FRAMEFLOW_AVX512
+        /// `ShiftedConvolution` on one NHWC image: its channel-major result transposed to
+        /// NHWC, then bias and clamp. BlazeFace's first layer (5 × 5, stride 2, 3 → 24
+        /// channels, K = 75) went through im2col and 32-column tiles holding 24 channels.
+        static func shifted(
+            _ g: Window, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: [Float]?, outputs oc: Int, y: UnsafeMutablePointer<Float>,
+            clamp: (Float, Float)?
+        ) {
+            ShiftedConvolution.run(g, layout: .channelsLast, x: x, weights: weights, outputs: oc, y: y)
+            let (lo, hi) = clamp ?? (-.infinity, .infinity)
+            let b = bias ?? [Float](repeating: 0, count: oc)
+            b.withUnsafeBufferPointer { B in
+                for p in 0..<(g.oh * g.ow) {
+                    let r = y + p * oc
+                    for o in 0..<oc {
+                        var v = r[o] + B[o]
+                        v = v < lo ? lo : v
+                        r[o] = v > hi ? hi : v
+                    }
+                }
+            }
+        }
+    #endif
+
     /// Floats of im2col buffer `convolve` needs for `g` (none for a 1 × 1, stride-1 filter,
     /// or where it runs without im2col); a buffer taken for nothing cost PP-OCR's first 3 × 3
     /// layer the zeroing of 1.3 MB as the pool grew an array to that size.
-    static func im2colCount(_ g: Window, packed: Bool) -> Int {
-        g.readsInputDirectly || packed && runsInPlace(g) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
+    static func im2colCount(_ g: Window, packed: Bool, residual: Bool = false) -> Int {
+        g.readsInputDirectly || packed && runsInPlace(g) || takesShifted(g, residual: residual) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
+    }
+
+    /// Whether `convolve` runs `shifted` (AVX-512 builds, no fused residual).
+    static func takesShifted(_ g: Window, residual: Bool) -> Bool {
+        ShiftedConvolution.built && !residual && ShiftedConvolution.fits(g)
     }
 
     /// Whether `convolve` with a packed filter runs `convolveInPlace` (AVX-512 builds): where a
@@ -652,7 +684,7 @@ enum NHWC {
                 }
                 let rf = residualTensor?.floats ?? []
                 let window = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
-                let colCount = NHWC.im2colCount(window, packed: packed != nil)
+                let colCount = NHWC.im2colCount(window, packed: packed != nil, residual: rc > 0)
                 var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)  // im2col writes every entry
                 rf.withUnsafeBufferPointer { R in
                 let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add

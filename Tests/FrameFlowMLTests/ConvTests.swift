@@ -57,18 +57,21 @@ import Testing
         #expect(worst <= 1e-4, "max error \(worst)")
     }
 
-    /// Stride-1 convolutions (the `Conv.shiftedRows` path on AVX-512 builds) against the
+    /// Dense convolutions (the `ShiftedConvolution` path on AVX-512 builds) against the
     /// formula: output channels on and off a multiple of 8, filters deeper than one k block
-    /// (K = 360 > 256), dilation, uneven padding on all four sides, no padding, two images,
-    /// more than one 48-column tile with a partial last one, and a fused clamp.
+    /// (K = 360 > 256), strides 2 and 3 (phase planes), dilation, uneven padding on all four
+    /// sides, no padding, two images, more than one 48-column tile with a partial last one,
+    /// and a fused clamp.
     @Test(arguments: [
-        (3, 10, 3, 1, [1, 1, 1, 1], 2), (40, 24, 3, 1, [1, 0, 2, 1], 1), (16, 8, 3, 2, [2, 2, 2, 2], 1), (7, 17, 2, 1, [0, 0, 0, 0], 2),
-        (12, 33, 5, 1, [2, 1, 2, 3], 1), (9, 16, 3, 1, [0, 0, 0, 0], 1),
+        (3, 10, 3, 1, 1, [1, 1, 1, 1], 2), (40, 24, 3, 1, 1, [1, 0, 2, 1], 1), (16, 8, 3, 1, 2, [2, 2, 2, 2], 1), (7, 17, 2, 1, 1, [0, 0, 0, 0], 2),
+        (12, 33, 5, 1, 1, [2, 1, 2, 3], 1), (9, 16, 3, 1, 1, [0, 0, 0, 0], 1), (3, 24, 5, 2, 1, [1, 1, 2, 2], 1), (5, 12, 3, 2, 1, [0, 1, 1, 0], 2),
+        (4, 9, 4, 3, 1, [1, 2, 2, 1], 1), (6, 16, 3, 2, 2, [2, 2, 2, 2], 1),
     ])
-    func strideOneMatchesTheFormula(cin: Int, cout: Int, k: Int, d: Int, pads: [Int], batch: Int) throws {
+    func denseMatchesTheFormula(cin: Int, cout: Int, k: Int, stride st: Int, d: Int, pads: [Int], batch: Int) throws {
         let (h, w) = (11, 13)
         let x = GEMMTests.random(batch * cin * h * w, seed: 51), wt = GEMMTests.random(cout * cin * k * k, seed: 52), bias = GEMMTests.random(cout, seed: 53)
         var node = ONNXNode(name: "", opType: "Conv", domain: "", inputs: [], outputs: [], attributes: [:])
+        node.attributes["strides"] = .ints([Int64(st), Int64(st)])
         node.attributes["dilations"] = .ints([Int64(d), Int64(d)])
         node.attributes["pads"] = .ints(pads.map { Int64($0) })  // top, left, bottom, right
         // A clamp at about one standard deviation of the sums (inputs and weights in ±2).
@@ -76,17 +79,17 @@ import Testing
         node.attributes[Conv.fusedClamp] = .floats([-spread, 1.5 * spread])
         let y = try Conv.run(node, [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cout, cin, k, k], floats: wt), Tensor(shape: [cout], floats: bias)])
         let ek = (k - 1) * d + 1
-        let oh = h + pads[0] + pads[2] - ek + 1, ow = w + pads[1] + pads[3] - ek + 1
+        let oh = (h + pads[0] + pads[2] - ek) / st + 1, ow = (w + pads[1] + pads[3] - ek) / st + 1
         #expect(y.shape == [batch, cout, oh, ow])
         let plane = Conv.Plane2D(
-            batch: batch, cin: cin, h: h, w: w, cout: cout, group: 1, kh: k, kw: k, strideH: 1, strideW: 1, dilationH: d, dilationW: d,
+            batch: batch, cin: cin, h: h, w: w, cout: cout, group: 1, kh: k, kw: k, strideH: st, strideW: st, dilationH: d, dilationW: d,
             padTop: pads[0], padLeft: pads[1], oh: oh, ow: ow)
-        #expect(Conv.shiftedRowsApply(plane) == Conv.shiftedRowsBuilt, "the shapes above are meant for the shifted-rows path")
+        #expect(Conv.shiftedRowsApply(plane) == ShiftedConvolution.built, "the shapes above are meant for the shifted path")
         var worst: Float = 0
         for b in 0..<batch { for o in 0..<cout { for oy in 0..<oh { for ox in 0..<ow {
             var v = bias[o]
             for c in 0..<cin { for ky in 0..<k { for kx in 0..<k {
-                let iy = oy - pads[0] + ky * d, ix = ox - pads[1] + kx * d
+                let iy = oy * st - pads[0] + ky * d, ix = ox * st - pads[1] + kx * d
                 if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[((b * cin + c) * h + iy) * w + ix] * wt[((o * cin + c) * k + ky) * k + kx] }
             } } }
             v = min(max(v, -spread), 1.5 * spread)

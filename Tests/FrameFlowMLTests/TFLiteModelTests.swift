@@ -34,18 +34,20 @@ import Testing
     /// filter rows (3 × 96: on AVX-512 builds the im2col-free `convolveInPlace`, whose k of
     /// 288 also crosses the microkernel's k blocks), narrow ones (3 × 3 × 3: im2col), strides
     /// 1 and 2, SAME and VALID, a row dilation, outputs narrower than 8, a residual with
-    /// fewer channels than the output, and a clamp.
+    /// fewer channels than the output, and a clamp. Without a residual, narrow filters take
+    /// `ShiftedConvolution` on AVX-512 builds (3 × 5 × 5, stride 2: BlazeFace's first layer).
     @Test(arguments: [
-        (96, 24, 3, 1, 1, true), (96, 24, 3, 2, 1, true), (96, 24, 3, 1, 1, false), (3, 16, 3, 2, 1, true), (32, 40, 5, 1, 1, true),
-        (24, 28, 3, 1, 2, true), (64, 17, 1, 2, 1, false),
+        (96, 24, 3, 1, 1, true, true), (96, 24, 3, 2, 1, true, true), (96, 24, 3, 1, 1, false, true), (3, 16, 3, 2, 1, true, true),
+        (32, 40, 5, 1, 1, true, true), (24, 28, 3, 1, 2, true, true), (64, 17, 1, 2, 1, false, true), (3, 24, 5, 2, 1, true, false),
+        (8, 12, 3, 1, 2, false, false), (5, 20, 3, 1, 1, true, false),
     ])
-    func convolutionMatchesTheFormula(channels c: Int, outputs oc: Int, kernel k: Int, stride s: Int, rowDilation dh: Int, same: Bool) {
+    func convolutionMatchesTheFormula(channels c: Int, outputs oc: Int, kernel k: Int, stride s: Int, rowDilation dh: Int, same: Bool, withResidual: Bool) {
         for (h, w) in [(16, 24), (5, 7), (9, 20)] {
             let (oh, pt) = NHWC.padding(same, h, k, s, dh), (ow, pl) = NHWC.padding(same, w, k, s, 1)
             guard oh > 0, ow > 0 else { continue }
-            let K = k * k * c, rc = max(1, oc - 4)
+            let K = k * k * c, rc = withResidual ? max(1, oc - 4) : 0
             let x = GEMMTests.random(h * w * c, seed: 31), wt = GEMMTests.random(oc * K, seed: 32), bias = GEMMTests.random(oc, seed: 33)
-            let residual = GEMMTests.random(oh * ow * rc, seed: 34)
+            let residual = GEMMTests.random(max(1, oh * ow * rc), seed: 34)
             let filter = PackedFilter(outputsByInputs: wt, outputs: oc, bias: bias)
             var y = [Float](repeating: .nan, count: oh * ow * oc)
             var col = [Float](repeating: .nan, count: oh * ow * K)
@@ -54,7 +56,7 @@ import Testing
                 residual.withUnsafeBufferPointer { R in col.withUnsafeMutableBufferPointer { C in
                     NHWC.convolve(
                         g, x: X.baseAddress!, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: Y.baseAddress!,
-                        residual: R.baseAddress, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress)
+                        residual: withResidual ? R.baseAddress : nil, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress)
                 } }
             } } }
             var worst: Float = 0
