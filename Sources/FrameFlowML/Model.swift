@@ -362,12 +362,14 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
 
     /// Time spent in each op type over `iterations` runs on `feeds` (after one warm-up run),
     /// slowest first: where a model spends its time. With `eachOp`, one row per op instead
-    /// of per type ("CONV_2D #0 [1, 64, 64, 24]").
-    public func profile(_ feeds: [String: Tensor], iterations: Int = 10, eachOp: Bool = false) throws -> [(op: String, calls: Int, milliseconds: Double)] {
+    /// of per type ("CONV_2D #0 [1, 64, 64, 24]"); with `parallelism`, the ops as split across it.
+    public func profile(
+        _ feeds: [String: Tensor], iterations: Int = 10, eachOp: Bool = false, parallelism: Parallelism? = nil
+    ) throws -> [(op: String, calls: Int, milliseconds: Double)] {
         _ = try run(feeds)
         var table: [String: (calls: Int, ns: UInt64)] = [:]
         for _ in 0..<max(1, iterations) {
-            _ = try run(feeds, parallelism: nil) { op, which, ns in
+            _ = try run(feeds, parallelism: parallelism) { op, which, ns in
                 let key = eachOp ? "\(op) \(which())" : op
                 table[key, default: (0, 0)].calls += 1
                 table[key, default: (0, 0)].ns += ns

@@ -37,11 +37,14 @@ enum ShiftedConvolution {
     static func planeHeight(_ g: NHWC.Window) -> Int { g.oh + (g.kh - 1) * g.dh / g.sh }
 
     #if FRAMEFLOW_AVX512
-        /// The convolution of one image `x` (no bias) by `weights` (outputs × K in `layout`'s
-        /// order), for `outputs` channels, stored in `layout`: `y[o · oh · ow + oy · ow + ox]`
-        /// (channels first) or `y[(oy · ow + ox) · outputs + o]` (channels last).
+        /// The convolution of one image `x` by `weights` (outputs × K in `layout`'s order), for
+        /// `outputs` channels, stored in `layout`: `y[o · oh · ow + oy · ow + ox]` (channels
+        /// first, no bias: the caller adds it with its activation) or
+        /// `y[(oy · ow + ox) · outputs + o]` (channels last, plus `bias`, clamped to `clamp`, as
+        /// the result is transposed).
         static func run(
-            _ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, outputs: Int, y: UnsafeMutablePointer<Float>
+            _ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, outputs: Int, y: UnsafeMutablePointer<Float>,
+            bias: UnsafePointer<Float>? = nil, clamp: (Float, Float) = (-.infinity, .infinity)
         ) {
             let (c, sh, sw) = (g.c, g.sh, g.sw)
             let hq = planeHeight(g), wq = planeWidth(g), plane = hq * wq, planes = c * sh * sw
@@ -66,12 +69,41 @@ enum ShiftedConvolution {
                     if layout == .channelsFirst {
                         for o in 0..<outputs { Microkernel.copy(y + o * P + oy * g.ow, from: yw + o * n + oy * wq, count: g.ow) }
                     } else {
-                        Microkernel.transpose(yw + oy * wq, rows: outputs, columns: g.ow, sourceStride: n, into: y + oy * g.ow * outputs, destinationStride: outputs)
+                        transposeRow(yw + oy * wq, stride: n, pixels: g.ow, outputs: outputs, into: y + oy * g.ow * outputs, bias: bias, clamp: clamp)
                     }
                 }
             } } }
             Scratch.recycle(&padded)
             Scratch.recycle(&wide)
+        }
+
+        /// One output row from channel-major `src` (row o at `src + o · stride`) to
+        /// pixel-major `dst`, plus bias and clamp: 8 × 8 blocks as eight loads and eight
+        /// stores, the rest element by element.
+        private static func transposeRow(
+            _ src: UnsafePointer<Float>, stride: Int, pixels: Int, outputs: Int, into dst: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>?,
+            clamp: (Float, Float)
+        ) {
+            typealias V = SIMD8<Float>
+            let lo = V(repeating: clamp.0), hi = V(repeating: clamp.1)
+            @inline(__always) func b(_ o: Int) -> Float { bias?[o] ?? 0 }
+            @inline(__always) func one(_ v: Float) -> Float { min(max(v, clamp.0), clamp.1) }
+            let whole = outputs / 8 * 8
+            var x0 = 0
+            while x0 + 8 <= pixels {
+                for o0 in Swift.stride(from: 0, to: whole, by: 8) {
+                    @inline(__always) func row(_ k: Int) -> V { UnsafeRawPointer(src + (o0 + k) * stride + x0).loadUnaligned(as: V.self) }
+                    let (r0, r1, r2, r3, r4, r5, r6, r7) = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
+                    let bv = bias.map { UnsafeRawPointer($0 + o0).loadUnaligned(as: V.self) } ?? V()
+                    for j in 0..<8 {
+                        let v = V(r0[j], r1[j], r2[j], r3[j], r4[j], r5[j], r6[j], r7[j]) + bv
+                        UnsafeMutableRawPointer(dst + (x0 + j) * outputs + o0).storeBytes(of: Microkernel.clamp(v, lo, hi), as: V.self)
+                    }
+                }
+                for o in whole..<outputs { for j in 0..<8 { dst[(x0 + j) * outputs + o] = one(src[o * stride + x0 + j] + b(o)) } }
+                x0 += 8
+            }
+            for x in x0..<pixels { for o in 0..<outputs { dst[x * outputs + o] = one(src[o * stride + x] + b(o)) } }
         }
 
         /// The phase planes of `x`, each `rows` × `columns`, zeros outside the image.
@@ -97,8 +129,11 @@ enum ShiftedConvolution {
                             for (i, v) in inside.enumerated() { d[v] = s[i * sw] }
                         }
                     } else {
-                        let s = x + (iy * w + ix0) * c + ch
-                        for (i, v) in inside.enumerated() { d[v] = s[i * sw * c] }
+                        var s = x + (iy * w + ix0) * c + ch
+                        for v in inside {
+                            d[v] = s.pointee
+                            s += sw * c
+                        }
                     }
                     (d + inside.upperBound).update(repeating: 0, count: columns - inside.upperBound)
                 }

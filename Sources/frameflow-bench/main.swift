@@ -371,7 +371,9 @@ if all || args.contains("models") {
         if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
             // BENCH_PROFILE=ops: one row per op instead of per op type.
             let eachOp = ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "ops"
-            for p in try model.profile(feeds, iterations: iterations, eachOp: eachOp).prefix(400) {
+            // BENCH_PROFILE_THREADS=2: the ops as they run split over the workers.
+            let split = ProcessInfo.processInfo.environment["BENCH_PROFILE_THREADS"] == "2" ? workers : nil
+            for p in try model.profile(feeds, iterations: iterations, eachOp: eachOp, parallelism: split).prefix(400) {
                 print(String(format: "    %-22@ %3d calls %8.3f ms", p.op, p.calls, p.milliseconds))
             }
         }

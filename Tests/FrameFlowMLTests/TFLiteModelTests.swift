@@ -72,4 +72,31 @@ import Testing
             #expect(worst <= 1e-3, "\(h)×\(w)×\(c) → \(oc), \(k)×\(k) stride \(s) dilation \(dh) same \(same): max error \(worst)")
         }
     }
+
+    /// NHWC max and average pooling against the formula: channel counts below 8 (one by one),
+    /// a multiple of 8, and between (the last vector overlapping), windows cut by SAME
+    /// padding (the average over the taps inside only).
+    @Test(arguments: [(3, 2, 2, false), (8, 3, 2, true), (13, 3, 1, true), (28, 2, 2, true), (20, 3, 2, false)])
+    func poolMatchesTheFormula(channels c: Int, kernel k: Int, stride s: Int, same: Bool) {
+        let (h, w) = (9, 10)
+        let (oh, pt) = NHWC.padding(same, h, k, s, 1), (ow, pl) = NHWC.padding(same, w, k, s, 1)
+        let x = GEMMTests.random(h * w * c, seed: 61)
+        let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: 1, dw: 1, pt: pt, pl: pl)
+        for isMax in [true, false] {
+            var y = [Float](repeating: .nan, count: oh * ow * c)
+            x.withUnsafeBufferPointer { X in y.withUnsafeMutableBufferPointer { Y in NHWC.pool(g, max: isMax, x: X.baseAddress!, y: Y.baseAddress!) } }
+            var worst: Float = 0
+            for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
+                var taps: [Float] = []
+                for ky in 0..<k { for kx in 0..<k {
+                    let iy = oy * s - pt + ky, ix = ox * s - pl + kx
+                    if iy >= 0 && iy < h && ix >= 0 && ix < w { taps.append(x[(iy * w + ix) * c + ch]) }
+                } }
+                let want = isMax ? taps.max()! : taps.reduce(0, +) / Float(taps.count)
+                let got = y[(oy * ow + ox) * c + ch]
+                worst = max(worst, got.isNaN ? .infinity : abs(want - got))
+            } } }
+            #expect(worst <= 1e-6, "\(c) channels, \(k)×\(k) stride \(s) same \(same) max \(isMax): error \(worst)")
+        }
+    }
 }
