@@ -516,19 +516,32 @@ enum Conv {
         return acc
     }
 
-    /// `t[i] = max(t[i], row[i])` (or `+=`) for i in 0..<count, eight lanes at a time.
-    @inline(__always)
-    static func reduceRow(_ t: UnsafeMutablePointer<Float>, _ row: UnsafePointer<Float>, count: Int, max isMax: Bool) {
-        typealias V = SIMD8<Float>
+    /// `t[i]` = the max (or sum) of `rows` rows from `first` (`stride` apart) at column i, for
+    /// i in 0..<count, sixteen lanes at a time; the last block overlaps the one before (each
+    /// is computed from the rows, so the overlap is written twice with the same values).
+    static func reduceRows(_ t: UnsafeMutablePointer<Float>, _ first: UnsafePointer<Float>, rows: Int, stride: Int, count: Int, max isMax: Bool) {
+        typealias V = SIMD16<Float>
         var i = 0
-        while i + 8 <= count {
-            let a = UnsafeRawPointer(t + i).loadUnaligned(as: V.self), b = UnsafeRawPointer(row + i).loadUnaligned(as: V.self)
-            UnsafeMutableRawPointer(t + i).storeBytes(of: isMax ? a.replacing(with: b, where: b .> a) : a + b, as: V.self)
-            i += 8
+        while i < count && count >= 16 {
+            i = Swift.min(i, count &- 16)
+            var p = UnsafeRawPointer(first + i)
+            var a = p.loadUnaligned(as: V.self)
+            for _ in 1..<Swift.max(rows, 1) {
+                p += stride &* 4
+                let b = p.loadUnaligned(as: V.self)
+                a = isMax ? a.replacing(with: b, where: b .> a) : a + b
+            }
+            UnsafeMutableRawPointer(t + i).storeBytes(of: a, as: V.self)
+            i &+= 16
         }
         while i < count {
-            t[i] = isMax ? (row[i] > t[i] ? row[i] : t[i]) : t[i] + row[i]
-            i += 1
+            var a = first[i]
+            for r in 1..<Swift.max(rows, 1) {
+                let b = first[r &* stride &+ i]
+                a = isMax ? (b > a ? b : a) : a + b
+            }
+            t[i] = a
+            i &+= 1
         }
     }
 
@@ -555,7 +568,9 @@ enum Conv {
             // that row: KH + KW steps per output instead of KH × KW.
             let (KH, KW, sh, sw, pt, pl) = (g.kernel[1], g.kernel[2], g.strides[1], g.strides[2], g.padBegin[1], g.padBegin[2])
             let (pb, pr) = (g.padEnd[1], g.padEnd[2])
-            var rowBuffer = [Float](repeating: 0, count: W + 32)  // slack for the 16-wide loads below
+            // Slack for the 16-wide loads below, −∞ so that a max window past the row's end
+            // takes the values inside it.
+            var rowBuffer = [Float](repeating: -.infinity, count: W + 32)
             // Outputs whose window lies inside the row: with stride 2 and a 2- or 3-wide max
             // window, eight at a time (even and odd lanes of 16 loaded floats).
             let inner = Conv.stridedRange(count: OW, stride: sw, offset: -pl, limit: W).clamped(to: Conv.stridedRange(count: OW, stride: sw, offset: KW - 1 - pl, limit: W))
@@ -569,15 +584,14 @@ enum Conv {
                             let y0 = oy * sh - pt
                             let ys = max(y0, 0), ye = min(y0 + KH, H)
                             let padRows = min(y0 + KH, H + pb) - max(y0, -pt)
-                            if ys < ye {
-                                t.update(from: xc + ys * W, count: W)
-                                for iy in (ys + 1)..<max(ys + 1, ye) { reduceRow(t, xc + iy * W, count: W, max: isMax) }
-                            }
+                            if ys < ye { reduceRows(t, xc + ys * W, rows: ye - ys, stride: W, count: W, max: isMax) }
                             var ox = 0
                             if vectorised && ys < ye {
-                                // Scalar up to the first inside window, then blocks of eight.
-                                while ox < inner.lowerBound { Y[(c * OH + oy) * OW + ox] = windowMax(t, ox * sw - pl, KW, W); ox += 1 }
-                                while ox + 8 <= inner.upperBound {
+                                // Scalar up to the first window that starts inside the row, then
+                                // blocks of eight to the end: windows past the row's end read the
+                                // −∞ slack after it, the last block is stored in part.
+                                while ox < min(inner.lowerBound, OW) { Y[(c * OH + oy) * OW + ox] = windowMax(t, ox * sw - pl, KW, W); ox += 1 }
+                                while ox < OW {
                                     let p = t + ox * 2 - pl
                                     let a = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
                                     var m = a.evenHalf.replacing(with: a.oddHalf, where: a.oddHalf .> a.evenHalf)
@@ -585,10 +599,14 @@ enum Conv {
                                         let b = UnsafeRawPointer(p + 2).loadUnaligned(as: SIMD16<Float>.self).evenHalf
                                         m = m.replacing(with: b, where: b .> m)
                                     }
-                                    UnsafeMutableRawPointer(Y.baseAddress! + (c * OH + oy) * OW + ox).storeBytes(of: m, as: SIMD8<Float>.self)
+                                    let dst = Y.baseAddress! + (c * OH + oy) * OW + ox
+                                    if ox + 8 <= OW {
+                                        UnsafeMutableRawPointer(dst).storeBytes(of: m, as: SIMD8<Float>.self)
+                                    } else {
+                                        for l in 0..<(OW - ox) { dst[l] = m[l] }
+                                    }
                                     ox += 8
                                 }
-                                while ox < OW { Y[(c * OH + oy) * OW + ox] = windowMax(t, ox * sw - pl, KW, W); ox += 1 }
                                 continue
                             }
                             for ox in 0..<OW {
