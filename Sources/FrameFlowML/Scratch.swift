@@ -114,10 +114,11 @@ extension Scratch {
     @TaskLocal static var parallelism: Parallelism?
 
     /// Runs `body` over `0..<count`, split across the current run's threads when `work`
-    /// (multiply-adds or element operations in all) is worth a hand-off (≳ 1 M multiply-adds;
-    /// at 400 k the hand-off made the small MTCNN models slower).
-    static func parallelFor(_ count: Int, work: Int, _ body: @escaping (Range<Int>) -> Void) {
-        guard let p = parallelism, p.threads > 1, count > 1, work >= 1_000_000 else {
+    /// (multiply-adds or element operations in all) reaches `threshold`: ≳ 1 M multiply-adds
+    /// for matrix products (at 400 k the hand-off made the small MTCNN models slower); the
+    /// memory-bound depthwise and pooling loops pass less.
+    static func parallelFor(_ count: Int, work: Int, threshold: Int = 1_000_000, _ body: @escaping (Range<Int>) -> Void) {
+        guard let p = parallelism, p.threads > 1, count > 1, work >= threshold else {
             body(0..<count)
             return
         }

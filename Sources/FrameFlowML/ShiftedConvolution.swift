@@ -65,16 +65,38 @@ enum ShiftedConvolution {
                     let j0 = blocks.lowerBound * 48, j1 = min(n, blocks.upperBound * 48)
                     Microkernel.multiplyShifted(m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: O.baseAddress!, c: yw + j0, ldc: n)
                 }
-                for oy in 0..<g.oh {
-                    if layout == .channelsFirst {
-                        for o in 0..<outputs { Microkernel.copy(y + o * P + oy * g.ow, from: yw + o * n + oy * wq, count: g.ow) }
-                    } else {
-                        transposeRow(yw + oy * wq, stride: n, pixels: g.ow, outputs: outputs, into: y + oy * g.ow * outputs, bias: bias, clamp: clamp)
+                Scratch.parallelFor(g.oh, work: outputs * P, threshold: NHWC.memoryBoundSplit) { rows in
+                    for oy in rows {
+                        if layout == .channelsFirst {
+                            for o in 0..<outputs { Microkernel.copy(y + o * P + oy * g.ow, from: yw + o * n + oy * wq, count: g.ow) }
+                        } else {
+                            transposeRow(yw + oy * wq, stride: n, pixels: g.ow, outputs: outputs, into: y + oy * g.ow * outputs, bias: bias, clamp: clamp)
+                        }
                     }
                 }
             } } }
             Scratch.recycle(&padded)
             Scratch.recycle(&wide)
+        }
+
+        /// `d[i] = s[i · step]` for i < count, four scalar moves at a time: the vectorizer
+        /// turns the plain loop into gather instructions, which on this machine's CPU cost
+        /// 2.4 cycles an element (BlazeFace's first layer spent as long filling its planes as
+        /// multiplying).
+        @inline(__always)
+        private static func stridedCopy(_ d: UnsafeMutablePointer<Float>, from s: UnsafePointer<Float>, step: Int, count: Int) {
+            var i = 0, j = 0
+            while i &+ 4 <= count {
+                let (a, b, c, e) = (s[j], s[j &+ step], s[j &+ 2 &* step], s[j &+ 3 &* step])
+                d[i] = a; d[i &+ 1] = b; d[i &+ 2] = c; d[i &+ 3] = e
+                i &+= 4
+                j &+= 4 &* step
+            }
+            while i < count {
+                d[i] = s[j]
+                i &+= 1
+                j &+= step
+            }
         }
 
         /// One output row from channel-major `src` (row o at `src + o · stride`) to
@@ -93,12 +115,12 @@ enum ShiftedConvolution {
             while x0 + 8 <= pixels {
                 for o0 in Swift.stride(from: 0, to: whole, by: 8) {
                     @inline(__always) func row(_ k: Int) -> V { UnsafeRawPointer(src + (o0 + k) * stride + x0).loadUnaligned(as: V.self) }
-                    let (r0, r1, r2, r3, r4, r5, r6, r7) = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
+                    let t = Microkernel.transpose8x8((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)))
                     let bv = bias.map { UnsafeRawPointer($0 + o0).loadUnaligned(as: V.self) } ?? V()
-                    for j in 0..<8 {
-                        let v = V(r0[j], r1[j], r2[j], r3[j], r4[j], r5[j], r6[j], r7[j]) + bv
-                        UnsafeMutableRawPointer(dst + (x0 + j) * outputs + o0).storeBytes(of: Microkernel.clamp(v, lo, hi), as: V.self)
+                    @inline(__always) func put(_ j: Int, _ v: V) {
+                        UnsafeMutableRawPointer(dst + (x0 + j) * outputs + o0).storeBytes(of: Microkernel.clamp(v + bv, lo, hi), as: V.self)
                     }
+                    put(0, t.0); put(1, t.1); put(2, t.2); put(3, t.3); put(4, t.4); put(5, t.5); put(6, t.6); put(7, t.7)
                 }
                 for o in whole..<outputs { for j in 0..<8 { dst[(x0 + j) * outputs + o] = one(src[o * stride + x0 + j] + b(o)) } }
                 x0 += 8
@@ -106,38 +128,35 @@ enum ShiftedConvolution {
             for x in x0..<pixels { for o in 0..<outputs { dst[x * outputs + o] = one(src[o * stride + x] + b(o)) } }
         }
 
-        /// The phase planes of `x`, each `rows` × `columns`, zeros outside the image.
+        /// The phase planes of `x`, each `rows` × `columns`, zeros outside the image: each
+        /// plane zeroed in one pass and the image's rows copied in (zeroing around each row
+        /// took as long as PP-OCR's 16 × 24 convolution's product); planes split across threads.
         private static func fill(_ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, into xp: UnsafeMutablePointer<Float>, rows: Int, columns: Int) {
             let (c, h, w, sh, sw) = (g.c, g.h, g.w, g.sh, g.sw)
-            for ch in 0..<c { for ry in 0..<sh { for rx in 0..<sw {
-                let dst = xp + ((ch * sh + ry) * sw + rx) * rows * columns
+            let planes = c * sh * sw, plane = rows * columns
+            Scratch.parallelFor(planes, work: planes * plane, threshold: NHWC.memoryBoundSplit) { range in for p in range {
+                let ch = p / (sh * sw), ry = p / sw % sh, rx = p % sw
+                let dst = xp + p * plane
+                dst.update(repeating: 0, count: plane)
                 // Plane columns v with an input column v·sw + rx − pl inside the image.
                 let inside = Conv.stridedRange(count: columns, stride: sw, offset: rx - g.pl, limit: w)
-                for u in 0..<rows {
-                    let iy = u * sh + ry - g.pt, d = dst + u * columns
-                    guard iy >= 0 && iy < h, !inside.isEmpty else {
-                        d.update(repeating: 0, count: columns)
-                        continue
-                    }
-                    d.update(repeating: 0, count: inside.lowerBound)
-                    let ix0 = inside.lowerBound * sw + rx - g.pl
+                if inside.isEmpty { continue }
+                let ix0 = inside.lowerBound * sw + rx - g.pl
+                // Plane rows u with an input row u·sh + ry − pt inside the image.
+                for u in Conv.stridedRange(count: rows, stride: sh, offset: ry - g.pt, limit: h) {
+                    let iy = u * sh + ry - g.pt, d = dst + u * columns + inside.lowerBound
                     if layout == .channelsFirst {
                         let s = x + (ch * h + iy) * w + ix0
                         if sw == 1 {
-                            Microkernel.copy(d + inside.lowerBound, from: s, count: inside.count)
+                            Microkernel.copy(d, from: s, count: inside.count)
                         } else {
-                            for (i, v) in inside.enumerated() { d[v] = s[i * sw] }
+                            stridedCopy(d, from: s, step: sw, count: inside.count)
                         }
                     } else {
-                        var s = x + (iy * w + ix0) * c + ch
-                        for v in inside {
-                            d[v] = s.pointee
-                            s += sw * c
-                        }
+                        stridedCopy(d, from: x + (iy * w + ix0) * c + ch, step: sw * c, count: inside.count)
                     }
-                    (d + inside.upperBound).update(repeating: 0, count: columns - inside.upperBound)
                 }
-            } } }
+            } }
         }
     #endif
 }

@@ -329,6 +329,12 @@ enum NHWC {
         }
     }
 
+    /// The work (taps × outputs) from which the depthwise and pooling loops split across
+    /// threads: they read each input once per tap from cache and do little arithmetic, so
+    /// they pay for a hand-off sooner than matrix products (BlazeFace's 3 × 3 depthwise
+    /// layers of 64 × 64 × 24, 0.9 M taps, stayed on one thread under 1 M).
+    static let memoryBoundSplit = 250_000
+
     /// Max or average pooling of one NHWC image, channel vectors at a time; the average
     /// counts only the taps inside the image (TFLite's rule). Eight channels per vector, the
     /// last block overlapping the one before (each block is computed from the input, so
@@ -338,7 +344,8 @@ enum NHWC {
         typealias V = SIMD8<Float>
         let c = g.c
         let starts = c >= 8 ? Array(Swift.stride(from: 0, to: c - 7, by: 8)) + (c % 8 == 0 ? [] : [c - 8]) : []
-        for oy in 0..<g.oh {
+        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * g.kh * g.kw, threshold: memoryBoundSplit) { rows in
+        for oy in rows {
             let y0 = oy * g.sh - g.pt
             let ys = Swift.max(y0, 0), ye = Swift.min(y0 + g.kh, g.h)
             for ox in 0..<g.ow {
@@ -380,6 +387,7 @@ enum NHWC {
                     yp[ch] = isMax ? a : a * inv
                 }
             }
+        }
         }
     }
 
@@ -441,7 +449,7 @@ enum NHWC {
         let inner = g.validColumns(kx: 0).clamped(to: g.validColumns(kx: 2))
         @inline(__always) func ld(_ p: UnsafePointer<Float>) -> V { UnsafeRawPointer(p).loadUnaligned(as: V.self) }
         let blocks = (c + 7) / 8
-        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * 9) { rows in
+        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * 9, threshold: Self.memoryBoundSplit) { rows in
             for oy in rows {
                 let iy0 = oy * g.sh - g.pt
                 for blk in 0..<blocks {
