@@ -6,6 +6,9 @@ enum Conv {
     static let fusedClamp = "frameflow.fused_clamp"
     /// The attribute `Model` sets on a Conv whose HardSwish was fused into it.
     static let fusedHardSwish = "frameflow.fused_hardswish"
+    /// The attribute `Model` sets on a Conv whose activation was followed by a Mul and Add by
+    /// constants, fused after it: [scale per output channel…, shift per output channel…].
+    static let fusedAffine = "frameflow.fused_affine"
 
     struct Geometry {
         var spatialIn: [Int], kernel: [Int], strides: [Int], dilations: [Int], padBegin: [Int], padEnd: [Int], spatialOut: [Int]
@@ -81,12 +84,18 @@ enum Conv {
         let slopes = ins.count > 3 ? ins[3]?.asFloats : nil
         guard slopes.map({ $0.count == cout }) ?? true else { throw ModelError("fused slope has \(slopes!.count) values for \(cout) channels") }
         let slopeFloats = slopes ?? []
-        let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish
+        var affine: [Float] = []
+        if case .floats(let a)? = n.attributes[fusedAffine] {
+            guard a.count == 2 * cout else { throw ModelError("fused affine has \(a.count) values for \(cout) channels") }
+            affine = a
+        }
+        let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish || !affine.isEmpty
         /// The fused activation of channel `oc` on one value (the paths without tiles).
         func activate(_ v: Float, _ oc: Int) -> Float {
             guard fused else { return v }
             let u = min(max(v < 0 && slopes != nil ? v * slopeFloats[oc] : v, e.lower), e.upper)
-            return e.hardSwish ? u * min(max(u / 6 + 0.5, 0), 1) : u
+            let a = e.hardSwish ? u * min(max(u / 6 + 0.5, 0), 1) : u
+            return affine.isEmpty ? a : a * affine[oc] + affine[cout + oc]
         }
         // Inputs 4 and 5: the filter packed at load for the channels-last path.
         // Chosen where it measured faster (frameflow-bench models, per op): deep im2col
@@ -109,17 +118,21 @@ enum Conv {
                 throw ModelError("the packed filter (\(fw.shape), \(fb.shape)) does not fit weights \(w.shape)")
             }
             let window = NHWC.Window(h: H, w: W, c: cin, oh: OH, ow: OW, kh: KH, kw: KW, sh: g.strides[1], sw: g.strides[2], dh: g.dilations[1], dw: g.dilations[2], pt: g.padBegin[1], pl: g.padBegin[2])
-            xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in slopeFloats.withUnsafeBufferPointer { S in
+            xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in slopeFloats.withUnsafeBufferPointer { S in affine.withUnsafeBufferPointer { A in
                 if slopes != nil { e.rowSlope = S.baseAddress }
+                if !affine.isEmpty { (e.rowScale, e.rowShift) = (A.baseAddress, A.baseAddress! + cout) }
                 channelsLast(window, batch: batch, x: X.baseAddress!, filter: filter, y: Y.baseAddress!, epilogue: e)
-            } } }
+            } } } }
             return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
         }
         if D == 1 && KD == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
             let s = plane
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in slopeFloats.withUnsafeBufferPointer { S in
-                if slopes != nil { e.rowSlope = S.baseAddress }
-                conv2D(s, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
+                affine.withUnsafeBufferPointer { A in
+                    if slopes != nil { e.rowSlope = S.baseAddress }
+                    if !affine.isEmpty { (e.rowScale, e.rowShift) = (A.baseAddress, A.baseAddress! + cout) }
+                    conv2D(s, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
+                }
             } } } }
             return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
         }
@@ -350,9 +363,18 @@ enum Conv {
 
     /// `r[i] = activation(r[i] + bias)` over `range` for output channel `row`: the fused
     /// slope and clamp of `e` (or its HardSwish), written as selects so that the loop
-    /// vectorises (a function call per element cost 3 ns an element).
+    /// vectorises (a function call per element cost 3 ns an element), then its scale and
+    /// shift.
     @inline(__always)
     static func activate(_ r: UnsafeMutablePointer<Float>, _ range: Range<Int>, bias: Float, _ e: GEMMEpilogue, row: Int) {
+        activation(r, range, bias: bias, e, row: row)
+        if let sc = e.rowScale?[row], let sh = e.rowShift?[row] {
+            for i in range { r[i] = r[i] * sc + sh }
+        }
+    }
+
+    @inline(__always)
+    private static func activation(_ r: UnsafeMutablePointer<Float>, _ range: Range<Int>, bias: Float, _ e: GEMMEpilogue, row: Int) {
         let lo = e.lower, hi = e.upper
         if e.hardSwish {
             // x · clamp(x / 6 + 1/2, 0, 1) (HardSwish; `Model` fuses it alone, without a clamp)

@@ -19,9 +19,13 @@ struct GEMMEpilogue {
     var upper: Float = .infinity
     /// A fused HardSwish after the above (NCHW convolutions, applied by `Conv.activate`).
     var hardSwish = false
+    /// After the activation, `v · rowScale[row] + rowShift[row]` (a Mul and Add by constants
+    /// that followed the activation; NCHW convolutions, applied by `Conv.activate`).
+    var rowScale: UnsafePointer<Float>? = nil
+    var rowShift: UnsafePointer<Float>? = nil
 
     /// Whether `Conv.activate` has anything to do.
-    var activates: Bool { rowSlope != nil || lower > -.infinity || upper < .infinity || hardSwish }
+    var activates: Bool { rowSlope != nil || lower > -.infinity || upper < .infinity || hardSwish || rowScale != nil }
 }
 
 /// Register-blocked single-precision matrix products for the small, skinny products of

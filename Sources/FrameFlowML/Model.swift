@@ -155,7 +155,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
 
     /// Folds what follows a Conv into it, at load: a BatchNormalization with constant
     /// statistics goes into the weights and bias; then a Relu, Clip, LeakyRelu or per-channel
-    /// PRelu becomes the Conv's epilogue (applied as its output tiles are stored). Each only
+    /// PRelu becomes the Conv's epilogue (applied as its output tiles are stored), and Mul /
+    /// Add by constants after that activation a scale and shift in the same epilogue. Each only
     /// when the Conv's output has no other reader and is not a graph output, and the weights
     /// are constant and 2-D (rank 4).
     static func fuseConvolutions(_ graph: inout ONNXModel, order: inout [Int], constants: inout [String: Tensor]) {
@@ -249,6 +250,27 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                     }
                     removed.insert(j)
                     changed = true
+                    // Then Mul / Add by constants after the activation (PP-OCR's learnt
+                    // scale and shift after each HardSwish) as a scale and shift per channel
+                    // applied in the same pass.
+                    var scale = [Float](repeating: 1, count: cout), shift = [Float](repeating: 0, count: cout), affine = false
+                    while let k = soleReader(conv.outputs[0]), graph.nodes[k].domain.isEmpty, ["Mul", "Add"].contains(graph.nodes[k].opType),
+                        graph.nodes[k].inputs.count == 2, let side = graph.nodes[k].inputs.firstIndex(of: conv.outputs[0]),
+                        let t = constants[graph.nodes[k].inputs[1 - side]], let perChannel = Self.perChannel(t, channels: cout)
+                    {
+                        for c in 0..<cout {
+                            if graph.nodes[k].opType == "Mul" {
+                                scale[c] *= perChannel[c]
+                                shift[c] *= perChannel[c]
+                            } else {
+                                shift[c] += perChannel[c]
+                            }
+                        }
+                        conv.outputs = [graph.nodes[k].outputs[0]]
+                        removed.insert(k)
+                        affine = true
+                    }
+                    if affine { conv.attributes[Conv.fusedAffine] = .floats(scale + shift) }
                 }
             }
             if changed {

@@ -48,7 +48,8 @@ import Testing
     /// What `Model.fuseConvolutions` folds at load, on the chain built by the fixture script
     /// (whose outputs `matchesOnnxRuntime` compares): BN, PRelu, Relu, Clip and LeakyRelu go
     /// into their Convs; the Relu and Sigmoid after the Conv with two readers stay; the
-    /// scalar Mul, per-channel Add and the four nodes of a spelt-out HardSwish go into the last.
+    /// scalar Mul, per-channel Add and the four nodes of a spelt-out HardSwish go into the last,
+    /// and the scalar Mul and per-channel Add after that HardSwish into its epilogue.
     @Test func convolutionsAbsorbWhatFollowsThem() throws {
         let url = Self.dir.appendingPathComponent("fused_chain.onnx")
         try #require(FileManager.default.fileExists(atPath: url.path), "run scripts/setup.sh test")
