@@ -158,6 +158,39 @@ enum MoreOps {
         return out
     }
 
+    /// `out[p][y][x] = x[p][rows[y]][columns[x]]` for each of `planes` h × w planes: each
+    /// output row gathered once (a column doubling as paired stores) and copied where the next
+    /// row repeats it. As two 1-D passes, PP-OCR's six nearest upsamplings took 0.15 ms.
+    static func nearest2D(_ x: [Float], planes: Int, h: Int, w: Int, rows: [Int], columns: [Int]) -> [Float] {
+        let oh = rows.count, ow = columns.count
+        var out = Scratch.uninitialized(planes * oh * ow)
+        let doubled = ow == 2 * w && columns.enumerated().allSatisfy { $0.element == $0.offset / 2 }
+        x.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in columns.withUnsafeBufferPointer { C in
+            guard let xb = X.baseAddress, let yb = Y.baseAddress else { return }
+            for p in 0..<planes {
+                let xp = xb + p * h * w, yp = yb + p * oh * ow
+                for y in 0..<oh {
+                    let yr = yp + y * ow
+                    if y > 0 && rows[y] == rows[y - 1] {
+                        Microkernel.copy(yr, from: yr - ow, count: ow)
+                        continue
+                    }
+                    let xr = xp + rows[y] * w
+                    if doubled {
+                        for i in 0..<w {
+                            let v = xr[i]
+                            yr[2 &* i] = v
+                            yr[2 &* i &+ 1] = v
+                        }
+                    } else {
+                        for i in 0..<ow { yr[i] = xr[C[i]] }
+                    }
+                }
+            }
+        } } }
+        return out
+    }
+
     static func resize(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {
         let x = try Ops.need(ins, 0)
         let r = x.shape.count
@@ -227,6 +260,28 @@ enum MoreOps {
             }
         }
         let vals = x.asFloats
+        /// The input index nearest-mode resizing takes for output index i on axis d.
+        func nearestIndex(_ i: Int, _ d: Int) -> Int {
+            let s = source(i, d)
+            let k: Int
+            switch nearestMode {
+            case "floor": k = Int(s.rounded(.down))
+            case "ceil": k = Int(s.rounded(.up))
+            case "round_prefer_ceil": k = Int((s + 0.5).rounded(.down))
+            default: k = s == s.rounded(.down) + 0.5 ? Int(s.rounded(.down)) : Int(s.rounded())
+            }
+            return min(max(k, 0), x.shape[d] - 1)
+        }
+        if mode == "nearest" && r >= 3 && ctm != "tf_crop_and_resize"
+            && (0..<(r - 2)).allSatisfy({ d in outShape[d] == x.shape[d] && (0..<outShape[d]).allSatisfy { nearestIndex($0, d) == $0 } })
+        {
+            // Nearest on the last two axes only (PP-OCR's ×2, ×4 and ×8 upsampling): one pass.
+            var out = nearest2D(
+                vals, planes: x.shape[..<(r - 2)].reduce(1, *), h: x.shape[r - 2], w: x.shape[r - 1],
+                rows: (0..<outShape[r - 2]).map { nearestIndex($0, r - 2) }, columns: (0..<outShape[r - 1]).map { nearestIndex($0, r - 1) })
+            if !x.isFloat { defer { Scratch.recycle(&out) }; return Tensor(shape: outShape, ints: out.map(toInt64), type: x.type) }
+            return Tensor(shape: outShape, floats: out, type: x.type)
+        }
         let inStrides = x.strides
         var c = [Int](repeating: 0, count: r)
         // Per-axis taps.
@@ -240,14 +295,7 @@ enum MoreOps {
                 let len = x.shape[d]
                 o.append(ctm == "tf_crop_and_resize" && (s < 0 || s > Float(len - 1)))
                 if mode == "nearest" {
-                    var k: Int
-                    switch nearestMode {
-                    case "floor": k = Int(s.rounded(.down))
-                    case "ceil": k = Int(s.rounded(.up))
-                    case "round_prefer_ceil": k = Int((s + 0.5).rounded(.down))
-                    default: k = s == s.rounded(.down) + 0.5 ? Int(s.rounded(.down)) : Int(s.rounded())
-                    }
-                    t.append([(min(max(k, 0), len - 1), 1)])
+                    t.append([(nearestIndex(i, d), 1)])
                 } else {
                     let sc = min(max(s, 0), Float(len - 1))
                     let lo = Int(sc.rounded(.down)), hi = min(lo + 1, len - 1)
