@@ -5,6 +5,15 @@ import Testing
 
 /// The float storage pool behind model runs (Scratch.swift).
 @Suite struct ScratchTests {
+    /// A pool holding NaN-filled arrays of several sizes, for kernels' tests: scratch memory
+    /// a kernel reads before writing shows up as NaN in its result (without a pool, scratch
+    /// arrays come zeroed and would hide a missing zero fill).
+    static func poisonedPool() -> FloatPool {
+        let pool = FloatPool()
+        for n in [1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18] { pool.give([Float](repeating: .nan, count: n)) }
+        return pool
+    }
+
     @Test func recycledStorageIsReusedAtTheRequestedSize() {
         let pool = FloatPool()
         var a = [Float](repeating: 1, count: 10_000)

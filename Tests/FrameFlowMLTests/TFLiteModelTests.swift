@@ -54,9 +54,11 @@ import Testing
             let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: dh, dw: 1, pt: pt, pl: pl)
             x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
                 residual.withUnsafeBufferPointer { R in col.withUnsafeMutableBufferPointer { C in
+                    Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
                     NHWC.convolve(
                         g, x: X.baseAddress!, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: Y.baseAddress!,
                         residual: withResidual ? R.baseAddress : nil, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress)
+                    }
                 } }
             } } }
             var worst: Float = 0
