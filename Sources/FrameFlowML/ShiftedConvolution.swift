@@ -79,24 +79,13 @@ enum ShiftedConvolution {
             Scratch.recycle(&wide)
         }
 
-        /// `d[i] = s[i · step]` for i < count, four scalar moves at a time: the vectorizer
-        /// turns the plain loop into gather instructions, which on this machine's CPU cost
-        /// 2.4 cycles an element (BlazeFace's first layer spent as long filling its planes as
-        /// multiplying).
-        @inline(__always)
+        /// `d[i] = s[i · step]` for i < count, as plain scalar moves: unrolled by hand (or as an
+        /// enumerated loop) the vectoriser turned it into gather instructions, which on this
+        /// machine's CPU cost 2.4 cycles an element (BlazeFace's first layer spent as long filling
+        /// its planes as multiplying). Check the disassembly for `vgather` after changing it.
+        @inline(never)
         private static func stridedCopy(_ d: UnsafeMutablePointer<Float>, from s: UnsafePointer<Float>, step: Int, count: Int) {
-            var i = 0, j = 0
-            while i &+ 4 <= count {
-                let (a, b, c, e) = (s[j], s[j &+ step], s[j &+ 2 &* step], s[j &+ 3 &* step])
-                d[i] = a; d[i &+ 1] = b; d[i &+ 2] = c; d[i &+ 3] = e
-                i &+= 4
-                j &+= 4 &* step
-            }
-            while i < count {
-                d[i] = s[j]
-                i &+= 1
-                j &+= step
-            }
+            for i in 0..<count { d[i] = s[i &* step] }
         }
 
         /// One output row from channel-major `src` (row o at `src + o · stride`) to
