@@ -104,4 +104,34 @@ import Testing
         } } } }
         #expect(worst <= 1e-4, "max relative error \(worst)")  // float sums of up to 360 terms
     }
+
+    /// ConvTranspose whose kernel equals its stride (2 × 2 stride 2 as PP-OCR upsamples, and
+    /// 3 × 2 stride (3, 2)): the path that stores each tap straight into place, against the
+    /// formula, with a bias, two groups and two images, on NaN-filled scratch.
+    @Test(arguments: [(2, 2, 1), (3, 2, 2)])
+    func transposedKernelEqualStrideMatchesTheFormula(kh: Int, kw: Int, group: Int) throws {
+        let (batch, cin, cout, h, w) = (2, 4, 6, 5, 7)
+        let (ipg, opg) = (cin / group, cout / group)
+        let x = GEMMTests.random(batch * cin * h * w, seed: 71), wt = GEMMTests.random(cin * opg * kh * kw, seed: 72), bias = GEMMTests.random(cout, seed: 73)
+        var node = ONNXNode(name: "", opType: "ConvTranspose", domain: "", inputs: [], outputs: [], attributes: [:])
+        node.attributes["strides"] = .ints([Int64(kh), Int64(kw)])
+        node.attributes["group"] = .int(Int64(group))
+        let y = try Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
+            try MoreOps.convTranspose(node, [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cin, opg, kh, kw], floats: wt), Tensor(shape: [cout], floats: bias)])
+        }
+        let (oh, ow) = (h * kh, w * kw)
+        #expect(y.shape == [batch, cout, oh, ow])
+        var worst: Float = 0
+        for b in 0..<batch { for o in 0..<cout { for oy in 0..<oh { for ox in 0..<ow {
+            let g = o / opg
+            var v = bias[o]
+            for c in 0..<ipg {
+                let ic = g * ipg + c
+                v += x[((b * cin + ic) * h + oy / kh) * w + ox / kw] * wt[((ic * opg + o % opg) * kh + oy % kh) * kw + ox % kw]
+            }
+            let got = y.floats[((b * cout + o) * oh + oy) * ow + ox]
+            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+        } } } }
+        #expect(worst <= 1e-4, "max error \(worst)")
+    }
 }
