@@ -130,6 +130,8 @@ enum Ops {
     }
 
     static func run(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
+        // The most frequent op first, before the table lookups and the switch's string compares.
+        if n.opType == "Conv" { return [try Conv.run(n, ins)] }
         if n.opType == "Relu", let x = ins.first ?? nil, x.isFloat {
             // The common one written out (the table's closure is a call per element).
             return [Tensor(shape: x.shape, floats: Scratch.map(x.floats) { $0 > 0 ? $0 : 0 }, type: x.type)]
