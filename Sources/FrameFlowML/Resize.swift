@@ -43,43 +43,15 @@ enum MoreOps {
         let PB = three(Array(pads[0..<d]), 0)
         let inVol = S[0] * S[1] * S[2], outVol = O[0] * O[1] * O[2], kVol = K[0] * K[1] * K[2]
         let xf = x.asFloats, wf = w.asFloats
-        if S[0] == 1 && K[0] == 1 && K[1] == ST[1] && K[2] == ST[2] && DL[1] == 1 && DL[2] == 1 && PB[1] == 0 && PB[2] == 0
-            && O[1] == S[1] * K[1] && O[2] == S[2] * K[2] && batch * cout * outVol > 0 && !xf.isEmpty && !wf.isEmpty
-        {
-            // Kernel = stride, no padding (PP-OCR's 2 × 2 stride-2 upsampling): the taps of
-            // different input pixels never overlap, so each (output channel, tap) row of the
-            // product is stored straight into its places with the bias — no zero fill, no
-            // adding into the output, no second pass for the bias.
-            let (H, W, KH, KW) = (S[1], S[2], K[1], K[2])
-            let rows = opg * kVol, HW = H * W, OW = O[2]
-            var out = Scratch.uninitialized(batch * cout * outVol)
-            var col = Scratch.uninitialized(rows * HW)
-            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
-                for b in 0..<batch {
-                    for g in 0..<group {
-                        GEMM.multiply(
-                            m: rows, n: HW, k: ipg, a: Wt.baseAddress! + g * ipg * rows, lda: rows, transA: true,
-                            b: X.baseAddress! + (b * cin + g * ipg) * HW, ldb: HW, c: C.baseAddress!, ldc: HW)
-                        for oc in 0..<opg {
-                            let yo = Y.baseAddress! + (b * cout + g * opg + oc) * outVol, bv = bias?[g * opg + oc] ?? 0
-                            for kh in 0..<KH {
-                                for kw in 0..<KW {
-                                    let row = C.baseAddress! + ((oc * KH + kh) * KW + kw) * HW
-                                    for ih in 0..<H {
-                                        let yr = yo + (ih * KH + kh) * OW + kw, xr = row + ih * W
-                                        for iw in 0..<W { yr[iw &* KW] = xr[iw] + bv }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            } } } }
-            Scratch.recycle(&col)
-            return Tensor(shape: [batch, cout] + outSpatial, floats: out)
-        }
-        var out = Scratch.filled(batch * cout * outVol)
-        if S[0] == 1 && K[0] == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+        let planar = S[0] == 1 && K[0] == 1 && batch * cout * outVol > 0 && !xf.isEmpty && !wf.isEmpty
+        // Kernel = stride, no padding (PP-OCR's 2 × 2 stride-2 upsampling): the taps of
+        // different input pixels never overlap, so each (output channel, tap) row of the product
+        // is stored straight into its places with the bias — no zero fill, no adding into the
+        // output, no second pass for the bias (0.055 → 0.036 ms for PP-OCR's).
+        let direct = planar && K[1] == ST[1] && K[2] == ST[2] && DL[1] == 1 && DL[2] == 1 && PB[1] == 0 && PB[2] == 0
+            && O[1] == S[1] * K[1] && O[2] == S[2] * K[2]
+        var out = direct ? Scratch.uninitialized(batch * cout * outVol) : Scratch.filled(batch * cout * outVol)
+        if planar {
             // 2-D: one matrix product per group gives every (output channel, tap) row for
             // every input pixel; col2im adds those rows into place.
             let (H, W, OH, OW, KH, KW) = (S[1], S[2], O[1], O[2], K[1], K[2])
@@ -92,10 +64,17 @@ enum MoreOps {
                             m: rows, n: HW, k: ipg, a: Wt.baseAddress! + g * ipg * rows, lda: rows, transA: true,
                             b: X.baseAddress! + (b * cin + g * ipg) * HW, ldb: HW, c: C.baseAddress!, ldc: HW)
                         for oc in 0..<opg {
-                            let yo = Y.baseAddress! + (b * cout + g * opg + oc) * outVol
+                            let yo = Y.baseAddress! + (b * cout + g * opg + oc) * outVol, bv = bias?[g * opg + oc] ?? 0
                             for kh in 0..<KH {
                                 for kw in 0..<KW {
                                     let row = C.baseAddress! + ((oc * KH + kh) * KW + kw) * HW
+                                    if direct {
+                                        for ih in 0..<H {
+                                            let yr = yo + (ih * KH + kh) * OW + kw, xr = row + ih * W
+                                            for iw in 0..<W { yr[iw &* KW] = xr[iw] + bv }
+                                        }
+                                        continue
+                                    }
                                     let off = kw * DL[2] - PB[2]
                                     // Input columns whose output column iw·stride + off is inside.
                                     let cols = Conv.stridedRange(count: W, stride: ST[2], offset: off, limit: OW)
@@ -110,7 +89,7 @@ enum MoreOps {
                             }
                         }
                     }
-                    if let bias { for oc in 0..<cout { let r = Y.baseAddress! + (b * cout + oc) * outVol; for i in 0..<outVol { r[i] += bias[oc] } } }
+                    if let bias, !direct { for oc in 0..<cout { let r = Y.baseAddress! + (b * cout + oc) * outVol; for i in 0..<outVol { r[i] += bias[oc] } } }
                 }
             } } } }
             Scratch.recycle(&col)
