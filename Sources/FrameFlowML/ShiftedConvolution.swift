@@ -33,7 +33,9 @@ enum ShiftedConvolution {
         return g.kh * g.kw > 1 && g.pt >= 0 && g.pl >= 0 && 2 * g.oh * g.ow >= (n + 15) / 16 * 16
     }
 
+    /// Columns of a phase plane: the output width plus the widest tap's shift within a phase.
     static func planeWidth(_ g: NHWC.Window) -> Int { g.ow + (g.kw - 1) * g.dw / g.sw }
+    /// Rows of a phase plane, likewise.
     static func planeHeight(_ g: NHWC.Window) -> Int { g.oh + (g.kh - 1) * g.dh / g.sh }
 
     #if FRAMEFLOW_AVX512
