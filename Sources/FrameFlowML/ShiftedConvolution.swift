@@ -58,27 +58,40 @@ enum ShiftedConvolution {
                 offsets[p] = ((ch * sh + dy % sh) * sw + dx % sw) * plane + dy / sh * wq + dx / sw
             } } }
             // 48 floats of slack: the last tile of a row reads up to 47 past it.
-            var padded = Scratch.uninitialized(planes * plane + 48), wide = Scratch.uninitialized(outputs * n)
-            padded.withUnsafeMutableBufferPointer { XP in wide.withUnsafeMutableBufferPointer { YW in offsets.withUnsafeBufferPointer { O in
-                let xp = XP.baseAddress!, yw = YW.baseAddress!
+            var padded = Scratch.uninitialized(planes * plane + 48)
+            padded.withUnsafeMutableBufferPointer { XP in offsets.withUnsafeBufferPointer { O in
+                let xp = XP.baseAddress!
                 (xp + planes * plane).update(repeating: 0, count: 48)
                 fill(g, layout: layout, x: x, into: xp, rows: hq, columns: wq)
+                // Blocks of 48 columns, each multiplied into a small buffer and stored while it
+                // is in L1 (through a whole-image buffer, BlazeFace's first layer wrote and
+                // re-read 400 KB).
                 Scratch.parallelFor((n + 47) / 48, work: outputs * K * n) { blocks in
-                    let j0 = blocks.lowerBound * 48, j1 = min(n, blocks.upperBound * 48)
-                    Microkernel.multiplyShifted(m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: O.baseAddress!, c: yw + j0, ldc: n)
-                }
-                Scratch.parallelFor(g.oh, work: outputs * P, threshold: NHWC.memoryBoundSplit) { rows in
-                    for oy in rows {
-                        if layout == .channelsFirst {
-                            for o in 0..<outputs { Microkernel.copy(y + o * P + oy * g.ow, from: yw + o * n + oy * wq, count: g.ow) }
-                        } else {
-                            transposeRow(yw + oy * wq, stride: n, pixels: g.ow, outputs: outputs, into: y + oy * g.ow * outputs, bias: bias, clamp: clamp)
+                    withUnsafeTemporaryAllocation(of: Float.self, capacity: outputs * 48) { buffer in
+                        let cb = buffer.baseAddress!
+                        for block in blocks {
+                            let j0 = block * 48, j1 = min(n, j0 + 48)
+                            Microkernel.multiplyShifted(m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: O.baseAddress!, c: cb, ldc: 48)
+                            // The block's runs of real pixels (columns ox < ow of each output row).
+                            var j = j0
+                            while j < j1 {
+                                let oy = j / wq, ox = j - oy * wq
+                                let count = min(j1, oy * wq + g.ow) - j
+                                if count > 0 {
+                                    let src = cb + (j - j0), pixel = oy * g.ow + ox
+                                    if layout == .channelsFirst {
+                                        for o in 0..<outputs { Microkernel.copy(y + o * P + pixel, from: src + o * 48, count: count) }
+                                    } else {
+                                        transposeRow(src, stride: 48, pixels: count, outputs: outputs, into: y + pixel * outputs, bias: bias, clamp: clamp)
+                                    }
+                                }
+                                j = (oy + 1) * wq
+                            }
                         }
                     }
                 }
-            } } }
+            } }
             Scratch.recycle(&padded)
-            Scratch.recycle(&wide)
         }
 
         /// `d[i] = s[i · step]` for i < count, as plain scalar moves: unrolled by hand (or as an
