@@ -90,6 +90,15 @@ enum Conv {
             affine = a
         }
         let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish || !affine.isEmpty
+        /// `e` with its per-channel slope, scale and shift pointers set, for the length of `body`.
+        func withRowPointers(_ body: (GEMMEpilogue) -> Void) {
+            slopeFloats.withUnsafeBufferPointer { S in affine.withUnsafeBufferPointer { A in
+                var e = e
+                if slopes != nil { e.rowSlope = S.baseAddress }
+                if !affine.isEmpty { (e.rowScale, e.rowShift) = (A.baseAddress, A.baseAddress! + cout) }
+                body(e)
+            } }
+        }
         /// The fused activation of channel `oc` on one value (the paths without tiles).
         func activate(_ v: Float, _ oc: Int) -> Float {
             guard fused else { return v }
@@ -118,21 +127,15 @@ enum Conv {
                 throw ModelError("the packed filter (\(fw.shape), \(fb.shape)) does not fit weights \(w.shape)")
             }
             let window = NHWC.Window(h: H, w: W, c: cin, oh: OH, ow: OW, kh: KH, kw: KW, sh: g.strides[1], sw: g.strides[2], dh: g.dilations[1], dw: g.dilations[2], pt: g.padBegin[1], pl: g.padBegin[2])
-            xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in slopeFloats.withUnsafeBufferPointer { S in affine.withUnsafeBufferPointer { A in
-                if slopes != nil { e.rowSlope = S.baseAddress }
-                if !affine.isEmpty { (e.rowScale, e.rowShift) = (A.baseAddress, A.baseAddress! + cout) }
+            xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in withRowPointers { e in
                 channelsLast(window, batch: batch, x: X.baseAddress!, filter: filter, y: Y.baseAddress!, epilogue: e)
-            } } } }
+            } } }
             return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
         }
         if D == 1 && KD == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
             let s = plane
-            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in slopeFloats.withUnsafeBufferPointer { S in
-                affine.withUnsafeBufferPointer { A in
-                    if slopes != nil { e.rowSlope = S.baseAddress }
-                    if !affine.isEmpty { (e.rowScale, e.rowShift) = (A.baseAddress, A.baseAddress! + cout) }
-                    conv2D(s, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
-                }
+            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in withRowPointers { e in
+                conv2D(s, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
             } } } }
             return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
         }

@@ -63,9 +63,8 @@
         /// readable). Tiles of 8 rows × 48 columns (24 accumulators: three B loads and eight
         /// broadcasts feed 24 FMAs; 8 × 32 measured 15–20 % slower on O-Net's 3 × 3), k in
         /// blocks of `kBlock` so that a column block of B stays in L1 while every row tile
-        /// passes over it. This is a convolution without im2col in NCHW order
-        /// (`Conv.shiftedRows`): A the filter, each row of B an input plane shifted by one
-        /// tap. No epilogue.
+        /// passes over it. This is a convolution without im2col (`ShiftedConvolution`): A the
+        /// filter, each row of B an input plane shifted by one tap. No epilogue.
         static func multiplyShifted(
             m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, offsets: UnsafePointer<Int>,
             c: UnsafeMutablePointer<Float>, ldc: Int

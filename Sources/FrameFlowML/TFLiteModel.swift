@@ -344,50 +344,50 @@ enum NHWC {
         typealias V = SIMD8<Float>
         let c = g.c
         let starts = c >= 8 ? Array(Swift.stride(from: 0, to: c - 7, by: 8)) + (c % 8 == 0 ? [] : [c - 8]) : []
-        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * g.kh * g.kw, threshold: memoryBoundSplit) { rows in
-        for oy in rows {
-            let y0 = oy * g.sh - g.pt
-            let ys = Swift.max(y0, 0), ye = Swift.min(y0 + g.kh, g.h)
-            for ox in 0..<g.ow {
-                let x0 = ox * g.sw - g.pl
-                let xs = Swift.max(x0, 0), xe = Swift.min(x0 + g.kw, g.w)
-                let yp = y + (oy * g.ow + ox) * c
-                if ys >= ye || xs >= xe {
-                    yp.update(repeating: isMax ? -.infinity : 0, count: c)
-                    continue
-                }
-                let inv = 1 / Float((ye - ys) * (xe - xs))
-                let corner = UnsafeRawPointer(x + (ys * g.w + xs) * c), rowBytes = g.w &* c &* 4, tapBytes = c &* 4
-                let (rows, columns) = (ye - ys, xe - xs)
-                for c0 in starts {
-                    var a = V(repeating: isMax ? -.infinity : 0)
-                    var r = corner + c0 &* 4
-                    for _ in 0..<rows {
-                        var q = r
-                        if isMax {
-                            for _ in 0..<columns {
-                                let v = q.loadUnaligned(as: V.self)
-                                a = a.replacing(with: v, where: v .> a)
-                                q += tapBytes
-                            }
-                        } else {
-                            for _ in 0..<columns {
-                                a += q.loadUnaligned(as: V.self)
-                                q += tapBytes
-                            }
-                        }
-                        r += rowBytes
+        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * g.kh * g.kw, threshold: memoryBoundSplit) { band in
+            for oy in band {
+                let y0 = oy * g.sh - g.pt
+                let ys = Swift.max(y0, 0), ye = Swift.min(y0 + g.kh, g.h)
+                for ox in 0..<g.ow {
+                    let x0 = ox * g.sw - g.pl
+                    let xs = Swift.max(x0, 0), xe = Swift.min(x0 + g.kw, g.w)
+                    let yp = y + (oy * g.ow + ox) * c
+                    if ys >= ye || xs >= xe {
+                        yp.update(repeating: isMax ? -.infinity : 0, count: c)
+                        continue
                     }
-                    UnsafeMutableRawPointer(yp + c0).storeBytes(of: isMax ? a : a * inv, as: V.self)
-                }
-                if !starts.isEmpty { continue }
-                for ch in 0..<c {
-                    var a: Float = isMax ? -.infinity : 0
-                    for iy in ys..<ye { for ix in xs..<xe { let v = x[(iy * g.w + ix) * c + ch]; a = isMax ? (v > a ? v : a) : a + v } }
-                    yp[ch] = isMax ? a : a * inv
+                    let inv = 1 / Float((ye - ys) * (xe - xs))
+                    let corner = UnsafeRawPointer(x + (ys * g.w + xs) * c), rowBytes = g.w &* c &* 4, tapBytes = c &* 4
+                    let (windowRows, windowColumns) = (ye - ys, xe - xs)
+                    for c0 in starts {
+                        var a = V(repeating: isMax ? -.infinity : 0)
+                        var r = corner + c0 &* 4
+                        for _ in 0..<windowRows {
+                            var q = r
+                            if isMax {
+                                for _ in 0..<windowColumns {
+                                    let v = q.loadUnaligned(as: V.self)
+                                    a = a.replacing(with: v, where: v .> a)
+                                    q += tapBytes
+                                }
+                            } else {
+                                for _ in 0..<windowColumns {
+                                    a += q.loadUnaligned(as: V.self)
+                                    q += tapBytes
+                                }
+                            }
+                            r += rowBytes
+                        }
+                        UnsafeMutableRawPointer(yp + c0).storeBytes(of: isMax ? a : a * inv, as: V.self)
+                    }
+                    if !starts.isEmpty { continue }
+                    for ch in 0..<c {
+                        var a: Float = isMax ? -.infinity : 0
+                        for iy in ys..<ye { for ix in xs..<xe { let v = x[(iy * g.w + ix) * c + ch]; a = isMax ? (v > a ? v : a) : a + v } }
+                        yp[ch] = isMax ? a : a * inv
+                    }
                 }
             }
-        }
         }
     }
 
