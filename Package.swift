@@ -52,7 +52,8 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
-        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators"], swiftSettings: vectorSettings),
+        .target(name: "CFrameFlowSupport"),
+        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowSupport"], swiftSettings: vectorSettings),
         .testTarget(name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),
         .executableTarget(name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML"]),
         .executableTarget(

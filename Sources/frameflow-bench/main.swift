@@ -324,7 +324,8 @@ if all || args.contains("haar") {
 
 // (f) Model latency against onnxruntime and LiteRT on the same inputs.
 if all || args.contains("models") {
-    let dir = repoRoot.appendingPathComponent(".build/fixtures/models").path
+    // BENCH_MODEL_DIR=path: the models (same names) from another directory.
+    let dir = ProcessInfo.processInfo.environment["BENCH_MODEL_DIR"] ?? repoRoot.appendingPathComponent(".build/fixtures/models").path
     let iterations = Int(ProcessInfo.processInfo.environment["BENCH_MODEL_ITERATIONS"] ?? "") ?? (quick ? 3 : 10)
     // BENCH_NO_REFERENCE=1: FrameFlowML alone (quicker when comparing two builds).
     let skipReference = ProcessInfo.processInfo.environment["BENCH_NO_REFERENCE"] != nil

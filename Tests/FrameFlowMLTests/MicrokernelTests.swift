@@ -1,4 +1,5 @@
 @testable import FrameFlowML
+import FrameFlow
 import Testing
 
 /// The register-blocked product against the textbook loop: row and column tails of every
@@ -7,6 +8,21 @@ import Testing
 @Suite struct MicrokernelTests {
     @Test(arguments: [(1, 1, 1), (5, 7, 3), (6, 8, 16), (7, 9, 5), (13, 15, 24), (12, 16, 1), (25, 17, 75), (64, 28, 24), (3, 36, 0), (9, 96, 96), (29, 24, 75), (7, 40, 9), (14, 88, 33), (5, 23, 4), (10, 40, 600), (17, 24, 513), (9, 16, 257)])
     func matchesTripleLoop(size: (Int, Int, Int)) {
+        check(size)
+    }
+
+    /// Few rows against filters of ≥ 256 KB: the tiles that prefetch their panels, and with
+    /// two threads, column blocks split between them (`multiplyRows`), including an odd last
+    /// panel (360 columns) and a second k block (k > 256).
+    @Test(arguments: [(6, 384, 384), (13, 360, 200), (1, 1024, 64), (16, 96, 1000)])
+    func streamingFiltersMatchTripleLoop(size: (Int, Int, Int)) {
+        check(size)
+        let workers = WorkerPool(threads: 2, name: "test.microkernel")
+        defer { workers.shutdown() }
+        Scratch.$parallelism.withValue(Parallelism(workers)) { check(size) }
+    }
+
+    func check(_ size: (Int, Int, Int)) {
         let (m, n, k) = size
         let lda = k + 3, ldc = n + 2
         let a = GEMMTests.random(max(1, m * lda), seed: 11)

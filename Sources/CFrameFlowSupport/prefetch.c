@@ -1,0 +1,3 @@
+// CFrameFlowSupport is a header-only module (include/CFrameFlowSupport.h); SwiftPM needs one
+// source file per C target.
+#include "CFrameFlowSupport.h"
