@@ -364,7 +364,8 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     /// between runs, so a model run over and over stops allocating after its first runs.
     ///
     /// With `parallelism`, large convolutions and matrix products are split across its
-    /// threads (a graph passes its workers; `Parallelism(WorkerPool.shared)` outside graphs).
+    /// threads (a graph passes its workers; outside graphs, `Parallelism(pool)` with a pool
+    /// of one worker fewer than the threads wanted, the calling thread being the last).
     public func run(_ feeds: [String: Tensor], parallelism: Parallelism? = nil) throws -> [String: Tensor] {
         try run(feeds, parallelism: parallelism, timing: nil)
     }

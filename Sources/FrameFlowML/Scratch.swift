@@ -108,9 +108,11 @@ public struct Parallelism: @unchecked Sendable {  // the closure is only called 
         run = parallelFor
     }
 
-    /// The workers of `pool`, plus the calling thread.
+    /// The workers of `pool`, plus the calling thread when it is not one of them (counted
+    /// on the thread that makes this: make it where it is used). Outside a graph, a pool of
+    /// n − 1 workers gives n threads.
     public init(_ pool: WorkerPool) {
-        self.init(threads: pool.threadCount) { pool.parallelFor($0, grain: $1, $2) }
+        self.init(threads: pool.threadsWithCaller) { pool.parallelFor($0, grain: $1, $2) }
     }
 }
 

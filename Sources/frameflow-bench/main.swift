@@ -12,6 +12,12 @@ let args = Set(CommandLine.arguments.dropFirst())
 let quick = args.contains("--quick")
 let all = args.subtracting(["--quick"]).isEmpty
 let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+/// Workers for the "all threads" rows run from this (main) thread: one fewer than the cores,
+/// the caller taking chunks too, as onnxruntime's intra_op_num_threads, LiteRT's num_threads
+/// and OpenCV's setNumThreads count theirs. (With `WorkerPool.shared` — a worker per core —
+/// and the caller, three threads shared two cores, and every model op, split or not, ran
+/// 1.3–1.5× slower than on one thread.)
+let callerHelpers = WorkerPool(threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1), name: "frameflow.bench")
 
 /// Median wall time of `body` in milliseconds.
 func medianMilliseconds(iterations: Int, _ body: () throws -> Void) rethrows -> Double {
@@ -310,12 +316,12 @@ if all || args.contains("haar") {
                 .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Double] } ?? [:]
             let p = HaarCascadeDetector.Parameters(scaleFactor: 1.1, minNeighbors: 3)
             let one = try medianMilliseconds(iterations: iterations) { _ = try detector.detect(gray, parameters: p) }
-            let pool = WorkerPool.shared
+            let pool = callerHelpers
             let two = try medianMilliseconds(iterations: iterations) {
                 _ = try detector.detect(gray, parameters: p) { n, body in pool.parallelFor(n, grain: 1, body) }
             }
             row("\(w)×\(h), 1 thread", one, cv["1"], unit: "ms", refName: "cv2 detectMultiScale, setNumThreads(1)")
-            row("\(w)×\(h), \(pool.threadCount) threads", two, cv["2"], unit: "ms", refName: "cv2 detectMultiScale, setNumThreads(2)")
+            row("\(w)×\(h), \(pool.threadCount + 1) threads", two, cv["2"], unit: "ms", refName: "cv2 detectMultiScale, setNumThreads(2)")
         }
     } else {
         print("\n(e) Haar: \(cascadePath) missing (apt-get install opencv-data)")
@@ -347,7 +353,7 @@ if all || args.contains("models") {
             loaded[name] = (model, input)
         }
     }
-    let workers = Parallelism(WorkerPool.shared)
+    let workers = Parallelism(callerHelpers)
     for _ in 0..<rounds {
         if !skipReference, let out = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"]),
             let obj = try? JSONSerialization.jsonObject(with: Data(out.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]]

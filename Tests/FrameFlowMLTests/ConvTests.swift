@@ -28,10 +28,12 @@ import Testing
         #expect(mismatches == 0)
     }
 
-    /// Depthwise (group = channels ≥ 8, the channels-last path) against the formula:
-    /// channel counts on and off a multiple of 8, strides, dilation, uneven padding; the 3 × 3
-    /// undilated cases go through `NHWC.depthwise3x3`, the others 32 channels at a time (≥ 32)
-    /// and then 8 (the last block overlapping).
+    /// Depthwise (group = channels ≥ 8) against the formula: channel counts on and off a
+    /// multiple of 8, strides, dilation, uneven padding, on NaN-filled scratch. On AVX-512
+    /// builds the stride-1 cases (rows of 9–11 outputs) take `ShiftedConvolution.depthwise`,
+    /// two 64-column runs with a partial last one; the rest, and every case elsewhere, the
+    /// channels-last path: 3 × 3 undilated through `NHWC.depthwise3x3`, the others 32
+    /// channels at a time (≥ 32) and then 8 (the last block overlapping).
     @Test(arguments: [(12, 5, 1, 1, 2), (8, 3, 2, 1, 1), (19, 3, 1, 2, 0), (9, 5, 2, 1, 3), (16, 3, 1, 1, 1), (13, 3, 1, 1, 1), (24, 3, 2, 1, 0), (40, 5, 1, 1, 2), (64, 5, 2, 1, 2), (33, 3, 1, 2, 1)])
     func depthwiseMatchesTheFormula(channels c: Int, kernel k: Int, stride s: Int, dilation d: Int, pad p: Int) throws {
         let (h, w) = (7, 10)
@@ -47,6 +49,10 @@ import Testing
         let ek = (k - 1) * d + 1
         let oh = (h + 2 * p - ek) / s + 1, ow = (w + 2 * p + 1 - ek) / s + 1
         #expect(y.shape == [1, c, oh, ow])
+        let plane = Conv.Plane2D(
+            batch: 1, cin: c, h: h, w: w, cout: c, group: c, kh: k, kw: k, strideH: s, strideW: s, dilationH: d, dilationW: d,
+            padTop: p, padLeft: p + 1, oh: oh, ow: ow)
+        #expect(Conv.shiftedDepthwiseApply(plane) == (ShiftedConvolution.built && s == 1 && ow >= 8))
         var worst: Float = 0
         for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
             var v = bias[ch]

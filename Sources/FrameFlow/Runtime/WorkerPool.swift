@@ -46,11 +46,33 @@ public final class WorkerPool: @unchecked Sendable {
         self.init(threads: threads, name: name, lock: ConditionLock())
     }
 
+    /// A thread-specific value naming the pool a worker thread belongs to (one key for all
+    /// pools: a process has only about a thousand): `parallelFor` counts a caller from
+    /// outside the pool as one more thread taking chunks.
+    private static let workerKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Whether the calling thread is one of this pool's workers.
+    var callerIsWorker: Bool {
+        let owner: UnsafeMutableRawPointer? = pthread_getspecific(Self.workerKey)  // nil on other threads
+        return owner == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// The threads that take chunks of a `parallelFor` made from the calling thread: the
+    /// workers, plus the caller when it is not one of them.
+    public var threadsWithCaller: Int { callerIsWorker ? threadCount : threadCount + 1 }
+
     init(threads: Int, name: String, lock: ConditionLock) {
         self.lock = lock
         threadCount = Swift.max(1, threads)
         for i in 0..<threadCount {
-            let t = Thread { [self] in self.workerLoop() }
+            let t = Thread { [self] in
+                pthread_setspecific(Self.workerKey, Unmanaged.passUnretained(self).toOpaque())
+                self.workerLoop()
+            }
             t.name = "\(name).worker.\(i)"
             t.stackSize = 1 << 20
             t.start()
@@ -124,13 +146,16 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     /// Runs `body` over `0..<count` in chunks of at least `grain` items, on the workers and
-    /// the calling thread, and returns when all are done.
+    /// the calling thread, and returns when all are done. A caller from outside the pool is
+    /// one more thread: a pool of n − 1 workers and the caller make n (as onnxruntime's
+    /// `intra_op_num_threads` = n counts its caller).
     ///
     /// `body` may only write memory that its range owns.
     public func parallelFor(_ count: Int, grain: Int = 1, _ body: @escaping (Range<Int>) -> Void) {
         guard count > 0 else { return }
-        let chunks = Swift.min(Swift.max(1, count / Swift.max(grain, 1)), threadCount * 4)
-        if chunks <= 1 || threadCount <= 1 {
+        let threads = threadsWithCaller
+        let chunks = Swift.min(Swift.max(1, count / Swift.max(grain, 1)), threads * 4)
+        if chunks <= 1 || threads <= 1 {
             body(0..<count)
             return
         }
