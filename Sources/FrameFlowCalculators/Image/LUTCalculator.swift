@@ -128,17 +128,36 @@ public final class LUTCalculator: Calculator {
         return out.freeze()
     }
 
-    /// The tetrahedral hot path, the same arithmetic as `tetrahedral(_:_:_:_:_:)` without its
-    /// branches: per input code, the cell's base index and fraction are looked up; the
-    /// tetrahedron is picked by the fractions' order through an 8-entry table of vertex
-    /// offsets; each vertex is one 4-float load from a padded copy of the table.
+    /// The tetrahedral hot path, `tetrahedral(_:_:_:_:_:)` without its branches and with the
+    /// blend folded in, one pixel as one 4-lane vector whose lanes are the pixel's bytes:
+    /// - per input code, the cell's base index and fraction are looked up (three tables);
+    /// - the fractions are sorted by a min/max network (largest, middle, smallest: the
+    ///   weights) and the tetrahedron's two inner vertices come from an 8-entry table keyed
+    ///   by the fractions' order;
+    /// - each vertex is one 4-float load from a copy of the table already scaled by 255 ×
+    ///   intensity, its lanes in the pixel's byte order (0 in an alpha lane);
+    /// - the pixel's own bytes, times 1 − intensity (1 in an alpha lane, which so passes
+    ///   through), are added; the result is clamped, rounded and stored as 4 bytes.
+    /// Against the per-pixel form (lane picks, three blends per pixel) this is about half the
+    /// instructions; the sums are associated differently, so a value on a rounding tie may
+    /// come out one level apart (the tests allow 1).
     private static func tetrahedralImage(
         _ lut: CubeLUT, _ coords: [[Float]], _ input: ImageFrame, _ out: MutableImageFrame, _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ k: Float,
         _ context: CalculatorContext?
     ) {
-        let n = lut.size, w = input.width
-        var padded = [SIMD4<Float>](repeating: .zero, count: n * n * n)
-        for i in padded.indices { padded[i] = SIMD4(lut.table[3 * i], lut.table[3 * i + 1], lut.table[3 * i + 2], 0) }
+        typealias V = SIMD4<Float>
+        let n = lut.size, w = input.width, bpp = l.bpp
+        var padded = [V](repeating: .zero, count: n * n * n)
+        for i in padded.indices {
+            var v = V.zero
+            v[l.r] = lut.table[3 * i] * 255 * k
+            v[l.g] = lut.table[3 * i + 1] * 255 * k
+            v[l.b] = lut.table[3 * i + 2] * 255 * k
+            padded[i] = v
+        }
+        var keep = V(repeating: 0)
+        (keep[l.r], keep[l.g], keep[l.b]) = (1 - k, 1 - k, 1 - k)
+        if l.a >= 0 { keep[l.a] = 1 }
         // Entry strides: red varies fastest.
         let stride = [1, n, n * n]
         var base = [Int32](repeating: 0, count: 768), frac = [Float](repeating: 0, count: 768)
@@ -165,43 +184,66 @@ public final class LUTCalculator: Calculator {
             (R, R + G),  // 7: r > g > b
         ]
         let step1 = steps.map { Int32($0.0) }, step2 = steps.map { Int32($0.1) }
-        // The same orderings as axis indices (largest, middle, smallest fraction): the weights
-        // come from lane picks, not from float min/max (which branch on NaN rules).
+        // The same orderings as axis indices (largest, middle, smallest fraction).
         let order: [SIMD4<Int32>] = [[2, 1, 0, 0], [2, 0, 1, 0], [1, 2, 0, 0], [0, 1, 2, 0], [0, 1, 2, 0], [0, 2, 1, 0], [1, 0, 2, 0], [0, 1, 2, 0]]
-        let far = Int32(R + G + B)
+        let far = R + G + B
+        let (cr, cg, cb) = (l.r, l.g, l.b)
         Kernels.rows(input.height, context) { rows in
-            padded.withUnsafeBufferPointer { T in
-                base.withUnsafeBufferPointer { BI in
-                    frac.withUnsafeBufferPointer { F in
-                        step1.withUnsafeBufferPointer { S1 in
-                            step2.withUnsafeBufferPointer { S2 in order.withUnsafeBufferPointer { O in
-                                for y in rows {
-                                    let s = Kernels.rowPointer(input, y), d = Kernels.rowPointer(out, y)
-                                    for x in 0..<w {
-                                        let p = s + x &* l.bpp, q = d + x &* l.bpp
-                                        let cr = Int(p[l.r]), cg = 256 &+ Int(p[l.g]), cb = 512 &+ Int(p[l.b])
-                                        let i = Int(BI[cr] &+ BI[cg] &+ BI[cb])
-                                        let fr = F[cr], fg = F[cg], fb = F[cb]
-                                        let key = (fr > fg ? 1 : 0) | (fg > fb ? 2 : 0) | (fr > fb ? 4 : 0)
-                                        let fs = SIMD4<Float>(fr, fg, fb, 0), ax = O[key]
-                                        let f1 = fs[Int(ax[0])], f2 = fs[Int(ax[1])], f3 = fs[Int(ax[2])]
-                                        let v0: SIMD4<Float> = (1 - f1) * T[i]
-                                        let v1: SIMD4<Float> = (f1 - f2) * T[i &+ Int(S1[key])]
-                                        let v2: SIMD4<Float> = (f2 - f3) * T[i &+ Int(S2[key])]
-                                        let v3: SIMD4<Float> = f3 * T[i &+ Int(far)]
-                                        let v = ((v0 + v1) + v2) + v3
-                                        let sr = Float(p[l.r]), sg = Float(p[l.g]), sb = Float(p[l.b])
-                                        q[l.r] = Kernels.clamp255(sr + k * (v[0] * 255 - sr))
-                                        q[l.g] = Kernels.clamp255(sg + k * (v[1] * 255 - sg))
-                                        q[l.b] = Kernels.clamp255(sb + k * (v[2] * 255 - sb))
-                                        if l.a >= 0 { q[l.a] = p[l.a] }
-                                    }
+            padded.withUnsafeBufferPointer { T in base.withUnsafeBufferPointer { BI in frac.withUnsafeBufferPointer { F in
+                step1.withUnsafeBufferPointer { S1 in step2.withUnsafeBufferPointer { S2 in order.withUnsafeBufferPointer { O in
+                    /// One pixel: `source` its bytes as floats.
+                    @inline(__always) func graded(_ p: UnsafePointer<UInt8>, _ source: V) -> SIMD4<UInt8> {
+                        let r = Int(p[cr]), g = 256 &+ Int(p[cg]), b = 512 &+ Int(p[cb])
+                        let i = Int(BI[r] &+ BI[g] &+ BI[b])
+                        let fr = F[r], fg = F[g], fb = F[b]
+                        // Orders by integer arithmetic on the bit patterns (fractions are ≥ 0,
+                        // so they order as their patterns do): compared as floats, the
+                        // compiler branched on them, and on noise every other branch missed.
+                        @inline(__always) func gt(_ a: Float, _ b: Float) -> Int { Int((b.bitPattern &- a.bitPattern) >> 31) }
+                        let key = gt(fr, fg) | gt(fg, fb) << 1 | gt(fr, fb) << 2
+                        let fs = V(fr, fg, fb, 0), ax = O[key]
+                        let f1 = fs[Int(ax[0])], f2 = fs[Int(ax[1])], f3 = fs[Int(ax[2])]
+                        var v = T[i] * (1 - f1)
+                        v.addProduct(T[i &+ Int(S1[key])], V(repeating: f1 - f2))
+                        v.addProduct(T[i &+ Int(S2[key])], V(repeating: f2 - f3))
+                        v.addProduct(T[i &+ far], V(repeating: f3))
+                        v.addProduct(source, keep)
+                        // Clamped, then rounded to nearest by adding 1.5 · 2²³ (the integer
+                        // lands in the low mantissa bits).
+                        // (`clamped` and `pointwiseMin` were calls, not instructions.)
+                        v.replace(with: V(repeating: 0), where: v .< 0)
+                        v.replace(with: V(repeating: 255), where: v .> 255)
+                        let c = v + V(repeating: 12_582_912)
+                        return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(c, to: SIMD4<UInt32>.self))
+                    }
+                    @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> V {
+                        V(SIMD4<UInt8>(p[0], p[1], p[2], bpp == 4 ? p[3] : 0))
+                    }
+                    for y in rows {
+                        let s = UnsafePointer(Kernels.rowPointer(input, y)), d = Kernels.rowPointer(out, y)
+                        if bpp == 4 {
+                            for x in 0..<w {
+                                let p = s + x &* 4
+                                let source = V(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
+                                UnsafeMutableRawPointer(d + x &* 4).storeBytes(of: graded(p, source), as: SIMD4<UInt8>.self)
+                            }
+                        } else {
+                            // Three bytes a pixel: four read and written but the last pixel's,
+                            // whose fourth would be the next row's (another band's) first.
+                            for x in 0..<w {
+                                let p = s + x &* 3, q = d + x &* 3
+                                if x &+ 1 < w {
+                                    let source = V(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
+                                    UnsafeMutableRawPointer(q).storeBytes(of: graded(p, source), as: SIMD4<UInt8>.self)
+                                } else {
+                                    let o = graded(p, bytes(p))
+                                    (q[0], q[1], q[2]) = (o[0], o[1], o[2])
                                 }
-                            } }
+                            }
                         }
                     }
-                }
-            }
+                } } }
+            } } }
         }
     }
 

@@ -53,10 +53,14 @@ import Testing
         #expect(tri == UInt8((0.8 * 0.6 * 0.2 * 255).rounded()))
     }
 
-    /// The branch-free tetrahedral image path gives exactly what the per-pixel reference
-    /// (`tetrahedral`, six explicit cases) gives, on a non-linear random LUT, every pixel of
-    /// a random image, with a partial intensity.
-    @Test func tetrahedralFastPathEqualsThePerPixelReference() throws {
+    /// The branch-free tetrahedral image path gives what the per-pixel reference
+    /// (`tetrahedral`, six explicit cases, then the blend) gives, on a non-linear random LUT,
+    /// every pixel of a random image, in 3- and 4-byte formats (alpha passed through), with
+    /// a partial intensity and with none: at most one level apart (the fast path folds
+    /// 255 × intensity into its table and sums in another order, which can move a value
+    /// across a rounding tie), and equal on at least 99 % of the values.
+    @Test(arguments: [PixelFormat.rgb8, .rgba8, .bgra8], [Float(0.7), 1])
+    func tetrahedralFastPathMatchesThePerPixelReference(format: PixelFormat, intensity k: Float) throws {
         var state: UInt64 = 42
         func next() -> Float {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -64,24 +68,30 @@ import Testing
         }
         let n = 17
         let lut = CubeLUT(kind: .threeD, size: n, table: (0..<(n * n * n * 3)).map { _ in next() })
-        let img = try TestImages.random(width: 97, height: 13, format: .rgb8, seed: 5)
-        let k: Float = 0.7
+        let img = try TestImages.random(width: 97, height: 13, format: format, seed: 5)
         let out = try LUTCalculator.apply(lut, to: img, interpolation: .tetrahedral, intensity: Double(k))
-        var mismatches = 0
+        let l = try #require(Kernels.layout(format))
+        var (differ, worst, alphaChanged) = (0, 0, 0)
         lut.table.withUnsafeBufferPointer { t in
             for y in 0..<13 {
                 for x in 0..<97 {
-                    let p = img[x, y]
-                    let c = p.map { Float($0) / 255 * Float(n - 1) }
+                    let p = img[x, y], q = out[x, y]
+                    let rgb = [p[l.r], p[l.g], p[l.b]]
+                    let c = rgb.map { Float($0) / 255 * Float(n - 1) }
                     let o = LUTCalculator.tetrahedral(t, n, c[0], c[1], c[2])
-                    let want = [o.0, o.1, o.2].enumerated().map { i, v in
-                        Int(Kernels.clamp255(Float(p[i]) + k * (v * 255 - Float(p[i]))))
+                    for (i, v) in [o.0, o.1, o.2].enumerated() {
+                        let want = Int(Kernels.clamp255(Float(rgb[i]) + k * (v * 255 - Float(rgb[i]))))
+                        let got = Int(q[[l.r, l.g, l.b][i]])
+                        if got != want { differ += 1 }
+                        worst = max(worst, abs(got - want))
                     }
-                    if out[x, y].map(Int.init) != want { mismatches += 1 }
+                    if l.a >= 0 && q[l.a] != p[l.a] { alphaChanged += 1 }
                 }
             }
         }
-        #expect(mismatches == 0)
+        #expect(worst <= 1)
+        #expect(differ * 100 <= 97 * 13 * 3, "\(differ) values differ")
+        #expect(alphaChanged == 0)
     }
 
     /// A LUT built in code is checked before use: too small, or a table of the wrong length.
