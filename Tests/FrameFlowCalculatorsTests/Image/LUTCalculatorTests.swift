@@ -61,13 +61,24 @@ import Testing
     /// across a rounding tie), and equal on at least 99 % of the values.
     @Test(arguments: [PixelFormat.rgb8, .rgba8, .bgra8], [Float(0.7), 1])
     func tetrahedralFastPathMatchesThePerPixelReference(format: PixelFormat, intensity k: Float) throws {
+        try fastPathCheck(format: format, intensity: k, domain: nil)
+    }
+
+    /// The same with a DOMAIN_MIN/MAX other than 0…1 (codes outside it clamp to the edge).
+    @Test(arguments: [PixelFormat.rgb8, .bgra8])
+    func tetrahedralFastPathWithADomain(format: PixelFormat) throws {
+        try fastPathCheck(format: format, intensity: 1, domain: ([0.1, 0.2, 0], [0.9, 1, 0.6]))
+    }
+
+    func fastPathCheck(format: PixelFormat, intensity k: Float, domain: ([Float], [Float])?) throws {
         var state: UInt64 = 42
         func next() -> Float {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Float(state >> 40) / Float(1 << 24)
         }
         let n = 17
-        let lut = CubeLUT(kind: .threeD, size: n, table: (0..<(n * n * n * 3)).map { _ in next() })
+        var lut = CubeLUT(kind: .threeD, size: n, table: (0..<(n * n * n * 3)).map { _ in next() })
+        if let domain { (lut.domainMin, lut.domainMax) = domain }
         let img = try TestImages.random(width: 97, height: 13, format: format, seed: 5)
         let out = try LUTCalculator.apply(lut, to: img, interpolation: .tetrahedral, intensity: Double(k))
         let l = try #require(Kernels.layout(format))
@@ -77,7 +88,10 @@ import Testing
                 for x in 0..<97 {
                     let p = img[x, y], q = out[x, y]
                     let rgb = [p[l.r], p[l.g], p[l.b]]
-                    let c = rgb.map { Float($0) / 255 * Float(n - 1) }
+                    let c = rgb.indices.map { i in
+                        let x = (Float(rgb[i]) / 255 - lut.domainMin[i]) / (lut.domainMax[i] - lut.domainMin[i])
+                        return min(max(x, 0), 1) * Float(n - 1)
+                    }
                     let o = LUTCalculator.tetrahedral(t, n, c[0], c[1], c[2])
                     for (i, v) in [o.0, o.1, o.2].enumerated() {
                         let want = Int(Kernels.clamp255(Float(rgb[i]) + k * (v * 255 - Float(rgb[i]))))
