@@ -120,10 +120,12 @@ extension Scratch {
     @TaskLocal static var parallelism: Parallelism?
 
     /// Runs `body` over `0..<count`, split across the current run's threads when `work`
-    /// (multiply-adds or element operations in all) reaches `threshold`: ≳ 1 M multiply-adds
-    /// for matrix products (at 400 k the hand-off made the small MTCNN models slower); the
-    /// memory-bound depthwise and pooling loops pass less.
-    static func parallelFor(_ count: Int, work: Int, threshold: Int = 1_000_000, _ body: @escaping (Range<Int>) -> Void) {
+    /// (multiply-adds or element operations in all) reaches `threshold`: 500 k multiply-adds
+    /// for matrix products, the memory-bound depthwise and pooling loops less. With the
+    /// caller and one worker (not two workers and the caller on two cores), lowering this
+    /// from 1 M made BlazeFace on two threads 0.92 → 0.84 ms (best of 6 interleaved) and left
+    /// MTCNN and PP-OCR as they were; at 400 k, with three threads, MTCNN had been slower.
+    static func parallelFor(_ count: Int, work: Int, threshold: Int = 500_000, _ body: @escaping (Range<Int>) -> Void) {
         guard let p = parallelism, p.threads > 1, count > 1, work >= threshold else {
             body(0..<count)
             return

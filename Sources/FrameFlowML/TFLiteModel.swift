@@ -332,8 +332,10 @@ enum NHWC {
     /// The work (taps × outputs) from which the depthwise and pooling loops split across
     /// threads: they read each input once per tap from cache and do little arithmetic, so
     /// they pay for a hand-off sooner than matrix products (BlazeFace's 3 × 3 depthwise
-    /// layers of 64 × 64 × 24, 0.9 M taps, stayed on one thread under 1 M).
-    static let memoryBoundSplit = 250_000
+    /// layers of 64 × 64 × 24, 0.9 M taps, stayed on one thread under 1 M; its 16 × 16 ones,
+    /// 0.15–0.17 M, split since this went from 250 k to 100 k with the matrix products'
+    /// 500 k — see `Scratch.parallelFor`).
+    static let memoryBoundSplit = 100_000
 
     /// Max or average pooling of one NHWC image, channel vectors at a time; the average
     /// counts only the taps inside the image (TFLite's rule). Eight channels per vector, the
