@@ -114,8 +114,8 @@ enum ShiftedConvolution {
                 let dy = ky * g.dh, dx = kx * g.dw
                 offsets[ky * g.kw + kx] = ((dy % sh) * sw + dx % sw) * plane + dy / sh * wq + dx / sw
             } }
-            // 64 floats of slack: a channel's last run reads up to 15 past its n columns, and the
-            // widest tap up to (kw − 1)·dw / sw more.
+            // Slack after the last plane: a channel's last block of 64 reads up to 63 past its n
+            // columns, and the widest tap up to (kw − 1)·dw / sw further.
             var padded = Scratch.uninitialized(c * sh * sw * plane + 64 + (g.kw - 1) * g.dw / sw)
             let bf = bias ?? []
             padded.withUnsafeMutableBufferPointer { XP in offsets.withUnsafeBufferPointer { O in bf.withUnsafeBufferPointer { B in

@@ -14,9 +14,8 @@ let all = args.subtracting(["--quick"]).isEmpty
 let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 /// Workers for the "all threads" rows run from this (main) thread: one fewer than the cores,
 /// the caller taking chunks too, as onnxruntime's intra_op_num_threads, LiteRT's num_threads
-/// and OpenCV's setNumThreads count theirs. (With `WorkerPool.shared` — a worker per core —
-/// and the caller, three threads shared two cores, and every model op, split or not, ran
-/// 1.3–1.5× slower than on one thread.)
+/// and OpenCV's setNumThreads count theirs (`WorkerPool.shared`, a worker per core, and the
+/// caller made three threads on two cores).
 let callerHelpers = WorkerPool(threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1), name: "frameflow.bench")
 
 /// Median wall time of `body` in milliseconds.
