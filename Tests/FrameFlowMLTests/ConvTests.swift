@@ -66,6 +66,33 @@ import Testing
         #expect(worst <= 1e-4, "max error \(worst)")
     }
 
+    /// Depthwise on two images with a fused clamp (the second image's planes and outputs at
+    /// their offsets; on AVX-512 builds through `ShiftedConvolution.depthwise`).
+    @Test func depthwiseTwoImagesMatchTheFormula() throws {
+        let (b, c, h, w, k) = (2, 12, 9, 17, 3)
+        let x = GEMMTests.random(b * c * h * w, seed: 44), wt = GEMMTests.random(c * k * k, seed: 45), bias = GEMMTests.random(c, seed: 46)
+        var node = ONNXNode(name: "", opType: "Conv", domain: "", inputs: [], outputs: [], attributes: [:])
+        node.attributes["group"] = .int(Int64(c))
+        node.attributes["pads"] = .ints([1, 1, 1, 1])
+        node.attributes[Conv.fusedClamp] = .floats([-1, 1.5])
+        let y = try Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
+            try Conv.run(node, [Tensor(shape: [b, c, h, w], floats: x), Tensor(shape: [c, 1, k, k], floats: wt), Tensor(shape: [c], floats: bias)])
+        }
+        #expect(y.shape == [b, c, h, w])
+        var worst: Float = 0
+        for n in 0..<b { for ch in 0..<c { for oy in 0..<h { for ox in 0..<w {
+            var v = bias[ch]
+            for ky in 0..<k { for kx in 0..<k {
+                let iy = oy - 1 + ky, ix = ox - 1 + kx
+                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[((n * c + ch) * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
+            } }
+            v = min(max(v, -1), 1.5)
+            let got = y.floats[((n * c + ch) * h + oy) * w + ox]
+            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+        } } } }
+        #expect(worst <= 1e-4, "max error \(worst)")
+    }
+
     /// Dense convolutions (the `ShiftedConvolution` path on AVX-512 builds) against the
     /// formula: output channels on and off a multiple of 8, filters deeper than one k block
     /// (K = 360 > 256), strides 2 and 3 (phase planes), dilation, uneven padding on all four
