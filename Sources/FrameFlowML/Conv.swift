@@ -211,11 +211,13 @@ enum Conv {
 
     /// Where the channels-last path measured faster than OpenBLAS on the NCHW im2col. With
     /// the AVX-512 tiles that includes deep filters on small images (PP-OCR's 3 × 3 of 96
-    /// channels on 4 × 6 and 2 × 3: best of 8 interleaved runs 2.92 → 2.77 ms); widening the
-    /// 1 × 1 case to 96 or 400 pixels measured no better.
+    /// channels on 4 × 6 and 2 × 3: best of 8 interleaved runs 2.92 → 2.77 ms), and 1 × 1
+    /// convolutions on up to 32 pixels with k ≥ 96 (PP-OCR's 192 × 192 on 4 × 6, per op, best
+    /// of 3: 0.038 → 0.031 ms; with k = 42 it lost, 0.008 → 0.011; on 96 pixels it lost too,
+    /// 0.022 → 0.031, as 96 and 400 had before).
     static func channelsLastPays(k: Int, outputs: Int, pixels: Int, pointwise: Bool) -> Bool {
         #if FRAMEFLOW_AVX512
-            return k >= 256 && outputs <= 64 && pixels >= 2 || pointwise && (2...16).contains(pixels)
+            return k >= 256 && outputs <= 64 && pixels >= 2 || pointwise && pixels >= 2 && (pixels <= 16 || pixels <= 32 && k >= 96)
         #else
             return k >= 256 && outputs <= 64 && pixels >= 64 || pointwise && (2...16).contains(pixels)
         #endif
