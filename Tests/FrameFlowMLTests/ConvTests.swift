@@ -1,4 +1,5 @@
 @testable import FrameFlowML
+import FrameFlow
 import Testing
 
 /// NCHW pooling against the window written out in the test: widths with several blocks of
@@ -91,6 +92,41 @@ import Testing
             worst = max(worst, got.isNaN ? .infinity : abs(v - got))
         } } } }
         #expect(worst <= 1e-4, "max error \(worst)")
+    }
+
+    /// 1 × 1 convolutions with the filter packed at load (inputs 4 and 5, as `Model` adds
+    /// them), taking the channels-last path: 96 → 192 channels on 4 × 6 (24 pixels, k ≥ 96),
+    /// and 384 → 384 on 2 × 3 — a 590 KB filter, whose tiles prefetch and, with two workers,
+    /// split their column blocks — with a bias and a fused clamp, on one thread and two.
+    @Test(arguments: [(96, 192, 4, 6), (384, 384, 2, 3), (200, 40, 5, 5)])
+    func packedPointwiseMatchesTheFormula(cin: Int, cout: Int, h: Int, w: Int) throws {
+        let x = GEMMTests.random(cin * h * w, seed: 81), wt = GEMMTests.random(cout * cin, seed: 82), bias = GEMMTests.random(cout, seed: 83)
+        let packed = PackedFilter(outputsByInputs: wt, outputs: cout, bias: bias)
+        var node = ONNXNode(name: "", opType: "Conv", domain: "", inputs: [], outputs: [], attributes: [:])
+        let spread = 1.3 * Float(cin).squareRoot()
+        node.attributes[Conv.fusedClamp] = .floats([-spread, spread])
+        let inputs: [Tensor?] = [
+            Tensor(shape: [1, cin, h, w], floats: x), Tensor(shape: [cout, cin, 1, 1], floats: wt), Tensor(shape: [cout], floats: bias), nil,
+            Tensor(shape: [packed.weights.count], floats: packed.weights), Tensor(shape: [packed.bias.count], floats: packed.bias),
+        ]
+        #expect(Conv.channelsLastPays(k: cin, outputs: cout, pixels: h * w, pointwise: true) == (ShiftedConvolution.built || h * w <= 16))
+        let workers = WorkerPool(threads: 1, name: "test.conv")
+        defer { workers.shutdown() }
+        for split in [false, true] {
+            let y = try Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
+                try Scratch.$parallelism.withValue(split ? Parallelism(workers) : nil) { try Conv.run(node, inputs) }
+            }
+            #expect(y.shape == [1, cout, h, w])
+            var worst: Float = 0
+            for o in 0..<cout { for p in 0..<(h * w) {
+                var v = bias[o]
+                for c in 0..<cin { v += wt[o * cin + c] * x[c * h * w + p] }
+                v = min(max(v, -spread), spread)
+                let got = y.floats[o * h * w + p]
+                worst = max(worst, got.isNaN ? .infinity : abs(v - got) / max(1, abs(v)))
+            } }
+            #expect(worst <= 1e-4, "\(cin) → \(cout) on \(h) × \(w), split \(split): max relative error \(worst)")
+        }
     }
 
     /// Dense convolutions (the `ShiftedConvolution` path on AVX-512 builds) against the
