@@ -166,6 +166,20 @@ enum ShiftedConvolution {
             for i in 0..<count { d[i] = s[i &* step] }
         }
 
+        /// `d[i] = s[2i]` for i < count: sixteen at a time as the even lanes of two 16-float
+        /// loads, where the 32 floats lie within the `readable` floats from `s`; the rest by
+        /// `stridedCopy`.
+        private static func evenCopy(_ d: UnsafeMutablePointer<Float>, from s: UnsafePointer<Float>, count: Int, readable: Int) {
+            typealias V = SIMD16<Float>
+            var i = 0
+            while i &+ 16 <= count && 2 &* i &+ 32 <= readable {
+                let lo = UnsafeRawPointer(s + 2 &* i).loadUnaligned(as: V.self), hi = UnsafeRawPointer(s + (2 &* i &+ 16)).loadUnaligned(as: V.self)
+                UnsafeMutableRawPointer(d + i).storeBytes(of: V(lowHalf: lo.evenHalf, highHalf: hi.evenHalf), as: V.self)
+                i &+= 16
+            }
+            if i < count { stridedCopy(d + i, from: s + 2 &* i, step: 2, count: count &- i) }
+        }
+
         /// One output row from channel-major `src` (row o at `src + o · stride`) to
         /// pixel-major `dst`, plus bias and clamp: 8 × 8 blocks as eight loads and eight
         /// stores, the rest element by element.
@@ -216,6 +230,8 @@ enum ShiftedConvolution {
                         let s = x + (ch * h + iy) * w + ix0
                         if sw == 1 {
                             Microkernel.copy(d, from: s, count: inside.count)
+                        } else if sw == 2 {
+                            evenCopy(d, from: s, count: inside.count, readable: c * h * w - ((ch * h + iy) * w + ix0))
                         } else {
                             stridedCopy(d, from: s, step: sw, count: inside.count)
                         }

@@ -140,7 +140,17 @@ import Testing
         (4, 9, 4, 3, 1, [1, 2, 2, 1], 1), (6, 16, 3, 2, 2, [2, 2, 2, 2], 1),
     ])
     func denseMatchesTheFormula(cin: Int, cout: Int, k: Int, stride st: Int, d: Int, pads: [Int], batch: Int) throws {
-        let (h, w) = (11, 13)
+        try dense(cin: cin, cout: cout, k: k, stride: st, d: d, pads: pads, batch: batch, h: 11, w: 13)
+    }
+
+    /// Stride 2 on rows wide enough (70 columns) for the phase planes' vector even-column copy,
+    /// with both paddings of the left edge.
+    @Test(arguments: [[1, 1, 1, 1], [0, 0, 1, 1]])
+    func denseStride2OnWideRowsMatchesTheFormula(pads: [Int]) throws {
+        try dense(cin: 3, cout: 16, k: 3, stride: 2, d: 1, pads: pads, batch: 1, h: 9, w: 70)
+    }
+
+    func dense(cin: Int, cout: Int, k: Int, stride st: Int, d: Int, pads: [Int], batch: Int, h: Int, w: Int) throws {
         let x = GEMMTests.random(batch * cin * h * w, seed: 51), wt = GEMMTests.random(cout * cin * k * k, seed: 52), bias = GEMMTests.random(cout, seed: 53)
         var node = ONNXNode(name: "", opType: "Conv", domain: "", inputs: [], outputs: [], attributes: [:])
         node.attributes["strides"] = .ints([Int64(st), Int64(st)])
