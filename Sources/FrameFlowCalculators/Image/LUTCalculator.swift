@@ -248,10 +248,10 @@ public final class LUTCalculator: Calculator {
                         let maxR = (fr .>= fg) .& (fr .>= fb), maxG = .!maxR .& (fg .>= fb)
                         let minB = (fb .<= fr) .& (fb .<= fg), minG = .!minB .& (fg .<= fr)
                         var s1 = U16(repeating: UInt32(n * n)), minStride = U16(repeating: 1)
-                        s1.replace(with: U16(repeating: UInt32(n)), where: unsafeBitCast(maxG, to: SIMDMask<U16.MaskStorage>.self))
-                        s1.replace(with: U16(repeating: 1), where: unsafeBitCast(maxR, to: SIMDMask<U16.MaskStorage>.self))
-                        minStride.replace(with: U16(repeating: UInt32(n)), where: unsafeBitCast(minG, to: SIMDMask<U16.MaskStorage>.self))
-                        minStride.replace(with: U16(repeating: UInt32(n * n)), where: unsafeBitCast(minB, to: SIMDMask<U16.MaskStorage>.self))
+                        s1.replace(with: U16(repeating: UInt32(n)), where: maxG)
+                        s1.replace(with: U16(repeating: 1), where: maxR)
+                        minStride.replace(with: U16(repeating: UInt32(n)), where: minG)
+                        minStride.replace(with: U16(repeating: UInt32(n * n)), where: minB)
                         let i0 = scratch.assumingMemoryBound(to: UInt32.self), w = (scratch + 192).assumingMemoryBound(to: Float.self)
                         UnsafeMutableRawPointer(i0).storeBytes(of: base, as: U16.self)
                         UnsafeMutableRawPointer(i0 + 16).storeBytes(of: base &+ s1, as: U16.self)
@@ -331,11 +331,11 @@ public final class LUTCalculator: Calculator {
         var i = unsafeBitCast(x + 8_388_608, to: U16.self) &- 0x4B00_0000
         var fi = unsafeBitCast(i | 0x4B00_0000, to: F16.self) - 8_388_608
         let over = fi .> x
-        i.replace(with: i &- 1, where: unsafeBitCast(over, to: SIMDMask<U16.MaskStorage>.self))
+        i.replace(with: i &- 1, where: over)
         fi.replace(with: fi - 1, where: over)
         let cap = i .> U16(repeating: last)
         i.replace(with: U16(repeating: last), where: cap)
-        fi.replace(with: F16(repeating: Float(last)), where: unsafeBitCast(cap, to: SIMDMask<F16.MaskStorage>.self))
+        fi.replace(with: F16(repeating: Float(last)), where: cap)
         return (i, x - fi)
     }
 
