@@ -257,7 +257,7 @@ public final class MediaSource {
         if options.rotation == 0 && !options.mirrored, let wrapped = wrapWithoutCopy(w, h, srcFormat, srcFull) {
             image = wrapped
         } else {
-            var m = try pool.makeImage(width: w, height: h, format: target)
+            let m = try pool.makeImage(width: w, height: h, format: target)
             let dstFull = target.yuvRange.map { $0 == .full } ?? true
             try withUnsafePointer(to: &frame.pointee.data) { dataTuple in
                 try dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in

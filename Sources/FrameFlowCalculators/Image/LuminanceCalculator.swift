@@ -44,7 +44,7 @@ public final class LuminanceCalculator: Calculator {
         case .rgb8: (rShift, bShift) = (0, 16)
         default: throw ImageError.unsupportedFormat(input.format, "LuminanceCalculator")
         }
-        var out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
+        let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width
         let src = input.planes[0], dst = out.planes[0]
         let packed = input.format != .rgb8
