@@ -21,6 +21,15 @@ enum Kernels {
         return UInt8(truncatingIfNeeded: (c + 12_582_912).bitPattern)
     }
 
+    /// `clamp255(_:)` on four lanes: clamped with selects (`clamped` and `pointwiseMin` are
+    /// calls, not instructions), rounded by the same 1.5·2²³ addition.
+    @inline(__always) static func clamp255(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
+        var c = v
+        c.replace(with: SIMD4(repeating: 0), where: c .< 0)
+        c.replace(with: SIMD4(repeating: 255), where: c .> 255)
+        return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(c + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self))
+    }
+
     @inline(__always) static func rowPointer(_ image: ImageFrame, _ y: Int, plane: Int = 0) -> UnsafeMutablePointer<UInt8> {
         (image.planes[plane].baseAddress + y * image.planes[plane].bytesPerRow).assumingMemoryBound(to: UInt8.self)
     }

@@ -131,9 +131,9 @@ public final class LUTCalculator: Calculator {
     /// The tetrahedral hot path, `tetrahedral(_:_:_:_:_:)` without its branches and with the
     /// blend folded in, one pixel as one 4-lane vector whose lanes are the pixel's bytes:
     /// - per input code, the cell's base index and fraction are looked up (three tables);
-    /// - the fractions are sorted by a min/max network (largest, middle, smallest: the
-    ///   weights) and the tetrahedron's two inner vertices come from an 8-entry table keyed
-    ///   by the fractions' order;
+    /// - the fractions' order (compared as integers, see `gt`) keys an 8-entry table of the
+    ///   tetrahedron's two inner vertices and of which fraction is largest, middle, smallest
+    ///   (the weights);
     /// - each vertex is one 4-float load from a copy of the table already scaled by 255 ×
     ///   intensity, its lanes in the pixel's byte order (0 in an alpha lane);
     /// - the pixel's own bytes, times 1 − intensity (1 in an alpha lane, which so passes
@@ -198,6 +198,16 @@ public final class LUTCalculator: Calculator {
         Kernels.rows(input.height, context) { rows in
             padded.withUnsafeBufferPointer { T in base.withUnsafeBufferPointer { BI in frac.withUnsafeBufferPointer { F in
                 step1.withUnsafeBufferPointer { S1 in step2.withUnsafeBufferPointer { S2 in order.withUnsafeBufferPointer { O in
+                    /// The four weighted vertices (base `i`, the inner ones `i1`, `i2`, and the far
+                    /// corner) plus the pixel's own bytes × `keep`, as bytes.
+                    @inline(__always) func mix(_ i: Int, _ i1: Int, _ i2: Int, _ w0: Float, _ w1: Float, _ w2: Float, _ w3: Float, _ source: V) -> SIMD4<UInt8> {
+                        var v = T[i] * w0
+                        v.addProduct(T[i1], V(repeating: w1))
+                        v.addProduct(T[i2], V(repeating: w2))
+                        v.addProduct(T[i &+ far], V(repeating: w3))
+                        v.addProduct(source, keep)
+                        return Kernels.clamp255(v)
+                    }
                     /// One pixel: `source` its bytes as floats.
                     @inline(__always) func graded(_ p: UnsafePointer<UInt8>, _ source: V) -> SIMD4<UInt8> {
                         let r = Int(p[cr]), g = 256 &+ Int(p[cg]), b = 512 &+ Int(p[cb])
@@ -210,18 +220,7 @@ public final class LUTCalculator: Calculator {
                         let key = gt(fr, fg) | gt(fg, fb) << 1 | gt(fr, fb) << 2
                         let fs = V(fr, fg, fb, 0), ax = O[key]
                         let f1 = fs[Int(ax[0])], f2 = fs[Int(ax[1])], f3 = fs[Int(ax[2])]
-                        var v = T[i] * (1 - f1)
-                        v.addProduct(T[i &+ Int(S1[key])], V(repeating: f1 - f2))
-                        v.addProduct(T[i &+ Int(S2[key])], V(repeating: f2 - f3))
-                        v.addProduct(T[i &+ far], V(repeating: f3))
-                        v.addProduct(source, keep)
-                        // Clamped, then rounded to nearest by adding 1.5 · 2²³ (the integer
-                        // lands in the low mantissa bits).
-                        // (`clamped` and `pointwiseMin` were calls, not instructions.)
-                        v.replace(with: V(repeating: 0), where: v .< 0)
-                        v.replace(with: V(repeating: 255), where: v .> 255)
-                        let c = v + V(repeating: 12_582_912)
-                        return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(c, to: SIMD4<UInt32>.self))
+                        return mix(i, i &+ Int(S1[key]), i &+ Int(S2[key]), 1 - f1, f1 - f2, f2 - f3, f3, source)
                     }
                     @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> V {
                         V(SIMD4<UInt8>(p[0], p[1], p[2], bpp == 4 ? p[3] : 0))
@@ -230,7 +229,7 @@ public final class LUTCalculator: Calculator {
                     /// sixteen as 16-lane vectors (no table lookups: the coordinates are
                     /// computed as `coords` was), then each pixel's four vertex loads and
                     /// multiply-adds.
-                    @inline(__always) func block16(_ p: UnsafePointer<UInt8>, _ q: UnsafeMutablePointer<UInt8>, _ T: UnsafePointer<V>, _ scratch: UnsafeMutableRawPointer) {
+                    @inline(__always) func block16(_ p: UnsafePointer<UInt8>, _ q: UnsafeMutablePointer<UInt8>, _ scratch: UnsafeMutableRawPointer) {
                         typealias F16 = SIMD16<Float>
                         typealias U16 = SIMD16<UInt32>
                         let words = UnsafeRawPointer(p).loadUnaligned(as: U16.self)
@@ -261,16 +260,9 @@ public final class LUTCalculator: Calculator {
                         UnsafeMutableRawPointer(w + 32).storeBytes(of: f2 - f3, as: F16.self)
                         UnsafeMutableRawPointer(w + 48).storeBytes(of: f3, as: F16.self)
                         for j in 0..<16 {
-                            let b0 = Int(i0[j])
-                            var v = T[b0] * w[j]
-                            v.addProduct(T[Int(i0[16 &+ j])], V(repeating: w[16 &+ j]))
-                            v.addProduct(T[Int(i0[32 &+ j])], V(repeating: w[32 &+ j]))
-                            v.addProduct(T[b0 &+ far], V(repeating: w[48 &+ j]))
-                            v.addProduct(V(UnsafeRawPointer(p + j &* 4).loadUnaligned(as: SIMD4<UInt8>.self)), keep)
-                            v.replace(with: V(repeating: 0), where: v .< 0)
-                            v.replace(with: V(repeating: 255), where: v .> 255)
-                            let c = unsafeBitCast(v + V(repeating: 12_582_912), to: SIMD4<UInt32>.self)
-                            UnsafeMutableRawPointer(q + j &* 4).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: c), as: SIMD4<UInt8>.self)
+                            let source = V(UnsafeRawPointer(p + j &* 4).loadUnaligned(as: SIMD4<UInt8>.self))
+                            let o = mix(Int(i0[j]), Int(i0[16 &+ j]), Int(i0[32 &+ j]), w[j], w[16 &+ j], w[32 &+ j], w[48 &+ j], source)
+                            UnsafeMutableRawPointer(q + j &* 4).storeBytes(of: o, as: SIMD4<UInt8>.self)
                         }
                     }
                     // Per 16-pixel block: vertex indices and weights, written by the vector
@@ -282,7 +274,7 @@ public final class LUTCalculator: Calculator {
                         if bpp == 4 {
                             var x = 0
                             while x &+ 16 <= w {
-                                block16(s + x &* 4, d + x &* 4, T.baseAddress!, scratch)
+                                block16(s + x &* 4, d + x &* 4, scratch)
                                 x &+= 16
                             }
                             while x < w {
