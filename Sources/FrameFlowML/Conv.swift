@@ -190,8 +190,11 @@ enum Conv {
         var cpg: Int { cin / group }
         var opg: Int { cout / group }
         /// The shape as `NHWC.Window` (one group's channels).
-        var window: NHWC.Window {
-            NHWC.Window(h: h, w: w, c: cpg, oh: oh, ow: ow, kh: kh, kw: kw, sh: strideH, sw: strideW, dh: dilationH, dw: dilationW, pt: padTop, pl: padLeft)
+        var window: NHWC.Window { window(channels: cpg) }
+        /// The shape as `NHWC.Window` with `channels` channels (all of them for a depthwise
+        /// convolution, whose groups are one channel each).
+        func window(channels: Int) -> NHWC.Window {
+            NHWC.Window(h: h, w: w, c: channels, oh: oh, ow: ow, kh: kh, kw: kw, sh: strideH, sw: strideW, dh: dilationH, dw: dilationW, pt: padTop, pl: padLeft)
         }
 
         /// Output columns `ow` whose input column `ow·strideW − padLeft + kx·dilationW` lies
@@ -533,9 +536,7 @@ enum Conv {
     /// transposes: 32 channels of 32 × 48 0.042 → 0.058), and the 5 × 5 on 4 × 6 (half of
     /// the 16-lane runs wasted: 0.022 → 0.034).
     static func shiftedDepthwiseApply(_ s: Plane2D) -> Bool {
-        var g = s.window
-        g.c = s.cin
-        return ShiftedConvolution.built && s.strideH == 1 && s.strideW == 1 && s.ow >= 8 && ShiftedConvolution.fits(g)
+        ShiftedConvolution.built && s.strideH == 1 && s.strideW == 1 && s.ow >= 8 && ShiftedConvolution.fits(s.window(channels: s.cin))
     }
 
     /// `ShiftedConvolution.depthwise` on each image; the activation added per channel after.
@@ -543,9 +544,7 @@ enum Conv {
         _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
     ) {
         #if FRAMEFLOW_AVX512
-            var g = s.window
-            g.c = s.cin
-            let P = s.oh * s.ow
+            let g = s.window(channels: s.cin), P = s.oh * s.ow
             for b in 0..<s.batch {
                 let yb = y + b * s.cout * P
                 ShiftedConvolution.depthwise(g, x: x + b * s.cin * s.h * s.w, weights: w, bias: bias, y: yb)

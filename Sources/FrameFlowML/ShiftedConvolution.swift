@@ -38,6 +38,13 @@ enum ShiftedConvolution {
     /// Rows of a phase plane, likewise.
     static func planeHeight(_ g: NHWC.Window) -> Int { g.oh + (g.kh - 1) * g.dh / g.sh }
 
+    /// Where tap (ky, kx) of output pixel 0 reads, from the start of its channel's first
+    /// phase plane (`plane` floats each): the plane of the tap's phase, then its shift.
+    static func tapOffset(_ g: NHWC.Window, ky: Int, kx: Int, plane: Int) -> Int {
+        let dy = ky * g.dh, dx = kx * g.dw
+        return ((dy % g.sh) * g.sw + dx % g.sw) * plane + dy / g.sh * planeWidth(g) + dx / g.sw
+    }
+
     #if FRAMEFLOW_AVX512
         /// The convolution of one image `x` by `weights` (outputs × K in `layout`'s order), for
         /// `outputs` channels, stored in `layout`: `y[o · oh · ow + oy · ow + ox]` (channels
@@ -53,9 +60,8 @@ enum ShiftedConvolution {
             let K = c * g.kh * g.kw, n = g.oh * wq, P = g.oh * g.ow
             var offsets = [Int](repeating: 0, count: K)
             for ch in 0..<c { for ky in 0..<g.kh { for kx in 0..<g.kw {
-                let dy = ky * g.dh, dx = kx * g.dw
                 let p = layout == .channelsFirst ? (ch * g.kh + ky) * g.kw + kx : (ky * g.kw + kx) * c + ch
-                offsets[p] = ((ch * sh + dy % sh) * sw + dx % sw) * plane + dy / sh * wq + dx / sw
+                offsets[p] = ch * sh * sw * plane + tapOffset(g, ky: ky, kx: kx, plane: plane)
             } } }
             // 48 floats of slack: the last tile of a row reads up to 47 past it.
             var padded = Scratch.uninitialized(planes * plane + 48)
@@ -110,10 +116,7 @@ enum ShiftedConvolution {
             let n = g.oh * wq, P = g.oh * g.ow
             // Each tap's start relative to its channel's first phase plane.
             var offsets = [Int](repeating: 0, count: taps)
-            for ky in 0..<g.kh { for kx in 0..<g.kw {
-                let dy = ky * g.dh, dx = kx * g.dw
-                offsets[ky * g.kw + kx] = ((dy % sh) * sw + dx % sw) * plane + dy / sh * wq + dx / sw
-            } }
+            for ky in 0..<g.kh { for kx in 0..<g.kw { offsets[ky * g.kw + kx] = tapOffset(g, ky: ky, kx: kx, plane: plane) } }
             // Slack after the last plane: a channel's last block of 64 reads up to 63 past its n
             // columns, and the widest tap up to (kw − 1)·dw / sw further.
             var padded = Scratch.uninitialized(c * sh * sw * plane + 64 + (g.kw - 1) * g.dw / sw)

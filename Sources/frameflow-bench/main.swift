@@ -320,7 +320,7 @@ if all || args.contains("haar") {
                 _ = try detector.detect(gray, parameters: p) { n, body in pool.parallelFor(n, grain: 1, body) }
             }
             row("\(w)×\(h), 1 thread", one, cv["1"], unit: "ms", refName: "cv2 detectMultiScale, setNumThreads(1)")
-            row("\(w)×\(h), \(pool.threadCount + 1) threads", two, cv["2"], unit: "ms", refName: "cv2 detectMultiScale, setNumThreads(2)")
+            row("\(w)×\(h), \(pool.threadsWithCaller) threads", two, cv["2"], unit: "ms", refName: "cv2 detectMultiScale, setNumThreads(2)")
         }
     } else {
         print("\n(e) Haar: \(cascadePath) missing (apt-get install opencv-data)")
