@@ -74,7 +74,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
             // Steps in flight: queue one more timestamp if there is room (never a close, an
             // options change or a throttled node: those wait until the steps are done).
             if node.steps.count < node.maxConcurrency && !aborting && !node.wantsClose && node.pendingOptions == nil
-                && node.readyTimestamp() != nil && !isThrottled(node)
+                && !node.optionsInFlight && node.readyTimestamp() != nil && !isThrottled(node)
             {
                 node.status = .queued
                 ready.append(node)
@@ -217,13 +217,14 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
         let node = ready.remove(at: best)
         node.status = .running
-        if !node.steps.isEmpty && (node.pendingOptions != nil || aborting) {
+        if node.runningSteps > 0 && (node.pendingOptions != nil || aborting) {
             // Queued beside running steps, then options arrived or the run failed: options
             // are applied, and a close runs, only once the steps in flight are done (their
             // commit re-examines the node).
             return true
         }
         running += 1
+        node.runningSteps += 1
 
         let step: Step
         // A concurrent node's process step gets a context of its own.
@@ -260,6 +261,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
             node.status = node.steps.isEmpty ? .idle : .running
             if node.isConcurrent { node.spareContexts.append(ctx) }
             running -= 1
+            node.runningSteps -= 1
             markDirty(node)
             drainDirty()
             return true
@@ -270,6 +272,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         }
         let options = node.pendingOptions
         node.pendingOptions = nil
+        // Until this step commits, `examine` queues no step beside it (it runs alone:
+        // options wait above for the steps in flight).
+        if options != nil { node.optionsInFlight = true }
         if node.isConcurrent, case .process(let ts) = step {
             node.steps.append(ConcurrentStep(context: ctx, timestamp: ts))
             // Room for another timestamp: queue it now, for the next free worker.
@@ -313,6 +318,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     /// the steps dispatched before it have been applied.
     private func commit(_ node: NodeRuntime, _ ctx: CalculatorContext, step: Step, error: (any Error)?, start: UInt64, end: UInt64, timed: Bool) {
         running -= 1
+        node.runningSteps -= 1
+        // A step that applied options ran alone: it is this one.
+        if node.runningSteps == 0 { node.optionsInFlight = false }
         if node.isConcurrent, case .process = step {
             if let mine = node.steps.first(where: { $0.context === ctx }) {
                 (mine.finished, mine.error, mine.start, mine.end, mine.timed) = (true, error, start, end, timed)

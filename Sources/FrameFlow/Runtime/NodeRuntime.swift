@@ -29,6 +29,11 @@ final class NodeRuntime {
     @exclusivity(unchecked) var sourceDone = false
     @exclusivity(unchecked) var throttleOverride = false
     @exclusivity(unchecked) var pendingOptions: (any CalculatorOptions)?
+    /// Steps of this node running now (a concurrent node's process steps, or any one step).
+    @exclusivity(unchecked) var runningSteps = 0
+    /// A step that applies options is running: a concurrent node starts no other step beside
+    /// it, so `update(options:)` never overlaps a `process` call.
+    @exclusivity(unchecked) var optionsInFlight = false
     /// Consumer queues (block policy) of this node's outputs that are full.
     @exclusivity(unchecked) var fullBlockingOutputs = 0
     /// Queued for `examine` in the current critical section.
