@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 
 /// Convolution and pooling on NCHW tensors (any number of spatial dimensions up to 3).
 enum Conv {
@@ -47,28 +48,79 @@ enum Conv {
         return Geometry(spatialIn: input, kernel: kernel, strides: strides, dilations: dil, padBegin: Array(pads[0..<d]), padEnd: Array(pads[d..<(2 * d)]), spatialOut: out)
     }
 
-    static func run(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
-        let x = try Ops.need(ins, 0), w = try Ops.need(ins, 1)
-        guard x.shape.count >= 3, w.shape.count == x.shape.count else { throw ModelError("Conv needs input and weights of the same rank ≥ 3, got \(x.shape) and \(w.shape)") }
-        let bias = ins.count > 2 ? ins[2]?.floats : nil
-        let batch = x.shape[0], cin = x.shape[1], cout = w.shape[0]
-        let group = Int(n.int("group", 1))
-        let kshape = n.ints("kernel_shape")?.map { Int($0) } ?? Array(w.shape[2...])
-        guard x.shape.count >= 3, w.shape.count == x.shape.count, group > 0, cin % group == 0, cout % group == 0,
-            w.shape[1] * group == cin, kshape == Array(w.shape[2...]), bias.map({ $0.count == cout }) ?? true,
-            x.asFloats.count == x.count, w.asFloats.count == w.count
-        else {
-            throw ModelError("Conv input \(x.shape), weights \(w.shape), kernel \(kshape), group \(group) do not fit")
+    /// What a Conv node's attributes and its input and weight shapes decide: checked and
+    /// derived once, then kept in the node's `SetupMemo` for every run with the same shapes
+    /// (the attribute lookups and small arrays cost more than a small convolution's work).
+    /// A class, so that handing it out is one retain, not one per array. `@unchecked
+    /// Sendable`: immutable, and its epilogue's pointers are all nil.
+    final class Setup: @unchecked Sendable {
+        let xShape: [Int], wShape: [Int]
+        let batch, cin, cout, group: Int
+        /// The output's shape, shared by every output tensor (no array per run).
+        let outShape: [Int]
+        /// The geometry padded to three spatial dimensions.
+        let g: Geometry
+        let plane: Plane2D
+        /// The fused clamp and HardSwish (pointers are set per run).
+        let epilogue: GEMMEpilogue
+        /// The fused scale and shift per output channel, or empty.
+        let affine: [Float]
+
+        init(_ n: ONNXNode, x: [Int], w: [Int]) throws {
+            guard x.count >= 3, w.count == x.count else { throw ModelError("Conv needs input and weights of the same rank ≥ 3, got \(x) and \(w)") }
+            let batch = x[0], cin = x[1], cout = w[0]
+            let group = Int(n.int("group", 1))
+            let kshape = n.ints("kernel_shape")?.map { Int($0) } ?? Array(w[2...])
+            guard group > 0, cin % group == 0, cout % group == 0, w[1] * group == cin, kshape == Array(w[2...]) else {
+                throw ModelError("Conv input \(x), weights \(w), kernel \(kshape), group \(group) do not fit")
+            }
+            let g0 = try geometry(n, input: Array(x[2...]), kernel: kshape)
+            // Treat 1-D and 2-D as 3-D with unit dimensions.
+            var g = g0
+            while g.spatialIn.count < 3 {
+                g.spatialIn.insert(1, at: 0); g.kernel.insert(1, at: 0); g.strides.insert(1, at: 0); g.dilations.insert(1, at: 0)
+                g.padBegin.insert(0, at: 0); g.padEnd.insert(0, at: 0); g.spatialOut.insert(1, at: 0)
+            }
+            var e = GEMMEpilogue()
+            if case .floats(let r)? = n.attributes[fusedClamp], r.count == 2 { (e.lower, e.upper) = (r[0], r[1]) }
+            if case .int(1)? = n.attributes[fusedHardSwish] { e.hardSwish = true }
+            var affine: [Float] = []
+            if case .floats(let a)? = n.attributes[fusedAffine] {
+                guard a.count == 2 * cout else { throw ModelError("fused affine has \(a.count) values for \(cout) channels") }
+                affine = a
+            }
+            (xShape, wShape, self.batch, self.cin, self.cout, self.group) = (x, w, batch, cin, cout, group)
+            outShape = [batch, cout] + g0.spatialOut
+            self.g = g
+            plane = Plane2D(
+                batch: batch, cin: cin, h: g.spatialIn[1], w: g.spatialIn[2], cout: cout, group: group, kh: g.kernel[1], kw: g.kernel[2],
+                strideH: g.strides[1], strideW: g.strides[2], dilationH: g.dilations[1], dilationW: g.dilations[2],
+                padTop: g.padBegin[1], padLeft: g.padBegin[2], oh: g.spatialOut[1], ow: g.spatialOut[2])
+            (epilogue, self.affine) = (e, affine)
         }
-        var spatial = Array(x.shape[2...])
-        var ks = kshape
-        // Treat 1-D and 2-D as 3-D with unit dimensions.
-        while spatial.count < 3 { spatial.insert(1, at: 0); ks.insert(1, at: 0) }
-        let g0 = try geometry(n, input: Array(x.shape[2...]), kernel: kshape)
-        var g = g0
-        while g.spatialIn.count < 3 {
-            g.spatialIn.insert(1, at: 0); g.kernel.insert(1, at: 0); g.strides.insert(1, at: 0); g.dilations.insert(1, at: 0)
-            g.padBegin.insert(0, at: 0); g.padEnd.insert(0, at: 0); g.spatialOut.insert(1, at: 0)
+    }
+
+    /// One node's `Setup` for the shapes it last ran with (a model may run on several threads
+    /// at once: the slot is locked).
+    final class SetupMemo: Sendable {
+        private let slot = Locked<Setup?>(nil)
+
+        /// The setup for these shapes: the kept one, or a new one (then kept).
+        func setup(_ n: ONNXNode, x: [Int], w: [Int]) throws -> Setup {
+            if let s = slot.withLock({ $0 }), s.xShape == x, s.wShape == w { return s }
+            let s = try Setup(n, x: x, w: w)
+            slot.withLock { $0 = s }
+            return s
+        }
+    }
+
+    static func run(_ n: ONNXNode, _ ins: [Tensor?], memo: SetupMemo? = nil) throws -> Tensor {
+        let x = try Ops.need(ins, 0), w = try Ops.need(ins, 1)
+        let s = try memo?.setup(n, x: x.shape, w: w.shape) ?? Setup(n, x: x.shape, w: w.shape)
+        let bias = ins.count > 2 ? ins[2]?.floats : nil
+        let (batch, cin, cout, group, g) = (s.batch, s.cin, s.cout, s.group, s.g)
+        guard bias.map({ $0.count == cout }) ?? true, x.asFloats.count == x.count, w.asFloats.count == w.count else {
+            throw ModelError("Conv input \(x.shape), weights \(w.shape), bias \(bias?.count ?? 0) values, do not fit")
         }
         let (D, H, W) = (g.spatialIn[0], g.spatialIn[1], g.spatialIn[2])
         let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
@@ -78,17 +130,11 @@ enum Conv {
         let xf = x.asFloats, wf = w.asFloats
         // An activation fused at load (`Model.fuseConvolutions`): a clamp, and a per-channel
         // slope for negatives as input 3.
-        var e = GEMMEpilogue()
-        if case .floats(let r)? = n.attributes[fusedClamp], r.count == 2 { (e.lower, e.upper) = (r[0], r[1]) }
-        if case .int(1)? = n.attributes[fusedHardSwish] { e.hardSwish = true }
+        let e = s.epilogue
         let slopes = ins.count > 3 ? ins[3]?.asFloats : nil
         guard slopes.map({ $0.count == cout }) ?? true else { throw ModelError("fused slope has \(slopes!.count) values for \(cout) channels") }
         let slopeFloats = slopes ?? []
-        var affine: [Float] = []
-        if case .floats(let a)? = n.attributes[fusedAffine] {
-            guard a.count == 2 * cout else { throw ModelError("fused affine has \(a.count) values for \(cout) channels") }
-            affine = a
-        }
+        let affine = s.affine
         let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish || !affine.isEmpty
         /// `e` with its per-channel slope, scale and shift pointers set, for the length of `body`.
         func withRowPointers(_ body: (GEMMEpilogue) -> Void) {
@@ -117,9 +163,7 @@ enum Conv {
         // layers after a global pool): sending those to OpenBLAS made PP-OCR 10–20 % faster
         // (best of 4 interleaved runs each; why the packed path is slow on one row was not
         // found).
-        let plane = Plane2D(
-            batch: batch, cin: cin, h: H, w: W, cout: cout, group: group, kh: KH, kw: KW, strideH: g.strides[1], strideW: g.strides[2],
-            dilationH: g.dilations[1], dilationW: g.dilations[2], padTop: g.padBegin[1], padLeft: g.padBegin[2], oh: OH, ow: OW)
+        let plane = s.plane
         if D == 1 && KD == 1 && group == 1 && !out.isEmpty && !xf.isEmpty && ins.count > 5, let fw = ins[4], let fb = ins[5],
             cout % 8 == 0, !shiftedRowsApply(plane), Self.channelsLastPays(k: cin * KH * KW, outputs: cout, pixels: OH * OW, pointwise: KH == 1 && KW == 1)
         {
@@ -130,14 +174,13 @@ enum Conv {
             xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in withRowPointers { e in
                 channelsLast(window, batch: batch, x: X.baseAddress!, filter: filter, y: Y.baseAddress!, epilogue: e)
             } } }
-            return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
+            return Tensor(shape: s.outShape, floats: out)
         }
         if D == 1 && KD == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
-            let s = plane
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in withRowPointers { e in
-                conv2D(s, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
+                conv2D(plane, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
             } } } }
-            return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
+            return Tensor(shape: s.outShape, floats: out)
         }
         if xf.isEmpty || wf.isEmpty {
             // Nothing to multiply (an empty input seen through padding): each output is its
@@ -147,7 +190,7 @@ enum Conv {
                 guard let y = Y.baseAddress else { return }
                 for b in 0..<batch { for oc in 0..<cout { (y + (b * cout + oc) * plane).update(repeating: activate(bias?[oc] ?? 0, oc), count: plane) } }
             }
-            return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
+            return Tensor(shape: s.outShape, floats: out)
         }
         xf.withUnsafeBufferPointer { X in
             wf.withUnsafeBufferPointer { Wt in
@@ -181,7 +224,7 @@ enum Conv {
                 }
             }
         }
-        return Tensor(shape: [batch, cout] + g0.spatialOut, floats: out)
+        return Tensor(shape: s.outShape, floats: out)
     }
 
     /// The shape of a 2-D convolution on NCHW data.

@@ -31,13 +31,24 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     /// `-1 - k`, `Step.absent` an omitted optional input. Planned once so that a run indexes
     /// arrays instead of hashing value names (PP-OCR runs ~300 nodes: dictionary lookups,
     /// and copying the constants dictionary on the first write, cost a fifth of a run).
-    struct Step {
+    /// A class, so that a run takes each step with one retain (a struct of arrays is one per
+    /// array).
+    final class Step: Sendable {
         static let absent = Int.min
         let node: Int
+        /// The node itself (a copy: reading it from the graph's array copied it on every run).
+        let op: ONNXNode
         let inputs: [Int]
         let outputs: [Int]
         /// Slots no later step reads (their storage goes back to the pool after this step).
         let frees: [Int]
+        /// A Conv's setup kept between runs.
+        let memo: Conv.SetupMemo?
+
+        init(node: Int, op: ONNXNode, inputs: [Int], outputs: [Int], frees: [Int]) {
+            (self.node, self.op, self.inputs, self.outputs, self.frees) = (node, op, inputs, outputs, frees)
+            memo = op.opType == "Conv" ? Conv.SetupMemo() : nil
+        }
     }
     /// The graph's inputs (initializers excluded) and outputs.
     public let inputs: [ValueInfo]
@@ -146,7 +157,10 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 if !p.outputs.contains(r) { frees[step].append(r) }
             }
         }
-        steps = planned.indices.map { Step(node: planned[$0].node, inputs: planned[$0].inputs, outputs: planned[$0].outputs, frees: frees[$0]) }
+        steps = planned.indices.map {
+            let node = planned[$0].node
+            return Step(node: node, op: graph.nodes[node], inputs: planned[$0].inputs, outputs: planned[$0].outputs, frees: frees[$0])
+        }
         self.constantList = constantList
         self.slotCount = slotOf.count
         self.inputSlots = inputSlots
@@ -428,12 +442,12 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             if slot >= 0 { values[slot] = t }
         }
         for (index, step) in steps.enumerated() {
-            let n = graph.nodes[step.node]
+            let n = step.op
             let ins = step.inputs.map(value)
             let outs: [Tensor]
             do {
                 let start = timing == nil ? 0 : monotonicNanoseconds()
-                outs = try Ops.run(n, ins, opset: graph.opsetVersion)
+                outs = try Ops.run(n, ins, opset: graph.opsetVersion, memo: step.memo)
                 if let timing {
                     let ns = monotonicNanoseconds() - start
                     timing(n.opType, { "\(n.name.isEmpty ? "#\(index)" : n.name) \(outs.first?.shape ?? [])" }, ns)

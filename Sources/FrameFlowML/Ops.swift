@@ -129,9 +129,10 @@ enum Ops {
         return t
     }
 
-    static func run(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
+    /// `memo`: where a Conv keeps what its shapes decide between runs (see `Conv.Setup`).
+    static func run(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64, memo: Conv.SetupMemo? = nil) throws -> [Tensor] {
         // The most frequent op first, before the table lookups and the switch's string compares.
-        if n.opType == "Conv" { return [try Conv.run(n, ins)] }
+        if n.opType == "Conv" { return [try Conv.run(n, ins, memo: memo)] }
         if n.opType == "Relu", let x = ins.first ?? nil, x.isFloat {
             // The common one written out (the table's closure is a call per element).
             return [Tensor(shape: x.shape, floats: Scratch.map(x.floats) { $0 > 0 ? $0 : 0 }, type: x.type)]
