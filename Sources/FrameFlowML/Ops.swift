@@ -381,6 +381,19 @@ enum Ops {
         let f = F.apply
         let total = shape.reduce(1, *)
         if total == 0 { return [] }
+        if xs == ys {
+            // The same shape (a residual Add): one run, no strides.
+            var result = Scratch.uninitialized(total)
+            result.withUnsafeMutableBufferPointer { out in
+                x.withUnsafeBufferPointer { X in
+                    y.withUnsafeBufferPointer { Y in
+                        let o = out.baseAddress!, xp = X.baseAddress!, yp = Y.baseAddress!
+                        for i in 0..<total { o[i] = f(xp[i], yp[i]) }
+                    }
+                }
+            }
+            return result
+        }
         let r = shape.count
         let sx = broadcastStrides(xs, rank: r), sy = broadcastStrides(ys, rank: r)
         // Inner run: trailing dims where x's strides are all 0 or all row-major-contiguous, same for y.
@@ -418,7 +431,7 @@ enum Ops {
     }
 
     static func elementwise(_ op: String, _ a: Tensor, _ b: Tensor) throws -> Tensor {
-        let shape = try broadcastShape(a.shape, b.shape)
+        let shape = a.shape == b.shape ? a.shape : try broadcastShape(a.shape, b.shape)
         if !a.isFloat && !b.isFloat && op != "Pow" && op != "PRelu" {
             let ia = broadcastIndex(a.shape, to: shape), ib = broadcastIndex(b.shape, to: shape)
             let x = a.ints, y = b.ints
