@@ -22,10 +22,13 @@ final class FloatPool: @unchecked Sendable {  // used by one run at a time (Mode
         // Prefer an array already holding ≥ n elements (shrinking a Float array is free);
         // growing one within its capacity writes zeros over the difference, which for a
         // megabyte im2col buffer cost as much as a small convolution.
+        // Among arrays long enough, the shortest (an exact fit leaves the longer ones long);
+        // among arrays that must grow, the one that grows least (each zero written costs).
         var best = -1, bestGrows = true
         for (i, a) in free.enumerated() where a.capacity >= n {
             let grows = a.count < n
-            if best < 0 || (bestGrows && !grows) || (grows == bestGrows && a.capacity < free[best].capacity) {
+            let better = grows ? a.count > free[best < 0 ? i : best].count : a.count < free[best < 0 ? i : best].count
+            if best < 0 || (bestGrows && !grows) || (grows == bestGrows && better) {
                 best = i
                 bestGrows = grows
             }

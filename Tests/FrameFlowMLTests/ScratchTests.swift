@@ -36,6 +36,33 @@ import Testing
         #expect(pool.take(4_000).capacity < 40_000)
     }
 
+    /// The shortest array long enough is taken, even with a larger capacity than a longer one
+    /// (the longer one stays long for its own size, so the next run's same requests need no
+    /// growing); when every array must grow, the longest one grows (fewest zeros written).
+    @Test func takesTheExactFitThenGrowsTheLongest() {
+        func array(count: Int, capacity: Int) -> [Float] {
+            var a = [Float]()
+            a.reserveCapacity(capacity)
+            a.append(contentsOf: repeatElement(0, count: count))
+            return a
+        }
+        func address(_ a: [Float]) -> UnsafePointer<Float>? { a.withUnsafeBufferPointer { $0.baseAddress } }
+        let pool = FloatPool()
+        let exact = array(count: 6_000, capacity: 20_000), longer = array(count: 8_000, capacity: 8_000)
+        let (exactAddress, longerAddress) = (address(exact), address(longer))
+        pool.give(longer)
+        pool.give(exact)
+        #expect(address(pool.take(6_000)) == exactAddress)
+        #expect(address(pool.take(8_000)) == longerAddress)
+        var long = array(count: 5_000, capacity: 12_000)
+        let longAddress = address(long)
+        pool.give(array(count: 1_000, capacity: 9_000))
+        pool.give(long)
+        long = []  // the pool's copy is then unique: it grows in place
+        let grown = pool.take(7_000)
+        #expect(address(grown) == longAddress && grown.count == 7_000 && grown[5_000...].allSatisfy { $0 == 0 })
+    }
+
     @Test func sharedStorageHandedBackIsNeverWrittenThrough() {
         // Arrays are values: a recycled array still referenced elsewhere is copied on write.
         let pool = FloatPool()
