@@ -647,6 +647,56 @@ enum Conv {
         }
     }
 
+    /// MaxPool with its second output, Indices: for each output, the flat index of the input
+    /// value it took, counted over the whole N × C × spatial input without padding, the
+    /// spatial part in row-major order (`storage_order` 0) or column-major (1). Ties keep the
+    /// first value in window order.
+    static func maxPoolWithIndices(_ n: ONNXNode, _ x: Tensor) throws -> (Tensor, Tensor) {
+        guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
+        guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {
+            throw ModelError("pooling input \(x.shape) does not fit kernel \(k)")
+        }
+        let columnMajor = n.int("storage_order", 0) != 0
+        let g0 = try geometry(n, input: Array(x.shape[2...]), kernel: k, ceil: n.int("ceil_mode", 0) != 0)
+        var g = g0
+        while g.spatialIn.count < 3 {
+            g.spatialIn.insert(1, at: 0); g.kernel.insert(1, at: 0); g.strides.insert(1, at: 0); g.dilations.insert(1, at: 0)
+            g.padBegin.insert(0, at: 0); g.padEnd.insert(0, at: 0); g.spatialOut.insert(1, at: 0)
+        }
+        let (D, H, W) = (g.spatialIn[0], g.spatialIn[1], g.spatialIn[2])
+        let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
+        let nc = x.shape[0] * x.shape[1], xf = x.asFloats
+        var out = [Float](repeating: 0, count: nc * OD * OH * OW), idx = [Int64](repeating: 0, count: out.count)
+        for c in 0..<nc {
+            for od in 0..<OD { for oh in 0..<OH { for ow in 0..<OW {
+                var best = -Float.infinity, at = -1
+                for kd in 0..<g.kernel[0] {
+                    let id = od * g.strides[0] - g.padBegin[0] + kd * g.dilations[0]
+                    if id < 0 || id >= D { continue }
+                    for kh in 0..<g.kernel[1] {
+                        let ih = oh * g.strides[1] - g.padBegin[1] + kh * g.dilations[1]
+                        if ih < 0 || ih >= H { continue }
+                        for kw in 0..<g.kernel[2] {
+                            let iw = ow * g.strides[2] - g.padBegin[2] + kw * g.dilations[2]
+                            if iw < 0 || iw >= W { continue }
+                            let v = xf[((c * D + id) * H + ih) * W + iw]
+                            if at < 0 || v > best {
+                                best = v
+                                at = columnMajor ? id + (ih + iw * H) * D : (id * H + ih) * W + iw
+                            }
+                        }
+                    }
+                }
+                let o = ((c * OD + od) * OH + oh) * OW + ow
+                out[o] = best
+                idx[o] = at < 0 ? -1 : Int64(c * D * H * W + at)
+            } } }
+        }
+        let shape = [x.shape[0], x.shape[1]] + g0.spatialOut
+        let values = x.isFloat ? Tensor(shape: shape, floats: out, type: x.type) : Tensor(shape: shape, ints: out.map(toInt64), type: x.type)
+        return (values, Tensor(shape: shape, ints: idx))
+    }
+
     static func pool(_ n: ONNXNode, _ x: Tensor, max isMax: Bool) throws -> Tensor {
         guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
         guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {

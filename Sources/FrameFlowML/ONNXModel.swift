@@ -201,7 +201,7 @@ struct ONNXModel: Sendable {
             switch type {
             case .float32, .float16: tensor = Tensor(shape: shape, floats: type == .float16 ? int32Data.map { halfToFloat(UInt16(truncatingIfNeeded: $0)) } : floatData, type: type)
             case .double: tensor = Tensor(shape: shape, floats: doubleData.map { Float($0) }, type: .double)
-            case .int64: tensor = Tensor(shape: shape, ints: int64Data, type: .int64)
+            case .int64, .uint64: tensor = Tensor(shape: shape, ints: int64Data, type: type)
             default: tensor = Tensor(shape: shape, ints: int32Data, type: type)
             }
             let n = tensor.isFloat ? tensor.floats.count : tensor.ints.count
@@ -227,9 +227,9 @@ struct ONNXModel: Sendable {
         guard let count = elementCount(shape) else { throw ModelError("\(file): tensor '\(name)' is too large (\(shape))") }
         let size: Int
         switch type {
-        case .float32, .int32: size = 4
-        case .int64, .double: size = 8
-        case .float16: size = 2
+        case .float32, .int32, .uint32: size = 4
+        case .int64, .double, .uint64: size = 8
+        case .float16, .uint16, .int16: size = 2
         case .uint8, .int8, .bool: size = 1
         }
         guard b.count == count * size else {
@@ -240,7 +240,10 @@ struct ONNXModel: Sendable {
             case .float32: return Tensor(shape: shape, floats: (0..<count).map { Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) })
             case .double: return Tensor(shape: shape, floats: (0..<count).map { Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8 * $0, as: UInt64.self)))) }, type: .double)
             case .float16: return Tensor(shape: shape, floats: (0..<count).map { halfToFloat(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }, type: .float16)
-            case .int64: return Tensor(shape: shape, ints: (0..<count).map { Int64(littleEndian: p.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) })
+            case .int64, .uint64: return Tensor(shape: shape, ints: (0..<count).map { Int64(littleEndian: p.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) }, type: type)
+            case .uint32: return Tensor(shape: shape, ints: (0..<count).map { Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }, type: .uint32)
+            case .uint16: return Tensor(shape: shape, ints: (0..<count).map { Int64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }, type: .uint16)
+            case .int16: return Tensor(shape: shape, ints: (0..<count).map { Int64(Int16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))) }, type: .int16)
             case .int32: return Tensor(shape: shape, ints: (0..<count).map { Int64(Int32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self))) }, type: .int32)
             case .uint8: return Tensor(shape: shape, ints: b.map { Int64($0) }, type: .uint8)
             case .int8: return Tensor(shape: shape, ints: b.map { Int64(Int8(bitPattern: $0)) }, type: .int8)

@@ -229,7 +229,10 @@ enum Ops {
                     switch to {
                     case .uint8: return Int64(UInt8(truncatingIfNeeded: i))
                     case .int8: return Int64(Int8(truncatingIfNeeded: i))
+                    case .uint16: return Int64(UInt16(truncatingIfNeeded: i))
+                    case .int16: return Int64(Int16(truncatingIfNeeded: i))
                     case .int32: return Int64(Int32(truncatingIfNeeded: i))
+                    case .uint32: return Int64(UInt32(truncatingIfNeeded: i))
                     default: return i
                     }
                 }
@@ -269,6 +272,9 @@ enum Ops {
             guard scale.count >= c, bias.count >= c, mean.count >= c, variance.count >= c, x.floats.count == x.count else {
                 throw ModelError("BatchNormalization parameters do not fit \(c) channels")
             }
+            if n.int("training_mode", 0) != 0 {
+                return try batchNormTraining(x, scale: scale, bias: bias, mean: mean, variance: variance, eps: eps, momentum: n.float("momentum", 0.9))
+            }
             var out = Scratch.uninitialized(x.count)
             x.floats.withUnsafeBufferPointer { X in
                 out.withUnsafeMutableBufferPointer { Y in
@@ -283,6 +289,10 @@ enum Ops {
             }
             return [Tensor(shape: x.shape, floats: out)]
         case "Conv": return [try Conv.run(n, ins)]
+        case "MaxPool" where n.outputs.count > 1 && !n.outputs[1].isEmpty:
+            // The Indices output asked for: the plain loop that tracks where each maximum is.
+            let (y, indices) = try Conv.maxPoolWithIndices(n, try need(ins, 0))
+            return [y, indices]
         case "MaxPool", "AveragePool": return [try Conv.pool(n, try need(ins, 0), max: n.opType == "MaxPool")]
         case "ReduceMean", "ReduceMax":
             let x = try need(ins, 0)
@@ -457,6 +467,30 @@ enum Ops {
         let out = Tensor(shape: shape, floats: values, type: a.isFloat ? a.type : .float32)
         if op == "Pow" && !a.isFloat { return Tensor(shape: shape, ints: out.floats.map(toInt64), type: a.type) }
         return out
+    }
+
+    /// BatchNormalization with `training_mode` = 1 (opset 14+): normalised by the batch's own
+    /// mean and (population) variance per channel; outputs Y, then the running mean and
+    /// variance updated with `momentum` (input · momentum + batch value · (1 − momentum)).
+    static func batchNormTraining(_ x: Tensor, scale: [Float], bias: [Float], mean: [Float], variance: [Float], eps: Float, momentum: Float) throws -> [Tensor] {
+        guard x.shape.count >= 2, x.count > 0 else { throw ModelError("training-mode BatchNormalization needs a non-empty input of rank ≥ 2, got \(x.shape)") }
+        let batch = x.shape[0], c = x.shape[1], sp = x.shape[2...].reduce(1, *)
+        let per = Double(batch * sp)
+        var y = [Float](repeating: 0, count: x.count), runMean = [Float](repeating: 0, count: c), runVar = runMean
+        for ch in 0..<c {
+            // Sums in Double: the variance of a channel is a difference of close sums.
+            var sum = 0.0
+            for b in 0..<batch { for i in 0..<sp { sum += Double(x.floats[(b * c + ch) * sp + i]) } }
+            let m = sum / per
+            var sq = 0.0
+            for b in 0..<batch { for i in 0..<sp { let d = Double(x.floats[(b * c + ch) * sp + i]) - m; sq += d * d } }
+            let v = sq / per
+            let k = Double(scale[ch]) / (v + Double(eps)).squareRoot()
+            for b in 0..<batch { for i in 0..<sp { let j = (b * c + ch) * sp + i; y[j] = Float((Double(x.floats[j]) - m) * k + Double(bias[ch])) } }
+            runMean[ch] = mean[ch] * momentum + Float(m) * (1 - momentum)
+            runVar[ch] = variance[ch] * momentum + Float(v) * (1 - momentum)
+        }
+        return [Tensor(shape: x.shape, floats: y), Tensor(shape: [c], floats: runMean), Tensor(shape: [c], floats: runVar)]
     }
 
     static func softmax(_ x: Tensor, _ n: ONNXNode, opset: Int64, log: Bool) throws -> Tensor {

@@ -1,12 +1,18 @@
 /// Element types of tensors (ONNX `TensorProto.DataType` numbering).
 public enum ElementType: Int, Sendable, CustomStringConvertible {
-    case float32 = 1, uint8 = 2, int8 = 3, int32 = 6, int64 = 7, bool = 9, float16 = 10, double = 11
+    case float32 = 1, uint8 = 2, int8 = 3, uint16 = 4, int16 = 5, int32 = 6, int64 = 7, bool = 9, float16 = 10, double = 11
+    /// Held as `Int64`: values from 2⁶³ up keep their bit pattern (negative as Int64).
+    case uint32 = 12, uint64 = 13
 
     public var description: String {
         switch self {
         case .float32: return "float32"
         case .uint8: return "uint8"
         case .int8: return "int8"
+        case .uint16: return "uint16"
+        case .int16: return "int16"
+        case .uint32: return "uint32"
+        case .uint64: return "uint64"
         case .int32: return "int32"
         case .int64: return "int64"
         case .bool: return "bool"

@@ -29,6 +29,38 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// MaxPool's Indices output against the window written out here, in both storage orders:
+    /// two images of three channels (the index counts over N × C), padding on both sides (a
+    /// padded position is never an index), and repeated values (the first in window order
+    /// wins). ONNX's node tests cover only row-major order.
+    @Test(arguments: [0, 1])
+    func maxPoolIndicesMatchTheFormula(storageOrder: Int) throws {
+        let (n, c, h, w, k, s, p) = (2, 3, 5, 7, 3, 2, 1)
+        // Values in 0…5: many ties.
+        let data = (0..<(n * c * h * w)).map { Float(($0 * 7) % 6) }
+        var node = ONNXNode(name: "", opType: "MaxPool", domain: "", inputs: ["x"], outputs: ["y", "i"], attributes: [:])
+        node.attributes["kernel_shape"] = .ints([Int64(k), Int64(k)])
+        node.attributes["strides"] = .ints([Int64(s), Int64(s)])
+        node.attributes["pads"] = .ints([Int64(p), Int64(p), Int64(p), Int64(p)])
+        node.attributes["storage_order"] = .int(Int64(storageOrder))
+        let (y, indices) = try Conv.maxPoolWithIndices(node, Tensor(shape: [n, c, h, w], floats: data))
+        let oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1
+        #expect(y.shape == [n, c, oh, ow] && indices.shape == [n, c, oh, ow] && indices.type == .int64)
+        var mismatches = 0
+        for plane in 0..<(n * c) { for oy in 0..<oh { for ox in 0..<ow {
+            var best = -Float.infinity, at = -1
+            for ky in 0..<k { for kx in 0..<k {
+                let iy = oy * s - p + ky, ix = ox * s - p + kx
+                guard iy >= 0 && iy < h && ix >= 0 && ix < w else { continue }
+                let v = data[(plane * h + iy) * w + ix]
+                if v > best { best = v; at = plane * h * w + (storageOrder == 0 ? iy * w + ix : iy + ix * h) }
+            } }
+            let o = (plane * oh + oy) * ow + ox
+            if y.floats[o] != best || indices.ints[o] != Int64(at) { mismatches += 1 }
+        } } }
+        #expect(mismatches == 0)
+    }
+
     /// Depthwise (group = channels ≥ 8) against the formula: channel counts on and off a
     /// multiple of 8, strides, dilation, uneven padding, on NaN-filled scratch. On AVX-512
     /// builds the stride-1 cases (rows of 9–11 outputs) take `ShiftedConvolution.depthwise`,
