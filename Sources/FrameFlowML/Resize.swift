@@ -127,7 +127,7 @@ enum MoreOps {
         return Tensor(shape: [batch, cout] + outSpatial, floats: out)
     }
 
-    /// Resize (opset 10+) and Upsample: nearest and (multi-)linear modes.
+    /// Resize (opset 10+) and Upsample: nearest, (multi-)linear and cubic modes.
     /// One 1-D resampling pass along `axis`: output index i = Σ weight · input index.
     static func resizeAxis(_ x: [Float], shape: [Int], axis: Int, taps: [[(Int, Float)]]) -> [Float] {
         let outer = shape[..<axis].reduce(1, *), len = shape[axis], inner = shape[(axis + 1)...].reduce(1, *)
@@ -205,6 +205,31 @@ enum MoreOps {
         return out
     }
 
+    /// Cubic convolution taps (Keys' kernel with coefficient `a`) for source coordinate `s`
+    /// on an axis of `length`: the four input indices nearest `s` (on a whole coordinate, the
+    /// two below it, it and the one above, as ONNX's reference picks them), indices outside
+    /// the axis reading its edge value — or, with `excludeOutside`, weighted zero and the rest
+    /// renormalised to sum to one.
+    static func cubicTaps(_ s: Float, length: Int, a: Double, excludeOutside: Bool) -> [(Int, Float)] {
+        let x = Double(s), whole = x.rounded(.down)
+        // The left neighbour and the fraction past it, in (0, 1].
+        let left = x == whole ? Int(whole) - 1 : Int(whole)
+        let r = x - Double(left), q = 1 - r
+        var w = [
+            ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+            ((a + 2) * r - (a + 3)) * r * r + 1,
+            ((a + 2) * q - (a + 3)) * q * q + 1,
+            ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a,
+        ]
+        let indices = (0..<4).map { left - 1 + $0 }
+        if excludeOutside {
+            for k in 0..<4 where indices[k] < 0 || indices[k] >= length { w[k] = 0 }
+            let sum = w.reduce(0, +)
+            if sum != 0 { w = w.map { $0 / sum } }
+        }
+        return (0..<4).map { (min(max(indices[$0], 0), length - 1), Float(w[$0])) }
+    }
+
     static func resize(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {
         let x = try Ops.need(ins, 0)
         let r = x.shape.count
@@ -246,9 +271,10 @@ enum MoreOps {
             throw ModelError("Resize needs scales or sizes for every axis")
         }
         let mode = n.string("mode", "nearest")
-        guard mode == "nearest" || mode == "linear" || mode == "bilinear" || mode == "trilinear" else {
-            throw ModelError("Resize mode '\(mode)' is not implemented (nearest, linear)")
+        guard ["nearest", "linear", "bilinear", "trilinear", "cubic"].contains(mode) else {
+            throw ModelError("Resize mode '\(mode)' is not implemented (nearest, linear, cubic)")
         }
+        let cubicA = Double(n.float("cubic_coeff_a", -0.75)), excludeOutside = n.int("exclude_outside", 0) != 0
         guard n.int("antialias", 0) == 0 else { throw ModelError("Resize antialias is not implemented") }
         let ctm = n.opType == "Upsample" || opset < 11 ? "asymmetric" : n.string("coordinate_transformation_mode", "half_pixel")
         // Upsample and Resize before opset 11 take the floor; later the mode decides.
@@ -310,6 +336,8 @@ enum MoreOps {
                 o.append(ctm == "tf_crop_and_resize" && (s < 0 || s > Float(len - 1)))
                 if mode == "nearest" {
                     t.append([(nearestIndex(i, d), 1)])
+                } else if mode == "cubic" {
+                    t.append(cubicTaps(s, length: len, a: cubicA, excludeOutside: excludeOutside))
                 } else {
                     let sc = min(max(s, 0), Float(len - 1))
                     let lo = Int(sc.rounded(.down)), hi = min(lo + 1, len - 1)

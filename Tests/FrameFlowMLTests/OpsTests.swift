@@ -7,6 +7,26 @@ import Testing
 @Suite struct OpsTests {
     /// The vectorisable exp against Foundation's on a dense sweep of its range and at the
     /// edges, and the Sigmoid built on it.
+    /// Cubic Resize taps (`MoreOps.cubicTaps`) against properties of Keys' kernel, apart from
+    /// ONNX's own cubic cases: the weights sum to one for any coefficient, and with Keys'
+    /// a = −0.5 a ramp 2 + 3·i is reproduced exactly inside the axis (with ONNX's default
+    /// −0.75 only where the taps are symmetric, half-way between pixels). With
+    /// `excludeOutside` near an edge, the index past it gets no weight and the rest still sum
+    /// to one.
+    @Test func cubicTapsReproduceARamp() {
+        for a in [-0.75, -0.5] {
+            for s: Float in [1, 1.25, 2.5, 3.9, 4] {
+                let taps = MoreOps.cubicTaps(s, length: 8, a: a, excludeOutside: false)
+                #expect(abs(taps.reduce(0) { $0 + $1.1 } - 1) < 1e-6)
+                guard a == -0.5 || s == 2.5 || s == s.rounded() else { continue }
+                let value = taps.reduce(Float(0)) { $0 + $1.1 * (2 + 3 * Float($1.0)) }
+                #expect(abs(value - (2 + 3 * s)) < 1e-4, "a \(a), s \(s): \(value)")
+            }
+        }
+        let edge = MoreOps.cubicTaps(0.3, length: 8, a: -0.75, excludeOutside: true)
+        #expect(edge.count == 4 && edge[0].1 == 0 && abs(edge.reduce(0) { $0 + $1.1 } - 1) < 1e-6)
+    }
+
     @Test func expMatchesFoundation() {
         var worst: Float = 0
         var x: Float = -87
