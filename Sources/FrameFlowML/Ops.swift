@@ -111,7 +111,7 @@ enum Ops {
     ]
 
     static func supports(_ op: String, domain: String) -> Bool {
-        (domain.isEmpty || domain == "ai.onnx") && (unary[op] != nil || binary.contains(op) || others.contains(op))
+        (domain.isEmpty || domain == "ai.onnx") && (unary[op] != nil || binary.contains(op) || others.contains(op) || ExtraOps.names.contains(op))
     }
 
     /// `a` (negative counts from the end) as an axis of a rank-`rank` tensor, or an error:
@@ -312,7 +312,7 @@ enum Ops {
         case "ConvTranspose": return [try MoreOps.convTranspose(n, ins)]
         case "Resize", "Upsample": return [try MoreOps.resize(n, ins, opset: opset)]
         default:
-            throw ModelError("op '\(n.opType)' is not implemented")
+            return try ExtraOps.run(n, ins, opset: opset)
         }
     }
 
