@@ -139,8 +139,9 @@ enum ExtraOps {
             guard let start = values(s).first, let limit = values(try Ops.need(ins, 1)).first, let delta = values(try Ops.need(ins, 2)).first
             else { throw ModelError("Range needs scalar start, limit and delta") }
             guard delta != 0, start.isFinite, limit.isFinite else { throw ModelError("Range: delta is 0 or a bound is not finite") }
-            let count = max(Int(((limit - start) / delta).rounded(.up)), 0)
-            guard count < 1 << 31 else { throw ModelError("Range: \(count) elements") }
+            let steps = ((limit - start) / delta).rounded(.up)
+            guard steps < Double(1 << 31) else { throw ModelError("Range from \(start) to \(limit) by \(delta): too many elements") }
+            let count = max(Int(steps), 0)
             return [tensor([count], (0..<count).map { start + Double($0) * delta }, type: s.type)]
         case "Size":
             return [Tensor(shape: [], ints: [Int64(try Ops.need(ins, 0).count)])]

@@ -27,6 +27,33 @@ import Testing
         #expect(edge.count == 4 && edge[0].1 == 0 && abs(edge.reduce(0) { $0 + $1.1 } - 1) < 1e-6)
     }
 
+    /// The ops in ExtraOps given inputs that do not fit: each a ModelError naming the op,
+    /// never a trap (model files and their inputs are untrusted).
+    @Test func extraOpsRejectInputsThatDoNotFit() {
+        func node(_ op: String, _ attributes: [String: AttributeValue] = [:]) -> ONNXNode {
+            ONNXNode(name: "", opType: op, domain: "", inputs: [], outputs: ["y"], attributes: attributes)
+        }
+        let x = Tensor(shape: [2, 3], floats: [1, 2, 3, 4, 5, 6])
+        func scalar(_ v: Float) -> Tensor { Tensor(shape: [], floats: [v]) }
+        let cases: [(String, ONNXNode, [Tensor?])] = [
+            ("Range", node("Range"), [scalar(0), scalar(1e30), scalar(1)]),
+            ("Range", node("Range"), [scalar(0), scalar(1), scalar(0)]),
+            ("Tile", node("Tile"), [x, Tensor(shape: [1], ints: [2])]),
+            ("Tile", node("Tile"), [x, Tensor(shape: [2], ints: [1 << 20, 1 << 20])]),
+            ("Expand", node("Expand"), [x, Tensor(shape: [2], ints: [4, 3])]),
+            ("GatherElements", node("GatherElements", ["axis": .int(1)]), [x, Tensor(shape: [2, 1], ints: [0, 3])]),
+            ("TopK", node("TopK"), [x, Tensor(shape: [1], ints: [4])]),
+            ("DepthToSpace", node("DepthToSpace", ["blocksize": .int(2)]), [Tensor(shape: [1, 3, 1, 1], floats: [1, 2, 3])]),
+            ("ConstantOfShape", node("ConstantOfShape"), [Tensor(shape: [2], ints: [-1, 3])]),
+            ("Where", node("Where"), [Tensor(shape: [2], ints: [1, 0], type: .bool), x, x]),
+            ("ReduceSum", node("ReduceSum"), [x, Tensor(shape: [1], ints: [2])]),
+            ("Min", node("Min"), []),
+        ]
+        for (op, n, ins) in cases {
+            #expect(throws: ModelError.self, "\(op) \(ins.map { $0?.shape ?? [] })") { try Ops.run(n, ins, opset: 17) }
+        }
+    }
+
     @Test func expMatchesFoundation() {
         var worst: Float = 0
         var x: Float = -87
