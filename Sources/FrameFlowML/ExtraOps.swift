@@ -18,7 +18,7 @@ enum ExtraOps {
     ]
 
     /// Every op this file runs.
-    static let names: Set<String> = Set(unaryMath.keys).union([
+    static let names: Set<String> = Set(unaryMath.keys).union(indexingNames).union([
         "Min", "Max", "Sum", "Mean", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not",
         "Where", "Mod", "Elu", "Selu", "Celu", "ThresholdedRelu", "Shrink", "IsNaN", "IsInf",
         "ReduceSum", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
@@ -251,7 +251,7 @@ enum ExtraOps {
             }
             return [tensor(x.shape, out, type: x.type)]
         default:
-            throw ModelError("op '\(op)' is not implemented")
+            return try runIndexing(n, ins, opset: opset)
         }
     }
 

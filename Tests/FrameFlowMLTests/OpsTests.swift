@@ -48,6 +48,12 @@ import Testing
             ("Where", node("Where"), [Tensor(shape: [2], ints: [1, 0], type: .bool), x, x]),
             ("ReduceSum", node("ReduceSum"), [x, Tensor(shape: [1], ints: [2])]),
             ("Min", node("Min"), []),
+            ("NonMaxSuppression", node("NonMaxSuppression"), [Tensor(shape: [1, 2, 4], floats: Array(repeating: 0, count: 8)), Tensor(shape: [1, 1, 3], floats: [1, 2, 3])]),
+            ("GatherND", node("GatherND"), [x, Tensor(shape: [1, 2], ints: [0, 3])]),
+            ("ScatterND", node("ScatterND"), [x, Tensor(shape: [1, 1], ints: [0]), Tensor(shape: [2], floats: [1, 2])]),
+            ("OneHot", node("OneHot"), [Tensor(shape: [1], ints: [0]), scalar(0), Tensor(shape: [2], floats: [0, 1])]),
+            ("QuantizeLinear", node("QuantizeLinear"), [x, Tensor(shape: [4], floats: [1, 1, 1, 1])]),
+            ("BitShift", node("BitShift", ["direction": .string("LEFT")]), [x, x]),
         ]
         for (op, n, ins) in cases {
             #expect(throws: ModelError.self, "\(op) \(ins.map { $0?.shape ?? [] })") { try Ops.run(n, ins, opset: 17) }
