@@ -202,7 +202,7 @@ extension ExtraOps {
             }
             return [tensor([size], w, type: ElementType(rawValue: Int(n.int("output_datatype", 1))) ?? .float32)]
         default:
-            throw ModelError("op '\(op)' is not implemented")
+            return try runQuantized(n, ins, opset: opset)
         }
     }
 

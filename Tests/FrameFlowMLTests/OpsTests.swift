@@ -54,6 +54,8 @@ import Testing
             ("OneHot", node("OneHot"), [Tensor(shape: [1], ints: [0]), scalar(0), Tensor(shape: [2], floats: [0, 1])]),
             ("QuantizeLinear", node("QuantizeLinear"), [x, Tensor(shape: [4], floats: [1, 1, 1, 1])]),
             ("BitShift", node("BitShift", ["direction": .string("LEFT")]), [x, x]),
+            ("QLinearMatMul", node("QLinearMatMul"), [x, scalar(1), scalar(0)]),
+            ("MatMulInteger", node("MatMulInteger"), [x, Tensor(shape: [3, 2], ints: [1, 2, 3, 4, 5, 6], type: .uint8), Tensor(shape: [3], ints: [1, 2, 3], type: .uint8)]),
         ]
         for (op, n, ins) in cases {
             #expect(throws: ModelError.self, "\(op) \(ins.map { $0?.shape ?? [] })") { try Ops.run(n, ins, opset: 17) }

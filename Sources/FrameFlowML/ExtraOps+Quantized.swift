@@ -1,0 +1,96 @@
+import Foundation
+
+/// ONNX's integer and quantised-linear ops, so that models quantised to 8 bits load and run:
+/// MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, DynamicQuantizeLinear.
+///
+/// The integer products run through the float kernels on zero-point-shifted values and are
+/// rounded back: exact while a sum stays below 2²⁴ in magnitude (Float's integer range), off
+/// by a few units of the 32-bit accumulator beyond — far below one step of the requantised
+/// 8-bit output. Requantisation rounds half to even and saturates, as the reference does.
+extension ExtraOps {
+    static let quantizedNames: Set<String> = ["MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"]
+
+    static func runQuantized(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
+        switch n.opType {
+        case "MatMulInteger":
+            let a = try shifted(try Ops.need(ins, 0), zeroPoint: ins.count > 2 ? ins[2] : nil, axis: -2)
+            let b = try shifted(try Ops.need(ins, 1), zeroPoint: ins.count > 3 ? ins[3] : nil, axis: -1)
+            let y = try Ops.matmul(a, b)
+            return [Tensor(shape: y.shape, ints: y.floats.map { Int64($0.rounded()) }, type: .int32)]
+        case "ConvInteger":
+            let x = try shifted(try Ops.need(ins, 0), zeroPoint: ins.count > 2 ? ins[2] : nil, axis: 1)
+            let w = try shifted(try Ops.need(ins, 1), zeroPoint: ins.count > 3 ? ins[3] : nil, axis: 0)
+            let y = try convolve(n, x, w)
+            return [Tensor(shape: y.shape, ints: y.floats.map { Int64($0.rounded()) }, type: .int32)]
+        case "QLinearMatMul":
+            guard ins.count >= 8 else { throw ModelError("QLinearMatMul needs 8 inputs, got \(ins.count)") }
+            let a = try shifted(try Ops.need(ins, 0), zeroPoint: ins[2], axis: -2)
+            let b = try shifted(try Ops.need(ins, 3), zeroPoint: ins[5], axis: -1)
+            let acc = try Ops.matmul(a, b)
+            let scale = try scalar(try Ops.need(ins, 1)) * scalar(try Ops.need(ins, 4)) / scalar(try Ops.need(ins, 6))
+            return [try requantize(acc, multiplier: { _ in scale }, zeroPoint: try Ops.need(ins, 7))]
+        case "QLinearConv":
+            guard ins.count >= 8 else { throw ModelError("QLinearConv needs at least 8 inputs, got \(ins.count)") }
+            let x = try shifted(try Ops.need(ins, 0), zeroPoint: ins[2], axis: 1)
+            let w = try shifted(try Ops.need(ins, 3), zeroPoint: ins[5], axis: 0)
+            var acc = try convolve(n, x, w)
+            if ins.count > 8, let bias = ins[8] {
+                let c = acc.shape[1], plane = acc.shape[2...].reduce(1, *), bv = values(bias)
+                guard bv.count == c else { throw ModelError("QLinearConv bias has \(bv.count) values for \(c) channels") }
+                for i in acc.floats.indices { acc.floats[i] += Float(bv[(i / plane) % c]) }
+            }
+            let xScale = try scalar(try Ops.need(ins, 1)), yScale = try scalar(try Ops.need(ins, 6))
+            let wScale = values(try Ops.need(ins, 4)).map { Float($0) }
+            let c = acc.shape[1], plane = acc.shape[2...].reduce(1, *)
+            guard wScale.count == 1 || wScale.count == c else { throw ModelError("QLinearConv w_scale has \(wScale.count) values for \(c) channels") }
+            return [try requantize(acc, multiplier: { i in xScale * wScale[wScale.count == 1 ? 0 : (i / plane) % c] / yScale }, zeroPoint: try Ops.need(ins, 7))]
+        case "DynamicQuantizeLinear":
+            let x = try Ops.need(ins, 0)
+            let v = x.asFloats
+            // The range always includes 0, so that 0 is exact.
+            let lo = min(0, v.min() ?? 0), hi = max(0, v.max() ?? 0)
+            let scale = (hi - lo) / 255
+            let zero = scale == 0 ? 0 : min(max((-lo / scale).rounded(.toNearestOrEven), 0), 255)
+            let y = v.map { scale == 0 ? Int64(zero) : Int64(min(max(($0 / scale).rounded(.toNearestOrEven) + zero, 0), 255)) }
+            return [Tensor(shape: x.shape, ints: y, type: .uint8), Tensor(shape: [], floats: [scale]), Tensor(shape: [], ints: [Int64(zero)], type: .uint8)]
+        default:
+            throw ModelError("op '\(n.opType)' is not implemented")
+        }
+    }
+
+    /// `x` − its zero point, as a float tensor: the zero point a scalar, or one per index of
+    /// `axis` (a row of A, a column of B, an output channel of W).
+    static func shifted(_ x: Tensor, zeroPoint: Tensor?, axis: Int) throws -> Tensor {
+        let v = values(x)
+        guard let zp = zeroPoint, zp.count > 0 else { return Tensor(shape: x.shape, floats: v.map { Float($0) }) }
+        let z = values(zp)
+        if z.count == 1 { return Tensor(shape: x.shape, floats: v.map { Float($0 - z[0]) }) }
+        // A negative axis counts from the end (a matrix's rows are −2, its columns −1).
+        let d = axis < 0 ? axis + x.shape.count : axis
+        guard d >= 0, d < x.shape.count, z.count == x.shape[d] else { throw ModelError("zero point of \(z.count) values does not fit \(x.shape) on axis \(d)") }
+        let inner = x.shape[(d + 1)...].reduce(1, *), len = x.shape[d]
+        return Tensor(shape: x.shape, floats: v.indices.map { Float(v[$0] - z[($0 / inner) % len]) })
+    }
+
+    /// A convolution of float tensors through `Conv.run`, with the node's attributes.
+    static func convolve(_ n: ONNXNode, _ x: Tensor, _ w: Tensor) throws -> Tensor {
+        var conv = n
+        conv.opType = "Conv"
+        return try Conv.run(conv, [x, w])
+    }
+
+    /// The single value of a scale tensor.
+    static func scalar(_ t: Tensor) throws -> Float {
+        guard t.count == 1, let v = t.asFloats.first else { throw ModelError("expected a scalar scale, got shape \(t.shape)") }
+        return v
+    }
+
+    /// `acc · multiplier(i)`, rounded half to even, plus the zero point, saturated to the zero
+    /// point's type (uint8 or int8).
+    static func requantize(_ acc: Tensor, multiplier: (Int) -> Float, zeroPoint: Tensor) throws -> Tensor {
+        guard let zp = values(zeroPoint).first else { throw ModelError("missing zero point") }
+        let (lo, hi): (Float, Float) = zeroPoint.type == .int8 ? (-128, 127) : (0, 255)
+        let y = acc.floats.indices.map { i in Int64(min(max((acc.floats[i] * multiplier(i)).rounded(.toNearestOrEven) + Float(zp), lo), hi)) }
+        return Tensor(shape: acc.shape, ints: y, type: zeroPoint.type)
+    }
+}
