@@ -90,7 +90,7 @@ PY
         rm -rf "$tmp"
     fi
     python3 -c "import onnx, onnxruntime, ai_edge_litert" >/dev/null 2>&1 || python3 -m pip install -q onnx onnxruntime ai-edge-litert
-    [ -s "$models/face_detection_short_range.input_0.pb" ] && [ -s "$models/fused_chain.output_2.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
+    [ -s "$models/face_detection_short_range.input_0.pb" ] && [ -s "$models/recurrent_chain.output_3.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
     # BlazeFace detections of an independent reference pipeline (LiteRT + OpenCV + numpy).
     [ -s .build/fixtures/blazeface/expected.json ] || python3 scripts/fixtures/make_blazeface_fixtures.py
     # The digit classifier's held-out images (opencv-doc's digits.png) and onnxruntime's answers.

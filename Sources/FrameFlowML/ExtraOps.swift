@@ -18,7 +18,7 @@ enum ExtraOps {
     ]
 
     /// Every op this file runs.
-    static let names: Set<String> = Set(unaryMath.keys).union(indexingNames).union(quantizedNames).union([
+    static let names: Set<String> = Set(unaryMath.keys).union(indexingNames).union(quantizedNames).union(recurrentNames).union([
         "Min", "Max", "Sum", "Mean", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not",
         "Where", "Mod", "Elu", "Selu", "Celu", "ThresholdedRelu", "Shrink", "IsNaN", "IsInf",
         "ReduceSum", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",

@@ -8,7 +8,7 @@ import Testing
 @Suite struct RealModelTests {
     static let dir = MLFixtures.root.appendingPathComponent(".build/fixtures/models")
 
-    @Test(arguments: ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "fused_chain"])
+    @Test(arguments: ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "fused_chain", "recurrent_chain"])
     func matchesOnnxRuntime(name: String) throws {
         let modelURL = Self.dir.appendingPathComponent(name + (name.hasPrefix("face_detection") ? ".tflite" : ".onnx"))
         guard FileManager.default.fileExists(atPath: modelURL.path) else {
