@@ -202,7 +202,7 @@ extension ExtraOps {
             }
             return [tensor([size], w, type: ElementType(rawValue: Int(n.int("output_datatype", 1))) ?? .float32)]
         default:
-            return try runQuantized(n, ins, opset: opset)
+            throw ModelError("op '\(op)' is not implemented")
         }
     }
 

@@ -54,7 +54,7 @@ extension ExtraOps {
             let y = v.map { scale == 0 ? Int64(zero) : Int64(min(max(($0 / scale).rounded(.toNearestOrEven) + zero, 0), 255)) }
             return [Tensor(shape: x.shape, ints: y, type: .uint8), Tensor(shape: [], floats: [scale]), Tensor(shape: [], ints: [Int64(zero)], type: .uint8)]
         default:
-            return try runRecurrent(n, ins)
+            throw ModelError("op '\(n.opType)' is not implemented")
         }
     }
 

@@ -23,7 +23,7 @@ enum ExtraOps {
         "Where", "Mod", "Elu", "Selu", "Celu", "ThresholdedRelu", "Shrink", "IsNaN", "IsInf",
         "ReduceSum", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
         "ArgMin", "ConstantOfShape", "Range", "Size", "Dropout", "Expand", "Tile", "CastLike", "Trilu", "GatherElements",
-        "LayerNormalization", "TopK", "NonZero", "DepthToSpace", "SpaceToDepth", "CumSum",
+        "LayerNormalization", "TopK", "NonZero", "DepthToSpace", "SpaceToDepth", "CumSum", "Einsum", "GridSample",
     ])
 
     /// log(1 + eˣ) without overflow for large x.
@@ -250,8 +250,13 @@ enum ExtraOps {
                 }
             }
             return [tensor(x.shape, out, type: x.type)]
+        case "Einsum": return [try einsum(n, ins)]
+        case "GridSample": return [try gridSample(n, ins)]
         default:
-            return try runIndexing(n, ins, opset: opset)
+            if indexingNames.contains(op) { return try runIndexing(n, ins, opset: opset) }
+            if quantizedNames.contains(op) { return try runQuantized(n, ins, opset: opset) }
+            if recurrentNames.contains(op) { return try runRecurrent(n, ins) }
+            throw ModelError("op '\(op)' is not implemented")
         }
     }
 

@@ -55,6 +55,10 @@ import Testing
             ("QuantizeLinear", node("QuantizeLinear"), [x, Tensor(shape: [4], floats: [1, 1, 1, 1])]),
             ("BitShift", node("BitShift", ["direction": .string("LEFT")]), [x, x]),
             ("QLinearMatMul", node("QLinearMatMul"), [x, scalar(1), scalar(0)]),
+            ("Einsum", node("Einsum", ["equation": .string("ij,jk->ik")]), [x, x]),
+            ("Einsum", node("Einsum", ["equation": .string("ij->iz")]), [x]),
+            ("Einsum", node("Einsum", ["equation": .string("i1,j")]), [x, x]),
+            ("GridSample", node("GridSample"), [Tensor(shape: [1, 1, 2, 3], floats: [1, 2, 3, 4, 5, 6]), Tensor(shape: [1, 2, 2, 3], floats: Array(repeating: 0, count: 12))]),
             ("MatMulInteger", node("MatMulInteger"), [x, Tensor(shape: [3, 2], ints: [1, 2, 3, 4, 5, 6], type: .uint8), Tensor(shape: [3], ints: [1, 2, 3], type: .uint8)]),
         ]
         for (op, n, ins) in cases {
