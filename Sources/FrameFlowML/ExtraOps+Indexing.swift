@@ -99,21 +99,11 @@ extension ExtraOps {
         case "ScatterElements", "Scatter":
             let x = try Ops.need(ins, 0), indices = try Ops.need(ins, 1), updates = try Ops.need(ins, 2)
             let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
-            guard indices.shape == updates.shape, indices.shape.count == x.shape.count,
-                x.shape.indices.allSatisfy({ $0 == axis || indices.shape[$0] <= x.shape[$0] })
-            else { throw ModelError("\(op): indices \(indices.shape), updates \(updates.shape) do not fit data \(x.shape)") }
+            guard indices.shape == updates.shape else { throw ModelError("\(op): indices \(indices.shape) and updates \(updates.shape) differ") }
+            let flat = try elementOffsets(op, x, indices, axis: axis)
             var v = values(x)
-            let u = values(updates), idx = indices.asInts, strides = x.strides, len = x.shape[axis]
-            let combine = try reduction(n.string("reduction", "none"))
-            var c = [Int](repeating: 0, count: indices.shape.count)
-            for k in 0..<idx.count {
-                let i = idx[k] < 0 ? Int(idx[k]) + len : Int(idx[k])
-                guard i >= 0 && i < len else { throw ModelError("\(op) index \(idx[k]) is out of range for axis of size \(len)") }
-                var o = 0
-                for d in c.indices { o += (d == axis ? i : c[d]) * strides[d] }
-                v[o] = combine(v[o], u[k])
-                Ops.advance(&c, within: indices.shape)
-            }
+            let u = values(updates), combine = try reduction(n.string("reduction", "none"))
+            for k in flat.indices { v[flat[k]] = combine(v[flat[k]], u[k]) }
             return [tensor(x.shape, v, type: x.type)]
         case "Compress":
             let x = try Ops.need(ins, 0), condition = values(try Ops.need(ins, 1))

@@ -185,21 +185,7 @@ enum ExtraOps {
         case "GatherElements":
             let x = try Ops.need(ins, 0), indices = try Ops.need(ins, 1)
             let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
-            guard indices.shape.count == x.shape.count, x.shape.indices.allSatisfy({ $0 == axis || indices.shape[$0] <= x.shape[$0] }) else {
-                throw ModelError("GatherElements indices \(indices.shape) do not fit data \(x.shape)")
-            }
-            let idx = indices.asInts, strides = x.strides, len = x.shape[axis]
-            var flat = [Int](repeating: 0, count: idx.count)
-            var c = [Int](repeating: 0, count: indices.shape.count)
-            for k in 0..<idx.count {
-                let i = idx[k] < 0 ? Int(idx[k]) + len : Int(idx[k])
-                guard i >= 0 && i < len else { throw ModelError("GatherElements index \(idx[k]) is out of range for axis of size \(len)") }
-                var o = 0
-                for d in c.indices { o += (d == axis ? i : c[d]) * strides[d] }
-                flat[k] = o
-                Ops.advance(&c, within: indices.shape)
-            }
-            return [gather(x, shape: indices.shape, offsets: flat)]
+            return [gather(x, shape: indices.shape, offsets: try elementOffsets(op, x, indices, axis: axis))]
         case "LayerNormalization": return try layerNormalization(n, ins)
         case "TopK": return try topK(n, ins, opset: opset)
         case "NonZero":
@@ -306,6 +292,27 @@ enum ExtraOps {
     /// A tensor of `shape` whose element k is `x`'s element `offsets[k]`.
     static func gather(_ x: Tensor, shape: [Int], offsets: [Int]) -> Tensor {
         x.isFloat ? Tensor(shape: shape, floats: offsets.map { x.floats[$0] }, type: x.type) : Tensor(shape: shape, ints: offsets.map { x.ints[$0] }, type: x.type)
+    }
+
+    /// For GatherElements and ScatterElements: the offset in `x` of the element each index
+    /// names — the index's own coordinate with `axis` replaced by its value (negative values
+    /// count from the end).
+    static func elementOffsets(_ op: String, _ x: Tensor, _ indices: Tensor, axis: Int) throws -> [Int] {
+        guard indices.shape.count == x.shape.count, x.shape.indices.allSatisfy({ $0 == axis || indices.shape[$0] <= x.shape[$0] }) else {
+            throw ModelError("\(op) indices \(indices.shape) do not fit data \(x.shape)")
+        }
+        let idx = indices.asInts, strides = x.strides, len = x.shape[axis]
+        var flat = [Int](repeating: 0, count: idx.count)
+        var c = [Int](repeating: 0, count: indices.shape.count)
+        for k in 0..<idx.count {
+            let i = idx[k] < 0 ? Int(idx[k]) + len : Int(idx[k])
+            guard i >= 0 && i < len else { throw ModelError("\(op) index \(idx[k]) is out of range for axis of size \(len)") }
+            var o = 0
+            for d in c.indices { o += (d == axis ? i : c[d]) * strides[d] }
+            flat[k] = o
+            Ops.advance(&c, within: indices.shape)
+        }
+        return flat
     }
 
     /// The Reduce family other than Mean and Max (which `Ops.reduce` runs).
