@@ -416,6 +416,13 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             .sorted { $0.milliseconds > $1.milliseconds }
     }
 
+    /// A fed tensor must hold as many values as its shape says: kernels read through
+    /// pointers sized by the shape.
+    private static func checkValueCount(_ t: Tensor, _ name: String) throws {
+        let held = t.isFloat ? t.floats.count : t.ints.count
+        guard held == t.count else { throw ModelError("input '\(name)' has shape \(t.shape) (\(t.count) values) but holds \(held)") }
+    }
+
     private func runPlan(_ feeds: [String: Tensor], timing: Timing?) throws -> [String: Tensor] {
         if let t = tflite {
             var f: [Int: Tensor] = [:]
@@ -423,6 +430,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 let name = t.tensors[i].name
                 guard let v = feeds[name] else { throw ModelError("missing input '\(name)' (inputs: \(inputs.map(\.name).joined(separator: ", ")))") }
                 guard v.shape == t.tensors[i].shape else { throw ModelError("input '\(name)' has shape \(v.shape), the model expects \(t.tensors[i].shape)") }
+                try Self.checkValueCount(v, name)
                 f[i] = v
             }
             let r = try t.run(f, timing: timing)
@@ -439,6 +447,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             if let shape = input.shape, shape.count != t.shape.count || zip(shape, t.shape).contains(where: { $0 != nil && $0! != $1 }) {
                 throw ModelError("input '\(input.name)' has shape \(t.shape), the model expects \(shape.map { $0.map(String.init) ?? "?" })")
             }
+            try Self.checkValueCount(t, input.name)
             if slot >= 0 { values[slot] = t }
         }
         for (index, step) in steps.enumerated() {

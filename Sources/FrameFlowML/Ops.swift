@@ -391,7 +391,7 @@ enum Ops {
         let f = F.apply
         let total = shape.reduce(1, *)
         if total == 0 { return [] }
-        if xs == ys {
+        if xs == ys && x.count == total && y.count == total {
             // The same shape (a residual Add): one run, no strides.
             var result = Scratch.uninitialized(total)
             result.withUnsafeMutableBufferPointer { out in

@@ -70,6 +70,8 @@ import Testing
         #expect(model.inputs.map(\.name) == ["x"])
         #expect(throws: ModelError.self) { try model.run([:]) }
         #expect(throws: ModelError.self) { try model.run(["x": Tensor(shape: [2], floats: [1, -1])]) }
+        // A shape that promises more values than the tensor holds.
+        #expect(throws: ModelError.self) { try model.run(["x": Tensor(shape: [3, 4, 5], floats: [1, 2, 3])]) }
         let y = try model.run(["x": Tensor(shape: [3, 4, 5], floats: (0..<60).map { Float($0) - 30 })])
         #expect(y["y"]?.floats.prefix(3) == [0, 0, 0] && y["y"]?.floats.last == 29)
     }
