@@ -18,7 +18,7 @@ enum ExtraOps {
     ]
 
     /// Every op this file runs.
-    static let names: Set<String> = Set(unaryMath.keys).union(indexingNames).union(quantizedNames).union(recurrentNames).union(regionNames).union(lossNames).union([
+    static let names: Set<String> = Set(unaryMath.keys).union(indexingNames).union(quantizedNames).union(recurrentNames).union(regionNames).union(lossNames).union(controlFlowNames).union([
         "Min", "Max", "Sum", "Mean", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not",
         "Where", "Mod", "Elu", "Selu", "Celu", "ThresholdedRelu", "Shrink", "IsNaN", "IsInf",
         "ReduceSum", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
@@ -244,6 +244,7 @@ enum ExtraOps {
             if recurrentNames.contains(op) { return try runRecurrent(n, ins) }
             if regionNames.contains(op) { return try runRegions(n, ins, opset: opset) }
             if lossNames.contains(op) { return try runLoss(n, ins) }
+            if controlFlowNames.contains(op) { return try runControlFlow(n, ins) }
             throw ModelError("op '\(op)' is not implemented")
         }
     }

@@ -84,8 +84,28 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         outputs = g.outputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
     }
 
-    public init(onnx data: Data, file: String = "<model>", directory: String? = nil) throws {
-        var graph = try ONNXModel(data: data, file: file, directory: directory)
+    public convenience init(onnx data: Data, file: String = "<model>", directory: String? = nil) throws {
+        try self.init(graph: try ONNXModel(data: data, file: file, directory: directory), file: file)
+    }
+
+    /// A decoded ONNX graph (a model's, or a subgraph's with its captured names as inputs).
+    init(graph decoded: ONNXModel, file: String) throws {
+        var graph = decoded
+        // Nodes with subgraphs (If, Loop): the outer names the subgraphs read become extra
+        // inputs of the node, so that the plan keeps them alive and hands them over; each
+        // subgraph's model is built now, so an unknown op inside fails the load.
+        for i in graph.nodes.indices {
+            let subgraphs = graph.nodes[i].attributes.sorted { $0.key < $1.key }.compactMap { entry -> Subgraph? in
+                if case .graph(let g) = entry.value { return g }
+                return nil
+            }
+            guard !subgraphs.isEmpty else { continue }
+            var captures: [String] = []
+            for g in subgraphs { for name in g.freeNames where !captures.contains(name) { captures.append(name) } }
+            for g in subgraphs { try g.build(opset: graph.opsetVersion, captures: captures, file: file) }
+            graph.nodes[i].inputs += captures
+            graph.nodes[i].attributes[ExtraOps.capturesKey] = .strings(captures)
+        }
         declaredOpTypes = Set(graph.nodes.map(\.opType))
         tflite = nil
         inputs = graph.inputs.filter { graph.initializers[$0.name] == nil }

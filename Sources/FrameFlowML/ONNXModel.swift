@@ -3,6 +3,8 @@ import Foundation
 /// An ONNX attribute value.
 enum AttributeValue: Sendable {
     case float(Float), int(Int64), string(String), tensor(Tensor), floats([Float]), ints([Int64]), strings([String])
+    /// A subgraph (If's branches, Loop's body), with the model built from it once.
+    case graph(Subgraph)
 }
 
 /// One ONNX node.
@@ -62,7 +64,7 @@ struct ONNXModel: Sendable {
         }
     }
 
-    private mutating func decodeGraph(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws {
+    mutating func decodeGraph(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws {
         var r = ProtoReader(raw, range: range, what: file)
         while !r.atEnd {
             let (f, w) = try r.tag()
@@ -101,7 +103,7 @@ struct ONNXModel: Sendable {
     static func decodeAttribute(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws -> (String, AttributeValue?) {
         var r = ProtoReader(raw, range: range, what: file)
         var name = ""
-        var f: Float?, i: Int64?, s: String?, t: Tensor?
+        var f: Float?, i: Int64?, s: String?, t: Tensor?, g: ONNXModel?
         var floats: [Float] = [], ints: [Int64] = [], strings: [String] = []
         var type: Int64 = 0
         while !r.atEnd {
@@ -115,6 +117,10 @@ struct ONNXModel: Sendable {
             case (7, _): try r.floats(w, into: &floats)
             case (8, _): try r.int64s(w, into: &ints)
             case (9, 2): strings.append(try r.string())
+            case (6, 2):
+                var sub = try ONNXModel(empty: ())
+                try sub.decodeGraph(raw, try r.lengthDelimited(), file: file, directory: directory)
+                g = sub
             case (20, 0): type = Int64(bitPattern: try r.varint())
             default: try r.skip(w)
             }
@@ -124,6 +130,7 @@ struct ONNXModel: Sendable {
         case 2: return (name, .int(i ?? 0))
         case 3: return (name, .string(s ?? ""))
         case 4: return (name, t.map { .tensor($0) })
+        case 5: return (name, g.map { .graph(Subgraph($0)) })
         case 6: return (name, .floats(floats))
         case 7: return (name, .ints(ints))
         case 8: return (name, .strings(strings))

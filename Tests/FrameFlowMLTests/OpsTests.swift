@@ -58,6 +58,8 @@ import Testing
             ("MaxUnpool", node("MaxUnpool", ["kernel_shape": .ints([2])]), [Tensor(shape: [1, 1, 2], floats: [1, 2]), Tensor(shape: [1, 1, 2], ints: [0, 9])]),
             ("RoiAlign", node("RoiAlign"), [Tensor(shape: [1, 1, 2, 3], floats: [1, 2, 3, 4, 5, 6]), Tensor(shape: [1, 4], floats: [0, 0, 1e30, 1]), Tensor(shape: [1], ints: [0])]),
             ("Det", node("Det"), [x]),
+            ("If", node("If"), [Tensor(shape: [], ints: [1], type: .bool)]),
+            ("Loop", node("Loop"), [nil, nil]),
             ("NegativeLogLikelihoodLoss", node("NegativeLogLikelihoodLoss"), [x, Tensor(shape: [2], ints: [0, 3])]),
             ("SoftmaxCrossEntropyLoss", node("SoftmaxCrossEntropyLoss"), [x, Tensor(shape: [3], ints: [0, 1, 2])]),
             ("Einsum", node("Einsum", ["equation": .string("ij,jk->ik")]), [x, x]),
