@@ -64,12 +64,17 @@ struct ONNXModel: Sendable {
         }
     }
 
-    mutating func decodeGraph(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws {
+    /// Subgraphs nested deeper than this are an error (each level recurses through the
+    /// decoder: an untrusted file could otherwise nest until the stack overflows).
+    static let maxGraphDepth = 16
+
+    mutating func decodeGraph(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?, depth: Int = 0) throws {
+        guard depth <= Self.maxGraphDepth else { throw ModelError("\(file): subgraphs nested more than \(Self.maxGraphDepth) deep") }
         var r = ProtoReader(raw, range: range, what: file)
         while !r.atEnd {
             let (f, w) = try r.tag()
             switch (f, w) {
-            case (1, 2): nodes.append(try Self.decodeNode(raw, try r.lengthDelimited(), file: file, directory: directory))
+            case (1, 2): nodes.append(try Self.decodeNode(raw, try r.lengthDelimited(), file: file, directory: directory, depth: depth))
             case (5, 2):
                 let t = try Self.decodeTensor(raw, try r.lengthDelimited(), file: file, directory: directory)
                 initializers[t.name] = t.tensor
@@ -80,7 +85,7 @@ struct ONNXModel: Sendable {
         }
     }
 
-    static func decodeNode(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws -> ONNXNode {
+    static func decodeNode(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?, depth: Int = 0) throws -> ONNXNode {
         var r = ProtoReader(raw, range: range, what: file)
         var n = ONNXNode(name: "", opType: "", domain: "", inputs: [], outputs: [], attributes: [:])
         while !r.atEnd {
@@ -92,7 +97,7 @@ struct ONNXModel: Sendable {
             case (4, 2): n.opType = try r.string()
             case (7, 2): n.domain = try r.string()
             case (5, 2):
-                let (name, value) = try decodeAttribute(raw, try r.lengthDelimited(), file: file, directory: directory)
+                let (name, value) = try decodeAttribute(raw, try r.lengthDelimited(), file: file, directory: directory, depth: depth)
                 if let value { n.attributes[name] = value }
             default: try r.skip(w)
             }
@@ -100,7 +105,7 @@ struct ONNXModel: Sendable {
         return n
     }
 
-    static func decodeAttribute(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws -> (String, AttributeValue?) {
+    static func decodeAttribute(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?, depth: Int = 0) throws -> (String, AttributeValue?) {
         var r = ProtoReader(raw, range: range, what: file)
         var name = ""
         var f: Float?, i: Int64?, s: String?, t: Tensor?, g: ONNXModel?
@@ -119,7 +124,7 @@ struct ONNXModel: Sendable {
             case (9, 2): strings.append(try r.string())
             case (6, 2):
                 var sub = try ONNXModel(empty: ())
-                try sub.decodeGraph(raw, try r.lengthDelimited(), file: file, directory: directory)
+                try sub.decodeGraph(raw, try r.lengthDelimited(), file: file, directory: directory, depth: depth + 1)
                 g = sub
             case (20, 0): type = Int64(bitPattern: try r.varint())
             default: try r.skip(w)

@@ -58,6 +58,31 @@ import Testing
         #expect(e?.description.contains("text.onnx") == true)
     }
 
+    /// If nodes nested 40 deep (written here as protobuf bytes): an error naming the depth,
+    /// not a decoder recursing without end; 3 deep loads (and its innermost If has no
+    /// branches, which the run reports).
+    @Test func deeplyNestedSubgraphsAreAnError() throws {
+        func varint(_ v: Int) -> [UInt8] {
+            var v = v, out: [UInt8] = []
+            while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+            return out + [UInt8(v)]
+        }
+        func field(_ number: Int, _ bytes: [UInt8]) -> [UInt8] { [UInt8(number << 3 | 2)] + varint(bytes.count) + bytes }
+        func nested(_ depth: Int) -> [UInt8] {
+            var graph: [UInt8] = field(12, field(1, Array("y".utf8)))  // output "y"
+            for _ in 0..<depth {
+                let attribute = field(1, Array("then_branch".utf8)) + field(6, graph) + varint(20 << 3) + [5]
+                let node = field(1, Array("c".utf8)) + field(2, Array("y".utf8)) + field(4, Array("If".utf8)) + field(5, attribute)
+                graph = field(1, node) + field(11, field(1, Array("c".utf8))) + field(12, field(1, Array("y".utf8)))
+            }
+            return field(7, graph) + field(8, [2 << 3, 13])
+        }
+        let e = #expect(throws: ModelError.self) { try Model(onnx: Data(nested(40)), file: "nested.onnx") }
+        #expect(e?.description.contains("nested more than") == true, "\(String(describing: e))")
+        let shallow = try Model(onnx: Data(nested(3)), file: "shallow.onnx")
+        #expect(throws: ModelError.self) { try shallow.run(["c": Tensor(shape: [], ints: [1], type: .bool)]) }
+    }
+
     @Test func unknownOpNamesNodeAndOpset() throws {
         let e = #expect(throws: ModelError.self) {
             try Model(contentsOf: URL(fileURLWithPath: "/usr/share/libonnx-testdata/data/node/test_scan9_sum/model.onnx"))
