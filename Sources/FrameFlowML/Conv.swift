@@ -13,6 +13,26 @@ enum Conv {
 
     struct Geometry {
         var spatialIn: [Int], kernel: [Int], strides: [Int], dilations: [Int], padBegin: [Int], padEnd: [Int], spatialOut: [Int]
+
+        /// The same geometry with 1-D and 2-D treated as 3-D: unit dimensions in front.
+        var threeD: Geometry {
+            var g = self
+            while g.spatialIn.count < 3 {
+                g.spatialIn.insert(1, at: 0); g.kernel.insert(1, at: 0); g.strides.insert(1, at: 0); g.dilations.insert(1, at: 0)
+                g.padBegin.insert(0, at: 0); g.padEnd.insert(0, at: 0); g.spatialOut.insert(1, at: 0)
+            }
+            return g
+        }
+    }
+
+    /// A pooling node's geometry on input `x` (checked), as declared and as 3-D.
+    static func poolGeometry(_ n: ONNXNode, _ x: Tensor) throws -> (declared: Geometry, threeD: Geometry) {
+        guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
+        guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {
+            throw ModelError("pooling input \(x.shape) does not fit kernel \(k)")
+        }
+        let g = try geometry(n, input: Array(x.shape[2...]), kernel: k, ceil: n.int("ceil_mode", 0) != 0)
+        return (g, g.threeD)
     }
 
     static func geometry(_ n: ONNXNode, input: [Int], kernel: [Int], ceil: Bool = false) throws -> Geometry {
@@ -74,13 +94,7 @@ enum Conv {
             guard group > 0, cin % group == 0, cout % group == 0, w[1] * group == cin, kshape == Array(w[2...]) else {
                 throw ModelError("Conv input \(x), weights \(w), kernel \(kshape), group \(group) do not fit")
             }
-            let g0 = try geometry(n, input: Array(x[2...]), kernel: kshape)
-            // Treat 1-D and 2-D as 3-D with unit dimensions.
-            var g = g0
-            while g.spatialIn.count < 3 {
-                g.spatialIn.insert(1, at: 0); g.kernel.insert(1, at: 0); g.strides.insert(1, at: 0); g.dilations.insert(1, at: 0)
-                g.padBegin.insert(0, at: 0); g.padEnd.insert(0, at: 0); g.spatialOut.insert(1, at: 0)
-            }
+            let g0 = try geometry(n, input: Array(x[2...]), kernel: kshape), g = g0.threeD
             var e = GEMMEpilogue()
             if case .floats(let r)? = n.attributes[fusedClamp], r.count == 2 { (e.lower, e.upper) = (r[0], r[1]) }
             if case .int(1)? = n.attributes[fusedHardSwish] { e.hardSwish = true }
@@ -652,17 +666,8 @@ enum Conv {
     /// spatial part in row-major order (`storage_order` 0) or column-major (1). Ties keep the
     /// first value in window order.
     static func maxPoolWithIndices(_ n: ONNXNode, _ x: Tensor) throws -> (Tensor, Tensor) {
-        guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
-        guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {
-            throw ModelError("pooling input \(x.shape) does not fit kernel \(k)")
-        }
         let columnMajor = n.int("storage_order", 0) != 0
-        let g0 = try geometry(n, input: Array(x.shape[2...]), kernel: k, ceil: n.int("ceil_mode", 0) != 0)
-        var g = g0
-        while g.spatialIn.count < 3 {
-            g.spatialIn.insert(1, at: 0); g.kernel.insert(1, at: 0); g.strides.insert(1, at: 0); g.dilations.insert(1, at: 0)
-            g.padBegin.insert(0, at: 0); g.padEnd.insert(0, at: 0); g.spatialOut.insert(1, at: 0)
-        }
+        let (g0, g) = try poolGeometry(n, x)
         let (D, H, W) = (g.spatialIn[0], g.spatialIn[1], g.spatialIn[2])
         let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
         let nc = x.shape[0] * x.shape[1], xf = x.asFloats
@@ -698,16 +703,7 @@ enum Conv {
     }
 
     static func pool(_ n: ONNXNode, _ x: Tensor, max isMax: Bool) throws -> Tensor {
-        guard let k = n.ints("kernel_shape")?.map({ Int($0) }) else { throw ModelError("pooling without kernel_shape") }
-        guard x.shape.count == k.count + 2, (1...3).contains(k.count), k.allSatisfy({ $0 > 0 }), x.asFloats.count == x.count else {
-            throw ModelError("pooling input \(x.shape) does not fit kernel \(k)")
-        }
-        let g0 = try geometry(n, input: Array(x.shape[2...]), kernel: k, ceil: n.int("ceil_mode", 0) != 0)
-        var g = g0
-        while g.spatialIn.count < 3 {
-            g.spatialIn.insert(1, at: 0); g.kernel.insert(1, at: 0); g.strides.insert(1, at: 0); g.dilations.insert(1, at: 0)
-            g.padBegin.insert(0, at: 0); g.padEnd.insert(0, at: 0); g.spatialOut.insert(1, at: 0)
-        }
+        let (g0, g) = try poolGeometry(n, x)
         let countPad = n.int("count_include_pad", 0) != 0
         let nc = x.shape[0] * x.shape[1]
         let (D, H, W) = (g.spatialIn[0], g.spatialIn[1], g.spatialIn[2])

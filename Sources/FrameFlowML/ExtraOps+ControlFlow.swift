@@ -19,11 +19,7 @@ final class Subgraph: @unchecked Sendable {
         for n in graph.nodes { defined.formUnion(n.outputs) }
         var free: [String] = []
         for n in graph.nodes {
-            let nested = n.attributes.values.flatMap { value -> [String] in
-                if case .graph(let g) = value { return g.freeNames }
-                return []
-            }
-            for name in n.inputs + nested where !defined.contains(name) && !free.contains(name) { free.append(name) }
+            for name in n.inputs + n.subgraphs.flatMap(\.freeNames) where !defined.contains(name) && !free.contains(name) { free.append(name) }
         }
         return free
     }

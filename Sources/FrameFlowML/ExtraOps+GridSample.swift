@@ -55,11 +55,6 @@ extension ExtraOps {
             }
             return v[base + yy * W + xx]
         }
-        func cubic(_ t: Double) -> [Double] {
-            let a = -0.75, q = 1 - t
-            return [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a, ((a + 2) * t - (a + 3)) * t * t + 1,
-                    ((a + 2) * q - (a + 3)) * q * q + 1, ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a]
-        }
         var out = [Double](repeating: 0, count: N * C * OH * OW)
         for b in 0..<N { for oy in 0..<OH { for ox in 0..<OW {
             let gp = ((b * OH + oy) * OW + ox) * 2
@@ -76,7 +71,7 @@ extension ExtraOps {
                     value = pixel(base, Int(py.rounded(.toNearestOrEven)), Int(px.rounded(.toNearestOrEven)))
                 case "bicubic", "cubic":
                     let (fx, fy) = (px.rounded(.down), py.rounded(.down))
-                    let (wx, wy) = (cubic(px - fx), cubic(py - fy))
+                    let (wx, wy) = (MoreOps.keysWeights(px - fx, a: -0.75), MoreOps.keysWeights(py - fy, a: -0.75))
                     var s = 0.0
                     for j in 0..<4 { for i in 0..<4 { s += wy[j] * wx[i] * pixel(base, Int(fy) - 1 + j, Int(fx) - 1 + i) } }
                     value = s

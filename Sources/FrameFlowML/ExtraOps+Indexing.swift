@@ -26,8 +26,7 @@ extension ExtraOps {
             var v = values(x)
             for p in 0..<(x.shape[0] * c) {
                 let r = (p * plane)..<((p + 1) * plane)
-                let mean = v[r].reduce(0, +) / Double(max(plane, 1))
-                let variance = v[r].reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(plane, 1))
+                let (mean, variance) = moments(v[r])
                 let k = scale[p % c] / (variance + eps).squareRoot()
                 for i in r { v[i] = (v[i] - mean) * k + bias[p % c] }
             }
@@ -113,10 +112,7 @@ extension ExtraOps {
             }
             let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
             let kept = (0..<x.shape[axis]).filter { $0 < condition.count && condition[$0] != 0 }
-            var shape = x.shape
-            shape[axis] = kept.count
-            let strides = x.strides
-            return [gather(x, shape: shape, offsets: offsets(shape) { c in zip(c.indices, c).reduce(0) { $0 + ($1.0 == axis ? kept[$1.1] : $1.1) * strides[$1.0] } })]
+            return [try Ops.gather(x, Tensor(shape: [kept.count], ints: kept.map(Int64.init)), axis: axis)]
         case "EyeLike":
             let x = try Ops.need(ins, 0)
             guard x.shape.count == 2 else { throw ModelError("EyeLike needs a 2-D input, got \(x.shape)") }
@@ -194,14 +190,6 @@ extension ExtraOps {
         default:
             throw ModelError("op '\(op)' is not implemented")
         }
-    }
-
-    /// Each element's position in the reduced tensor (the `axes` collapsed to 1).
-    static func outputPositions(_ shape: [Int], axes: Set<Int>) -> [Int] {
-        var reduced = shape
-        for a in axes { reduced[a] = 1 }
-        let ostr = Tensor(shape: reduced, floats: []).strides
-        return offsets(shape) { c in c.indices.reduce(0) { $0 + (axes.contains($1) ? 0 : c[$1] * ostr[$1]) } }
     }
 
     /// The scatter reduction of an existing value and an update.

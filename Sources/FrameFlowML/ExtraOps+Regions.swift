@@ -143,15 +143,8 @@ extension ExtraOps {
         let inverse = slices.map { Int64(position[$0]!) }
         var counts = [Int64](repeating: 0, count: firsts.count)
         for i in inverse { counts[Int(i)] += 1 }
-        let y: Tensor
-        if let axis {
-            var shape = x.shape
-            shape[axis] = firsts.count
-            let strides = x.strides
-            y = gather(x, shape: shape, offsets: offsets(shape) { c in zip(c.indices, c).reduce(0) { $0 + ($1.0 == axis ? firsts[$1.1] : $1.1) * strides[$1.0] } })
-        } else {
-            y = gather(x, shape: [firsts.count], offsets: firsts)
-        }
+        let y = try axis.map { try Ops.gather(x, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), axis: $0) }
+            ?? gather(x, shape: [firsts.count], offsets: firsts)
         return [y, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), Tensor(shape: [len], ints: inverse), Tensor(shape: [firsts.count], ints: counts)]
     }
 }

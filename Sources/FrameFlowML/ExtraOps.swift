@@ -266,6 +266,21 @@ enum ExtraOps {
         }
     }
 
+    /// Each element's position in the reduced tensor (the `axes` collapsed to 1).
+    static func outputPositions(_ shape: [Int], axes: Set<Int>) -> [Int] {
+        var reduced = shape
+        for a in axes { reduced[a] = 1 }
+        let ostr = Tensor(shape: reduced, floats: []).strides
+        return offsets(shape) { c in c.indices.reduce(0) { $0 + (axes.contains($1) ? 0 : c[$1] * ostr[$1]) } }
+    }
+
+    /// The mean and (population) variance of `v`; zeros when it is empty.
+    static func moments(_ v: ArraySlice<Double>) -> (mean: Double, variance: Double) {
+        let n = Double(max(v.count, 1))
+        let mean = v.reduce(0, +) / n
+        return (mean, v.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / n)
+    }
+
     /// `f` over the numpy broadcast of `inputs`, one output value per element.
     static func broadcast(_ inputs: [Tensor], _ f: ([Double]) -> Double) throws -> (shape: [Int], values: [Double]) {
         var shape: [Int] = []
@@ -321,16 +336,7 @@ enum ExtraOps {
     static func reduce(_ x: Tensor, axes: Set<Int>, keep: Bool, _ op: String) -> Tensor {
         var outShape = x.shape
         for a in axes { outShape[a] = 1 }
-        let ostr = Tensor(shape: outShape, floats: []).strides
-        let v = values(x)
-        // Each input element's output position.
-        var target = [Int](repeating: 0, count: v.count), c = [Int](repeating: 0, count: x.shape.count)
-        for k in 0..<v.count {
-            var o = 0
-            for d in c.indices where !axes.contains(d) { o += c[d] * ostr[d] }
-            target[k] = o
-            Ops.advance(&c, within: x.shape)
-        }
+        let v = values(x), target = outputPositions(x.shape, axes: axes)
         let count = outShape.reduce(1, *)
         var acc: [Double]
         switch op {
@@ -379,8 +385,7 @@ enum ExtraOps {
         var y = [Double](repeating: 0, count: v.count), means = [Double](repeating: 0, count: outer), inv = means
         for o in 0..<outer {
             let base = o * inner
-            let mean = (0..<inner).reduce(0.0) { $0 + v[base + $1] } / Double(max(inner, 1))
-            let variance = (0..<inner).reduce(0.0) { $0 + (v[base + $1] - mean) * (v[base + $1] - mean) } / Double(max(inner, 1))
+            let (mean, variance) = moments(v[base..<(base + inner)])
             let k = 1 / (variance + eps).squareRoot()
             for i in 0..<inner {
                 y[base + i] = (v[base + i] - mean) * k * sv[si[i]] + (bv.map { $0[bi![i]] } ?? 0)

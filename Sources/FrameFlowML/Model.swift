@@ -95,10 +95,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         // inputs of the node, so that the plan keeps them alive and hands them over; each
         // subgraph's model is built now, so an unknown op inside fails the load.
         for i in graph.nodes.indices {
-            let subgraphs = graph.nodes[i].attributes.sorted { $0.key < $1.key }.compactMap { entry -> Subgraph? in
-                if case .graph(let g) = entry.value { return g }
-                return nil
-            }
+            let subgraphs = graph.nodes[i].subgraphs
             guard !subgraphs.isEmpty else { continue }
             var captures: [String] = []
             for g in subgraphs { for name in g.freeNames where !captures.contains(name) { captures.append(name) } }

@@ -20,6 +20,13 @@ struct ONNXNode: Sendable {
     func float(_ n: String, _ d: Float) -> Float { if case .float(let v)? = attributes[n] { return v }; return d }
     func ints(_ n: String) -> [Int64]? { if case .ints(let v)? = attributes[n] { return v }; return nil }
     func string(_ n: String, _ d: String) -> String { if case .string(let v)? = attributes[n] { return v }; return d }
+    /// The subgraph attributes (If's branches, Loop's body), in attribute-name order.
+    var subgraphs: [Subgraph] {
+        attributes.sorted { $0.key < $1.key }.compactMap { entry in
+            if case .graph(let g) = entry.value { return g }
+            return nil
+        }
+    }
 }
 
 /// A declared graph input or output: name, element type, shape (nil dims are symbolic).

@@ -214,13 +214,7 @@ enum MoreOps {
         let x = Double(s), whole = x.rounded(.down)
         // The left neighbour and the fraction past it, in (0, 1].
         let left = x == whole ? Int(whole) - 1 : Int(whole)
-        let r = x - Double(left), q = 1 - r
-        var w = [
-            ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
-            ((a + 2) * r - (a + 3)) * r * r + 1,
-            ((a + 2) * q - (a + 3)) * q * q + 1,
-            ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a,
-        ]
+        var w = keysWeights(x - Double(left), a: a)
         let indices = (0..<4).map { left - 1 + $0 }
         if excludeOutside {
             for k in 0..<4 where indices[k] < 0 || indices[k] >= length { w[k] = 0 }
@@ -228,6 +222,14 @@ enum MoreOps {
             if sum != 0 { w = w.map { $0 / sum } }
         }
         return (0..<4).map { (min(max(indices[$0], 0), length - 1), Float(w[$0])) }
+    }
+
+    /// Keys' cubic convolution weights of the four pixels around a point at fraction `r` past
+    /// the second of them (pixels at −1 − r, −r, 1 − r, 2 − r from it).
+    static func keysWeights(_ r: Double, a: Double) -> [Double] {
+        let q = 1 - r
+        return [((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
+                ((a + 2) * q - (a + 3)) * q * q + 1, ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a]
     }
 
     static func resize(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {

@@ -27,11 +27,13 @@ final class FloatPool: @unchecked Sendable {  // used by one run at a time (Mode
         var best = -1, bestGrows = true
         for (i, a) in free.enumerated() where a.capacity >= n {
             let grows = a.count < n
-            let better = grows ? a.count > free[best < 0 ? i : best].count : a.count < free[best < 0 ? i : best].count
-            if best < 0 || (bestGrows && !grows) || (grows == bestGrows && better) {
-                best = i
-                bestGrows = grows
+            if best >= 0 {
+                let held = free[best].count
+                let better = grows == bestGrows ? (grows ? a.count > held : a.count < held) : bestGrows
+                if !better { continue }
             }
+            best = i
+            bestGrows = grows
         }
         guard best >= 0 else { return [Float](repeating: 0, count: n) }
         // A much larger array is not cut down for a small request: grown back later for a
