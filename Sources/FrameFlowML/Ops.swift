@@ -288,7 +288,6 @@ enum Ops {
                 }
             }
             return [Tensor(shape: x.shape, floats: out)]
-        case "Conv": return [try Conv.run(n, ins)]
         case "MaxPool" where n.outputs.count > 1 && !n.outputs[1].isEmpty:
             // The Indices output asked for: the plain loop that tracks where each maximum is.
             let (y, indices) = try Conv.maxPoolWithIndices(n, try need(ins, 0))
