@@ -97,6 +97,28 @@ import Testing
         }
     }
 
+    /// Fractional, large and very large amounts (the 16-bit path quantizes amounts below 31
+    /// to 1/1024; larger ones go through Float) against the formula in Double, rounded half
+    /// up, on the photo and its σ = 2 blur. Tolerance 1 (a tie may round the other way).
+    @Test(arguments: [0.35, 0.8, 2.7, 30.9, 31, 40])
+    func unsharpAmountsMatchTheFormula(amount: Double) throws {
+        let photo = try Photo.rgba()
+        let blurred = try GaussianBlurCalculator.blur(photo, kernel: try GaussianBlurCalculator.kernel(.init(sigma: 2, kernelSize: 0)))
+        let out = try SharpenCalculator.combine(photo, blurred, .init(radius: 2, amount: amount, threshold: 1))
+        var worst = 0, alphaChanged = 0
+        for y in 0..<photo.height { for x in 0..<photo.width {
+            let s = photo[x, y], b = blurred[x, y], q = out[x, y]
+            for c in 0..<3 {
+                let d = Int(s[c]) - Int(b[c])
+                let ref = abs(d) > 1 ? min(255, max(0, Int((Double(s[c]) + amount * Double(d) + 0.5).rounded(.down)))) : Int(s[c])
+                worst = max(worst, abs(ref - Int(q[c])))
+            }
+            if q[3] != s[3] { alphaChanged += 1 }
+        } }
+        #expect(worst <= 1, "amount \(amount): worst \(worst)")
+        #expect(alphaChanged == 0)
+    }
+
     @Test func thresholdKeepsFlatAreasAndAlpha() throws {
         let img = try TestImages.make(width: 5, height: 5, format: .rgba8) { x, _, c in c == 3 ? 77 : UInt8(100 + x) }
         let runner = try CalculatorRunner(SharpenCalculator.self, options: .init(radius: 1, amount: 2, threshold: 10), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
