@@ -70,14 +70,21 @@ import Testing
         try fastPathCheck(format: format, intensity: 1, domain: ([0.1, 0.2, 0], [0.9, 1, 0.6]))
     }
 
-    func fastPathCheck(format: PixelFormat, intensity k: Float, domain: ([Float], [Float])?) throws {
+    /// Entries outside 0…1 (−0.2…1.2): the clamped path, where a LUT in 0…1 at full intensity
+    /// skips the clamp and the blend.
+    @Test(arguments: [PixelFormat.rgba8, .bgra8])
+    func tetrahedralFastPathClampsEntriesOutsideTheRange(format: PixelFormat) throws {
+        try fastPathCheck(format: format, intensity: 1, domain: nil, spread: 1.4)
+    }
+
+    func fastPathCheck(format: PixelFormat, intensity k: Float, domain: ([Float], [Float])?, spread: Float = 1) throws {
         var state: UInt64 = 42
         func next() -> Float {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Float(state >> 40) / Float(1 << 24)
         }
         let n = 17
-        var lut = CubeLUT(kind: .threeD, size: n, table: (0..<(n * n * n * 3)).map { _ in next() })
+        var lut = CubeLUT(kind: .threeD, size: n, table: (0..<(n * n * n * 3)).map { _ in next() * spread - (spread - 1) / 2 })
         if let domain { (lut.domainMin, lut.domainMax) = domain }
         let img = try TestImages.random(width: 97, height: 13, format: format, seed: 5)
         let out = try LUTCalculator.apply(lut, to: img, interpolation: .tetrahedral, intensity: Double(k))
