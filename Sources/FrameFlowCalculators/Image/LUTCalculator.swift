@@ -145,8 +145,8 @@ public final class LUTCalculator: Calculator {
     /// multiply-adds (1080p noise, one thread: 15.8 → 11.6 ms). Those loads go by byte
     /// offsets; with every entry in 0…1 and full intensity the blend and the clamp are left
     /// out (a convex sum of entries in 0…255 stays there) and alpha is put back from the
-    /// source word by a mask. On Zen 2 (AVX2), one thread: 13.2 → 11.3 ms, most of it from
-    /// the cheaper `latticeCell`.
+    /// source word by a mask. On Zen 2 (AVX2), one thread: 13.2 → 10.4 ms, from the cheaper
+    /// `latticeCell` and from capturing constants as `let`s (see `keep`).
     private static func tetrahedralImage(
         _ lut: CubeLUT, _ coords: [[Float]], _ input: ImageFrame, _ out: MutableImageFrame, _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ k: Float,
         _ context: CalculatorContext?
