@@ -1,6 +1,6 @@
 import Foundation
 import FrameFlow
-import FrameFlowCalculators
+@testable import FrameFlowCalculators
 import FrameFlowTesting
 import Testing
 
@@ -211,5 +211,21 @@ import Testing
         let img = try TestImages.random(width: 3, height: 3, format: .rgba8)
         let out = try ToneMapCalculator.apply(try ToneMapCalculator.table(.init(curve: .aces)), to: img)
         #expect(out[1, 1][3] == img[1, 1][3])
+    }
+
+    /// Every colour byte through the table, alpha (wherever the format keeps it) untouched,
+    /// on odd sizes with padded strides.
+    @Test(arguments: [PixelFormat.rgba8, .bgra8, .rgb8, .gray8])
+    func appliesTheTableToColourOnly(format: PixelFormat) throws {
+        let table = try ToneMapCalculator.table(.init(curve: .hable, exposure: 0.5))
+        let img = try TestImages.random(width: 13, height: 5, format: format, extraStride: 7, seed: 9)
+        let out = try ToneMapCalculator.apply(table, to: img)
+        let alpha = Kernels.layout(format)?.a ?? -1
+        var wrong = 0
+        for y in 0..<5 { for x in 0..<13 { for c in 0..<format.bytesPerPixel() {
+            let want = c == alpha ? img[x, y][c] : table[Int(img[x, y][c])]
+            if out[x, y][c] != want { wrong += 1 }
+        } } }
+        #expect(wrong == 0)
     }
 }
