@@ -149,8 +149,8 @@ import Testing
         ColorAdjustmentCalculator.Options(brightness: -0.2, saturation: 0.5, exposure: -1, gamma: 1.4),
     ])
     func matchesFormula(o: ColorAdjustmentCalculator.Options) throws {
-        // rgba8 (the vectorised loop when gamma is 1), bgra8 (its swapped luma weights) and
-        // rgb8 (the table loop) must all follow the formula.
+        // rgba8 and rgb8 (the vectorised loop when gamma is 1, the table loop otherwise) and
+        // bgra8 (its swapped luma weights) must all follow the formula.
         let rgba = try Photo.rgba()
         for format in [PixelFormat.rgba8, .bgra8, .rgb8] {
             let photo = try ColorConvertCalculator.convert(rgba, to: format)
