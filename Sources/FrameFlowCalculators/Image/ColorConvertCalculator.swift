@@ -80,6 +80,8 @@ public final class ColorConvertCalculator: Calculator {
 
     // MARK: Packed ↔ packed
 
+    typealias Layout = (r: Int, g: Int, b: Int, a: Int, bpp: Int)
+
     private static func packedToPacked(_ input: ImageFrame, _ out: inout MutableImageFrame, _ m: YUVMatrix, _ cc: CalculatorContext?) {
         let s = Kernels.layout(input.format)!, d = Kernels.layout(out.format)!
         let w = input.width
@@ -88,23 +90,50 @@ public final class ColorConvertCalculator: Calculator {
         let o = out
         Kernels.rows(input.height, cc) { rows in
             for y in rows {
-                let sp = Kernels.rowPointer(input, y), dp = Kernels.rowPointer(o, y)
-                if d.bpp == 1 {
-                    for x in 0..<w {
-                        let p = sp + x &* s.bpp
-                        let l = (wr &* Int32(p[s.r]) &+ wg &* Int32(p[s.g]) &+ wb &* Int32(p[s.b]) &+ 8192) >> 14
-                        dp[x] = UInt8(truncatingIfNeeded: l)
-                    }
-                } else {
-                    for x in 0..<w {
-                        let p = sp + x &* s.bpp, q = dp + x &* d.bpp
-                        q[d.r] = p[s.r]
-                        q[d.g] = p[s.g]
-                        q[d.b] = p[s.b]
-                        if d.a >= 0 { q[d.a] = s.a >= 0 ? p[s.a] : 255 }
-                    }
+                let sp = UnsafePointer(Kernels.rowPointer(input, y)), dp = Kernels.rowPointer(o, y)
+                // Each pair of formats with its layouts written out, so that the inlined loop
+                // has constant offsets and strides and vectorises (1080p, one thread, Zen 2:
+                // rgba8 → bgra8 8.0 → 0.8 ms, rgb8 → rgba8 7.5 → 0.8 ms, rgba8 → gray8 2.7 →
+                // 0.6 ms, gray8 → rgba8 7.6 → 0.4 ms).
+                switch (input.format, o.format) {
+                case (.rgba8, .bgra8): repackRow(sp, dp, w, (0, 1, 2, 3, 4), (2, 1, 0, 3, 4))
+                case (.bgra8, .rgba8): repackRow(sp, dp, w, (2, 1, 0, 3, 4), (0, 1, 2, 3, 4))
+                case (.rgba8, .rgb8): repackRow(sp, dp, w, (0, 1, 2, 3, 4), (0, 1, 2, -1, 3))
+                case (.bgra8, .rgb8): repackRow(sp, dp, w, (2, 1, 0, 3, 4), (0, 1, 2, -1, 3))
+                case (.rgb8, .rgba8): repackRow(sp, dp, w, (0, 1, 2, -1, 3), (0, 1, 2, 3, 4))
+                case (.rgb8, .bgra8): repackRow(sp, dp, w, (0, 1, 2, -1, 3), (2, 1, 0, 3, 4))
+                case (.gray8, .rgba8), (.gray8, .bgra8): repackRow(sp, dp, w, (0, 0, 0, -1, 1), (0, 1, 2, 3, 4))
+                case (.gray8, .rgb8): repackRow(sp, dp, w, (0, 0, 0, -1, 1), (0, 1, 2, -1, 3))
+                case (.rgba8, .gray8): lumaRow(sp, dp, w, (0, 1, 2, 3, 4), wr, wg, wb)
+                case (.bgra8, .gray8): lumaRow(sp, dp, w, (2, 1, 0, 3, 4), wr, wg, wb)
+                case (.rgb8, .gray8): lumaRow(sp, dp, w, (0, 1, 2, -1, 3), wr, wg, wb)
+                default:
+                    // Not reached with today's packed formats; kept for any added later.
+                    if d.bpp == 1 { lumaRow(sp, dp, w, s, wr, wg, wb) } else { repackRow(sp, dp, w, s, d) }
                 }
             }
+        }
+    }
+
+    /// One row from layout `s` to layout `d` (a missing alpha becomes 255).
+    @inline(__always)
+    static func repackRow(_ sp: UnsafePointer<UInt8>, _ dp: UnsafeMutablePointer<UInt8>, _ w: Int, _ s: Layout, _ d: Layout) {
+        for x in 0..<w {
+            let p = sp + x &* s.bpp, q = dp + x &* d.bpp
+            q[d.r] = p[s.r]
+            q[d.g] = p[s.g]
+            q[d.b] = p[s.b]
+            if d.a >= 0 { q[d.a] = s.a >= 0 ? p[s.a] : 255 }
+        }
+    }
+
+    /// One row of luma (weights in Q14) from layout `s`.
+    @inline(__always)
+    static func lumaRow(_ sp: UnsafePointer<UInt8>, _ dp: UnsafeMutablePointer<UInt8>, _ w: Int, _ s: Layout, _ wr: Int32, _ wg: Int32, _ wb: Int32) {
+        for x in 0..<w {
+            let p = sp + x &* s.bpp
+            let l = (wr &* Int32(p[s.r]) &+ wg &* Int32(p[s.g]) &+ wb &* Int32(p[s.b]) &+ 8192) >> 14
+            dp[x] = UInt8(truncatingIfNeeded: l)
         }
     }
 
@@ -161,6 +190,35 @@ public final class ColorConvertCalculator: Calculator {
                     rowsToRGBA(
                         Kernels.rowPointer(input, y0), Kernels.rowPointer(input, y1), up, vp, nv12 ? 2 : 1,
                         Kernels.rowPointer(o, y0), Kernels.rowPointer(o, y1), w, c, bgr: d.r == 2)
+                }
+            }
+            return
+        }
+        if d.bpp == 3 {
+            // rgb8: two rows at a time through the RGBA kernel into a scratch pair of rows,
+            // then repacked (1080p NV12: 10.4 → 1.6 ms against the per-pixel loop).
+            let h = input.height
+            Kernels.rows((h + 1) / 2, cc, grain: 8) { pairs in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8 * w + 64) { scratch in
+                    let s0 = scratch.baseAddress!, s1 = s0 + 4 * w
+                    for cy in pairs {
+                        let y0 = 2 * cy, y1 = min(y0 + 1, h - 1)
+                        let up = Kernels.rowPointer(input, cy, plane: 1)
+                        let vp = nv12 ? up + 1 : Kernels.rowPointer(input, cy, plane: 2)
+                        rowsToRGBA(Kernels.rowPointer(input, y0), Kernels.rowPointer(input, y1), up, vp, nv12 ? 2 : 1, s0, s1, w, c, bgr: false)
+                        repackRow(UnsafePointer(s0), Kernels.rowPointer(o, y0), w, (0, 1, 2, 3, 4), (0, 1, 2, -1, 3))
+                        if y1 != y0 { repackRow(UnsafePointer(s1), Kernels.rowPointer(o, y1), w, (0, 1, 2, 3, 4), (0, 1, 2, -1, 3)) }
+                    }
+                }
+            }
+            return
+        }
+        if d.bpp == 1 {
+            // gray8: the luma plane rescaled, a loop over bytes (1080p: 3.0 → 0.2 ms).
+            Kernels.rows(input.height, cc) { rows in
+                for y in rows {
+                    let yp = Kernels.rowPointer(input, y), dp = Kernels.rowPointer(o, y)
+                    for x in 0..<w { dp[x] = Kernels.clamp255(((Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192) >> 14) }
                 }
             }
             return
@@ -271,19 +329,37 @@ public final class ColorConvertCalculator: Calculator {
         let nv12: Bool
         if case .nv12 = out.format { nv12 = true } else { nv12 = false }
         let o = out
+        let k = YUVCoefficients(yr: yr, yg: yg, yb: yb, yo: yo, ur: ur, ug: ug, ub: ub, vr: vr, vg: vg, vb: vb)
         Kernels.rows((h + 1) / 2, cc, grain: 8) { pairs in
             for cy in pairs {
                 for y in (2 * cy)..<Swift.min(2 * cy + 2, h) {
-                    let sp = Kernels.rowPointer(input, y), yp = Kernels.rowPointer(o, y)
-                    for x in 0..<w {
-                        let p = sp + x &* s.bpp
-                        yp[x] = Kernels.clamp255((yr &* Int32(p[s.r]) &+ yg &* Int32(p[s.g]) &+ yb &* Int32(p[s.b]) &+ 8192) >> 14 &+ yo)
+                    let sp = UnsafePointer(Kernels.rowPointer(input, y)), yp = Kernels.rowPointer(o, y)
+                    // The layouts written out, so that the inlined loops have constant offsets
+                    // (with the whole-block chroma below, 1080p RGBA → NV12 went 21.7 → 2.7 ms
+                    // against loops reading them at run time and dividing by the block size).
+                    switch input.format {
+                    case .rgba8: yuvLumaRow(sp, yp, w, (0, 1, 2, 3, 4), k)
+                    case .bgra8: yuvLumaRow(sp, yp, w, (2, 1, 0, 3, 4), k)
+                    case .rgb8: yuvLumaRow(sp, yp, w, (0, 1, 2, -1, 3), k)
+                    default: yuvLumaRow(sp, yp, w, s, k)
                     }
                 }
                 let up = Kernels.rowPointer(o, cy, plane: 1)
                 let vp = nv12 ? up + 1 : Kernels.rowPointer(o, cy, plane: 2)
                 let step = nv12 ? 2 : 1
-                for cx in 0..<((w + 1) / 2) {
+                // Whole 2 × 2 blocks: the mean as (sum + 2) / 4.
+                let full = 2 * cy + 1 < h ? w / 2 : 0
+                if full > 0 {
+                    let s0 = UnsafePointer(Kernels.rowPointer(input, 2 * cy)), s1 = UnsafePointer(Kernels.rowPointer(input, 2 * cy + 1))
+                    switch (input.format, nv12) {
+                    case (.rgba8, true): chromaRow(s0, s1, up, up + 1, 2, full, (0, 1, 2, 3, 4), k)
+                    case (.rgba8, false): chromaRow(s0, s1, up, vp, 1, full, (0, 1, 2, 3, 4), k)
+                    case (.bgra8, true): chromaRow(s0, s1, up, up + 1, 2, full, (2, 1, 0, 3, 4), k)
+                    case (.bgra8, false): chromaRow(s0, s1, up, vp, 1, full, (2, 1, 0, 3, 4), k)
+                    default: chromaRow(s0, s1, up, vp, step, full, s, k)
+                    }
+                }
+                for cx in full..<((w + 1) / 2) {
                     var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, n: Int32 = 0
                     for y in (2 * cy)..<Swift.min(2 * cy + 2, h) {
                         let sp = Kernels.rowPointer(input, y)
@@ -298,6 +374,37 @@ public final class ColorConvertCalculator: Calculator {
                     vp[cx &* step] = Kernels.clamp255((vr &* r &+ vg &* g &+ vb &* b &+ 8192) >> 14 &+ 128)
                 }
             }
+        }
+    }
+
+    /// Fixed-point (Q14) RGB → YUV coefficients and the luma offset.
+    struct YUVCoefficients {
+        let yr: Int32, yg: Int32, yb: Int32, yo: Int32, ur: Int32, ug: Int32, ub: Int32, vr: Int32, vg: Int32, vb: Int32
+    }
+
+    /// One row of Y from layout `s`.
+    @inline(__always)
+    static func yuvLumaRow(_ sp: UnsafePointer<UInt8>, _ yp: UnsafeMutablePointer<UInt8>, _ w: Int, _ s: Layout, _ k: YUVCoefficients) {
+        for x in 0..<w {
+            let p = sp + x &* s.bpp
+            yp[x] = Kernels.clamp255((k.yr &* Int32(p[s.r]) &+ k.yg &* Int32(p[s.g]) &+ k.yb &* Int32(p[s.b]) &+ 8192) >> 14 &+ k.yo)
+        }
+    }
+
+    /// `count` chroma samples from whole 2 × 2 blocks of rows `s0`, `s1` in layout `s`.
+    @inline(__always)
+    static func chromaRow(
+        _ s0: UnsafePointer<UInt8>, _ s1: UnsafePointer<UInt8>, _ up: UnsafeMutablePointer<UInt8>, _ vp: UnsafeMutablePointer<UInt8>,
+        _ step: Int, _ count: Int, _ s: Layout, _ k: YUVCoefficients
+    ) {
+        for cx in 0..<count {
+            let a = s0 + 2 &* cx &* s.bpp, b = s1 + 2 &* cx &* s.bpp
+            @inline(__always) func mean(_ c: Int) -> Int32 {
+                (Int32(a[c]) &+ Int32(a[c &+ s.bpp]) &+ Int32(b[c]) &+ Int32(b[c &+ s.bpp]) &+ 2) >> 2
+            }
+            let r = mean(s.r), g = mean(s.g), bl = mean(s.b)
+            up[cx &* step] = Kernels.clamp255((k.ur &* r &+ k.ug &* g &+ k.ub &* bl &+ 8192) >> 14 &+ 128)
+            vp[cx &* step] = Kernels.clamp255((k.vr &* r &+ k.vg &* g &+ k.vb &* bl &+ 8192) >> 14 &+ 128)
         }
     }
 

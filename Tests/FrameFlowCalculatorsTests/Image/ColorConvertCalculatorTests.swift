@@ -92,6 +92,80 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
         } }
     }
 
+    /// Every pair of packed formats (each written out as its own loop) against the pixel's
+    /// channels by name: a gray source is R = G = B, a gray target the BT.601 luma (tolerance
+    /// 1, Q14 weights), a target alpha without a source alpha 255. 37 × 5 with padded strides.
+    @Test(arguments: [PixelFormat.rgba8, .bgra8, .rgb8, .gray8])
+    func packedPairsKeepTheChannels(from source: PixelFormat) throws {
+        let img = try TestImages.random(width: 37, height: 5, format: source, extraStride: 5, seed: 4)
+        func rgba(_ f: PixelFormat, _ p: [UInt8]) -> [Int] {
+            switch f {
+            case .rgba8: return p.map(Int.init)
+            case .bgra8: return [p[2], p[1], p[0], p[3]].map(Int.init)
+            case .rgb8: return [Int(p[0]), Int(p[1]), Int(p[2]), 255]
+            default: return [Int(p[0]), Int(p[0]), Int(p[0]), 255]
+            }
+        }
+        for target in [PixelFormat.rgba8, .bgra8, .rgb8, .gray8] where target != source {
+            let out = try ColorConvertCalculator.convert(img, to: target)
+            var worst = 0
+            for y in 0..<5 { for x in 0..<37 {
+                let want = rgba(source, img[x, y]), got = out[x, y]
+                if target == .gray8 {
+                    let l = 0.299 * Double(want[0]) + 0.587 * Double(want[1]) + 0.114 * Double(want[2])
+                    worst = max(worst, abs(Int(got[0]) - Int(l.rounded())))
+                } else {
+                    let g = rgba(target, got)
+                    for c in 0..<(target == .rgb8 ? 3 : 4) { worst = max(worst, abs(g[c] - want[c])) }
+                }
+            } }
+            #expect(worst <= (target == .gray8 ? 1 : 0), "\(source) → \(target): off by \(worst)")
+        }
+    }
+
+    /// RGB → YUV against the equations in Double: Y per pixel, Cb and Cr from the mean of
+    /// each 2 × 2 block (the last odd column and row from what they cover). Tolerance 1.
+    @Test(arguments: [PixelFormat.rgba8, .bgra8, .rgb8])
+    func rgbToYUVFollowsTheEquations(from source: PixelFormat) throws {
+        let img = try TestImages.random(width: 37, height: 5, format: source, extraStride: 3, seed: 8)
+        let rgb = try ColorConvertCalculator.convert(img, to: .rgb8)
+        for format in [PixelFormat.nv12(.full), .nv12(.video), .i420(.full), .i420(.video)] {
+            let out = try ColorConvertCalculator.convert(img, to: format)
+            let video = format.yuvRange == .video
+            let (kr, kb) = (0.299, 0.114), kg = 1 - 0.299 - 0.114
+            let (ys, cs) = video ? (219.0 / 255, 224.0 / 255) : (1.0, 1.0)
+            var worst = 0
+            for y in 0..<5 { for x in 0..<37 {
+                let p = rgb[x, y].map(Double.init)
+                let wantY = (video ? 16 : 0) + ys * (kr * p[0] + kg * p[1] + kb * p[2])
+                worst = max(worst, abs(Int(out[x, y][0]) - Int(wantY.rounded())))
+                guard x % 2 == 0, y % 2 == 0 else { continue }
+                var m = [0.0, 0, 0], n = 0.0
+                for yy in y..<min(y + 2, 5) { for xx in x..<min(x + 2, 37) { for c in 0..<3 { m[c] += Double(rgb[xx, yy][c]) }; n += 1 } }
+                m = m.map { ($0 / n).rounded() }
+                let l = kr * m[0] + kg * m[1] + kb * m[2]
+                let cb = 128 + cs * (m[2] - l) / (2 * (1 - kb)), cr = 128 + cs * (m[0] - l) / (2 * (1 - kr))
+                worst = max(worst, abs(Int(out[x, y][1]) - Int(cb.rounded())), abs(Int(out[x, y][2]) - Int(cr.rounded())))
+            } }
+            #expect(worst <= 1, "\(source) → \(format): off by \(worst)")
+        }
+    }
+
+    /// YUV → gray8 is the luma plane mapped to full range. Tolerance 1.
+    @Test func yuvToGrayIsTheLuma() throws {
+        let img = try TestImages.random(width: 37, height: 5, format: .rgba8, seed: 2)
+        for format in [PixelFormat.nv12(.full), .nv12(.video), .i420(.video)] {
+            let yuv = try ColorConvertCalculator.convert(img, to: format)
+            let gray = try ColorConvertCalculator.convert(yuv, to: .gray8)
+            var worst = 0
+            for y in 0..<5 { for x in 0..<37 {
+                let v = Double(yuv[x, y][0]), want = format.yuvRange == .video ? (v - 16) * 255 / 219 : v
+                worst = max(worst, abs(Int(gray[x, y][0]) - Int(min(255, max(0, want)).rounded())))
+            } }
+            #expect(worst <= 1, "\(format): off by \(worst)")
+        }
+    }
+
     @Test func badOptionsAndFormats() throws {
         #expect(throws: GraphError.self) { try ColorConvertCalculator(options: .init(outputFormat: "yuv444")) }
         let runner = try CalculatorRunner(ColorConvertCalculator.self, options: .init(outputFormat: "nv12"), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
