@@ -51,6 +51,34 @@ import Testing
         }
     }
 
+    /// Every rotation and flip on every packed format, 37 × 21 with a padded stride (tiles of
+    /// eight rows with a remainder), against the definition pixel by pixel: rotate clockwise,
+    /// then flip. Exact.
+    @Test(arguments: [PixelFormat.rgba8, .bgra8, .rgb8, .gray8])
+    func orientationMatchesTheDefinition(format: PixelFormat) throws {
+        let (w, h) = (37, 21)
+        let img = try TestImages.random(width: w, height: h, format: format, extraStride: 9, seed: 6)
+        for rotation in [0, 90, 180, 270] { for flipH in [false, true] { for flipV in [false, true] {
+            let out = try img.oriented(rotation: rotation, flipHorizontally: flipH, flipVertically: flipV)
+            let (ow, oh) = rotation % 180 == 0 ? (w, h) : (h, w)
+            #expect(out.width == ow && out.height == oh)
+            var wrong = 0
+            for y in 0..<oh { for x in 0..<ow {
+                // Undo the flips, then the rotation.
+                let fx = flipH ? ow - 1 - x : x, fy = flipV ? oh - 1 - y : y
+                let (sx, sy): (Int, Int)
+                switch rotation {
+                case 90: (sx, sy) = (fy, h - 1 - fx)
+                case 180: (sx, sy) = (w - 1 - fx, h - 1 - fy)
+                case 270: (sx, sy) = (w - 1 - fy, fx)
+                default: (sx, sy) = (fx, fy)
+                }
+                if out[x, y] != img[sx, sy] { wrong += 1 }
+            } }
+            #expect(wrong == 0, "\(format) rotated \(rotation), flips \(flipH) \(flipV): \(wrong) pixels wrong")
+        } } }
+    }
+
     /// Against cv2.resize INTER_AREA, integer and fractional factors. Tolerance 1.
     @Test(arguments: [("resize_area_64x64.ppm", 64, 64), ("resize_area_100x70.ppm", 100, 70)])
     func areaMatchesOpenCV(file: String, w: Int, h: Int) throws {
