@@ -163,8 +163,8 @@ public final class ColorConvertCalculator: Calculator {
             return (Int16(truncatingIfNeeded: yOffset), Int16(truncatingIfNeeded: yScale), q13(crR), q13(cbG), q13(crG), q13(cbB))
         }
 
-        /// One pixel's R, G, B (the per-pixel paths; the vector loop in `quadsToRGBA` shares
-        /// the chroma terms between four pixels but computes the same sums).
+        /// One pixel's R, G, B (the odd last column in `rowsToRGBA`; the vector loop in
+        /// `quadsToRGBA` shares the chroma terms between four pixels but computes the same sums).
         @inline(__always) func rgb(_ y: UInt8, _ u: UInt8, _ v: UInt8) -> (r: UInt8, g: UInt8, b: UInt8) {
             let yy = (Int32(y) &- yOffset) &* yScale &+ 8192, u = Int32(u) &- 128, v = Int32(v) &- 128
             return (Kernels.clamp255((yy &+ crR &* v) >> 14), Kernels.clamp255((yy &- cbG &* u &- crG &* v) >> 14),
@@ -179,33 +179,25 @@ public final class ColorConvertCalculator: Calculator {
         let nv12: Bool
         if case .nv12 = input.format { nv12 = true } else { nv12 = false }
         let o = out
-        if d.bpp == 4 && d.a == 3 {
-            // Two luma rows per chroma row: the chroma terms are computed once for both.
+        // The packed targets: rgba8 and bgra8 (alpha in byte 3), rgb8, gray8.
+        if d.bpp >= 3 {
+            // Two luma rows per chroma row: the chroma terms are computed once for both. rgb8
+            // goes through the RGBA kernel into a scratch pair of rows, then is repacked
+            // (1080p NV12: 10.4 → 1.6 ms against a per-pixel loop).
             let h = input.height
             Kernels.rows((h + 1) / 2, cc, grain: 8) { pairs in
-                for cy in pairs {
-                    let y0 = 2 * cy, y1 = min(y0 + 1, h - 1)
-                    let up = Kernels.rowPointer(input, cy, plane: 1)
-                    let vp = nv12 ? up + 1 : Kernels.rowPointer(input, cy, plane: 2)
-                    rowsToRGBA(
-                        Kernels.rowPointer(input, y0), Kernels.rowPointer(input, y1), up, vp, nv12 ? 2 : 1,
-                        Kernels.rowPointer(o, y0), Kernels.rowPointer(o, y1), w, c, bgr: d.r == 2)
-                }
-            }
-            return
-        }
-        if d.bpp == 3 {
-            // rgb8: two rows at a time through the RGBA kernel into a scratch pair of rows,
-            // then repacked (1080p NV12: 10.4 → 1.6 ms against the per-pixel loop).
-            let h = input.height
-            Kernels.rows((h + 1) / 2, cc, grain: 8) { pairs in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8 * w + 64) { scratch in
-                    let s0 = scratch.baseAddress!, s1 = s0 + 4 * w
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: d.bpp == 3 ? 8 * w + 64 : 0) { scratch in
                     for cy in pairs {
                         let y0 = 2 * cy, y1 = min(y0 + 1, h - 1)
                         let up = Kernels.rowPointer(input, cy, plane: 1)
                         let vp = nv12 ? up + 1 : Kernels.rowPointer(input, cy, plane: 2)
-                        rowsToRGBA(Kernels.rowPointer(input, y0), Kernels.rowPointer(input, y1), up, vp, nv12 ? 2 : 1, s0, s1, w, c, bgr: false)
+                        let (l0, l1) = (Kernels.rowPointer(input, y0), Kernels.rowPointer(input, y1))
+                        if d.bpp == 4 {
+                            rowsToRGBA(l0, l1, up, vp, nv12 ? 2 : 1, Kernels.rowPointer(o, y0), Kernels.rowPointer(o, y1), w, c, bgr: d.r == 2)
+                            continue
+                        }
+                        let s0 = scratch.baseAddress!, s1 = s0 + 4 * w
+                        rowsToRGBA(l0, l1, up, vp, nv12 ? 2 : 1, s0, s1, w, c, bgr: false)
                         repackRow(UnsafePointer(s0), Kernels.rowPointer(o, y0), w, (0, 1, 2, 3, 4), (0, 1, 2, -1, 3))
                         if y1 != y0 { repackRow(UnsafePointer(s1), Kernels.rowPointer(o, y1), w, (0, 1, 2, 3, 4), (0, 1, 2, -1, 3)) }
                     }
@@ -213,35 +205,11 @@ public final class ColorConvertCalculator: Calculator {
             }
             return
         }
-        if d.bpp == 1 {
-            // gray8: the luma plane rescaled, a loop over bytes (1080p: 3.0 → 0.2 ms).
-            Kernels.rows(input.height, cc) { rows in
-                for y in rows {
-                    let yp = Kernels.rowPointer(input, y), dp = Kernels.rowPointer(o, y)
-                    for x in 0..<w { dp[x] = Kernels.clamp255(((Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192) >> 14) }
-                }
-            }
-            return
-        }
+        // gray8: the luma plane rescaled, a loop over bytes (1080p: 3.0 → 0.2 ms).
         Kernels.rows(input.height, cc) { rows in
             for y in rows {
-                let yp = Kernels.rowPointer(input, y)
-                let up = Kernels.rowPointer(input, y / 2, plane: 1)
-                let vp = nv12 ? up + 1 : Kernels.rowPointer(input, y / 2, plane: 2)
-                let cstep = nv12 ? 2 : 1
-                let dp = Kernels.rowPointer(o, y)
-                for x in 0..<w {
-                    let q = dp + x &* d.bpp
-                    if d.bpp == 1 {
-                        q[0] = Kernels.clamp255(((Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192) >> 14)
-                    } else {
-                        let p = c.rgb(yp[x], up[(x >> 1) &* cstep], vp[(x >> 1) &* cstep])
-                        q[d.r] = p.r
-                        q[d.g] = p.g
-                        q[d.b] = p.b
-                        if d.a >= 0 { q[d.a] = 255 }
-                    }
-                }
+                let yp = Kernels.rowPointer(input, y), dp = Kernels.rowPointer(o, y)
+                for x in 0..<w { dp[x] = Kernels.clamp255(((Int32(yp[x]) &- c.yOffset) &* c.yScale &+ 8192) >> 14) }
             }
         }
     }
@@ -315,21 +283,11 @@ public final class ColorConvertCalculator: Calculator {
 
     private static func packedToYUV(_ input: ImageFrame, _ out: inout MutableImageFrame, _ range: YUVRange, _ m: YUVMatrix, _ cc: CalculatorContext?) throws {
         let s = Kernels.layout(input.format)!
-        let (kr, kb) = m.weights
-        let kg = 1 - kr - kb
-        let ys = range == .video ? 219.0 / 255 : 1, cs = range == .video ? 224.0 / 255 : 1
-        let yo: Int32 = range == .video ? 16 : 0
-        // Y = yo + ys(kr R + kg G + kb B); Cb = 128 + cs(B − Y₀)/(2(1−kb)); Cr = 128 + cs(R − Y₀)/(2(1−kr))
-        let yr = Int32((ys * kr * 16384).rounded()), yg = Int32((ys * kg * 16384).rounded()), yb = Int32((ys * kb * 16384).rounded())
-        let ur = Int32((-cs * kr / (2 * (1 - kb)) * 16384).rounded()), ug = Int32((-cs * kg / (2 * (1 - kb)) * 16384).rounded())
-        let ub = Int32((cs * 0.5 * 16384).rounded())
-        let vr = Int32((cs * 0.5 * 16384).rounded()), vg = Int32((-cs * kg / (2 * (1 - kr)) * 16384).rounded())
-        let vb = Int32((-cs * kb / (2 * (1 - kr)) * 16384).rounded())
+        let k = RGBToYUV(range, m)
         let w = input.width, h = input.height
         let nv12: Bool
         if case .nv12 = out.format { nv12 = true } else { nv12 = false }
         let o = out
-        let k = YUVCoefficients(yr: yr, yg: yg, yb: yb, yo: yo, ur: ur, ug: ug, ub: ub, vr: vr, vg: vg, vb: vb)
         Kernels.rows((h + 1) / 2, cc, grain: 8) { pairs in
             for cy in pairs {
                 for y in (2 * cy)..<Swift.min(2 * cy + 2, h) {
@@ -370,24 +328,46 @@ public final class ColorConvertCalculator: Calculator {
                     }
                     let half = n / 2
                     r = (r &+ half) / n; g = (g &+ half) / n; b = (b &+ half) / n
-                    up[cx &* step] = Kernels.clamp255((ur &* r &+ ug &* g &+ ub &* b &+ 8192) >> 14 &+ 128)
-                    vp[cx &* step] = Kernels.clamp255((vr &* r &+ vg &* g &+ vb &* b &+ 8192) >> 14 &+ 128)
+                    up[cx &* step] = k.cb(r, g, b)
+                    vp[cx &* step] = k.cr(r, g, b)
                 }
             }
         }
     }
 
-    /// Fixed-point (Q14) RGB → YUV coefficients and the luma offset.
-    struct YUVCoefficients {
+    /// Fixed-point (Q14) RGB → YUV coefficients for a range and matrix:
+    /// Y = yo + ys(kr R + kg G + kb B); Cb = 128 + cs(B − Y₀)/(2(1−kb)); Cr = 128 + cs(R − Y₀)/(2(1−kr)).
+    struct RGBToYUV {
         let yr: Int32, yg: Int32, yb: Int32, yo: Int32, ur: Int32, ug: Int32, ub: Int32, vr: Int32, vg: Int32, vb: Int32
+
+        init(_ range: YUVRange, _ m: YUVMatrix) {
+            let (kr, kb) = m.weights
+            let kg = 1 - kr - kb
+            let ys = range == .video ? 219.0 / 255 : 1, cs = range == .video ? 224.0 / 255 : 1
+            @inline(__always) func q14(_ v: Double) -> Int32 { Int32((v * 16384).rounded()) }
+            yo = range == .video ? 16 : 0
+            (yr, yg, yb) = (q14(ys * kr), q14(ys * kg), q14(ys * kb))
+            (ur, ug, ub) = (q14(-cs * kr / (2 * (1 - kb))), q14(-cs * kg / (2 * (1 - kb))), q14(cs * 0.5))
+            (vr, vg, vb) = (q14(cs * 0.5), q14(-cs * kg / (2 * (1 - kr))), q14(-cs * kb / (2 * (1 - kr))))
+        }
+
+        @inline(__always) func y(_ r: Int32, _ g: Int32, _ b: Int32) -> UInt8 {
+            Kernels.clamp255((yr &* r &+ yg &* g &+ yb &* b &+ 8192) >> 14 &+ yo)
+        }
+        @inline(__always) func cb(_ r: Int32, _ g: Int32, _ b: Int32) -> UInt8 {
+            Kernels.clamp255((ur &* r &+ ug &* g &+ ub &* b &+ 8192) >> 14 &+ 128)
+        }
+        @inline(__always) func cr(_ r: Int32, _ g: Int32, _ b: Int32) -> UInt8 {
+            Kernels.clamp255((vr &* r &+ vg &* g &+ vb &* b &+ 8192) >> 14 &+ 128)
+        }
     }
 
     /// One row of Y from layout `s`.
     @inline(__always)
-    static func yuvLumaRow(_ sp: UnsafePointer<UInt8>, _ yp: UnsafeMutablePointer<UInt8>, _ w: Int, _ s: Layout, _ k: YUVCoefficients) {
+    static func yuvLumaRow(_ sp: UnsafePointer<UInt8>, _ yp: UnsafeMutablePointer<UInt8>, _ w: Int, _ s: Layout, _ k: RGBToYUV) {
         for x in 0..<w {
             let p = sp + x &* s.bpp
-            yp[x] = Kernels.clamp255((k.yr &* Int32(p[s.r]) &+ k.yg &* Int32(p[s.g]) &+ k.yb &* Int32(p[s.b]) &+ 8192) >> 14 &+ k.yo)
+            yp[x] = k.y(Int32(p[s.r]), Int32(p[s.g]), Int32(p[s.b]))
         }
     }
 
@@ -395,7 +375,7 @@ public final class ColorConvertCalculator: Calculator {
     @inline(__always)
     static func chromaRow(
         _ s0: UnsafePointer<UInt8>, _ s1: UnsafePointer<UInt8>, _ up: UnsafeMutablePointer<UInt8>, _ vp: UnsafeMutablePointer<UInt8>,
-        _ step: Int, _ count: Int, _ s: Layout, _ k: YUVCoefficients
+        _ step: Int, _ count: Int, _ s: Layout, _ k: RGBToYUV
     ) {
         for cx in 0..<count {
             let a = s0 + 2 &* cx &* s.bpp, b = s1 + 2 &* cx &* s.bpp
@@ -403,8 +383,8 @@ public final class ColorConvertCalculator: Calculator {
                 (Int32(a[c]) &+ Int32(a[c &+ s.bpp]) &+ Int32(b[c]) &+ Int32(b[c &+ s.bpp]) &+ 2) >> 2
             }
             let r = mean(s.r), g = mean(s.g), bl = mean(s.b)
-            up[cx &* step] = Kernels.clamp255((k.ur &* r &+ k.ug &* g &+ k.ub &* bl &+ 8192) >> 14 &+ 128)
-            vp[cx &* step] = Kernels.clamp255((k.vr &* r &+ k.vg &* g &+ k.vb &* bl &+ 8192) >> 14 &+ 128)
+            up[cx &* step] = k.cb(r, g, bl)
+            vp[cx &* step] = k.cr(r, g, bl)
         }
     }
 

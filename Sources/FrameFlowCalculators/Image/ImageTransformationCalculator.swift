@@ -244,9 +244,9 @@ public enum Resize {
     /// 8-byte load widened to eight UInt16 lanes and one multiply by [w₀ × 4, w₁ × 4] make an
     /// output pixel; 3-byte pixels take the same 8-byte load against [w₀ × 3, w₁ × 3, 0, 0],
     /// 1-byte ones one 2-byte load (1080p → 720p, one thread, Zen 2: rgb8 7.7 → 2.0 ms, gray8
-    /// 5.5 → 1.3 ms against the per-channel loop they had). Error against the exact blend: below 0.51 of a level before the final
-    /// rounding (the 1/256 weights; the weights of halves, quarters and eighths are exact), so
-    /// at most 1 after it.
+    /// 5.5 → 1.3 ms against the per-channel loop they had). Error against the exact blend:
+    /// below 0.51 of a level before the final rounding (the 1/256 weights; the weights of
+    /// halves, quarters and eighths are exact), so at most 1 after it.
     static func resizeLinear(
         _ input: ImageFrame, into out: MutableImageFrame, bpp: Int, context: CalculatorContext?
     ) {

@@ -211,13 +211,19 @@ public final class LUTCalculator: Calculator {
         Kernels.rows(input.height, context) { rows in
             padded.withUnsafeBufferPointer { T in base.withUnsafeBufferPointer { BI in frac.withUnsafeBufferPointer { F in
                 step1.withUnsafeBufferPointer { S1 in step2.withUnsafeBufferPointer { S2 in order.withUnsafeBufferPointer { O in
-                    /// The four weighted vertices (base `i`, the inner ones `i1`, `i2`, and the far
-                    /// corner) plus the pixel's own bytes × `keep`, as bytes.
-                    @inline(__always) func mix(_ i: Int, _ i1: Int, _ i2: Int, _ w0: Float, _ w1: Float, _ w2: Float, _ w3: Float, _ source: V) -> SIMD4<UInt8> {
-                        var v = T[i] * w0
-                        v.addProduct(T[i1], V(repeating: w1))
-                        v.addProduct(T[i2], V(repeating: w2))
-                        v.addProduct(T[i &+ far], V(repeating: w3))
+                    let tr = UnsafeRawPointer(T.baseAddress!)
+                    /// The four weighted vertices: the base at byte offset `a`, the inner ones at
+                    /// `b` and `c`, and the far corner.
+                    @inline(__always) func corners(_ a: Int, _ b: Int, _ c: Int, _ w0: Float, _ w1: Float, _ w2: Float, _ w3: Float) -> V {
+                        var v = tr.load(fromByteOffset: a, as: V.self) * w0
+                        v.addProduct(tr.load(fromByteOffset: b, as: V.self), V(repeating: w1))
+                        v.addProduct(tr.load(fromByteOffset: c, as: V.self), V(repeating: w2))
+                        v.addProduct(tr.load(fromByteOffset: a &+ far16, as: V.self), V(repeating: w3))
+                        return v
+                    }
+                    /// `corners` plus the pixel's own bytes × `keep`, as bytes.
+                    @inline(__always) func mix(_ a: Int, _ b: Int, _ c: Int, _ w0: Float, _ w1: Float, _ w2: Float, _ w3: Float, _ source: V) -> SIMD4<UInt8> {
+                        var v = corners(a, b, c, w0, w1, w2, w3)
                         v.addProduct(source, keep)
                         return Kernels.clamp255(v)
                     }
@@ -233,7 +239,7 @@ public final class LUTCalculator: Calculator {
                         let key = gt(fr, fg) | gt(fg, fb) << 1 | gt(fr, fb) << 2
                         let fs = V(fr, fg, fb, 0), ax = O[key]
                         let f1 = fs[Int(ax[0])], f2 = fs[Int(ax[1])], f3 = fs[Int(ax[2])]
-                        return mix(i, i &+ Int(S1[key]), i &+ Int(S2[key]), 1 - f1, f1 - f2, f2 - f3, f3, source)
+                        return mix(i &<< 4, (i &+ Int(S1[key])) &<< 4, (i &+ Int(S2[key])) &<< 4, 1 - f1, f1 - f2, f2 - f3, f3, source)
                     }
                     @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> V {
                         V(SIMD4<UInt8>(p[0], p[1], p[2], bpp == 4 ? p[3] : 0))
@@ -278,13 +284,8 @@ public final class LUTCalculator: Calculator {
                             // The weights sum to 1 and the entries are in 0…255, so the sum is
                             // too (to rounding, which the 1.5·2²³ addition absorbs): no clamp,
                             // no blend; alpha comes back from the source word.
-                            let tr = UnsafeRawPointer(T.baseAddress!)
                             for j in 0..<16 {
-                                let a = Int(i0[j]), b = Int(i0[16 &+ j]), c = Int(i0[32 &+ j])
-                                var v = tr.load(fromByteOffset: a, as: V.self) * w[j]
-                                v.addProduct(tr.load(fromByteOffset: b, as: V.self), V(repeating: w[16 &+ j]))
-                                v.addProduct(tr.load(fromByteOffset: c, as: V.self), V(repeating: w[32 &+ j]))
-                                v.addProduct(tr.load(fromByteOffset: a &+ far16, as: V.self), V(repeating: w[48 &+ j]))
+                                let v = corners(Int(i0[j]), Int(i0[16 &+ j]), Int(i0[32 &+ j]), w[j], w[16 &+ j], w[32 &+ j], w[48 &+ j])
                                 let bytes = SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(v + V(repeating: 12_582_912), to: SIMD4<UInt32>.self))
                                 let word = unsafeBitCast(bytes, to: UInt32.self) & colourMask
                                 let src = UnsafeRawPointer(p + j &* 4).loadUnaligned(as: UInt32.self) & ~colourMask
@@ -293,7 +294,7 @@ public final class LUTCalculator: Calculator {
                         } else {
                             for j in 0..<16 {
                                 let source = V(UnsafeRawPointer(p + j &* 4).loadUnaligned(as: SIMD4<UInt8>.self))
-                                let o = mix(Int(i0[j] &>> 4), Int(i0[16 &+ j] &>> 4), Int(i0[32 &+ j] &>> 4), w[j], w[16 &+ j], w[32 &+ j], w[48 &+ j], source)
+                                let o = mix(Int(i0[j]), Int(i0[16 &+ j]), Int(i0[32 &+ j]), w[j], w[16 &+ j], w[32 &+ j], w[48 &+ j], source)
                                 UnsafeMutableRawPointer(q + j &* 4).storeBytes(of: o, as: SIMD4<UInt8>.self)
                             }
                         }
