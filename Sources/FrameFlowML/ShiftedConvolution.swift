@@ -38,6 +38,14 @@ enum ShiftedConvolution {
     /// Rows of a phase plane, likewise.
     static func planeHeight(_ g: NHWC.Window) -> Int { g.oh + (g.kh - 1) * g.dh / g.sh }
 
+    /// Floats of `run`'s phase-plane buffer: the planes, then zeros for the reads past the
+    /// last one. `multiplyShifted` reads 48 columns from every block start below n, and the
+    /// widest tap's shift reaches the wq − ow dropped columns past the last output row, so
+    /// the slack is 48 + wq − ow (48 alone overran by up to kw − 2 floats).
+    static func paddedCount(_ g: NHWC.Window) -> Int {
+        g.c * g.sh * g.sw * planeHeight(g) * planeWidth(g) + 48 + planeWidth(g) - g.ow
+    }
+
     /// Where tap (ky, kx) of output pixel 0 reads, from the start of its channel's first
     /// phase plane (`plane` floats each): the plane of the tap's phase, then its shift.
     static func tapOffset(_ g: NHWC.Window, ky: Int, kx: Int, plane: Int) -> Int {
@@ -63,11 +71,10 @@ enum ShiftedConvolution {
                 let p = layout == .channelsFirst ? (ch * g.kh + ky) * g.kw + kx : (ky * g.kw + kx) * c + ch
                 offsets[p] = ch * sh * sw * plane + tapOffset(g, ky: ky, kx: kx, plane: plane)
             } } }
-            // 48 floats of slack: the last tile of a row reads up to 47 past it.
-            var padded = Scratch.uninitialized(planes * plane + 48)
+            var padded = Scratch.uninitialized(paddedCount(g))
             padded.withUnsafeMutableBufferPointer { XP in offsets.withUnsafeBufferPointer { O in
                 let xp = XP.baseAddress!
-                (xp + planes * plane).update(repeating: 0, count: 48)
+                (xp + planes * plane).update(repeating: 0, count: XP.count - planes * plane)
                 fill(g, layout: layout, x: x, into: xp, rows: hq, columns: wq)
                 // Blocks of 48 columns, each multiplied into a small buffer and stored while it
                 // is in L1 (through a whole-image buffer, BlazeFace's first layer wrote and

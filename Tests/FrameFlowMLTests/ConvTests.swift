@@ -182,6 +182,41 @@ import Testing
         try dense(cin: 3, cout: 16, k: 3, stride: 2, d: 1, pads: pads, batch: 1, h: 9, w: 70)
     }
 
+    /// Issue 21's valid model that read past the phase planes (ASan): 41 output channels of a
+    /// 3 × 3, pad-1 filter on one 7 × 5 plane. A plane row is 7 columns, so n = 49 and the
+    /// last 48-column block holds one column, whose last tap read one float past the 48 of
+    /// slack the buffer had.
+    @Test func denseWithOneColumnLastBlockMatchesTheFormula() throws {
+        try dense(cin: 1, cout: 41, k: 3, stride: 1, d: 1, pads: [1, 1, 1, 1], batch: 1, h: 7, w: 5)
+    }
+
+    /// Every read of `Microkernel.multiplyShifted` (48 floats from each block start below n,
+    /// through each tap's offset, as `ShiftedConvolution.run` sets them) lies inside the
+    /// buffer `run` allocates — checked in every build, since the AVX-512 path is not built
+    /// everywhere. Last blocks of 1 … 5 columns with filters 2 … 7 wide, strides and dilation.
+    @Test func shiftedReadsStayInsideThePlanes() {
+        var checked = 0
+        for (c, h, w, k, s, d, p) in [
+            (1, 7, 5, 3, 1, 1, 1), (2, 7, 5, 3, 1, 1, 1), (1, 6, 6, 5, 1, 1, 2), (3, 9, 9, 7, 1, 1, 0), (1, 11, 13, 3, 2, 1, 1),
+            (2, 10, 20, 3, 1, 2, 2), (1, 5, 40, 4, 3, 1, 1), (1, 8, 3, 2, 1, 1, 0),
+        ] {
+            for extraRows in 0..<24 {
+                let hh = h + extraRows, ek = (k - 1) * d + 1
+                let oh = (hh + 2 * p - ek) / s + 1, ow = (w + 2 * p - ek) / s + 1
+                let g = NHWC.Window(h: hh, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: d, dw: d, pt: p, pl: p)
+                let wq = ShiftedConvolution.planeWidth(g), plane = ShiftedConvolution.planeHeight(g) * wq, n = oh * wq
+                var furthest = 0
+                for ch in 0..<c { for ky in 0..<k { for kx in 0..<k {
+                    let offset = ch * s * s * plane + ShiftedConvolution.tapOffset(g, ky: ky, kx: kx, plane: plane)
+                    furthest = max(furthest, (n - 1) / 48 * 48 + offset + 47)
+                } } }
+                #expect(furthest < ShiftedConvolution.paddedCount(g), "\(g): reads float \(furthest) of \(ShiftedConvolution.paddedCount(g))")
+                checked += 1
+            }
+        }
+        #expect(checked == 8 * 24)
+    }
+
     /// A node's kept setup (`Conv.SetupMemo`, one per planned Conv) across runs whose shapes
     /// change and change back: each run must take its geometry from its own shapes.
     @Test func keptSetupFollowsTheShapes() throws {
