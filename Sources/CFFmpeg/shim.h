@@ -24,5 +24,6 @@ static inline int ff_fmt_globalheader(const AVOutputFormat *f) { return (f->flag
 static inline void ff_set_global_header(AVCodecContext *c) { c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER; }
 static inline int ff_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int ff_avio_flag_write(void) { return AVIO_FLAG_WRITE; }
+static inline int ff_averror_exit(void) { return AVERROR_EXIT; }
 
 #endif

@@ -43,6 +43,8 @@ public final class GraphRunner {
         public var latencyP50 = 0.0
         public var latencyP99 = 0.0
         public var warnings: [String] = []
+        /// The run was stopped by `requestStop` (Ctrl-C, SIGTERM); outputs were finalized.
+        public var interrupted = false
         public var averageFPS: Double { seconds > 0 ? Double(framesOut) / seconds : 0 }
         public var description: String {
             String(
@@ -54,14 +56,24 @@ public final class GraphRunner {
     let graph: Graph
     let options: Options
     private let stop = Atomic<Bool>(false)
+    private let interrupt = InterruptFlag()
 
     public init(graph: Graph, options: Options) {
         self.graph = graph
+        var options = options
+        options.source.interrupt = interrupt
         self.options = options
     }
 
-    /// Asks the run to stop reading input; outputs are then finalized (Ctrl-C).
-    public func requestStop() { stop.store(true, ordering: .relaxed) }
+    /// Asks the run to stop reading input, ending a blocked open or read at once; outputs are
+    /// then finalized (Ctrl-C, SIGTERM).
+    public func requestStop() {
+        stop.store(true, ordering: .relaxed)
+        interrupt.set()
+    }
+
+    /// Whether `requestStop` was called.
+    public var stopRequested: Bool { stop.load(ordering: .relaxed) }
 
     /// Runs to the end of the inputs (or `frames`, or `requestStop`). Outputs are finished
     /// even when the graph fails; the graph's error is thrown after that.
@@ -91,12 +103,22 @@ public final class GraphRunner {
             }
             destinations.insert((first, output), at: 0)
         }
+        try Self.checkNoOutputIsAnInput(feeds.map(\.spec), destinations.map(\.destination))
+        try checkSidePackets(config)
         var sinks: [(String, any PacketSink)] = options.sinks.map { ($0.stream, $0.sink) }
         for (stream, dest) in destinations {
             sinks.append((stream, try makeSink(dest, stream: stream, encode: options.encode)))
         }
         let firstOutputOverride = options.output == nil ? options.sinks.first?.stream : nil
-        let sources = try feeds.map { try MediaSource($0.spec, options: options.source) }
+        let sources: [MediaSource]
+        do {
+            sources = try feeds.map { try MediaSource($0.spec, options: options.source) }
+        } catch let e as MediaError where e.kind == .interrupted {
+            var summary = Summary()
+            summary.interrupted = true
+            lastSummary = summary
+            return summary
+        }
 
         let latency = LatencyTracker()
         let firstOutput = destinations.first?.stream ?? firstOutputOverride ?? config.outputStreams.first?.name
@@ -159,6 +181,7 @@ public final class GraphRunner {
         (summary.latencyP50, summary.latencyP99) = latency.percentiles()
         summary.warnings = sources.flatMap { s in s.warnings.map { "\(s.spec): \($0)" } }
         summary.dropped += graph.statistics.droppedInQueues
+        summary.interrupted = stop.load(ordering: .relaxed)
         lastSummary = summary
         if let e = sinkError.error { throw e }
         if let graphError {
@@ -173,6 +196,38 @@ public final class GraphRunner {
 
     /// The summary of the last run, also when it threw.
     public private(set) var lastSummary: Summary?
+
+    /// An output that is also an input would be overwritten while it is read: an error
+    /// before anything is opened. Files are compared by device and inode (links and
+    /// different spellings of one path), patterns by their standardized text.
+    static func checkNoOutputIsAnInput(_ inputs: [String], _ outputs: [String]) throws {
+        func identity(_ path: String) -> String? {
+            var st = stat()
+            if !path.contains("%"), stat(path, &st) == 0 { return "\(st.st_dev):\(st.st_ino)" }
+            return nil
+        }
+        func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        for output in outputs where output != "null" && output != "window" {
+            for input in inputs {
+                let same: Bool
+                if let a = identity(output), let b = identity(input) { same = a == b } else { same = standardized(output) == standardized(input) }
+                if same {
+                    throw MediaError(.invalidArgument, output, "is also an input (\(input)): it would be overwritten while it is read; write to another file")
+                }
+            }
+        }
+    }
+
+    /// Every `--side` name must be an input side packet of the graph: one that a node reads
+    /// and no node makes.
+    private func checkSidePackets(_ config: GraphConfig) throws {
+        let made = Set(config.nodes.flatMap { $0.outputSidePackets.map(\.name) })
+        let declared = Set(config.inputSidePackets.map(\.name) + config.nodes.flatMap { $0.inputSidePackets.map(\.name) }).subtracting(made)
+        for name in options.sidePackets.keys.sorted() where !declared.contains(name) {
+            let known = declared.isEmpty ? "it has none" : "its input side packets: \(declared.sorted().joined(separator: ", "))"
+            throw MediaError(.invalidArgument, "--side \(name)=\(options.sidePackets[name]!)", "the graph has no input side packet '\(name)' (\(known))")
+        }
+    }
 
     private func feed(
         _ feeds: [(stream: String, spec: String)], _ sources: [MediaSource], latency: LatencyTracker, summary: inout Summary,

@@ -6,6 +6,12 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case fileNotFound, notMedia, noVideoStream, unsupportedCodec, cannotWrite, unsupportedOutput
         case ffmpeg, invalidArgument, noDisplay
+        /// Over `ResourceLimits` (an image too large to decode).
+        case tooLarge
+        /// No data within the time-out.
+        case timedOut
+        /// Stopped by Ctrl-C or SIGTERM.
+        case interrupted
     }
     public var kind: Kind
     /// The file, URL or device concerned.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Synchronization
 import FrameFlow
 
 /// Where frames come from: a video file, a network stream, a camera, still images or a
@@ -39,6 +40,11 @@ public final class MediaSource {
         public var rotation = 0
         /// Mirror horizontally (after rotation), as a front camera preview.
         public var mirrored = false
+        /// Seconds an open or a read may wait for data (network streams, RTSP's handshake
+        /// included, cameras, files) before it fails instead of hanging.
+        public var timeout: Double = 10
+        /// Set from another thread (Ctrl-C, SIGTERM) to end a blocked open or read at once.
+        public var interrupt: InterruptFlag?
         public init(pixelFormat: PixelFormat = .rgba8) { self.pixelFormat = pixelFormat }
     }
 
@@ -73,6 +79,8 @@ public final class MediaSource {
     private var lastTimestamp: Int64 = Int64.min
     private var flushed = false
     private var finished = false
+    private let io: IOInterrupt
+    private var decodeErrors = 0
 
     /// Opens `spec` (see the table above).
     public init(_ spec: String, options: Options = Options(), pool: ImagePool = .shared) throws {
@@ -83,6 +91,7 @@ public final class MediaSource {
             throw MediaError(.invalidArgument, spec, "rotation must be 0, 90, 180 or 270, not \(options.rotation)")
         }
         _ = FFmpegLibrary.ready
+        io = IOInterrupt(flag: options.interrupt, timeout: options.timeout)
         var url = spec
         var inputFormat: UnsafePointer<AVInputFormat>?
         var dict: OpaquePointer?
@@ -113,28 +122,49 @@ public final class MediaSource {
             if let f = options.inputPixelFormat { av_dict_set(&dict, "input_format", f, 0) }
         } else if let scheme = URL(string: spec)?.scheme, ["rtsp", "rtmp", "http", "https", "udp", "tcp", "srt"].contains(scheme) {
             live = !(spec.hasSuffix(".mp4") || spec.hasSuffix(".mkv"))
-            av_dict_set(&dict, "rw_timeout", "10000000", 0)  // 10 s, so a dead stream errors instead of hanging
+            // Socket-level time-outs too; the interrupt callback below bounds everything else.
+            av_dict_set(&dict, "rw_timeout", "\(Int64(options.timeout * 1e6))", 0)
             if scheme == "rtsp" { av_dict_set(&dict, "rtsp_transport", "tcp", 0) }
         } else {
             if !spec.contains("%") {
                 var isDir: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: spec, isDirectory: &isDir), !isDir.boolValue else {
+                guard FileManager.default.fileExists(atPath: spec, isDirectory: &isDir) else {
                     throw MediaError(.fileNotFound, spec, "no such file")
+                }
+                guard !isDir.boolValue else {
+                    throw MediaError(.invalidArgument, spec, "is a directory, not a media file (for numbered images use a pattern such as frames/%04d.png)")
                 }
             }
         }
         isLive = live
 
-        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        // The interrupt callback ends a blocked open or read: time-out, Ctrl-C or SIGTERM.
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        ctx?.pointee.interrupt_callback = AVIOInterruptCB(
+            callback: { opaque in Unmanaged<IOInterrupt>.fromOpaque(opaque!).takeUnretainedValue().shouldStop() },
+            opaque: Unmanaged.passUnretained(io).toOpaque())
+        io.arm()
         let openResult = avformat_open_input(&ctx, url, inputFormat, &dict)
+        io.disarm()
         if openResult < 0 {
+            if let e = io.error(spec, "opening") { throw e }
             let m = ffmpegMessage(openResult)
             let kind: MediaError.Kind = openResult == ff_averror_invaliddata() ? .notMedia : .ffmpeg
             throw MediaError(kind, spec, kind == .notMedia ? "not a media file FFmpeg can read (\(m))" : "cannot open: \(m)", code: openResult)
         }
         format = ctx
         do {
-            try check(avformat_find_stream_info(ctx, nil), spec, "cannot read stream information")
+            // Decoders probing the streams may not allocate images over the pixel budget.
+            let limit = ResourceLimits.current.maxImagePixels
+            let streams = Int(ctx!.pointee.nb_streams)
+            var probeOptions = [OpaquePointer?](repeating: nil, count: max(1, streams))
+            for i in 0..<streams { av_dict_set(&probeOptions[i], "max_pixels", "\(limit)", 0) }
+            defer { for i in probeOptions.indices { av_dict_free(&probeOptions[i]) } }
+            io.arm()
+            let probed = avformat_find_stream_info(ctx, &probeOptions)
+            io.disarm()
+            if probed < 0, let e = io.error(spec, "reading stream information") { throw e }
+            try check(probed, spec, "cannot read stream information")
             var decoder: UnsafePointer<AVCodec>? = nil
             let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
             if index == ff_averror(Int32(ENOENT)) || index == AVERROR_STREAM_NOT_FOUND_VALUE {
@@ -156,10 +186,17 @@ public final class MediaSource {
             streamIndex = index
             let stream = ctx!.pointee.streams[Int(index)]!
             timeBase = stream.pointee.time_base
+            let (w, h) = (Int(stream.pointee.codecpar.pointee.width), Int(stream.pointee.codecpar.pointee.height))
+            guard ResourceLimits.current.allowsImage(width: w, height: h) else {
+                throw MediaError(
+                    .tooLarge, spec,
+                    "its frames are \(w)×\(h), over the limit of \(limit) pixels per image (ResourceLimits.maxImagePixels, --max-image-pixels)")
+            }
             guard let decoder else { throw MediaError(.unsupportedCodec, spec, "no decoder for its video codec") }
             codec = avcodec_alloc_context3(decoder)
             try check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), spec, "cannot set up the decoder")
             codec!.pointee.thread_count = 0  // FFmpeg picks
+            codec!.pointee.max_pixels = Int64(limit)  // frames that grow mid-stream too
             try check(avcodec_open2(codec, decoder, nil), spec, "cannot open the \(String(cString: decoder.pointee.name)) decoder")
             let r = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
             if r.num > 0 && r.den > 0 { frameRate = Double(r.num) / Double(r.den) }
@@ -182,13 +219,15 @@ public final class MediaSource {
         avformat_close_input(&format)
     }
 
-    /// The next frame, or nil at the end of the input. Decoding errors in the middle of a
-    /// file (truncation, corruption) end the input with a warning rather than an error, so
-    /// that what was decoded so far is kept.
+    /// The next frame, or nil at the end of the input. Damaged frames are skipped and a read
+    /// error in the middle of a file (truncation, corruption) ends the input, each with a
+    /// warning rather than an error, and the decoder is drained, so that every frame FFmpeg
+    /// can decode is kept.
     public func read() throws -> Frame? {
         while !finished {
             let r = avcodec_receive_frame(codec, frame)
             if r == 0 {
+                decodeErrors = 0
                 defer { av_frame_unref(frame) }
                 return try convert()
             }
@@ -197,17 +236,26 @@ public final class MediaSource {
                 break
             }
             if r != ff_averror_eagain() {
-                warnings.append("decoding stopped after \(framesRead) frames: \(ffmpegMessage(r))")
-                finished = true
-                break
+                decodeErrors += 1
+                warnings.append("skipped a frame that could not be decoded after frame \(framesRead): \(ffmpegMessage(r))")
+                if decodeErrors > 100 {  // a decoder that only fails: give up instead of spinning
+                    warnings.append("decoding stopped after \(framesRead) frames")
+                    finished = true
+                }
+                continue
             }
             if flushed {
                 finished = true
                 break
             }
+            io.arm()
             let rr = av_read_frame(format, packet)
+            io.disarm()
             if rr < 0 {
-                if rr != ff_averror_eof() {
+                if let e = io.error(spec, "reading") {
+                    if io.wasInterrupted { finished = true; return nil }
+                    warnings.append("input ended after \(framesRead) frames: \(e.message)")
+                } else if rr != ff_averror_eof() {
                     warnings.append("input ended early after \(framesRead) frames (\(ffmpegMessage(rr)))")
                 }
                 avcodec_send_packet(codec, nil)
@@ -304,6 +352,58 @@ public final class MediaSource {
             planes.append(ImagePlane(buffer: buffer, offset: 0, bytesPerRow: stride, rows: ph))
         }
         return try? ImageFrame(width: w, height: h, format: target, planes: planes)
+    }
+}
+
+/// A flag another thread sets to end a source's blocked open or read (Ctrl-C, SIGTERM).
+public final class InterruptFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    public init() {}
+    public func set() { value.store(true, ordering: .relaxed) }
+    public var isSet: Bool { value.load(ordering: .relaxed) }
+}
+
+/// FFmpeg's interrupt callback for one source: stops a blocking call when the interrupt flag
+/// is set or the current call has run past its time-out.
+final class IOInterrupt: Sendable {
+    private let flag: InterruptFlag?
+    private let timeout: Double
+    private let deadline = Atomic<UInt64>(0)  // monotonic ns, 0 when no call is timed
+    private let timedOut = Atomic<Bool>(false)
+
+    init(flag: InterruptFlag?, timeout: Double) {
+        self.flag = flag
+        self.timeout = timeout
+    }
+
+    /// Starts timing a call.
+    func arm() {
+        timedOut.store(false, ordering: .relaxed)
+        deadline.store(monotonicNanoseconds() + UInt64(max(0, timeout) * 1e9), ordering: .relaxed)
+    }
+
+    func disarm() { deadline.store(0, ordering: .relaxed) }
+
+    var wasInterrupted: Bool { flag?.isSet == true }
+
+    /// 1 to make FFmpeg give up the current call.
+    func shouldStop() -> Int32 {
+        if wasInterrupted { return 1 }
+        let d = deadline.load(ordering: .relaxed)
+        if d != 0 && monotonicNanoseconds() > d {
+            timedOut.store(true, ordering: .relaxed)
+            return 1
+        }
+        return 0
+    }
+
+    /// The error for a call this callback ended, nil when it ended for another reason.
+    func error(_ spec: String, _ what: String) -> MediaError? {
+        if wasInterrupted { return MediaError(.interrupted, spec, "interrupted while \(what)") }
+        if timedOut.load(ordering: .relaxed) {
+            return MediaError(.timedOut, spec, "no answer for \(String(format: "%g", timeout)) s while \(what)")
+        }
+        return nil
     }
 }
 

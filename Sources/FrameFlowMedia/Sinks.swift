@@ -41,7 +41,9 @@ final class ImageStreamSink: PacketSink {
     func finish() throws { try file.finish() }
 }
 
-/// Writes one JSON object per packet: `{"stream":…,"timestamp_us":…, …payload}`.
+/// Writes one JSON object per packet: `{"stream":…,"timestamp_us":…, …payload}`, to a hidden
+/// temporary file beside `path` that `finish()` renames into place (an existing file is
+/// replaced only by a finished output).
 ///
 /// The payload's members come from `JSONLinesRepresentable`; `[Detection]` becomes
 /// `"detections": [{"box":{"x","y","width","height"},"score","label"}, …]` in input-image
@@ -50,17 +52,29 @@ final class ImageStreamSink: PacketSink {
 public final class JSONLinesSink: PacketSink {
     public let path: String
     let stream: String
+    private let temporaryPath: String
     private let handle: FileHandle
+    private var finished = false
     private let encoder = JSONEncoder()
 
     public init(path: String, stream: String) throws {
         self.path = path
         self.stream = stream
-        guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+        let url = URL(fileURLWithPath: path)
+        temporaryPath = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).frameflow-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl").path
+        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil), let h = FileHandle(forWritingAtPath: temporaryPath) else {
             throw MediaError(.cannotWrite, path, "cannot write: no such folder or permission denied")
         }
         handle = h
         encoder.outputFormatting = [.sortedKeys]
+    }
+
+    deinit {
+        if !finished {  // never finished: the run did not get that far; leave `path` alone
+            try? handle.close()
+            unlink(temporaryPath)
+        }
     }
 
     public func write(_ packet: Packet) throws {
@@ -92,7 +106,16 @@ public final class JSONLinesSink: PacketSink {
         }
     }
 
-    public func finish() throws { try handle.close() }
+    public func finish() throws {
+        guard !finished else { return }
+        finished = true
+        try handle.close()
+        guard rename(temporaryPath, path) == 0 else {
+            let why = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            throw MediaError(.cannotWrite, path, "cannot write (moving the finished output into place): \(why)")
+        }
+    }
 }
 
 struct AnyEncodable: Encodable {

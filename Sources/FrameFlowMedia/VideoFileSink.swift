@@ -25,11 +25,16 @@ public struct EncodeOptions: Sendable {
 /// | `.avi` | AVI | MPEG-4 part 2 |
 /// | `.png`, `.jpg` | image (`%04d` in the name: one file per frame; otherwise the newest frame) | PNG / JPEG |
 ///
-/// The file is opened when the sink is made, so an unwritable path fails before any
-/// decoding starts. `finish()` flushes the encoder and writes the trailer: the file is
-/// playable even when the run stopped early.
+/// The output is written to a hidden temporary file beside `path` (made when the sink is
+/// made, so an unwritable folder fails before any decoding starts) and renamed into place by
+/// `finish()`, which flushes the encoder and writes the trailer: the file is playable even when
+/// the run stopped early, and an existing file at `path` is replaced only by a finished output
+/// with at least one frame. A sink dropped without a frame, or whose output failed (disk
+/// full), leaves an existing file at `path` as it was.
 public final class VideoFileSink {
     public let path: String
+    /// Where frames go until `finish()` renames them to `path` (a pattern for sequences).
+    private let temporaryPath: String
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
@@ -51,16 +56,17 @@ public final class VideoFileSink {
         ext = (path as NSString).pathExtension.lowercased()
         isImage = ["png", "jpg", "jpeg"].contains(ext)
         isSequence = isImage && path.contains("%")
+        temporaryPath = Self.temporaryName(for: path)
         _ = FFmpegLibrary.ready
         let formatName: String? = isImage ? "image2" : nil
         guard let fmt = av_guess_format(formatName, path, nil) else {
             throw MediaError(.unsupportedOutput, path, "unknown output type '.\(ext)' (use .mp4, .mov, .mkv, .webm, .avi, .png or .jpg)")
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_alloc_output_context2(&ctx, fmt, nil, path), path, "cannot create the output")
+        try check(avformat_alloc_output_context2(&ctx, fmt, nil, temporaryPath), path, "cannot create the output")
         format = ctx
         if !isImage && ff_fmt_nofile(fmt) == 0 {
-            let r = avio_open(&ctx!.pointee.pb, path, ff_avio_flag_write())
+            let r = avio_open(&ctx!.pointee.pb, temporaryPath, ff_avio_flag_write())
             if r < 0 {
                 avformat_free_context(ctx)
                 format = nil
@@ -75,6 +81,54 @@ public final class VideoFileSink {
                 format = nil
                 throw MediaError(.cannotWrite, path, "cannot write: folder '\(folder)' is not writable or does not exist")
             }
+        }
+    }
+
+    /// `dir/.name.frameflow-PID-N.ext`: hidden, unique in this process, same folder (so the
+    /// final rename is atomic) and same extension (FFmpeg picks the muxer by it).
+    private static func temporaryName(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let n = temporaryCounter.add(1)
+        let name = ".\(url.lastPathComponent).frameflow-\(getpid())-\(n).\(url.pathExtension)"
+        let dir = (path as NSString).deletingLastPathComponent
+        return dir.isEmpty ? name : (dir as NSString).appendingPathComponent(name)
+    }
+
+    private static let temporaryCounter = AtomicCounter()
+
+    /// The file name of frame `number` of a `%d` pattern, as FFmpeg's image muxer forms it.
+    private static func frameName(_ pattern: String, _ number: Int) -> String? {
+        var buf = [CChar](repeating: 0, count: 4096)
+        guard av_get_frame_filename2(&buf, Int32(buf.count), pattern, Int32(number), 0) == 0 else { return nil }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Moves the finished temporary output to `path` (each frame's file for a sequence).
+    private func moveIntoPlace() throws {
+        let pairs: [(String, String)]
+        if isSequence {
+            // The image muxer numbers frames from 1.
+            pairs = (1...max(1, framesWritten)).compactMap { i in
+                Self.frameName(temporaryPath, i).flatMap { t in Self.frameName(path, i).map { (t, $0) } }
+            }
+        } else {
+            pairs = [(temporaryPath, path)]
+        }
+        for (from, to) in pairs where rename(from, to) != 0 {
+            let why = String(cString: strerror(errno))
+            removeTemporary()
+            throw MediaError(.cannotWrite, to, "cannot write (moving the finished output into place): \(why)")
+        }
+    }
+
+    /// Deletes what was written to the temporary name(s); `path` is never touched.
+    private func removeTemporary() {
+        if isSequence {
+            for i in 1...max(1, framesWritten) {
+                if let t = Self.frameName(temporaryPath, i) { unlink(t) }
+            }
+        } else {
+            unlink(temporaryPath)
         }
     }
 
@@ -192,22 +246,33 @@ public final class VideoFileSink {
         }
     }
 
-    /// Flushes the encoder, writes the trailer and closes the file. Safe to call twice.
+    /// Flushes the encoder, writes the trailer, closes the file and renames it to `path`.
+    /// Safe to call twice.
     public func finish() throws {
         guard !finished else { return }
         finished = true
         guard let c = codec else {
-            // Nothing was written: leave no empty, unplayable file behind.
-            if let format, format.pointee.pb != nil, !isImage {
-                avio_closep(&format.pointee.pb)
-                try? FileManager.default.removeItem(atPath: path)
-            }
+            // Nothing was written: no empty, unplayable file, and whatever was at `path` stays.
+            if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
+            removeTemporary()
             return
         }
-        avcodec_send_frame(c, nil)
-        try drain()
-        let t = av_write_trailer(format)
-        if t < 0 { throw MediaError(.cannotWrite, path, "cannot write (finishing the file): \(ffmpegMessage(t))", code: t) }
-        if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
+        do {
+            avcodec_send_frame(c, nil)
+            try drain()
+            let t = av_write_trailer(format)
+            if t < 0 { throw MediaError(.cannotWrite, path, "cannot write (finishing the file): \(ffmpegMessage(t))", code: t) }
+            if let format, format.pointee.pb != nil, !isImage {
+                let r = avio_closep(&format.pointee.pb)
+                if r < 0 { throw MediaError(.cannotWrite, path, "cannot write (closing the file): \(ffmpegMessage(r))", code: r) }
+            }
+        } catch {
+            if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
+            // A failed output (disk full) never replaces an existing file; as a new file it
+            // keeps what was written, which players read up to the failure.
+            if isSequence || access(path, F_OK) == 0 || rename(temporaryPath, path) != 0 { removeTemporary() }
+            throw error
+        }
+        try moveIntoPlace()
     }
 }

@@ -23,21 +23,30 @@ let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self]
     options.progress = isatty(2) != 0
     let runner = GraphRunner(graph: graph, options: options)
     let summary = try runWithInterrupt(runner)
-    print(summary)
+    finishRun(summary, readsInput: true)
     print("wrote \(output)")
+    if summary.interrupted { exit(ExitCode.interrupted) }
 }
 
-/// Runs `runner`; Ctrl-C stops reading input and the outputs are finalized.
+/// Runs `runner`; Ctrl-C or SIGTERM (`timeout`, systemd, Kubernetes, `docker stop`) stops
+/// reading input and the outputs are finalized; a second one exits at once.
 func runWithInterrupt(_ runner: GraphRunner) throws -> GraphRunner.Summary {
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     let box = RunnerBox(runner)
-    source.setEventHandler {
-        FileHandle.standardError.write(Data("\ninterrupted: finishing the outputs…\n".utf8))
-        box.runner.requestStop()
+    let sources = [SIGINT, SIGTERM].map { sig in
+        signal(sig, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        source.setEventHandler {
+            if box.runner.stopRequested {
+                FileHandle.standardError.write(Data("\ninterrupted again: exiting without finishing the outputs\n".utf8))
+                exit(ExitCode.interrupted)
+            }
+            FileHandle.standardError.write(Data("\ninterrupted: finishing the outputs…\n".utf8))
+            box.runner.requestStop()
+        }
+        source.resume()
+        return source
     }
-    source.resume()
-    defer { source.cancel() }
+    defer { for s in sources { s.cancel() } }
     do {
         let summary = try runner.run()
         for w in summary.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
@@ -48,6 +57,30 @@ func runWithInterrupt(_ runner: GraphRunner) throws -> GraphRunner.Summary {
             FileHandle.standardError.write(Data("\(s)\n".utf8))
         }
         throw error
+    }
+}
+
+/// `frameflow run`'s exit status, for scripts.
+enum ExitCode {
+    /// The inputs were read to their end (or `--frames`) and every output finished.
+    static let complete: Int32 = 0
+    /// An error (named on standard error).
+    static let failed: Int32 = 1
+    /// Bad arguments.
+    static let usage: Int32 = 2
+    /// Stopped by Ctrl-C or SIGTERM; the outputs were finalized.
+    static let interrupted: Int32 = 3
+    /// The inputs gave no frame (empty, unreadable or undecodable).
+    static let noFrames: Int32 = 4
+}
+
+/// Prints how a run ended and exits with its `ExitCode` unless it is complete.
+func finishRun(_ summary: GraphRunner.Summary, readsInput: Bool) {
+    print(summary)
+    if summary.interrupted {
+        FileHandle.standardError.write(Data("interrupted: outputs finalized\n".utf8))
+    } else if readsInput && summary.framesIn == 0 {
+        fail("no frame was read from the input", code: ExitCode.noFrames)
     }
 }
 
@@ -92,16 +125,37 @@ final class RunnerBox: @unchecked Sendable {
     let stats = flag("--stats")
     options.trace = option("--trace")
     if let p = option("--pixel-format") { guard let f = PixelFormat(name: p) else { fail("unknown pixel format '\(p)'", code: 2) }; options.source.pixelFormat = f }
-    if let c = option("--crf") { options.encode.crf = Int(c) }
-    if let b = option("--bitrate") { options.encode.bitrate = Int(b) }
+    if let c = option("--crf") {
+        guard let n = Int(c), (0...63).contains(n) else { fail("--crf needs a whole number from 0 to 63 (H.264: 0-51), not '\(c)'", code: 2) }
+        options.encode.crf = n
+    }
+    if let b = option("--bitrate") {
+        guard let n = Int(b), n > 0 else { fail("--bitrate needs a positive number of bits per second, not '\(b)'", code: 2) }
+        options.encode.bitrate = n
+    }
     options.encode.preset = option("--preset")
     if let s = option("--size") {
-        let p = s.split(separator: "x").compactMap { Int($0) }
-        guard p.count == 2 else { fail("--size must be WxH", code: 2) }
-        (options.source.width, options.source.height) = (p[0], p[1])
+        let p = s.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else { fail("--size must be WxH with positive numbers, not '\(s)'", code: 2) }
+        (options.source.width, options.source.height) = (w, h)
     }
-    if let r = option("--fps") { options.source.frameRate = Double(r); options.encode.frameRate = Double(r) ?? 30 }
-    if let r = option("--rotate") { options.source.rotation = Int(r) ?? -1 }
+    if let r = option("--fps") {
+        guard let f = Double(r), f.isFinite, f > 0, f <= 1000 else { fail("--fps needs a frame rate above 0 (up to 1000), not '\(r)'", code: 2) }
+        options.source.frameRate = f
+        options.encode.frameRate = f
+    }
+    if let r = option("--rotate") {
+        guard let n = Int(r), [0, 90, 180, 270].contains(n) else { fail("--rotate must be 0, 90, 180 or 270, not '\(r)'", code: 2) }
+        options.source.rotation = n
+    }
+    if let t = option("--timeout") {
+        guard let v = Double(t), v.isFinite, v > 0 else { fail("--timeout needs a number of seconds above 0, not '\(t)'", code: 2) }
+        options.source.timeout = v
+    }
+    if let m = option("--max-image-pixels") {
+        guard let n = Int(m), n > 0 else { fail("--max-image-pixels needs a positive number, not '\(m)'", code: 2) }
+        ResourceLimits.current.maxImagePixels = n
+    }
     options.source.mirrored = flag("--mirror")
     let scaleName = option("--scale") ?? "fit"
     guard let scale = DisplayScaleMode(rawValue: scaleName) else { fail("--scale must be fit, fill or stretch", code: 2) }
@@ -139,13 +193,14 @@ final class RunnerBox: @unchecked Sendable {
     } else {
         summary = try runWithInterrupt(runner)
     }
-    print(summary)
     if let window { print("window: \(window.shown) frames shown, \(window.skipped) replaced before they were shown") }
     if stats {
         for n in graph.statistics.nodes where !n.isOutput {
             print(String(format: "  %-32@ calls %7d  busy %8.3f s  dropped %5d  max queue %d", n.name as NSString, n.calls, n.busySeconds, n.dropped, n.maxQueueDepth))
         }
     }
+    finishRun(summary, readsInput: !options.inputs.isEmpty)
+    if summary.interrupted && window == nil { exit(ExitCode.interrupted) }
 }
 
 /// Runs `runner` on a background thread while the main thread drives the window; closing

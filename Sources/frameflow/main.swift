@@ -16,6 +16,7 @@ let usage = """
                 [--side NAME=VALUE]... [--frames N] [--realtime] [--max-frames-in-flight N]
                 [--stats] [--trace FILE] [--pixel-format rgba8|nv12|…] [--crf N] [--bitrate N]
                 [--preset P] [--size WxH] [--fps N] [--rotate 0|90|180|270] [--mirror]
+                [--timeout SECONDS] [--max-image-pixels N]
                                   run a graph on media: SRC is a file, URL, /dev/videoN, image,
                                   frames/%04d.png or testsrc[:WxH@FPS]; DST is a video or image
                                   file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file, null,
@@ -26,6 +27,9 @@ let usage = """
       onnx-conformance [DIR] [--op OP] [--failures]
                                   run ONNX's node tests (libonnx-testdata); print a per-op table
       help                        this text
+
+    exit status of run and demo: 0 complete, 1 error, 2 bad arguments, 3 interrupted (Ctrl-C or
+    SIGTERM; outputs finalized), 4 no frame read from the input
     """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -41,6 +45,13 @@ var fileSizeSignal = sigset_t()
 sigemptyset(&fileSizeSignal)
 sigaddset(&fileSizeSignal, SIGXFSZ)
 pthread_sigmask(SIG_BLOCK, &fileSizeSignal, nil)
+// Ctrl-C and SIGTERM finish the outputs; a parent that started us with them blocked (test
+// runners, some supervisors) would leave a run that cannot be stopped cleanly.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
 
 var args = Array(CommandLine.arguments.dropFirst())
 guard let command = args.first else { fail(usage, code: 2) }

@@ -5,7 +5,7 @@ import Testing
 @Suite struct CommandLineTests {
     static var binary: String { MediaFixtures.root.appendingPathComponent(".build/debug/frameflow").path }
 
-    func run(_ args: [String], interruptAfter seconds: Double? = nil) throws -> (status: Int32, out: String, err: String) {
+    func run(_ args: [String], interruptAfter seconds: Double? = nil, signal: Int32 = SIGINT) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
         p.arguments = args
@@ -16,7 +16,7 @@ import Testing
         try p.run()
         if let seconds {
             Thread.sleep(forTimeInterval: seconds)
-            p.interrupt()  // SIGINT, as Ctrl-C
+            kill(p.processIdentifier, signal)  // SIGINT as Ctrl-C, SIGTERM as timeout/systemd/Kubernetes
         }
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
@@ -65,12 +65,58 @@ import Testing
         #expect(window.status != 0 && window.err.contains("--output FILE"))
     }
 
-    @Test func interruptFinalizesTheOutput() throws {
-        let out = MediaFixtures.path("interrupted.mp4")
-        let r = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:160x120@30", "--realtime", "--output", out], interruptAfter: 1.5)
-        #expect(r.status == 0, "\(r.err)")
+    @Test(arguments: [SIGINT, SIGTERM])
+    func interruptFinalizesTheOutput(signal: Int32) throws {
+        let out = MediaFixtures.path("interrupted-\(signal).mp4")
+        let r = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:160x120@30", "--realtime", "--output", out], interruptAfter: 1.5, signal: signal)
+        #expect(r.status == 3, "an interrupted run has its own exit status: \(r.status) \(r.err)")
+        #expect(r.err.contains("interrupted: outputs finalized"), "\(r.err)")
         let p = try MediaFixtures.probe(out)
         #expect(p.frames > 10 && p.frames < 300, "an interrupted run keeps what it wrote: \(p.frames) frames")
+    }
+
+    @Test func badValuesAreRefusedBeforeRunning() throws {
+        let base = ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:64x48@10", "--frames", "2", "--output", "null"]
+        for (args, says) in [
+            (["--fps", "abc"], "--fps"), (["--fps", "0"], "--fps"), (["--crf", "abc"], "--crf"), (["--crf", "999"], "--crf"),
+            (["--bitrate", "x"], "--bitrate"), (["--size", "0x10"], "--size"), (["--rotate", "45"], "--rotate"), (["--timeout", "-1"], "--timeout"),
+        ] {
+            let r = try run(base + args)
+            #expect(r.status == 2, "\(args): \(r.status) \(r.err)")
+            #expect(r.err.contains(says), "\(args): \(r.err)")
+        }
+        let side = try run(base + ["--side", "thresh=0.5"])
+        #expect(side.status == 1 && side.err.contains("no input side packet 'thresh'"), "\(side.err)")
+    }
+
+    @Test func aRunWithoutFramesIsNotASuccess() throws {
+        // The header claims 60000 × 60000: nothing decodes, and the run says so with status 4.
+        let huge = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "Tests/Fixtures/media/huge-header.png", "--output", MediaFixtures.path("huge-out.png")])
+        #expect(huge.status == 4, "\(huge.status) \(huge.err)")
+        #expect(huge.err.contains("no frame was read from the input"))
+        // 16000 × 16000 (1 GB as RGBA) is over the pixel budget: refused, not decoded.
+        let large = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "Tests/Fixtures/media/large-16000.png", "--output", "null"])
+        #expect(large.status == 4, "\(large.status) \(large.err)")
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #expect(usage.ru_maxrss < 1_000_000, "the largest child used \(usage.ru_maxrss) KB")
+        // The budget can be lowered: a 160 × 120 clip over 10 000 pixels.
+        let small = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", try MediaFixtures.clip(), "--max-image-pixels", "10000", "--output", "null"])
+        #expect(small.status != 0 && small.err.contains("over the limit of 10000 pixels"), "\(small.err)")
+    }
+
+    @Test func aServerThatNeverAnswersEndsTheRun() throws {
+        let server = try SilentServer()
+        let url = "rtsp://127.0.0.1:\(server.port)/live"
+        let t0 = Date()
+        let timedOut = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", url, "--timeout", "1", "--output", "null"])
+        #expect(timedOut.status == 1 && timedOut.err.contains("no answer for 1 s"), "\(timedOut.err)")
+        #expect(Date().timeIntervalSince(t0) < 8)
+        // Ctrl-C during the open ends the run at once, as an interrupted one.
+        let t1 = Date()
+        let stopped = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", url, "--output", "null"], interruptAfter: 0.5)
+        #expect(stopped.status == 3, "\(stopped.status) \(stopped.err)")
+        #expect(Date().timeIntervalSince(t1) < 4)
     }
 }
 

@@ -76,6 +76,72 @@ func edgeGraph() throws -> Graph {
         #expect(e?.description.contains("no input stream 'camera' (its inputs: input_video)") == true)
     }
 
+    @Test func anOutputThatIsAnInputIsAnErrorAndNothingIsTouched() throws {
+        let clip = MediaFixtures.path("own.mp4")
+        try? FileManager.default.removeItem(atPath: clip)
+        try FileManager.default.copyItem(atPath: try MediaFixtures.clip(), toPath: clip)
+        let before = try Data(contentsOf: URL(fileURLWithPath: clip))
+        let link = MediaFixtures.path("own-link.mp4")
+        try? FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: clip)
+        let dir = (clip as NSString).deletingLastPathComponent
+        for output in [clip, link, dir + "/./own.mp4"] {
+            var o = GraphRunner.Options()
+            o.inputs = [(nil, clip)]
+            o.output = output
+            let runner = GraphRunner(graph: try edgeGraph(), options: o)
+            let e = #expect(throws: MediaError.self) { try runner.run() }
+            #expect(e?.description.contains("is also an input") == true, "\(String(describing: e))")
+            #expect(runner.lastSummary == nil)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: clip)) == before, "the input is untouched")
+        // An image read and written in place.
+        let png = MediaFixtures.path("own.png")
+        try ImageFileWriter.write(try TestImages.random(width: 32, height: 24, format: .rgba8), to: png)
+        let pngBefore = try Data(contentsOf: URL(fileURLWithPath: png))
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, png)]
+        o.output = png
+        #expect(throws: MediaError.self) { try GraphRunner(graph: try edgeGraph(), options: o).run() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: png)) == pngBefore)
+    }
+
+    @Test func aFailedRunLeavesAnExistingOutputAsItWas() throws {
+        let precious = Data("an earlier result the user wants to keep\n".utf8)
+        let video = MediaFixtures.path("keep.mp4"), lines = MediaFixtures.path("keep.jsonl")
+        let notMedia = MediaFixtures.path("not-media.mp4")
+        try Data("not a video".utf8).write(to: URL(fileURLWithPath: notMedia))
+        for input in ["/nonexistent/typo.mp4", notMedia] {
+            try precious.write(to: URL(fileURLWithPath: video))
+            try precious.write(to: URL(fileURLWithPath: lines))
+            var o = GraphRunner.Options()
+            o.inputs = [(nil, input)]
+            o.output = video
+            o.outputStreams = [("luma_video", lines)]
+            #expect(throws: MediaError.self) { try GraphRunner(graph: try edgeGraph(), options: o).run() }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: video)) == precious, "\(input): the existing video is kept")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: lines)) == precious, "\(input): the existing JSON Lines are kept")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: MediaFixtures.directory).filter { $0.hasPrefix(".keep.") }
+        #expect(leftovers.isEmpty, "no temporary file is left behind: \(leftovers)")
+        // A finished run replaces it.
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, try MediaFixtures.clip())]
+        o.output = video
+        o.frames = 5
+        _ = try GraphRunner(graph: try edgeGraph(), options: o).run()
+        #expect(try MediaFixtures.probe(video).frames == 5)
+    }
+
+    @Test func sidePacketsTheGraphDoesNotDeclareAreErrors() throws {
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, try MediaFixtures.clip())]
+        o.output = "null"
+        o.sidePackets = ["threshold": "0.5"]
+        let e = #expect(throws: MediaError.self) { try GraphRunner(graph: try edgeGraph(), options: o).run() }
+        #expect(e?.description.contains("no input side packet 'threshold' (it has none)") == true, "\(String(describing: e))")
+    }
+
     @Test func truncatedInputStillFinalizesTheOutput() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: try MediaFixtures.clip()))
         let cut = MediaFixtures.path("cut_for_run.mp4")

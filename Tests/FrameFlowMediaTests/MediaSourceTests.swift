@@ -122,6 +122,47 @@ import Testing
         #expect(n > 5 && n < 50, "frames before the cut: \(n)")
         #expect(!source.warnings.isEmpty, "a warning must say the input ended early")
         #expect(source.warnings.joined().contains("ended early"), "\(source.warnings)")
+        // A damaged frame at the cut does not end decoding: the decoder is drained, and every
+        // frame FFmpeg itself decodes from the cut file is delivered.
+        let md5 = String(decoding: try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", cut, "-f", "framemd5", "-"]), as: UTF8.self)
+        let ffmpegFrames = md5.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+        #expect(n == ffmpegFrames, "FrameFlow read \(n) frames, FFmpeg decodes \(ffmpegFrames)")
+    }
+
+    @Test func directoryIsNamedAsSuch() {
+        let e = #expect(throws: MediaError.self) { try MediaSource(MediaFixtures.directory) }
+        #expect(e?.description.contains("is a directory") == true, "\(String(describing: e))")
+    }
+
+    @Test func imagesOverThePixelBudgetAreNotDecoded() throws {
+        // A 249 KB PNG of 16000 × 16000 (1 GB as RGBA): the decoder may not allocate it.
+        let large = MediaFixtures.root.appendingPathComponent("Tests/Fixtures/media/large-16000.png").path
+        let source = try MediaSource(large)
+        #expect(try source.read() == nil)
+        // A header claiming 60000 × 60000 with a few bytes of data.
+        let huge = MediaFixtures.root.appendingPathComponent("Tests/Fixtures/media/huge-header.png").path
+        #expect(try MediaSource(huge).read() == nil)
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() throws {
+        // A loopback socket that completes TCP handshakes (the kernel does, from the backlog)
+        // but never answers: RTSP's open must give up after the time-out instead of hanging.
+        let server = try SilentServer()
+        var options = MediaSource.Options()
+        options.timeout = 1
+        let t0 = Date()
+        let e = #expect(throws: MediaError.self) { try MediaSource("rtsp://127.0.0.1:\(server.port)/live", options: options) }
+        #expect(e?.kind == .timedOut, "\(String(describing: e))")
+        #expect(Date().timeIntervalSince(t0) < 5)
+        // And an interrupt ends the wait at once, whatever the time-out.
+        options.timeout = 60
+        let flag = InterruptFlag()
+        options.interrupt = flag
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { flag.set() }
+        let t1 = Date()
+        let i = #expect(throws: MediaError.self) { try MediaSource("rtsp://127.0.0.1:\(server.port)/live", options: options) }
+        #expect(i?.kind == .interrupted, "\(String(describing: i))")
+        #expect(Date().timeIntervalSince(t1) < 3)
     }
 
     @Test func sizeChangeMidStream() throws {
@@ -201,4 +242,30 @@ import Testing
         while try s.read() != nil { n += 1 }
         #expect(n == 50)
     }
+}
+
+/// A TCP socket on 127.0.0.1 that listens and never accepts or answers.
+final class SilentServer {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard bound, listen(fd, 16) == 0 else {
+            close(fd)
+            throw MediaFixtures.FixtureError(description: "cannot listen on 127.0.0.1")
+        }
+        port = Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    deinit { close(fd) }
 }

@@ -96,11 +96,13 @@ public final class Graph: Sendable {
     }
 
     /// The packets of `stream` as an async sequence that ends when the stream closes.
-    /// Register before `start`.
-    public func packets(_ stream: String) throws -> AsyncStream<Packet> {
-        let (seq, cont) = AsyncStream<Packet>.makeStream(bufferingPolicy: .unbounded)
-        try observe(stream, onClose: { cont.finish() }) { cont.yield($0) }
-        return seq
+    /// At most `bufferSize` packets wait for the consumer; beyond that the graph waits too
+    /// (back-pressure), so no packet is lost and memory stays bounded. Register before `start`.
+    public func packets(_ stream: String, bufferSize: Int = 16) throws -> PacketStream {
+        let sequence = PacketStream(capacity: bufferSize)
+        let buffer = sequence.buffer
+        try observe(stream, onClose: { buffer.finish() }) { buffer.push($0) }
+        return sequence
     }
 
     // MARK: Running

@@ -303,6 +303,31 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
         try graph.waitUntilDone()
     }
 
+    @Test func asyncPollerHoldsBackASlowConsumer() async throws {
+        let graph = try Graph(registry: testRegistry) {
+            Input("x")
+            Output("y")
+            Node(AddCalculator.self, in: "x", out: "y")
+        }
+        let stream = try graph.packets("y", bufferSize: 4)
+        try graph.start()
+        let sender = Thread {
+            for i in 0..<200 { _ = try? graph.send(i, to: "x", at: Timestamp(Int64(i))) }
+            try? graph.closeAllInputStreams()
+        }
+        sender.start()
+        try await Task.sleep(for: .milliseconds(300))
+        // Nobody reads yet: the graph waits once the buffer (and the queues before it) are full.
+        let calls = graph.statistics.nodes.filter { !$0.isOutput }.map(\.calls).reduce(0, +)
+        try await Task.sleep(for: .milliseconds(200))
+        let later = graph.statistics.nodes.filter { !$0.isOutput }.map(\.calls).reduce(0, +)
+        #expect(calls < 200 && later == calls, "\(calls), then \(later) packets went through with nobody reading")
+        var got: [Int] = []
+        for await p in stream { got.append(try p.get(Int.self)) }
+        #expect(got == Array(1...200))
+        try graph.waitUntilDone()
+    }
+
     @Test func sourceCalculatorRunsToCompletion() throws {
         let graph = try Graph(registry: testRegistry) {
             Output("y")
