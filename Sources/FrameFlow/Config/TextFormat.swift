@@ -50,23 +50,28 @@ public struct TextMessage: Sendable {
 /// It reads comments (`# …`), nested messages with `{}` or `<>`, an optional `:` before a
 /// message, repeated fields and `[a, b]` lists, quoted strings with C escapes (adjacent
 /// strings are joined), numbers, enum identifiers and extension names in brackets. Every
-/// error names the line and column.
+/// error names the line and column. Messages nest at most
+/// `ResourceLimits.current.maxNestingDepth` deep: deeper is an error, not a stack overflow.
 public struct TextFormatParser {
     private var chars: [UInt8]
     private var pos = 0
     private var line = 1
     private var col = 1
     private let file: String?
+    /// Messages open around the current position, and how many may be.
+    private var depth = 0
+    private let maxDepth: Int
 
     /// Parses `text`; `file` only serves error messages.
     public static func parse(_ text: String, file: String? = nil) throws -> TextMessage {
-        var p = TextFormatParser(chars: Array(text.utf8), file: file)
+        var p = TextFormatParser(chars: Array(text.utf8), file: file, maxDepth: ResourceLimits.current.maxNestingDepth)
         return try p.parseMessage(closing: nil, start: SourceLocation(file: file, line: 1, column: 1))
     }
 
-    private init(chars: [UInt8], file: String?) {
+    private init(chars: [UInt8], file: String?, maxDepth: Int) {
         self.chars = chars
         self.file = file
+        self.maxDepth = maxDepth
     }
 
     private var here: SourceLocation { SourceLocation(file: file, line: line, column: col) }
@@ -171,8 +176,15 @@ public struct TextFormatParser {
         let hadColon = consume(":")
         let valueLoc = here
         if let c = peek(), c == UInt8(ascii: "{") || c == UInt8(ascii: "<") {
+            // Each nested message is a level of recursion: bounded so that hostile text
+            // cannot overflow the stack.
+            guard depth < maxDepth else {
+                throw error("messages nested more than \(maxDepth) deep (ResourceLimits.maxNestingDepth)", at: valueLoc)
+            }
             advance()
             let closing = c == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">")
+            depth += 1
+            defer { depth -= 1 }
             let m = try parseMessage(closing: closing, start: valueLoc)
             return [TextField(name: name, isExtension: isExtension, value: TextValue(.message(m), at: valueLoc), location: loc)]
         }
