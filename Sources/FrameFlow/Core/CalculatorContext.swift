@@ -129,11 +129,22 @@ public final class CalculatorContext {
     }
 
     /// Input side packet `tag:index` as `T`.
+    /// - Throws: `GraphError` (`.missingSidePacket`, or `.typeMismatch` naming the side packet
+    ///   and both types).
     public func sidePacket<T>(_ tag: String = "", _ index: Int = 0, as type: T.Type) throws -> T {
         guard let i = sideInputIndex[PortID(tag, index)], let p = sideInputs[i] else {
             throw GraphError(.missingSidePacket, "input side packet \(PortID(tag, index)) was not given", node: nodeName)
         }
-        return try p.get(T.self, stream: sideInputRefs[i].name)
+        let name = sideInputRefs[i].name
+        guard let payload = p.payload else {
+            throw GraphError(.missingSidePacket, "input side packet '\(name)' is empty")
+        }
+        guard let value = payload as? T else {
+            // No node here: the graph names the node when it reports what open or process threw.
+            throw GraphError(
+                .typeMismatch, "input side packet '\(name)': expected \(T.self), got \(Swift.type(of: payload))")
+        }
+        return value
     }
 
     /// Sets output side packet `tag:index` (in `open`).

@@ -67,6 +67,11 @@ public enum PacketError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        // Side packets carry no timestamp (`.unset`): named as side packets, not as packets in time.
+        case let .empty(name, .unset):
+            return "side packet '\(name)' is empty"
+        case let .typeMismatch(name, expected, actual, .unset):
+            return "side packet '\(name)': expected \(expected), got \(actual)"
         case let .empty(stream, ts):
             return "stream '\(stream)': packet at \(ts) is empty"
         case let .typeMismatch(stream, expected, actual, ts):
