@@ -6,8 +6,9 @@ import FrameFlow
 /// with optional `TITLE`, `DOMAIN_MIN`, `DOMAIN_MAX` and `#` comments.
 ///
 /// A malformed file is a `CubeLUTError` naming the file and line: a bad number, a wrong
-/// number of values on a row, a size out of range (2…256 for 3-D, 2…65536 for 1-D), a
-/// missing size, or too few / too many table rows.
+/// number of values on a row, a size out of range (2…256 for 3-D, 2…65536 for 1-D) or a table
+/// over `ResourceLimits.current.maxTensorElements` values, a missing size, a domain that is
+/// not finite, or too few / too many table rows.
 public struct CubeLUT: Sendable {
     public enum Kind: Sendable { case oneD, threeD }
     public var title: String?
@@ -28,6 +29,11 @@ public struct CubeLUT: Sendable {
 
     /// Parses `.cube` text; `file` names it in errors.
     public init(text: String, file: String = "<cube>") throws {
+        try self.init(text: text, file: file, limits: .current)
+    }
+
+    /// Parses `.cube` text, its table held to `limits.maxTensorElements` values.
+    init(text: String, file: String, limits: ResourceLimits) throws {
         var title: String?
         var kind: Kind?
         var size = 0
@@ -39,7 +45,8 @@ public struct CubeLUT: Sendable {
         func triple(_ parts: [Substring], _ line: Int, _ what: String) throws -> [Float] {
             guard parts.count == 3 else { throw fail(line, "\(what) needs 3 numbers, found \(parts.count)") }
             return try parts.map { p in
-                guard let v = Float(p), v.isFinite else { throw fail(line, "'\(p)' is not a number") }
+                guard let v = Float(p) else { throw fail(line, "'\(p)' is not a number") }
+                guard v.isFinite else { throw fail(line, "'\(p)' is not a finite number") }
                 return v
             }
         }
@@ -61,15 +68,24 @@ public struct CubeLUT: Sendable {
                 let is3D = parts[0] == "LUT_3D_SIZE"
                 let range = is3D ? 2...256 : 2...65536
                 guard range.contains(n) else { throw fail(lineNo, "\(parts[0]) \(n) is out of range \(range.lowerBound)…\(range.upperBound)") }
+                let count = 3 * (is3D ? n * n * n : n)  // at most 3 · 256³: no overflow
+                guard count <= limits.maxTensorElements else {
+                    throw fail(lineNo, "\(parts[0]) \(n) needs \(count) values, over the memory budget of \(limits.maxTensorElements) (ResourceLimits.maxTensorElements)")
+                }
                 kind = is3D ? .threeD : .oneD
                 size = n
-                values.reserveCapacity(3 * (is3D ? n * n * n : n))
+                // Room for the rows the text can hold (each takes at least 6 bytes, "0 0 0\n"),
+                // so that a short file declaring a big table does not reserve it.
+                values.reserveCapacity(min(count, 3 * (text.utf8.count / 6 + 1)))
             case "DOMAIN_MIN": dmin = try triple(Array(parts.dropFirst()), lineNo, "DOMAIN_MIN")
             case "DOMAIN_MAX":
                 dmax = try triple(Array(parts.dropFirst()), lineNo, "DOMAIN_MAX")
                 domainLine = lineNo
             case "LUT_3D_INPUT_RANGE", "LUT_1D_INPUT_RANGE":
                 guard parts.count == 3, let lo = Float(parts[1]), let hi = Float(parts[2]) else { throw fail(lineNo, "\(parts[0]) needs 2 numbers") }
+                // An infinite domain makes every table coordinate NaN.
+                guard lo.isFinite, hi.isFinite else { throw fail(lineNo, "\(parts[0]) needs 2 finite numbers") }
+                guard hi > lo else { throw fail(lineNo, "\(parts[0]) needs a maximum above its minimum") }
                 dmin = [lo, lo, lo]
                 dmax = [hi, hi, hi]
             default:

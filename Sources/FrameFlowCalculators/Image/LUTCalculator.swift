@@ -59,8 +59,8 @@ public final class LUTCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        if let p = cc.sidePacket("LUT") {
-            lut = try p.get(CubeLUT.self, stream: "LUT")
+        if cc.sidePacket("LUT") != nil {
+            lut = try cc.sidePacket("LUT", as: CubeLUT.self)  // a wrong type names the side packet
         } else {
             guard !options.lutPath.isEmpty else { throw GraphError(.invalidOption, "set lut_path or the LUT side packet") }
             lut = try CubeLUT(contentsOfFile: options.lutPath)
@@ -79,10 +79,20 @@ public final class LUTCalculator: Calculator {
         pool: ImagePool = .shared, context: CalculatorContext? = nil
     ) throws -> ImageFrame {
         guard let l = Kernels.layout(input.format), l.bpp >= 3 else { throw ImageError.unsupportedFormat(input.format, "LUTCalculator") }
-        // A LUT made in code (CubeLUT(kind:size:table:)) is not checked like a parsed file.
+        // A LUT made in code (CubeLUT(kind:size:table:)) is not checked like a parsed file; the
+        // size is bounded before it is cubed, so that cannot overflow.
+        guard lut.size >= 2, lut.size <= 65536 else {
+            throw GraphError(.invalidOption, "a LUT's size must be 2…65536, not \(lut.size)")
+        }
         let entries = lut.kind == .threeD ? lut.size * lut.size * lut.size : lut.size
-        guard lut.size >= 2, lut.size <= 65536, lut.table.count == 3 * entries else {
-            throw GraphError(.invalidOption, "a LUT of size \(lut.size) needs \(3 * entries) values and a size of at least 2, it has \(lut.table.count)")
+        guard lut.table.count == 3 * entries else {
+            throw GraphError(.invalidOption, "a LUT of size \(lut.size) needs \(3 * entries) values, it has \(lut.table.count)")
+        }
+        // An infinite or empty domain would make the table coordinates NaN, which trap as indexes.
+        guard lut.domainMin.count == 3, lut.domainMax.count == 3,
+            (0..<3).allSatisfy({ lut.domainMin[$0].isFinite && lut.domainMax[$0].isFinite && lut.domainMax[$0] > lut.domainMin[$0] })
+        else {
+            throw GraphError(.invalidOption, "a LUT's domain must be 3 finite minimums below 3 finite maximums, not \(lut.domainMin)…\(lut.domainMax)")
         }
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width
