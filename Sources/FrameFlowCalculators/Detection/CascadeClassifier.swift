@@ -98,8 +98,10 @@ public struct CascadeClassifier: Sendable {
         windowSize = (w, h)
         let params = try required(cascade, "featureParams")
         let categories = try int(try required(params, "maxCatCount"))
-        guard (type == .lbp) == (categories > 0), categories <= 256 else {
-            throw fail(params, "maxCatCount \(categories) does not fit featureType \(type.rawValue)")
+        // Haar nodes split on a threshold (0 categories); LBP codes take all 256 values, so a
+        // node's subset needs 8 words (fewer would be read past).
+        guard categories == (type == .lbp ? 256 : 0) else {
+            throw fail(params, "maxCatCount \(categories) does not fit featureType \(type.rawValue) (\(type == .lbp ? "256" : "0") categories)")
         }
         let subsetSize = (categories + 31) / 32
         let nodeStep = 3 + (categories > 0 ? subsetSize : 1)
@@ -126,15 +128,23 @@ public struct CascadeClassifier: Sendable {
                         guard v.isFinite, v == v.rounded(), abs(v) < 9e18 else { throw fail(weak.child("internalNodes")!, "category subset \(v) is not a 32-bit integer") }
                         return Int32(truncatingIfNeeded: Int64(v))
                     } : []
-                    nodes.append(Node(left: left, right: right, feature: f, threshold: categories > 0 ? 0 : Float(inner[k + 3]), subset: subset))
+                    let threshold = categories > 0 ? 0 : Float(inner[k + 3])
+                    guard threshold.isFinite else { throw fail(weak.child("internalNodes")!, "node threshold \(inner[k + 3]) is not a finite number") }
+                    nodes.append(Node(left: left, right: right, feature: f, threshold: threshold, subset: subset))
                     maxFeature = max(maxFeature, Int(f))
                 }
                 guard leaves.count == nodes.count + 1 else {
                     throw fail(weak.child("leafValues")!, "\(leaves.count) leaf values for \(nodes.count) nodes (need \(nodes.count + 1))")
                 }
-                for n in nodes {
-                    for c in [n.left, n.right] where c > 0 && Int(c) >= nodes.count || c <= 0 && Int(-c) >= leaves.count {
+                guard leaves.allSatisfy(\.isFinite) else { throw fail(weak.child("leafValues")!, "leaf values must be finite numbers") }
+                for (j, n) in nodes.enumerated() {
+                    // In Int: negating Int32.min traps. A child node must come after its parent,
+                    // or detection could walk the tree forever.
+                    for c in [Int(n.left), Int(n.right)] where c > 0 && c >= nodes.count || c <= 0 && -c >= leaves.count {
                         throw fail(weak.child("internalNodes")!, "child index \(c) is out of range")
+                    }
+                    for c in [Int(n.left), Int(n.right)] where c > 0 && c <= j {
+                        throw fail(weak.child("internalNodes")!, "node \(j)'s child \(c) does not come after it (a tree must not loop)")
                     }
                 }
                 trees.append(Tree(nodes: nodes, leaves: leaves))
@@ -164,12 +174,8 @@ public struct CascadeClassifier: Sendable {
                 }
                 guard (2...3).contains(rects.count) else { throw fail(rectsElement, "a Haar feature has 2 or 3 rectangles, found \(rects.count)") }
                 let tilted = try f.child("tilted").map { try int($0) != 0 } ?? false
-                for r32 in rects {
-                    let r = (Int(r32.0), Int(r32.1), Int(r32.2), Int(r32.3))  // no Int32 overflow on hostile values
-                    let inside = tilted
-                        ? r.0 - r.3 >= 0 && r.0 + r.2 <= w && r.1 >= 0 && r.1 + r.2 + r.3 <= h && r.2 >= 0 && r.3 >= 0
-                        : r.0 >= 0 && r.1 >= 0 && r.0 + r.2 <= w && r.1 + r.3 <= h && r.2 > 0 && r.3 > 0
-                    guard inside else { throw fail(rectsElement, "rectangle \(r.0) \(r.1) \(r.2) \(r.3) lies outside the \(w)×\(h) window") }
+                for r in rects where !haarRectInside(r.0, r.1, r.2, r.3, tilted: tilted, width: w, height: h) {
+                    throw fail(rectsElement, "rectangle \(r.0) \(r.1) \(r.2) \(r.3) lies outside the \(w)×\(h) window")
                 }
                 haarFeatures.append(HaarFeature(rects: rects.map { (x: $0.0, y: $0.1, width: $0.2, height: $0.3, weight: $0.4) }, tilted: tilted))
             }
@@ -225,27 +231,34 @@ extension CascadeClassifier {
                 var nodes: [Node] = []
                 var leaves: [Float] = []
                 let raw = tree.children
-                for n in raw {
+                for (j, n) in raw.enumerated() {
                     let f = try required(n, "feature")
+                    let tilted = (try f.child("tilted").map { try numbers($0).first ?? 0 } ?? 0) != 0
                     var rects: [(x: Int32, y: Int32, width: Int32, height: Int32, weight: Float)] = []
                     for r in try required(f, "rects").children {
                         let v = try numbers(r)
-                        guard v.count == 5, let x = exactInt32(v[0]), let y = exactInt32(v[1]), let w = exactInt32(v[2]), let h = exactInt32(v[3]),
-                            v[4].isFinite, x >= 0, y >= 0, w > 0, h > 0, Int(x) + Int(w) <= windowSize.width + Int(h), Int(y) + Int(w) + Int(h) <= windowSize.height + Int(w)
-                        else { throw fail(r, "a Haar rectangle needs whole x y width height inside the window and a weight") }
+                        guard v.count == 5, let x = exactInt32(v[0]), let y = exactInt32(v[1]), let w = exactInt32(v[2]), let h = exactInt32(v[3]), v[4].isFinite else {
+                            throw fail(r, "a Haar rectangle needs whole x y width height and a finite weight")
+                        }
+                        guard haarRectInside(x, y, w, h, tilted: tilted, width: windowSize.width, height: windowSize.height) else {
+                            throw fail(r, "rectangle \(x) \(y) \(w) \(h) lies outside the \(windowSize.width)×\(windowSize.height) window")
+                        }
                         rects.append((x, y, w, h, Float(v[4])))
                     }
                     guard (2...3).contains(rects.count) else { throw fail(f, "a Haar feature has 2 or 3 rectangles") }
-                    let tilted = (try f.child("tilted").map { try numbers($0).first ?? 0 } ?? 0) != 0
                     features.append(HaarFeature(rects: rects, tilted: tilted))
                     let threshold = Float(try numbers(try required(n, "threshold")).first ?? .nan)
+                    guard threshold.isFinite else { throw fail(n, "the node's threshold is not a finite number") }
                     func side(_ valName: String, _ nodeName: String) throws -> Int32 {
                         if let v = n.child(valName) {
-                            leaves.append(Float(try numbers(v).first ?? .nan))
+                            let leaf = Float(try numbers(v).first ?? .nan)
+                            guard leaf.isFinite else { throw fail(v, "\(valName) is not a finite number") }
+                            leaves.append(leaf)
                             return -Int32(leaves.count - 1)
                         }
-                        guard let c = n.child(nodeName), let v = try numbers(c).first, let idx = exactInt32(v), Int(idx) < raw.count, idx > 0 else {
-                            throw fail(n, "node needs \(valName) or a valid \(nodeName)")
+                        // A child node comes after its parent, or detection could loop forever.
+                        guard let c = n.child(nodeName), let v = try numbers(c).first, let idx = exactInt32(v), Int(idx) < raw.count, Int(idx) > j else {
+                            throw fail(n, "node needs \(valName) or a valid \(nodeName) (a later node of the tree)")
                         }
                         return Int32(idx)
                     }
@@ -263,6 +276,16 @@ extension CascadeClassifier {
         self.stages = stages
         self.haarFeatures = features
     }
+}
+
+/// Whether a Haar rectangle lies inside a `width`×`height` window; a tilted one is rotated 45°
+/// about its top corner (x, y), spanning x − height … x + width and y … y + width + height.
+/// Computed in Int, so hostile Int32 values cannot overflow.
+func haarRectInside(_ x: Int32, _ y: Int32, _ w: Int32, _ h: Int32, tilted: Bool, width: Int, height: Int) -> Bool {
+    let (x, y, w, h) = (Int(x), Int(y), Int(w), Int(h))
+    return tilted
+        ? x - h >= 0 && x + w <= width && y >= 0 && y + w + h <= height && w >= 0 && h >= 0
+        : x >= 0 && y >= 0 && x + w <= width && y + h <= height && w > 0 && h > 0
 }
 
 /// A whole number from a cascade file, or nil when it is not one or out of Int32's range
