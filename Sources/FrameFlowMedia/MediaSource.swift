@@ -270,6 +270,12 @@ public final class MediaSource {
                 warnings.append("skipped a damaged packet at byte \(pos): \(ffmpegMessage(s))")
             }
         }
+        if framesRead == 0, let pb = format?.pointee.pb, pb.pointee.seekable == 0,
+            String(cString: format!.pointee.iformat.pointee.name).contains("mp4")
+        {
+            warnings.append(
+                "no frame: the stream cannot be seeked (the server does not accept range requests) and an MP4 whose index (moov) is at its end needs seeking; serve it from a server that does, or remux it with -movflags +faststart")
+        }
         if let declaredFrameCount, framesRead < declaredFrameCount, !isLive,
             !warnings.contains(where: { $0.contains("ended early") })
         {

@@ -210,6 +210,74 @@ import Testing
         // A file served over HTTP by Python's http.server on 127.0.0.1.
         let clip = try MediaFixtures.clip()
         let port = 18_000 + Int(getpid() % 1000)
+        let server = try MediaFixtures.httpServer(port: port)
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var source: MediaSource?
+        for _ in 0..<50 where source == nil {  // wait up to 5 s for the server
+            source = try? MediaSource("http://127.0.0.1:\(port)/\((clip as NSString).lastPathComponent)")
+            if source == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        let s = try #require(source)
+        var n = 0
+        while try s.read() != nil { n += 1 }
+        #expect(n == 50)
+    }
+
+    @Test func unseekableHTTPMP4IsNotASuccess() throws {
+        // An MP4 with its index at the end, from a server that answers one request, with no
+        // length and no range support: nothing can be decoded, and the run says why instead
+        // of reporting success.
+        // Larger than what FFmpeg buffers while probing (426 KB), or it would seek in its buffer.
+        let late = try MediaFixtures.make(
+            "moov-at-end.mp4", ["-f", "lavfi", "-i", "testsrc=size=640x480:rate=25:duration=4", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-crf", "0", "-preset", "ultrafast"])
+        let port = 19_000 + Int(getpid() % 1000)
+        let script = """
+            import socket, sys
+            data = open(sys.argv[1], "rb").read()
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", int(sys.argv[2])))
+            s.listen(1)
+            print("ready", flush=True)
+            c, _ = s.accept()
+            s.close()
+            c.recv(65536)
+            c.sendall(b"HTTP/1.0 200 OK\\r\\nContent-Type: video/mp4\\r\\n\\r\\n" + data)
+            c.close()
+            """
+        let out = Pipe()
+        let server = try MediaFixtures.python(["-c", script, late, "\(port)"], stdout: out)
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        _ = out.fileHandleForReading.availableData  // "ready"
+        let r = Process()
+        r.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+        r.arguments = ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "http://127.0.0.1:\(port)/clip.mp4", "--output", "null", "--timeout", "3"]
+        r.currentDirectoryURL = MediaFixtures.root
+        let err = Pipe()
+        r.standardError = err
+        r.standardOutput = FileHandle.nullDevice
+        try r.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        r.waitUntilExit()
+        #expect(r.terminationStatus == 4, "\(r.terminationStatus): \(text)")
+        #expect(text.contains("cannot be seeked"), "\(text)")
+    }
+}
+
+extension MediaFixtures {
+    /// Python's http.server on 127.0.0.1:`port` serving the fixture folder (no range requests).
+    static func httpServer(port: Int) throws -> Process {
+        try python(["-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", MediaFixtures.directory])
+    }
+
+    /// Starts the Python interpreter with `arguments`.
+    static func python(_ arguments: [String], stdout: Pipe? = nil) throws -> Process {
         // SIGKILL, not `terminate()`: the test runner starts children with SIGTERM blocked
         // (inherited signal mask), so terminated servers outlived every test run. The
         // interpreter is started itself, not through `env`, so that the kill reaches it.
@@ -224,23 +292,11 @@ import Testing
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: python)
-        server.arguments = ["-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", MediaFixtures.directory]
-        server.standardOutput = FileHandle.nullDevice
+        server.arguments = arguments
+        server.standardOutput = stdout ?? FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        var source: MediaSource?
-        for _ in 0..<50 where source == nil {  // wait up to 5 s for the server
-            source = try? MediaSource("http://127.0.0.1:\(port)/\((clip as NSString).lastPathComponent)")
-            if source == nil { Thread.sleep(forTimeInterval: 0.1) }
-        }
-        let s = try #require(source)
-        var n = 0
-        while try s.read() != nil { n += 1 }
-        #expect(n == 50)
+        return server
     }
 }
 
