@@ -32,6 +32,7 @@ enum Conv {
             throw ModelError("pooling input \(x.shape) does not fit kernel \(k)")
         }
         let g = try geometry(n, input: Array(x.shape[2...]), kernel: k, ceil: n.int("ceil_mode", 0) != 0)
+        _ = try Checked.elements(Array(x.shape[..<2]) + g.spatialOut, "pooling output")
         return (g, g.threeD)
     }
 
@@ -41,7 +42,7 @@ enum Conv {
         let dil = n.ints("dilations")?.map { Int($0) } ?? Array(repeating: 1, count: d)
         var pads = n.ints("pads")?.map { Int($0) } ?? Array(repeating: 0, count: 2 * d)
         guard input.count == d, strides.count == d, dil.count == d, pads.count == 2 * d,
-            (strides + dil + kernel).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), pads.allSatisfy({ abs($0) < 1 << 16 })
+            (strides + dil + kernel).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), pads.allSatisfy({ $0.magnitude < 1 << 16 })  // magnitude: abs(Int.min) traps
         else { throw ModelError("strides \(strides), dilations \(dil), pads \(pads) do not fit kernel \(kernel)") }
         let auto = n.string("auto_pad", "NOTSET")
         var out = [Int](repeating: 0, count: d)
@@ -105,6 +106,10 @@ enum Conv {
             }
             (xShape, wShape, self.batch, self.cin, self.cout, self.group) = (x, w, batch, cin, cout, group)
             outShape = [batch, cout] + g0.spatialOut
+            // Padding up to 2¹⁶ on a small input can ask for far more than the model's tensors
+            // hold: the output and the im2col matrix are checked against the budget.
+            _ = try Checked.elements(outShape, "Conv output")
+            _ = try Checked.elements([w[1]] + kshape + g0.spatialOut, "Conv im2col matrix")
             self.g = g
             plane = Plane2D(
                 batch: batch, cin: cin, h: g.spatialIn[1], w: g.spatialIn[2], cout: cout, group: group, kh: g.kernel[1], kw: g.kernel[2],

@@ -88,7 +88,9 @@ extension ExtraOps {
             let outer = indices.shape[..<axis].reduce(1, *), inner = indices.shape[axis...].reduce(1, *)
             var out = [Double](repeating: off, count: count)
             for o in 0..<outer { for i in 0..<inner {
-                var k = Int(idx[o * inner + i].rounded(.towardZero))
+                let value = idx[o * inner + i]
+                // A NaN or huge index (untrusted) is out of range, not a trapping conversion.
+                var k = abs(value) < Double(1 << 40) ? Int(value.rounded(.towardZero)) : depth
                 if k < 0 { k += depth }
                 if k >= 0 && k < depth { out[(o * depth + k) * inner + i] = on }
             } }

@@ -128,7 +128,7 @@ enum ExtraOps {
             return [Ops.argmax(negated, axis: axis, keep: n.int("keepdims", 1) != 0, last: n.int("select_last_index", 0) != 0)]
         case "ConstantOfShape":
             let shape = try Ops.need(ins, 0).asInts.map { Int(clamping: $0) }
-            guard let count = ONNXModel.elementCount(shape) else { throw ModelError("ConstantOfShape: invalid shape \(shape)") }
+            let count = try Checked.elements(shape, "ConstantOfShape output")
             if case .tensor(let t)? = n.attributes["value"] {
                 guard let v = values(t).first else { throw ModelError("ConstantOfShape: the value tensor is empty") }
                 return [tensor(shape, Array(repeating: v, count: count), type: t.type)]
@@ -142,6 +142,7 @@ enum ExtraOps {
             let steps = ((limit - start) / delta).rounded(.up)
             guard steps < Double(1 << 31) else { throw ModelError("Range from \(start) to \(limit) by \(delta): too many elements") }
             let count = max(Int(steps), 0)
+            _ = try Checked.elements([count], "Range output")
             return [tensor([count], (0..<count).map { start + Double($0) * delta }, type: s.type)]
         case "Size":
             return [Tensor(shape: [], ints: [Int64(try Ops.need(ins, 0).count)])]
@@ -156,14 +157,14 @@ enum ExtraOps {
         case "Expand":
             let x = try Ops.need(ins, 0)
             let shape = try Ops.broadcastShape(x.shape, try Ops.need(ins, 1).asInts.map { Int(clamping: $0) })
-            guard ONNXModel.elementCount(shape) != nil else { throw ModelError("Expand to \(shape): too large") }
+            _ = try Checked.elements(shape, "Expand output")
             return [gather(x, shape: shape, offsets: Ops.broadcastIndex(x.shape, to: shape))]
         case "Tile":
             let x = try Ops.need(ins, 0)
             let repeats = try Ops.need(ins, 1).asInts.map { Int(clamping: $0) }
             guard repeats.count == x.shape.count, repeats.allSatisfy({ $0 >= 0 }) else { throw ModelError("Tile repeats \(repeats) do not fit shape \(x.shape)") }
-            let shape = zip(x.shape, repeats).map { $0 * $1 }
-            guard ONNXModel.elementCount(shape) != nil else { throw ModelError("Tile to \(shape): too large") }
+            let shape = try zip(x.shape, repeats).map { try Checked.product($0, $1, "Tile of \(x.shape) by \(repeats)") }
+            _ = try Checked.elements(shape, "Tile output")
             let strides = x.strides
             return [gather(x, shape: shape, offsets: offsets(shape) { c in zip(c.indices, c).reduce(0) { $0 + ($1.1 % x.shape[$1.0]) * strides[$1.0] } })]
         case "CastLike":
@@ -200,12 +201,13 @@ enum ExtraOps {
         case "DepthToSpace", "SpaceToDepth":
             let x = try Ops.need(ins, 0)
             let b = Int(n.int("blocksize", 0))
-            guard x.shape.count == 4, b > 0 else { throw ModelError("\(op) needs a 4-D input and a blocksize, got \(x.shape), \(b)") }
+            guard x.shape.count == 4, b > 0, b <= 1 << 20 else { throw ModelError("\(op) needs a 4-D input and a blocksize, got \(x.shape), \(b)") }
             let (N, C, H, W) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
             if op == "DepthToSpace" {
                 guard C % (b * b) == 0 else { throw ModelError("DepthToSpace: \(C) channels are not a multiple of \(b * b)") }
                 let oc = C / (b * b), crd = n.string("mode", "DCR") == "CRD"
                 let shape = [N, oc, H * b, W * b]
+                _ = try Checked.elements(shape, "DepthToSpace output")
                 return [gather(x, shape: shape, offsets: offsets(shape) { c in
                     let (i, j) = (c[2] % b, c[3] % b)
                     let src = crd ? (c[1] * b + i) * b + j : (i * b + j) * oc + c[1]

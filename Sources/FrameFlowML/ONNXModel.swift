@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 
 /// An ONNX attribute value.
 enum AttributeValue: Sendable {
@@ -206,7 +207,7 @@ struct ONNXModel: Sendable {
             }
             let offset = Int(external["offset"] ?? "0") ?? 0
             let length = Int(external["length"] ?? "") ?? (data.count - offset)
-            guard offset >= 0, length >= 0, offset + length <= data.count else {
+            guard offset >= 0, length >= 0, offset <= data.count, length <= data.count - offset else {
                 throw ModelError("\(file): external data for '\(name)' (offset \(offset), length \(length)) runs past the end of '\(path)'")
             }
             bytes = [UInt8](data[offset..<(offset + length)])
@@ -230,15 +231,10 @@ struct ONNXModel: Sendable {
     }
 
     /// The number of elements of `shape`, or nil when a dimension is negative or the product
-    /// reaches 2³¹ (shapes come from untrusted files; the product must not overflow).
+    /// reaches 2³¹ or `ResourceLimits.current.maxTensorElements` (shapes come from untrusted
+    /// files; the product must not overflow).
     static func elementCount(_ shape: [Int]) -> Int? {
-        var count = 1
-        for d in shape {
-            guard d >= 0 else { return nil }
-            let (p, overflow) = count.multipliedReportingOverflow(by: d)
-            guard !overflow, p < 1 << 31 else { return nil }
-            count = p
-        }
+        guard let count = ResourceLimits.elementCount(shape), count < 1 << 31, count <= ResourceLimits.current.maxTensorElements else { return nil }
         return count
     }
 

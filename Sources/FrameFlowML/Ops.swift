@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 
 /// The CPU kernels, by ONNX op type. Float tensors are computed in Float; integer tensors in
 /// Int64.
@@ -520,12 +521,15 @@ enum Ops {
 
     static func reshape(_ x: Tensor, _ spec: [Int64], allowZero: Bool) throws -> Tensor {
         var shape = spec.enumerated().map { i, v -> Int in v == 0 && !allowZero && i < x.shape.count ? x.shape[i] : Int(v) }
+        // Products checked: the spec comes from the model (a -1 other than the first, or any
+        // other negative size, fails the count).
         if let k = shape.firstIndex(of: -1) {
-            let rest = shape.enumerated().filter { $0.offset != k }.map(\.element).reduce(1, *)
-            guard rest > 0, x.count % rest == 0 else { throw ModelError("cannot reshape \(x.shape) to \(spec)") }
-            shape[k] = x.count / rest
+            var rest = shape
+            rest.remove(at: k)
+            guard let n = ResourceLimits.elementCount(rest), n > 0, x.count % n == 0 else { throw ModelError("cannot reshape \(x.shape) to \(spec)") }
+            shape[k] = x.count / n
         }
-        guard shape.reduce(1, *) == x.count else { throw ModelError("cannot reshape \(x.shape) (\(x.count) values) to \(spec)") }
+        guard ResourceLimits.elementCount(shape) == x.count else { throw ModelError("cannot reshape \(x.shape) (\(x.count) values) to \(spec)") }
         var y = x
         y.shape = shape
         return y
@@ -570,6 +574,7 @@ enum Ops {
         let outer = ts[0].shape[..<axis].reduce(1, *)
         var shape = ts[0].shape
         shape[axis] = ts.map { $0.shape[axis] }.reduce(0, +)
+        _ = try Checked.elements(shape, "Concat output")
         let isFloat = ts[0].isFloat
         if isFloat, ts.allSatisfy({ $0.asFloats.count == $0.count }) {
             // Straight into a pooled array (appending grew a fresh one piece by piece).
@@ -606,6 +611,7 @@ enum Ops {
             return i
         }
         let shape = Array(x.shape[..<axis]) + indices.shape + Array(x.shape[(axis + 1)...])
+        _ = try Checked.elements(shape, "Gather output")
         var f: [Float] = [], iv: [Int64] = []
         for o in 0..<outer {
             for i in idx {
@@ -707,9 +713,12 @@ enum Ops {
             axes = n.ints("axes") ?? Array(0..<Int64(starts.count))
             steps = Array(repeating: 1, count: starts.count)
         }
+        guard ends.count == starts.count, axes.count == starts.count, steps.count == starts.count else {
+            throw ModelError("Slice has \(starts.count) starts, \(ends.count) ends, \(axes.count) axes and \(steps.count) steps")
+        }
         var lo = Array(repeating: 0, count: r), step = Array(repeating: 1, count: r), count = x.shape
         for (k, a0) in axes.enumerated() {
-            let a = a0 < 0 ? Int(a0) + r : Int(a0)
+            let a = try axis(a0, rank: r, "Slice axis")
             let dim = x.shape[a]
             let st = Int(steps[k])
             guard st != 0 else { throw ModelError("Slice step 0") }
@@ -721,7 +730,10 @@ enum Ops {
             let s = clampIndex(starts[k], false), e = clampIndex(ends[k], true)
             lo[a] = s
             step[a] = st
-            count[a] = st > 0 ? max(0, (e - s + st - 1) / st) : max(0, (s - e + (-st) - 1) / (-st))
+            // Elements from s toward e, |st| apart, without forming s + st or −st (a step of
+            // Int64.min or near Int64.max comes from the model).
+            let span = st > 0 ? e - s : s - e
+            count[a] = span <= 0 ? 0 : Int((UInt(span - 1) / st.magnitude) + 1)
         }
         let strides = x.strides
         var f: [Float] = [], iv: [Int64] = []
@@ -744,12 +756,14 @@ enum Ops {
         if sizes == nil {
             let dim = x.shape[axis]
             let numOut = Int(n.int("num_outputs", Int64(outputs)))
+            guard numOut > 0, numOut <= max(outputs, 1) else { throw ModelError("Split into \(numOut) parts for \(outputs) outputs") }
             let chunk = (dim + numOut - 1) / numOut
             sizes = (0..<numOut).map { min(chunk, dim - $0 * chunk) }
         }
         var result: [Tensor] = []
         var start = 0
         for s in sizes! {
+            guard s >= 0, s <= x.shape[axis] - start else { throw ModelError("Split sizes \(sizes!) do not fit axis \(axis) of \(x.shape)") }
             var starts = Array(repeating: Int64(0), count: x.shape.count), ends = x.shape.map { Int64($0) }
             starts[axis] = Int64(start)
             ends[axis] = Int64(start + s)
@@ -768,7 +782,8 @@ enum Ops {
         let value: Float = opset >= 11 ? (ins.count > 2 ? ins[2]?.asFloats.first ?? 0 : 0) : n.float("value", 0)
         if opset >= 18, ins.count > 3, let axesT = ins[3] {
             var full = Array(repeating: Int64(0), count: 2 * r)
-            let axes = axesT.asInts.map { Int($0) < 0 ? Int($0) + r : Int($0) }
+            let axes = try axesT.asInts.map { try axis($0, rank: r, "Pad axis") }
+            guard pads.count == 2 * axes.count else { throw ModelError("Pad has \(pads.count) pads for \(axes.count) axes") }
             for (k, a) in axes.enumerated() {
                 full[a] = pads[k]
                 full[a + r] = pads[k + axes.count]
@@ -776,10 +791,16 @@ enum Ops {
             pads = full
         }
         let mode = n.string("mode", "constant")
-        let outShape = (0..<r).map { x.shape[$0] + Int(pads[$0]) + Int(pads[$0 + r]) }
+        guard pads.count == 2 * r else { throw ModelError("Pad has \(pads.count) pads for rank \(r)") }
+        // Sizes checked: pads come from the model (2⁶² overflows the sum).
+        let outShape = try (0..<r).map { d in
+            try Checked.sum(try Checked.sum(x.shape[d], Int(pads[d]), "Pad axis \(d)"), Int(pads[d + r]), "Pad axis \(d)")
+        }
+        let total = try Checked.elements(outShape, "Pad output")
+        if mode != "constant", total > 0, x.shape.contains(0) { throw ModelError("Pad mode '\(mode)' on an empty axis of \(x.shape)") }
         let strides = x.strides
         let vals = x.asFloats
-        var out = Scratch.filled(outShape.reduce(1, *), value)
+        var out = Scratch.filled(total, value)
         if mode == "constant" && r > 0 && pads.allSatisfy({ $0 >= 0 }) && x.count > 0 {
             // Growing with a constant: copy each innermost row of the input into place.
             let outStrides = Tensor(shape: outShape, floats: []).strides
@@ -807,7 +828,11 @@ enum Ops {
                 let dim = x.shape[d]
                 if i < 0 || i >= dim {
                     switch mode {
-                    case "reflect": i = i < 0 ? -i : 2 * (dim - 1) - i
+                    case "reflect":
+                        // Reflected back and forth (period 2·(dim − 1)): pads as wide as the
+                        // axis, or wider, stay inside it.
+                        let period = 2 * (dim - 1)
+                        if period == 0 { i = 0 } else { i %= period; if i < 0 { i += period }; if i >= dim { i = period - i } }
                     case "edge": i = min(max(i, 0), dim - 1)
                     case "wrap": i = ((i % dim) + dim) % dim
                     default: inside = false

@@ -5,6 +5,7 @@ enum MoreOps {
     static func convTranspose(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
         let x = try Ops.need(ins, 0), w = try Ops.need(ins, 1)
         let bias = ins.count > 2 ? ins[2]?.asFloats : nil
+        guard x.shape.count >= 3, w.shape.count == x.shape.count else { throw ModelError("ConvTranspose input \(x.shape) and weights \(w.shape) need the same rank ≥ 3") }
         let group = Int(n.int("group", 1))
         let spatial = Array(x.shape[2...])
         let d = spatial.count
@@ -16,6 +17,11 @@ enum MoreOps {
         let auto = n.string("auto_pad", "NOTSET")
         var outSpatial = [Int](repeating: 0, count: d)
         let requested = n.ints("output_shape")?.map { Int($0) }
+        // Attributes from the model, checked before any arithmetic on them.
+        guard (1...3).contains(d), w.shape.count == d + 2, group > 0, k.count == d, strides.count == d, dil.count == d, outPad.count == d, pads.count == 2 * d,
+            requested.map({ $0.count == d || $0.count == d + 2 }) ?? true,
+            (k + strides + dil).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), (outPad + pads + (requested ?? [])).allSatisfy({ $0.magnitude < 1 << 31 })
+        else { throw ModelError("ConvTranspose attributes (kernel \(k), strides \(strides), dilations \(dil), pads \(pads)) do not fit input \(x.shape), weights \(w.shape)") }
         for i in 0..<d {
             let full = strides[i] * (spatial[i] - 1) + outPad[i] + (k[i] - 1) * dil[i] + 1
             if let requested {
@@ -35,7 +41,8 @@ enum MoreOps {
             }
             guard outSpatial[i] > 0 else { throw ModelError("ConvTranspose output size \(outSpatial[i]) ≤ 0") }
         }
-        let batch = x.shape[0], cin = x.shape[1], opg = w.shape[1], cout = opg * group, ipg = cin / group
+        let batch = x.shape[0], cin = x.shape[1], opg = w.shape[1], cout = try Checked.product(opg, group, "ConvTranspose output channels"), ipg = cin / group
+        _ = try Checked.elements([batch, cout] + outSpatial, "ConvTranspose output")
         guard w.shape[0] == cin, cin % group == 0 else { throw ModelError("ConvTranspose weights \(w.shape) do not fit \(cin) channels, group \(group)") }
         // Pad to 3 spatial dims.
         func three(_ a: [Int], _ fill: Int) -> [Int] { Array(repeating: fill, count: 3 - a.count) + a }
@@ -247,11 +254,13 @@ enum MoreOps {
             if ins.count > 2, let s = ins[2], s.count > 0 { scales = s.asFloats }
             if ins.count > 3, let s = ins[3], s.count > 0 { sizes = s.asInts.map { Int($0) } }
         }
-        var axes = n.ints("axes")?.map { Int($0) < 0 ? Int($0) + r : Int($0) } ?? Array(0..<r)
+        var axes = try n.ints("axes")?.map { try Ops.axis($0, rank: r, "Resize axis") } ?? Array(0..<r)
+        if let s = scales, s.count != axes.count, sizes == nil { throw ModelError("Resize has \(s.count) scales for \(axes.count) axes") }
+        if let s = sizes, s.count != axes.count { throw ModelError("Resize has \(s.count) sizes for \(axes.count) axes") }
         if axes.count != r, scales != nil || sizes != nil {
             // Expand per-axis values to every axis.
             var fs = Array(repeating: Float(1), count: r), ss = x.shape
-            if let s = scales { for (k, a) in axes.enumerated() { fs[a] = s[k] } ; scales = fs }
+            if let s = scales, s.count == axes.count { for (k, a) in axes.enumerated() { fs[a] = s[k] } ; scales = fs }
             if let s = sizes { for (k, a) in axes.enumerated() { ss[a] = s[k] } ; sizes = ss }
             axes = Array(0..<r)
         }
@@ -259,7 +268,7 @@ enum MoreOps {
         if var s = sizes, policy != "stretch" {
             let ratios = (0..<r).map { Float(s[$0]) / Float(x.shape[$0]) }
             let scale = policy == "not_larger" ? ratios.min()! : ratios.max()!
-            s = (0..<r).map { Int((Float(x.shape[$0]) * scale).rounded()) }
+            s = try (0..<r).map { try Checked.int(Double((Float(x.shape[$0]) * scale).rounded()), "Resize size of axis \($0)") }
             sizes = s
             scales = Array(repeating: scale, count: r)
         }
@@ -268,10 +277,13 @@ enum MoreOps {
             outShape = sizes
             if scales == nil || policy == "stretch" { scales = (0..<r).map { Float(sizes[$0]) / Float(x.shape[$0]) } }
         } else if let s = scales, s.count == r {
-            outShape = (0..<r).map { Int((Float(x.shape[$0]) * s[$0]).rounded(.down)) }
+            // Scales from the model: 1e30 or NaN is an error, not a trapping conversion.
+            outShape = try (0..<r).map { try Checked.int(Double((Float(x.shape[$0]) * s[$0]).rounded(.down)), "Resize size of axis \($0) (scale \(s[$0]))") }
         } else {
             throw ModelError("Resize needs scales or sizes for every axis")
         }
+        _ = try Checked.elements(outShape, "Resize output")
+        if let d = (0..<r).first(where: { x.shape[$0] == 0 && outShape[$0] > 0 }) { throw ModelError("Resize of an empty axis \(d) to \(outShape[d])") }
         let mode = n.string("mode", "nearest")
         guard ["nearest", "linear", "bilinear", "trilinear", "cubic"].contains(mode) else {
             throw ModelError("Resize mode '\(mode)' is not implemented (nearest, linear, cubic)")
@@ -282,8 +294,14 @@ enum MoreOps {
         // Upsample and Resize before opset 11 take the floor; later the mode decides.
         let nearestMode = n.opType == "Upsample" || opset < 11 ? "floor" : n.string("nearest_mode", "round_prefer_floor")
         let extrapolation = n.float("extrapolation_value", 0)
-        // Source coordinate of output index i on axis d.
+        if ctm == "tf_crop_and_resize" && (roi?.count ?? 0) < 2 * r { throw ModelError("Resize tf_crop_and_resize needs a roi of \(2 * r) values") }
+        // Source coordinate of output index i on axis d, kept finite and within ±2³⁰ (scales
+        // and roi come from the model: NaN or 1e30 must not reach an Int conversion).
         func source(_ i: Int, _ d: Int) -> Float {
+            let s = unclampedSource(i, d)
+            return s.isNaN ? 0 : min(max(s, -0x1p30), 0x1p30)
+        }
+        func unclampedSource(_ i: Int, _ d: Int) -> Float {
             // With scales, ONNX measures the resized length unrounded.
             let sc = scales![d], inLen = Float(x.shape[d]), outLen = sizes != nil ? Float(outShape[d]) : inLen * sc
             switch ctm {

@@ -54,9 +54,7 @@ struct TFLiteGraph {
         guard let sg = try model.tables(2).first else { throw ModelError("\(file): no subgraph") }
         for (i, t) in try sg.tables(0).enumerated() {
             let shape = try t.ints(0).map { Int($0) }
-            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }),
-                shape.reduce(1, { $0.multipliedReportingOverflow(by: $1).overflow ? Int.max : $0 * $1 }) < 1 << 28
-            else { throw ModelError("\(file): tensor \(i) has an invalid shape \(shape)") }
+            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }), ONNXModel.elementCount(shape) != nil else { throw ModelError("\(file): tensor \(i) has an invalid shape \(shape)") }
             let rawType = try t.byte(1)
             let type: ElementType
             switch rawType {
@@ -695,7 +693,14 @@ enum NHWC {
             let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
             let kh = w.shape[1], kw = w.shape[2]
             let oc = depthwise ? w.shape[3] : w.shape[0]
+            // Strides and dilations from the file: 0 would divide by zero.
+            guard [sw, sh, dw, dh].allSatisfy({ $0 > 0 && $0 < 1 << 16 }), kh > 0, kw > 0 else {
+                throw ModelError("conv strides (\(sh), \(sw)), dilations (\(dh), \(dw)) or filter \(w.shape) out of range")
+            }
             let (oh, pt) = padding(same, h, kh, sh, dh), (ow, pl) = padding(same, wd, kw, sw, dw)
+            guard oh > 0, ow > 0 else { throw ModelError("conv output \(oh) × \(ow) of input \(x.shape), filter \(w.shape)") }
+            _ = try Checked.elements([n, oh, ow, oc], "conv output")
+            _ = try Checked.elements([oh, ow, kh, kw, c], "conv im2col matrix")
             let mult = depthwise ? oc / max(c, 1) : 1
             guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
             // The GEMM (beta 0) and depthwise paths write every output; the generic loop adds.
@@ -782,8 +787,13 @@ enum NHWC {
             let sw = Int(try o?.int(1) ?? 1), sh = Int(try o?.int(2) ?? 1)
             let fw = Int(try o?.int(3) ?? 1), fh = Int(try o?.int(4) ?? 1)
             let act = try op.activation(field: 5)
+            guard x.shape.count == 4, [sw, sh, fw, fh].allSatisfy({ $0 > 0 && $0 < 1 << 16 }) else {
+                throw ModelError("pool of input \(x.shape) with filter (\(fh), \(fw)), strides (\(sh), \(sw))")
+            }
             let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
             let (oh, pt) = padding(same, h, fh, sh, 1), (ow, pl) = padding(same, wd, fw, sw, 1)
+            guard oh > 0, ow > 0 else { throw ModelError("pool output \(oh) × \(ow) of input \(x.shape)") }
+            _ = try Checked.elements([n, oh, ow, c], "pool output")
             var out = Scratch.filled(n * oh * ow * c, op.code == 17 ? -.infinity : 0)
             let xf = x.asFloats
             if !out.isEmpty && !xf.isEmpty {
@@ -840,6 +850,7 @@ enum NHWC {
             return Tensor(shape: x.shape, floats: x.asFloats)
         case 9:  // FULLY_CONNECTED
             let x = try input(0), w = try input(1)
+            guard w.shape.count == 2, w.shape[1] > 0 else { throw ModelError("fully connected weights \(w.shape) are not a matrix") }
             let k = w.shape[1], outN = w.shape[0]
             guard x.count % k == 0 else { throw ModelError("input \(x.shape) does not fit weights \(w.shape)") }
             let rows = x.count / k

@@ -1,3 +1,5 @@
+import FrameFlow
+
 /// Element types of tensors (ONNX `TensorProto.DataType` numbering).
 public enum ElementType: Int, Sendable, CustomStringConvertible {
     case float32 = 1, uint8 = 2, int8 = 3, uint16 = 4, int16 = 5, int32 = 6, int64 = 7, bool = 9, float16 = 10, double = 11
@@ -91,4 +93,43 @@ public struct ModelError: Error, Sendable, CustomStringConvertible {
     if f >= 9.2233715e18 { return Int64.max }
     if f <= -9.2233715e18 { return Int64.min }
     return Int64(f.rounded(.towardZero))
+}
+
+/// Sizes computed from a model's values (shapes, pads, scales, repeats, indices) are
+/// untrusted: these turn overflow, negative sizes and sizes over
+/// `ResourceLimits.current.maxTensorElements` into a `ModelError` naming what was computed,
+/// where plain arithmetic would trap or allocate without bound. For plan time, not inner loops.
+enum Checked {
+    /// The element count of `shape`, `what`'s shape.
+    static func elements(_ shape: [Int], _ what: @autoclosure () -> String) throws -> Int {
+        guard let n = ResourceLimits.elementCount(shape) else {
+            throw ModelError("\(what()) would have shape \(shape): a negative size, or more elements than an Int counts")
+        }
+        let limit = ResourceLimits.current.maxTensorElements
+        guard n <= limit else {
+            throw ModelError("\(what()) would have shape \(shape), \(n) elements, over the limit of \(limit) (ResourceLimits.maxTensorElements)")
+        }
+        return n
+    }
+
+    /// `a + b`, or an error naming `what`.
+    static func sum(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws -> Int {
+        let (s, o) = a.addingReportingOverflow(b)
+        guard !o else { throw ModelError("\(what()): \(a) + \(b) overflows") }
+        return s
+    }
+
+    /// `a · b`, or an error naming `what`.
+    static func product(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws -> Int {
+        let (p, o) = a.multipliedReportingOverflow(by: b)
+        guard !o else { throw ModelError("\(what()): \(a) × \(b) overflows") }
+        return p
+    }
+
+    /// A size or index held as a floating-point value, as an Int: an error naming `what` when
+    /// it is not finite or beyond ±2⁶² (well past any tensor).
+    static func int(_ v: Double, _ what: @autoclosure () -> String) throws -> Int {
+        guard v.isFinite, abs(v) < 0x1p62 else { throw ModelError("\(what()) is \(v), not a usable size") }
+        return Int(v)
+    }
 }
