@@ -27,7 +27,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case syntax, unknownField, unknownCalculator, invalidOption, unknownOption
         case noProducer, multipleProducers, typeMismatch, cycle, invalidPort, invalidStreamName
-        case missingSidePacket, unknownStream, timestampOrder, invalidTimestamp
+        case missingSidePacket, unknownStream, unknownNode, duplicateNodeName, timestampOrder, invalidTimestamp
         case calculatorFailed, cancelled, notStarted, alreadyStarted, closed, invalidState
     }
 

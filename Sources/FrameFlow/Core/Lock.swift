@@ -1,32 +1,20 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Synchronization
 
-/// Wall-clock-independent monotonic time in nanoseconds, for tracing and statistics.
-@inlinable public func monotonicNanoseconds() -> UInt64 {
-    DispatchTimeShim.now()
-}
-
-@usableFromInline enum DispatchTimeShim {
-    @usableFromInline static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// A mutex with a condition variable, for the scheduler's waits.
+/// A mutex with two condition variables, for the scheduler: `wait`/`signal` for workers
+/// waiting for work, `waitForProgress`/`broadcastProgress` for threads waiting on the run
+/// (a full input queue, idle, done), so that waking one kind never wakes the other.
 ///
 /// `@unchecked Sendable`: the pthread objects are only touched through their own
 /// thread-safe calls; the memory is allocated once and freed in `deinit`.
 final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private let cond2 = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let progress = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     init() {
         var mattr = pthread_mutexattr_t()
@@ -44,14 +32,14 @@ final class ConditionLock: @unchecked Sendable {
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
         #endif
         pthread_cond_init(cond, &attr)
-        pthread_cond_init(cond2, &attr)
+        pthread_cond_init(progress, &attr)
         pthread_condattr_destroy(&attr)
     }
 
     deinit {
         pthread_cond_destroy(cond)
-        pthread_cond_destroy(cond2)
-        cond2.deallocate()
+        pthread_cond_destroy(progress)
+        progress.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
         cond.deallocate()
@@ -69,13 +57,13 @@ final class ConditionLock: @unchecked Sendable {
     /// Waits for a signal; the lock must be held.
     func wait() { pthread_cond_wait(cond, mutex) }
 
-    /// Waits on the second condition (for threads waiting on results, so that waking
-    /// them never wakes workers and vice versa); the lock must be held.
-    func waitOther() { pthread_cond_wait(cond2, mutex) }
-    func broadcastOther() { pthread_cond_broadcast(cond2) }
+    /// Waits until the run makes progress; the lock must be held.
+    func waitForProgress() { pthread_cond_wait(progress, mutex) }
+    /// Wakes every thread waiting for progress.
+    func broadcastProgress() { pthread_cond_broadcast(progress) }
 
-    /// Waits on the second condition or until `seconds` pass; false on time-out.
-    func waitOther(seconds: Double) -> Bool { timedWait(cond2, seconds) }
+    /// Waits for progress or until `seconds` pass; false on time-out.
+    func waitForProgress(seconds: Double) -> Bool { timedWait(progress, seconds) }
 
     /// Waits for a signal or until `seconds` pass; the lock must be held.
     /// Returns false on time-out.

@@ -25,14 +25,9 @@ public final class Graph: Sendable {
     public let config: GraphConfig
     let resolved: ResolvedGraph
 
-    private struct Observer {
-        var onPacket: @Sendable (Packet) -> Void
-        var onClose: (@Sendable () -> Void)?
-    }
-
     private struct State: @unchecked Sendable {  // runtime is itself thread-safe
         var runtime: GraphRuntime?
-        var observers: [String: [Observer]] = [:]
+        var observers: [String: [GraphRuntime.Observer]] = [:]
         var maxFramesInFlight: Int
         var pendingOptions: [String: any CalculatorOptions] = [:]
         var tracing = false
@@ -91,7 +86,7 @@ public final class Graph: Sendable {
         }
         try state.withLock { s in
             guard s.runtime == nil else { throw GraphError(.alreadyStarted, "observe before start()", stream: stream) }
-            s.observers[stream, default: []].append(Observer(onPacket: callback, onClose: onClose))
+            s.observers[stream, default: []].append(GraphRuntime.Observer(onPacket: callback, onClose: onClose))
         }
     }
 
@@ -111,116 +106,23 @@ public final class Graph: Sendable {
     ///
     /// - Parameter sidePackets: values for the graph's input side packets, by name.
     public func start(sidePackets: [String: any Sendable] = [:]) throws {
-        try state.withLock { s in
-            if let r = s.runtime, !r.lock.withLock({ r.done }) {
+        let rt = try state.withLock { s in
+            if let r = s.runtime, !r.isDone {
                 throw GraphError(.alreadyStarted, "the graph is already running")
             }
-            let rt = try build(s)
+            let rt = try GraphRuntime.build(
+                resolved, config: config, observers: s.observers, options: s.pendingOptions,
+                maxFramesInFlight: s.maxFramesInFlight, tracing: s.tracing)
             s.runtime = rt
             s.lastRun = rt
+            return rt
         }
-        let rt = state.withLock { $0.runtime! }
         do {
-            try rt.open(
-                sidePackets: sidePackets, order: resolved.order + Array(resolved.nodes.count..<rt.nodes.count),
-                sideInputs: rt.nodes.map { $0.context.sideInputRefs }, sideOutputs: rt.nodes.map { $0.context.sideOutputRefs })
+            try rt.start(sidePackets: sidePackets)
         } catch {
             state.withLock { $0.runtime = nil }
             throw error
         }
-    }
-
-    private func build(_ s: State) throws -> GraphRuntime {
-        let threads = config.numThreads.map { Swift.max(1, $0) } ?? ProcessInfo.processInfo.activeProcessorCount
-        let rt = GraphRuntime(threads: threads)
-        rt.maxFramesInFlight = s.maxFramesInFlight
-        if s.tracing { rt.trace = TraceRecorder() }
-        let defaultCapacity = config.maxQueueSize.map { $0 <= 0 ? Int.max : $0 } ?? 100
-        let defaultPolicy = config.queuePolicy ?? .block
-
-        func stream(_ name: String) -> Int {
-            if let i = rt.streamIndex[name] { return i }
-            rt.streams.append(StreamRuntime(name: name))
-            rt.streamIndex[name] = rt.streams.count - 1
-            return rt.streams.count - 1
-        }
-        for ref in config.inputStreams { rt.graphInputs.insert(stream(ref.name)) }
-
-        var rank = Array(repeating: 0, count: resolved.nodes.count)
-        for (pos, i) in resolved.order.enumerated() { rank[i] = pos }
-        for (i, n) in resolved.nodes.enumerated() {
-            let calc = try Self.instantiate(n.type, options: s.pendingOptions[n.name] ?? n.options, node: n.name)
-            let ctx = CalculatorContext(
-                nodeName: n.name, inputs: n.config.inputStreams, outputs: n.config.outputStreams,
-                sideInputs: n.config.inputSidePackets, sideOutputs: n.config.outputSidePackets, pool: .shared)
-            ctx.runtime = rt
-            let capacity = n.config.maxQueueSize.map { $0 <= 0 ? Int.max : $0 } ?? defaultCapacity
-            let policy = n.config.queuePolicy ?? defaultPolicy
-            var inputs: [InputQueue] = []
-            for (p, ref) in n.config.inputStreams.enumerated() {
-                let o = n.queueOverrides[p]
-                var q = InputQueue(
-                    capacity: o?.1.map { $0 <= 0 ? Int.max : $0 } ?? capacity, policy: o?.0 ?? policy,
-                    isBackEdge: n.backEdges.contains(p), stream: stream(ref.name))
-                if q.policy == .keepLatest { q.capacity = 1 }
-                inputs.append(q)
-            }
-            let inputPolicy = n.config.inputPolicy ?? n.contract.inputPolicy ?? config.inputPolicy ?? .default
-            let concurrency = n.config.concurrency ?? 1
-            if concurrency > 1 && inputPolicy != .default {
-                throw GraphError(
-                    .invalidOption, "concurrency \(concurrency) needs the default input policy (a step per synchronized timestamp)",
-                    node: n.name, location: n.config.location)
-            }
-            let node = NodeRuntime(
-                index: i, name: n.name, calculator: calc, context: ctx, contract: n.contract,
-                policy: inputPolicy, rank: rank[i],
-                location: n.config.location, inputs: inputs, outputStreams: n.config.outputStreams.map { stream($0.name) },
-                concurrency: concurrency)
-            rt.nodes.append(node)
-        }
-        // Observers and graph outputs end in sink nodes, ranked after every other node.
-        var sinkStreams = config.outputStreams.map(\.name)
-        for name in s.observers.keys.sorted() where !sinkStreams.contains(name) { sinkStreams.append(name) }
-        for name in sinkStreams {
-            let observers = s.observers[name] ?? []
-            let sink = ObserverSink(
-                callbacks: observers.map(\.onPacket), closers: observers.compactMap(\.onClose))
-            let ref = StreamRef(name: name)
-            let ctx = CalculatorContext(nodeName: "output '\(name)'", inputs: [ref], outputs: [], sideInputs: [], sideOutputs: [], pool: .shared)
-            ctx.runtime = rt
-            let q = InputQueue(capacity: defaultCapacity, policy: defaultPolicy, isBackEdge: false, stream: stream(name))
-            let node = NodeRuntime(
-                index: rt.nodes.count, name: "output '\(name)'", calculator: sink, context: ctx,
-                contract: ObserverSink.contract, policy: .default, rank: Int.max, location: nil, inputs: [q],
-                outputStreams: [], isSink: true)
-            rt.nodes.append(node)
-            if config.outputStreams.contains(where: { $0.name == name }) { rt.frontierNodes.append(node) }
-        }
-        if rt.frontierNodes.isEmpty { rt.frontierNodes = rt.nodes }
-        for node in rt.nodes {
-            for (qi, q) in node.inputs.enumerated() { rt.streams[q.stream].consumers.append(Consumer(node: node, input: qi)) }
-            for s in node.outputStreams { rt.streams[s].producer = node }
-        }
-        return rt
-    }
-
-    static func instantiate(_ type: any Calculator.Type, options: any CalculatorOptions, node: String) throws -> any Calculator {
-        func make<C: Calculator>(_ t: C.Type) throws -> any Calculator {
-            guard let o = options as? C.Options else {
-                throw GraphError(.invalidOption, "options of type \(Swift.type(of: options)) given, \(C.name) takes \(C.Options.self)", node: node)
-            }
-            do {
-                return try C(options: o)
-            } catch let e as GraphError {
-                var e = e
-                if e.node == nil { e.node = node }
-                throw e
-            } catch {
-                throw GraphError(.invalidOption, "\(error)", node: node)
-            }
-        }
-        return try make(type)
     }
 
     private func runtime(_ what: String) throws -> GraphRuntime {
@@ -231,7 +133,7 @@ public final class Graph: Sendable {
     }
 
     private func inputStream(_ rt: GraphRuntime, _ name: String) throws -> Int {
-        guard let s = rt.streamIndex[name], rt.graphInputs.contains(s) else {
+        guard let s = rt.inputStream(named: name) else {
             let inputs = config.inputStreams.map(\.name).joined(separator: ", ")
             throw GraphError(.unknownStream, "not an input stream of the graph (inputs: \(inputs.isEmpty ? "none" : inputs))", stream: name)
         }
@@ -272,7 +174,7 @@ public final class Graph: Sendable {
     /// Closes every graph input stream; nodes close as their inputs drain.
     public func closeAllInputStreams() throws {
         let rt = try runtime("closeAllInputStreams")
-        for s in rt.graphInputs.sorted() { rt.closeInput(s) }
+        for s in rt.inputStreams { rt.closeInput(s) }
     }
 
     /// Waits until no node is running or ready to run. Throws the run's error, if any.
@@ -294,8 +196,7 @@ public final class Graph: Sendable {
 
     /// The first error of the current or last run.
     public var error: GraphError? {
-        guard let rt = state.withLock({ $0.lastRun }) else { return nil }
-        return rt.lock.withLock { rt.failure }
+        state.withLock { $0.lastRun }?.error
     }
 
     /// Stops the run as soon as possible: queued packets are dropped, nodes are closed,
@@ -310,7 +211,7 @@ public final class Graph: Sendable {
     /// never in the middle of a frame.
     public func setOptions(_ options: any CalculatorOptions, forNode node: String) throws {
         guard let i = resolved.nodes.firstIndex(where: { $0.name == node }) else {
-            throw GraphError(.unknownStream, "no node named '\(node)' (nodes: \(nodeNames.joined(separator: ", ")))", node: node)
+            throw GraphError(.unknownNode, "no node named '\(node)' (nodes: \(nodeNames.joined(separator: ", ")))", node: node)
         }
         let n = resolved.nodes[i]
         func check<C: Calculator>(_ t: C.Type) throws {
@@ -323,11 +224,7 @@ public final class Graph: Sendable {
             s.pendingOptions[node] = options
             return s.runtime
         }
-        guard let rt else { return }
-        rt.lock.withLock {
-            let nr = rt.nodes[i]
-            nr.pendingOptions = options
-        }
+        rt?.setPendingOptions(options, node: i)
     }
 
     /// The options node `node` runs with: decoded from the graph file, or the latest
@@ -339,28 +236,17 @@ public final class Graph: Sendable {
 
     /// An output side packet of the current or last run, by name.
     public func outputSidePacket(_ name: String) -> Packet? {
-        guard let rt = state.withLock({ $0.lastRun }) else { return nil }
-        return rt.lock.withLock { rt.sidePackets[name] }
+        state.withLock { $0.lastRun }?.sidePacket(named: name)
     }
 
     /// Counters of the current or last run.
     public var statistics: GraphStatistics {
-        guard let rt = state.withLock({ $0.lastRun }) else { return GraphStatistics(nodes: [], framesRejected: 0, packetsSent: 0) }
-        return rt.lock.withLock {
-            GraphStatistics(
-                nodes: rt.nodes.map { n in
-                    NodeStatistics(
-                        name: n.name, calls: n.calls, busySeconds: Double(n.busyNanos) / 1e9,
-                        dropped: n.inputs.reduce(0) { $0 + $1.drops }, maxQueueDepth: n.inputs.map(\.maxDepth).max() ?? 0,
-                        isOutput: n.isSink)
-                }, framesRejected: rt.rejectedAtInput, packetsSent: rt.sentPackets)
-        }
+        state.withLock { $0.lastRun }?.statistics() ?? GraphStatistics(nodes: [], framesRejected: 0, packetsSent: 0)
     }
 
     /// The recorded trace as Chrome trace JSON (set `isTracing` before `start`).
     public func chromeTrace() -> Data {
-        guard let rt = state.withLock({ $0.lastRun }) else { return Data() }
-        return rt.lock.withLock { rt.trace?.json(nodeNames: rt.nodes.map(\.name)) ?? Data() }
+        state.withLock { $0.lastRun }?.chromeTrace() ?? Data()
     }
 }
 

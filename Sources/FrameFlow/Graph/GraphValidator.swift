@@ -35,7 +35,7 @@ enum GraphValidator {
         for node in config.nodes {
             if let n = node.name {
                 if explicitNames.contains(n) {
-                    errors.append(GraphError(.invalidPort, "two nodes are named '\(n)'", node: n, location: node.location))
+                    errors.append(GraphError(.duplicateNodeName, "two nodes are named '\(n)'", node: n, location: node.location))
                 }
                 explicitNames.insert(n)
             }

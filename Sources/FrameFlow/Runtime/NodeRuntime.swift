@@ -12,7 +12,8 @@ final class NodeRuntime {
     let calculator: any Calculator
     let context: CalculatorContext
     let contract: CalculatorContract
-    let policy: InputPolicy
+    /// Decides which timestamp the node processes next (the node's input policy).
+    let handler: any InputStreamHandler
     let rank: Int
     let location: SourceLocation?
     let isSink: Bool
@@ -57,7 +58,7 @@ final class NodeRuntime {
 
     init(
         index: Int, name: String, calculator: any Calculator, context: CalculatorContext, contract: CalculatorContract,
-        policy: InputPolicy, rank: Int, location: SourceLocation?, inputs: [InputQueue], outputStreams: [Int],
+        handler: any InputStreamHandler, rank: Int, location: SourceLocation?, inputs: [InputQueue], outputStreams: [Int],
         isSink: Bool = false, concurrency: Int = 1
     ) {
         self.index = index
@@ -65,7 +66,7 @@ final class NodeRuntime {
         self.calculator = calculator
         self.context = context
         self.contract = contract
-        self.policy = policy
+        self.handler = handler
         self.rank = rank
         self.location = location
         self.inputs = inputs
@@ -85,27 +86,10 @@ final class NodeRuntime {
     var isSource: Bool { inputs.isEmpty }
 
     /// The timestamp the node can process now, or nil.
-    func readyTimestamp() -> Timestamp? {
-        var minHead = Timestamp.done
-        var any = false
-        for i in inputs.indices {
-            if let t = inputs[i].packets.firstTimestamp {
-                any = true
-                if t < minHead { minHead = t }
-            }
-        }
-        guard any else { return nil }
-        if policy == .immediate { return minHead }
-        for i in inputs.indices where inputs[i].packets.isEmpty && !inputs[i].isBackEdge {
-            if inputs[i].bound <= minHead { return nil }
-        }
-        return minHead
-    }
+    func readyTimestamp() -> Timestamp? { handler.readyTimestamp(inputs) }
 
-    /// An immediate-policy node with no packets whose input bounds moved.
-    var hasBoundChange: Bool {
-        policy == .immediate && inputs.contains { $0.boundMoved && $0.packets.isEmpty }
-    }
+    /// The node runs with no packet because an input's bound moved.
+    var hasBoundChange: Bool { handler.runsOnBoundChange(inputs) }
 
     /// All forward inputs are closed and drained.
     var inputsFinished: Bool {

@@ -62,3 +62,23 @@ struct InputQueue {
     var isDone: Bool { packets.isEmpty && bound == .done }
     var isFull: Bool { packets.count >= capacity }
 }
+
+extension InputQueue {
+    /// Appends by the queue's policy; counts dropped packets.
+    mutating func push(_ p: Packet) {
+        if packets.count >= capacity {
+            switch policy {
+            case .block: break  // the producer was throttled before; a soft bound.
+            case .dropOldest:
+                packets.removeFirst()
+                drops += 1
+            case .keepLatest:
+                drops += packets.count
+                packets.removeAll()
+            }
+        }
+        packets.append(p)
+        if packets.count > maxDepth { maxDepth = packets.count }
+        bound = p.timestamp.next
+    }
+}

@@ -31,6 +31,15 @@ import Testing
         #expect(e.first?.location?.line == 3 && e.first?.location?.column == 17)
     }
 
+    @Test func twoNodesWithOneName() {
+        let e = errors("""
+            input_stream: "a"
+            node { name: "add" calculator: "AddCalculator" input_stream: "a" output_stream: "b" }
+            node { name: "add" calculator: "AddCalculator" input_stream: "b" output_stream: "c" }
+            """)
+        #expect(e.contains { $0.kind == .duplicateNodeName && $0.description.contains("two nodes are named 'add'") }, "\(e)")
+    }
+
     @Test func streamWithTwoProducers() {
         let e = errors("""
             input_stream: "a"

@@ -284,7 +284,8 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
         try graph.waitUntilDone()
         #expect(try ints(out) == [1, 2, 3, 4, 5, 105, 106, 107, 108, 109])
         #expect(throws: GraphError.self) { try graph.setOptions(NoOptions(), forNode: "add") }
-        #expect(throws: GraphError.self) { try graph.setOptions(o, forNode: "nope") }
+        let unknown = #expect(throws: GraphError.self) { try graph.setOptions(o, forNode: "nope") }
+        #expect(unknown?.kind == .unknownNode)
     }
 
     @Test func asyncPollerEndsWhenTheStreamCloses() async throws {

@@ -1,0 +1,254 @@
+/// One step of one node, as a worker runs it: select the node, prepare its inputs (lock
+/// held), execute the calculator (lock released), commit its outputs (lock held).
+extension GraphRuntime {
+    enum StepKind { case process(Timestamp), bounds, source, close }
+
+    /// What `prepare` hands to `execute` and `commit`.
+    struct PreparedStep {
+        let node: NodeRuntime
+        let context: CalculatorContext
+        let kind: StepKind
+        /// Options to apply before the step (`Graph.setOptions`).
+        let options: (any CalculatorOptions)?
+        /// Whether to read the clock around the step (statistics, trace).
+        let timed: Bool
+    }
+
+    /// How a step ended.
+    struct StepOutcome {
+        var error: (any Error)?
+        var start: UInt64 = 0
+        var end: UInt64 = 0
+    }
+
+    /// Runs one step of the most downstream ready node. Called by a worker with the lock
+    /// held; returns with it held. False when no node is ready.
+    func runOneLocked() -> Bool {
+        guard let node = selectNode() else { return false }
+        guard let step = prepare(node) else { return true }
+        lock.unlock()
+        let outcome = execute(step)
+        lock.lock()
+        commit(step, outcome)
+        return true
+    }
+
+    /// Takes the ready node of highest rank (most downstream: finishing frames before
+    /// starting new ones keeps latency and queues short).
+    func selectNode() -> NodeRuntime? {
+        guard !ready.isEmpty else { return nil }
+        var best = 0
+        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+        let node = ready.remove(at: best)
+        node.status = .running
+        return node
+    }
+
+    /// Decides what the node does now and moves its input packets into a context; nil when
+    /// there is nothing to do after all (the node is re-examined).
+    func prepare(_ node: NodeRuntime) -> PreparedStep? {
+        if node.runningSteps > 0 && (node.pendingOptions != nil || aborting) {
+            // Queued beside running steps, then options arrived or the run failed: options
+            // are applied, and a close runs, only once the steps in flight are done (their
+            // commit re-examines the node).
+            return nil
+        }
+        running += 1
+        node.runningSteps += 1
+
+        let kind: StepKind
+        // A concurrent node's process step gets a context of its own.
+        let ctx = node.isConcurrent && !node.wantsClose ? node.takeContext() : node.context
+        if node.wantsClose {
+            kind = .close
+            ctx.inputTimestamp = .done
+            for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: .done) }
+        } else if node.isSource {
+            kind = .source
+        } else if let ts = node.readyTimestamp() {
+            kind = .process(ts)
+            takeInputs(of: node, at: ts, into: ctx)
+        } else if node.hasBoundChange {
+            kind = .bounds
+            ctx.inputTimestamp = .unset
+            for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: .unset) }
+        } else {
+            node.status = node.steps.isEmpty ? .idle : .running
+            if node.isConcurrent { node.spareContexts.append(ctx) }
+            running -= 1
+            node.runningSteps -= 1
+            markDirty(node)
+            drainDirty()
+            return nil
+        }
+        for i in node.inputs.indices {
+            ctx.inputBounds[i] = node.inputs[i].bound
+            node.inputs[i].boundMoved = false
+        }
+        let options = node.pendingOptions
+        node.pendingOptions = nil
+        // Until this step commits, `examine` queues no step beside it (it runs alone:
+        // options wait above for the steps in flight).
+        if options != nil { node.optionsInFlight = true }
+        if node.isConcurrent, case .process(let ts) = kind {
+            node.steps.append(ConcurrentStep(context: ctx, timestamp: ts))
+            // Room for another timestamp: queue it now, for the next free worker.
+            markDirty(node)
+            drainDirty()
+            if !ready.isEmpty { pool.hintWorkLocked() }
+        }
+        // Timing every step costs two clock reads; without a trace, every 8th step is timed
+        // (decided under the lock: a concurrent node's other steps count `calls` as they end).
+        let timed = trace != nil || node.calls & 7 == 0
+        return PreparedStep(node: node, context: ctx, kind: kind, options: options, timed: timed)
+    }
+
+    /// Moves the packets at `ts` from the node's queues into `ctx` (empty packets for inputs
+    /// without one), releasing producers and senders that waited on a full queue.
+    private func takeInputs(of node: NodeRuntime, at ts: Timestamp, into ctx: CalculatorContext) {
+        ctx.inputTimestamp = ts
+        for i in node.inputs.indices {
+            if let h = node.inputs[i].packets.firstTimestamp, h == ts {
+                let wasFull = node.inputs[i].isFull
+                ctx.inputPackets[i] = node.inputs[i].packets.removeFirst()
+                // Only a full queue can have throttled its producer.
+                if wasFull && !node.inputs[i].isFull, let producer = streams[node.inputs[i].stream].producer {
+                    if node.inputs[i].policy == .block { producer.fullBlockingOutputs -= 1 }
+                    markDirty(producer)
+                }
+                // Senders blocked on this queue: wake them once it is half empty.
+                if sendWaiters > 0 && node.inputs[i].packets.count <= node.inputs[i].capacity / 2 { lock.broadcastProgress() }
+            } else {
+                ctx.inputPackets[i] = Packet(emptyAt: ts)
+            }
+        }
+    }
+
+    /// Runs the calculator, without the lock.
+    func execute(_ step: PreparedStep) -> StepOutcome {
+        var outcome = StepOutcome()
+        if step.timed { outcome.start = monotonicNanoseconds() }
+        do {
+            if let options = step.options { try Self.apply(options, to: step.node.calculator) }
+            switch step.kind {
+            case .process, .bounds, .source: try step.node.calculator.process(step.context)
+            case .close: try step.node.calculator.close(step.context)
+            }
+        } catch {
+            outcome.error = error
+        }
+        if step.timed { outcome.end = monotonicNanoseconds() }
+        return outcome
+    }
+
+    static func apply(_ options: any CalculatorOptions, to calculator: any Calculator) throws {
+        func open<C: Calculator>(_ c: C) throws {
+            guard let o = options as? C.Options else {
+                throw GraphError(.invalidOption, "options of type \(type(of: options)) given, \(C.name) takes \(C.Options.self)")
+            }
+            try c.update(options: o)
+        }
+        try open(calculator)
+    }
+
+    /// Applies a finished step's outputs and schedules what they made ready; lock held. A
+    /// concurrent node's step waits until the steps dispatched before it have been applied.
+    func commit(_ step: PreparedStep, _ outcome: StepOutcome) {
+        let node = step.node, ctx = step.context
+        running -= 1
+        node.runningSteps -= 1
+        // A step that applied options ran alone: it is this one.
+        if node.runningSteps == 0 { node.optionsInFlight = false }
+        if node.isConcurrent, case .process = step.kind {
+            if let mine = node.steps.first(where: { $0.context === ctx }) {
+                (mine.finished, mine.error, mine.start, mine.end, mine.timed) = (true, outcome.error, outcome.start, outcome.end, step.timed)
+            }
+            while let first = node.steps.first, first.finished {
+                node.steps.removeFirst()
+                applyOutputs(
+                    node, first.context, kind: .process(first.timestamp),
+                    StepOutcome(error: first.error, start: first.start, end: first.end), timed: first.timed)
+                node.spareContexts.append(first.context)
+            }
+            if node.status == .running && node.steps.isEmpty { node.status = .idle }
+            markDirty(node)
+        } else {
+            applyOutputs(node, ctx, kind: step.kind, outcome, timed: step.timed)
+            if case .close = step.kind {
+                node.status = .closed
+                closedCount += 1
+                for (p, s) in node.outputStreams.enumerated() {
+                    node.outputBounds[p] = .done
+                    advance(stream: s, to: .done)
+                }
+            } else {
+                node.status = .idle
+                markDirty(node)
+            }
+        }
+        drainDirty()
+        if node.isSink || frontierNodes.isEmpty { updateFrontier() }
+        if ready.isEmpty && running == 0 && !aborting { relieveDeadlock() }
+        // This worker takes the next ready node itself; wake another only when the rest is
+        // worth a wake-up (tiny steps run faster on one thread than on two contending ones).
+        if ready.count > 1 && pool.sleeping > 0 && worthAnotherWorker() { pool.hintWorkLocked() }
+        if ((idleWaiters > 0 || sendWaiters > 0) && ready.isEmpty && running == 0) || (sendWaiters > 0 && aborting) {
+            lock.broadcastProgress()
+        }
+        checkDone()
+    }
+
+    /// A step's statistics, error and outputs; lock held.
+    private func applyOutputs(_ node: NodeRuntime, _ ctx: CalculatorContext, kind: StepKind, _ outcome: StepOutcome, timed: Bool) {
+        node.calls += 1
+        if timed {
+            let took = outcome.end &- outcome.start
+            node.busyNanos &+= trace != nil ? took : took &* 8  // sampled: stands for 8 steps
+            node.averageNanos = node.calls == 1 ? took : (node.averageNanos &* 3 &+ took) / 4
+            trace?.record(node: node.index, start: outcome.start, end: outcome.end, timestamp: ctx.inputTimestamp)
+        }
+
+        if let error = outcome.error {
+            let what: String
+            switch kind {
+            case .process(let ts): what = "process at \(ts)"
+            case .source, .bounds: what = "process"
+            case .close: what = "close"
+            }
+            fail(GraphError(.calculatorFailed, "\(what) failed: \(error)", node: node.name, location: node.location, underlying: error))
+        } else if !aborting {
+            for (port, packet) in ctx.emitted {
+                let s = node.outputStreams[port]
+                let ts = packet.timestamp
+                guard ts.isAllowedInStream else {
+                    fail(GraphError(.invalidTimestamp, "output packet has timestamp \(ts), which no packet may carry", node: node.name, stream: streams[s].name))
+                    break
+                }
+                guard ts >= node.outputBounds[port] else {
+                    let last = streams[s].lastTimestamp
+                    fail(GraphError(
+                        .timestampOrder,
+                        "output timestamps must increase: \(ts) after \(last == .unset ? "bound \(node.outputBounds[port])" : "\(last)")",
+                        node: node.name, stream: streams[s].name))
+                    break
+                }
+                node.outputBounds[port] = ts.next
+                deliver(stream: s, packet)
+            }
+            if !aborting, case .process(let ts) = kind, let offset = node.contract.timestampOffset {
+                let b = Timestamp(ts.microseconds &+ offset).next
+                for (p, s) in node.outputStreams.enumerated() where b > node.outputBounds[p] {
+                    node.outputBounds[p] = b
+                    advance(stream: s, to: b)
+                }
+            }
+            for (p, b) in ctx.boundUpdates where b > node.outputBounds[p] {
+                node.outputBounds[p] = b
+                advance(stream: node.outputStreams[p], to: b)
+            }
+            if case .source = kind, ctx.sourceFinished { node.sourceDone = true }
+        }
+        ctx.emitted.removeAll(keepingCapacity: true)
+        ctx.boundUpdates.removeAll(keepingCapacity: true)
+    }
+}
