@@ -56,17 +56,28 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     /// Float storage kept between runs, one pool per concurrent run (see `Scratch`).
     private let pools = Locked<[FloatPool]>([])
 
-    /// Loads an ONNX or TFLite model (by content); ONNX external data files are looked up
-    /// beside it.
+    /// Loads an ONNX or TFLite model, by extension (.onnx, .tflite), else by content; ONNX
+    /// external data files are looked up beside it.
     public convenience init(contentsOf url: URL) throws {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ModelError("\(url.path): cannot read the model file")
         }
-        if data.count >= 8, data[data.startIndex + 4..<data.startIndex + 8].elementsEqual("TFL3".utf8) {
+        let ext = url.pathExtension.lowercased()
+        let isTFLite = data.count >= 8 && data[data.startIndex + 4..<data.startIndex + 8].elementsEqual("TFL3".utf8)
+        if ext == "tflite" || (ext != "onnx" && isTFLite) {
             try self.init(tflite: [UInt8](data), file: url.path)
-        } else {
+        } else if ext == "onnx" || Self.hasONNXSignature(data) {
             try self.init(onnx: data, file: url.path, directory: url.deletingLastPathComponent().path)
+        } else {
+            throw ModelError("\(url.path): not a TFLite (FlatBuffers) model (no TFL3 identifier) nor an ONNX (protobuf) model (\(data.count) bytes)")
         }
+    }
+
+    /// Whether `data` starts as an ONNX ModelProto does: with the tag of one of its fields
+    /// (ir_version's 0x08 as every exporter writes it first; graph, opset_import, names, …).
+    static func hasONNXSignature(_ data: Data) -> Bool {
+        guard let first = data.first else { return false }
+        return [0x08, 0x12, 0x1A, 0x22, 0x28, 0x32, 0x3A, 0x42, 0x72, 0x7A, 0x82].contains(first)
     }
 
     /// Loads a TFLite flatbuffer.

@@ -42,7 +42,7 @@ struct TFLiteGraph {
     init(bytes: [UInt8], file: String) throws {
         let fb = FlatBuffer(bytes: bytes, file: file)
         guard bytes.count >= 8, String(decoding: bytes[4..<8], as: UTF8.self) == "TFL3" else {
-            throw ModelError("\(file): not a TFLite model (no TFL3 identifier)")
+            throw ModelError("\(file): not a TFLite (FlatBuffers) model (no TFL3 identifier\(bytes.isEmpty ? "; the file is empty" : ""))")
         }
         let model = try fb.root()
         let codes = try model.tables(1).map { c -> Int32 in

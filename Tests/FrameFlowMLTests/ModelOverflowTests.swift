@@ -146,3 +146,27 @@ enum ONNXBytes {
         #expect(reflect.first?.floats == [1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2])
     }
 }
+
+/// Which loader a model file goes to, and what its error says (issue 21: an empty or random
+/// .tflite was "not an ONNX file").
+@Suite struct ModelFileKindTests {
+    @Test func notATFLiteModelIsSaidSo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("frameflow-kind-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var random = SystemRandomNumberGenerator()
+        let noise = [0xFF] + (0..<999).map { _ in UInt8.random(in: 0...255, using: &random) }
+        for (name, bytes) in [("empty.tflite", []), ("random.tflite", noise), ("random.bin", noise), ("empty", [])] as [(String, [UInt8])] {
+            let url = dir.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            let e = #expect(throws: ModelError.self, "\(name)") { try Model(contentsOf: url) }
+            let message = e?.description ?? ""
+            #expect(message.contains(url.path) && message.contains("not a TFLite (FlatBuffers) model") && !message.contains("not an ONNX file"), "\(name): \(message)")
+        }
+        // An .onnx file is read as ONNX whatever it holds.
+        let onnx = dir.appendingPathComponent("noise.onnx")
+        try Data(noise).write(to: onnx)
+        let e = #expect(throws: ModelError.self) { try Model(contentsOf: onnx) }
+        #expect(e?.description.contains(onnx.path) == true && e?.description.contains("TFLite") == false, "\(String(describing: e))")
+    }
+}
