@@ -55,7 +55,7 @@ extension ExtraOps {
             }
             return v[base + yy * W + xx]
         }
-        var out = [Double](repeating: 0, count: N * C * OH * OW)
+        var out = [Double](repeating: 0, count: try Checked.elements([N, C, OH, OW], "GridSample output"))
         for b in 0..<N { for oy in 0..<OH { for ox in 0..<OW {
             let gp = ((b * OH + oy) * OW + ox) * 2
             let gx = g[gp], gy = g[gp + 1]

@@ -21,7 +21,7 @@ extension ExtraOps {
         let direction = n.string("direction", "forward")
         let dirs = direction == "bidirectional" ? 2 : 1
         let hidden = Int(n.int("hidden_size", Int64(rw.shape[2])))
-        guard ["forward", "reverse", "bidirectional"].contains(direction), hidden > 0, w.shape == [dirs, gates * hidden, inputSize],
+        guard ["forward", "reverse", "bidirectional"].contains(direction), hidden > 0, hidden == rw.shape[2], w.shape == [dirs, gates * hidden, inputSize],
             rw.shape == [dirs, gates * hidden, hidden]
         else { throw ModelError("\(op): W \(w.shape) and R \(rw.shape) do not fit \(dirs) direction(s), hidden size \(hidden), input size \(inputSize)") }
         let bias = ins.count > 3 ? ins[3] : nil, lens = ins.count > 4 ? ins[4] : nil, h0 = ins.count > 5 ? ins[5] : nil
@@ -41,7 +41,7 @@ extension ExtraOps {
         let xv = values(x), wv = values(w), rv = values(rw)
         let bv = bias.map(values), h0v = h0.map(values), c0v = c0.map(values), pv = peep.map(values)
 
-        var y = [Double](repeating: 0, count: seq * dirs * batch * hidden)
+        var y = [Double](repeating: 0, count: try Checked.elements([seq, dirs, batch, hidden], "\(op) output"))
         var yh = [Double](repeating: 0, count: dirs * batch * hidden), yc = yh
         func xAt(_ t: Int, _ b: Int, _ i: Int) -> Double { batchFirst ? xv[(b * seq + t) * inputSize + i] : xv[(t * batch + b) * inputSize + i] }
         func yIndex(_ t: Int, _ d: Int, _ b: Int, _ j: Int) -> Int { batchFirst ? ((b * seq + t) * dirs + d) * hidden + j : ((t * dirs + d) * batch + b) * hidden + j }

@@ -16,7 +16,9 @@ extension ExtraOps {
             let d = k.count
             let strides = n.ints("strides")?.map { Int($0) } ?? Array(repeating: 1, count: d)
             let pads = n.ints("pads")?.map { Int($0) } ?? Array(repeating: 0, count: 2 * d)
-            guard strides.count == d, pads.count == 2 * d else { throw ModelError("MaxUnpool strides \(strides) or pads \(pads) do not fit \(d) axes") }
+            guard strides.count == d, pads.count == 2 * d, (k + strides).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), pads.allSatisfy({ $0.magnitude < 1 << 16 }) else {
+                throw ModelError("MaxUnpool kernel \(k), strides \(strides) or pads \(pads) do not fit \(d) axes")
+            }
             // Indices count in the inferred shape; a larger `output_shape` keeps each value at
             // the same coordinates (zeros after).
             let inferred = Array(x.shape[..<2]) + (0..<d).map { (x.shape[2 + $0] - 1) * strides[$0] + k[$0] - pads[$0] - pads[d + $0] }
@@ -78,7 +80,7 @@ extension ExtraOps {
         let scale = Double(n.float("spatial_scale", 1)), isMax = n.string("mode", "avg") == "max"
         let halfPixel = n.string("coordinate_transformation_mode", opset >= 16 ? "half_pixel" : "output_half_pixel") == "half_pixel"
         let v = values(x), r = values(rois)
-        var out = [Double](repeating: 0, count: rois.shape[0] * C * oh * ow)
+        var out = [Double](repeating: 0, count: try Checked.elements([rois.shape[0], C, oh, ow], "RoiAlign output"))
         for k in 0..<rois.shape[0] {
             let b = Int(batchIndex[k])
             guard b >= 0, b < x.shape[0] else { throw ModelError("RoiAlign batch index \(b) for \(x.shape[0]) images") }

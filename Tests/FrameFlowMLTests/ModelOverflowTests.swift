@@ -130,6 +130,9 @@ enum ONNXBytes {
             ("ConvTranspose group 0", node("ConvTranspose", ["group": .int(0)]), [x, Tensor(shape: [1, 1, 1, 1], floats: [1])]),
             ("ConvTranspose output_shape", node("ConvTranspose", ["output_shape": .ints([.min, 2])]), [x, Tensor(shape: [1, 1, 1, 1], floats: [1])]),
             ("DepthToSpace blocksize", node("DepthToSpace", ["blocksize": .int(1 << 40)]), [x]),
+            ("MaxUnpool strides", node("MaxUnpool", ["kernel_shape": .ints([2, 2]), "strides": .ints([big << 20, big << 20])]), [x, Tensor(shape: [1, 1, 2, 2], ints: [0, 0, 0, 0])]),
+            ("RoiAlign output", node("RoiAlign", ["output_height": .int(big), "output_width": .int(big)]), [x, Tensor(shape: [1, 4], floats: [0, 0, 1, 1]), Tensor(shape: [1], ints: [0])]),
+            ("RNN hidden_size", node("RNN", ["hidden_size": .int(1 << 62)]), [Tensor(shape: [1, 1, 1], floats: [1]), Tensor(shape: [1, 1, 1], floats: [1]), Tensor(shape: [1, 1, 1], floats: [1])]),
         ]
         for (what, n, inputs) in cases {
             #expect(throws: ModelError.self, "\(what)") { try Ops.run(n, inputs, opset: 18) }
