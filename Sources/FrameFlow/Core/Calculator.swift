@@ -19,10 +19,29 @@ public protocol CalculatorOptions: Codable, Sendable {
     /// The protobuf type name graph files use for these options
     /// (`mediapipe.FlowLimiterCalculatorOptions`), or `nil` to accept any name.
     static var typeName: String? { get }
+    /// Throws `GraphError(.invalidOption)` naming the field when a value is out of range.
+    /// The graph calls it when it is built (and so `frameflow validate`), before the
+    /// calculator's `init`, and before `update(options:)` while running: calculators get
+    /// only options that passed.
+    func validate() throws
 }
 
 extension CalculatorOptions {
     public static var typeName: String? { nil }
+    public func validate() throws {}
+
+    /// `validate()`, its error naming `node` and the place the options are written.
+    func validate(node: String, location: SourceLocation?) throws {
+        do {
+            try validate()
+        } catch var e as GraphError {
+            if e.node == nil { e.node = node }
+            if e.location == nil { e.location = location }
+            throw e
+        } catch {
+            throw GraphError(.invalidOption, "\(error)", node: node, location: location)
+        }
+    }
 }
 
 /// Options of a calculator that has none.

@@ -220,6 +220,7 @@ public final class Graph: Sendable {
             }
         }
         try check(n.type)
+        try options.validate(node: node, location: nil)
         let rt = state.withLock { s -> GraphRuntime? in
             s.pendingOptions[node] = options
             return s.runtime

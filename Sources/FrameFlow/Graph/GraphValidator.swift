@@ -65,6 +65,7 @@ enum GraphValidator {
             }
             do {
                 let options = try decodeOptions(type, node: node, name: name)
+                try options.validate(node: name, location: node.location)
                 let contract = type.contract
                 var resolved = ResolvedNode(
                     config: node, name: name, type: type, options: options, contract: contract, backEdges: [],

@@ -42,24 +42,14 @@ public final class HaarCascadeDetectorCalculator: Calculator {
     private var detector: HaarCascadeDetector?
 
     public init(options: Options) throws {
-        try Self.validate(options)
         self.options = options
     }
 
     public func update(options: Options) throws {
-        try Self.validate(options)
         if options.cascadePath != self.options.cascadePath {
             detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: options.cascadePath))
         }
         self.options = options
-    }
-
-    static func validate(_ o: Options) throws {
-        guard o.scaleFactor > 1 else { throw GraphError(.invalidOption, "scale_factor must be greater than 1, not \(o.scaleFactor)") }
-        guard o.minNeighbors >= 0 else { throw GraphError(.invalidOption, "min_neighbors must be ≥ 0") }
-        guard o.minSize.count == 2, o.maxSize.count == 2, (o.minSize + o.maxSize).allSatisfy({ $0 >= 0 }) else {
-            throw GraphError(.invalidOption, "min_size and max_size are [width, height] ≥ 0")
-        }
     }
 
     public func open(_ cc: CalculatorContext) throws {
@@ -78,5 +68,16 @@ public final class HaarCascadeDetectorCalculator: Calculator {
         try cc.emit(hits.map {
             Detection(box: Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)), score: Double($0.neighbors), label: label)
         }, tag: "DETECTIONS")
+    }
+}
+
+extension HaarCascadeDetectorCalculator.Options {
+    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    public func validate() throws {
+        guard scaleFactor > 1 else { throw GraphError(.invalidOption, "scale_factor must be greater than 1, not \(scaleFactor)") }
+        guard minNeighbors >= 0 else { throw GraphError(.invalidOption, "min_neighbors must be ≥ 0") }
+        guard minSize.count == 2, maxSize.count == 2, (minSize + maxSize).allSatisfy({ $0 >= 0 }) else {
+            throw GraphError(.invalidOption, "min_size and max_size are [width, height] ≥ 0")
+        }
     }
 }

@@ -59,22 +59,11 @@ public final class AnnotationOverlayCalculator: Calculator {
     private var lastDetections: [Detection] = []
 
     public init(options: Options) throws {
-        try Self.validate(options)
         self.options = options
     }
 
     public func update(options: Options) throws {
-        try Self.validate(options)
         self.options = options
-    }
-
-    static func validate(_ o: Options) throws {
-        for c in [o.boxColor, o.textColor, o.pointColor, o.lineColor, o.maskColor] {
-            guard c.count == 3, c.allSatisfy({ (0...255).contains($0) }) else { throw GraphError(.invalidOption, "colours are [r, g, b] with values 0…255") }
-        }
-        guard o.thickness >= 1, o.textScale >= 1, o.pointRadius >= 0, (0...1).contains(o.maskAlpha) else {
-            throw GraphError(.invalidOption, "thickness and text_scale ≥ 1, point_radius ≥ 0, mask_alpha in 0…1")
-        }
     }
 
     public func process(_ cc: CalculatorContext) throws {
@@ -216,6 +205,18 @@ public final class AnnotationOverlayCalculator: Calculator {
                     }
                 }
             }
+        }
+    }
+}
+
+extension AnnotationOverlayCalculator.Options {
+    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    public func validate() throws {
+        for c in [boxColor, textColor, pointColor, lineColor, maskColor] {
+            guard c.count == 3, c.allSatisfy({ (0...255).contains($0) }) else { throw GraphError(.invalidOption, "colours are [r, g, b] with values 0…255") }
+        }
+        guard thickness >= 1, textScale >= 1, pointRadius >= 0, (0...1).contains(maskAlpha) else {
+            throw GraphError(.invalidOption, "thickness and text_scale ≥ 1, point_radius ≥ 0, mask_alpha in 0…1")
         }
     }
 }

@@ -64,23 +64,11 @@ public final class ImageTransformationCalculator: Calculator {
     private var options: Options
 
     public init(options: Options) throws {
-        try Self.validate(options)
         self.options = options
     }
 
     public func update(options: Options) throws {
-        try Self.validate(options)
         self.options = options
-    }
-
-    static func validate(_ o: Options) throws {
-        guard [0, 90, 180, 270].contains(o.rotationDegrees) else {
-            throw GraphError(.invalidOption, "rotation_degrees must be 0, 90, 180 or 270, not \(o.rotationDegrees)")
-        }
-        guard o.outputWidth >= 0, o.outputHeight >= 0 else { throw GraphError(.invalidOption, "output size must be ≥ 0") }
-        guard o.letterboxColor.count == 4, o.letterboxColor.allSatisfy({ (0...255).contains($0) }) else {
-            throw GraphError(.invalidOption, "letterbox_color needs four values 0…255")
-        }
     }
 
     public func process(_ cc: CalculatorContext) throws {
@@ -388,6 +376,19 @@ public enum Resize {
                 s += 1
             }
             return (idx, wts)
+        }
+    }
+}
+
+extension ImageTransformationCalculator.Options {
+    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    public func validate() throws {
+        guard [0, 90, 180, 270].contains(rotationDegrees) else {
+            throw GraphError(.invalidOption, "rotation_degrees must be 0, 90, 180 or 270, not \(rotationDegrees)")
+        }
+        guard outputWidth >= 0, outputHeight >= 0 else { throw GraphError(.invalidOption, "output size must be ≥ 0") }
+        guard letterboxColor.count == 4, letterboxColor.allSatisfy({ (0...255).contains($0) }) else {
+            throw GraphError(.invalidOption, "letterbox_color needs four values 0…255")
         }
     }
 }

@@ -85,32 +85,11 @@ public final class ImageToTensorCalculator: Calculator {
     private var options: Options
 
     public init(options: Options) throws {
-        try Self.validate(options)
         self.options = options
     }
 
     public func update(options: Options) throws {
-        try Self.validate(options)
         self.options = options
-    }
-
-    static func validate(_ o: Options) throws {
-        guard o.outputWidth > 0, o.outputHeight > 0, o.outputWidth <= 8192, o.outputHeight <= 8192 else {
-            throw GraphError(.invalidOption, "output_width and output_height must be in 1...8192, not \(o.outputWidth)×\(o.outputHeight)")
-        }
-        guard ["rgb", "bgr", "gray"].contains(o.color) else { throw GraphError(.invalidOption, "color must be rgb, bgr or gray, not '\(o.color)'") }
-        guard ["nhwc", "nchw"].contains(o.layout) else { throw GraphError(.invalidOption, "layout must be nhwc or nchw, not '\(o.layout)'") }
-        guard o.crop.isEmpty || (o.crop.count == 4 && o.crop[2] > 0 && o.crop[3] > 0) else {
-            throw GraphError(.invalidOption, "crop is [x, y, width, height] with a positive size")
-        }
-        let channels = o.color == "gray" ? 1 : 3
-        guard o.mean.count == o.std.count, o.mean.isEmpty || o.mean.count == 1 || o.mean.count == channels, o.std.allSatisfy({ $0 != 0 }) else {
-            throw GraphError(.invalidOption, "mean and std need 1 or \(channels) values each, std non-zero")
-        }
-        guard o.rangeMax != o.rangeMin else { throw GraphError(.invalidOption, "range_min and range_max must differ") }
-        guard o.contentSize.isEmpty || (o.contentSize.count == 2 && o.contentSize[0] > 0 && o.contentSize[1] > 0
-            && o.contentSize[0] <= o.outputWidth && o.contentSize[1] <= o.outputHeight)
-        else { throw GraphError(.invalidOption, "content_size is [width, height] within the output size") }
     }
 
     public func process(_ cc: CalculatorContext) throws {
@@ -180,5 +159,27 @@ public final class ImageToTensorCalculator: Calculator {
         let shape = nchw ? [1, C, H, W] : [1, H, W, C]
         let content = Rect(x: Double(left) / Double(W), y: Double(top) / Double(H), width: Double(cw) / Double(W), height: Double(ch) / Double(H))
         return (Tensor(shape: shape, floats: values), TensorImageTransform(crop: crop, content: content))
+    }
+}
+
+extension ImageToTensorCalculator.Options {
+    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    public func validate() throws {
+        guard outputWidth > 0, outputHeight > 0, outputWidth <= 8192, outputHeight <= 8192 else {
+            throw GraphError(.invalidOption, "output_width and output_height must be in 1...8192, not \(outputWidth)×\(outputHeight)")
+        }
+        guard ["rgb", "bgr", "gray"].contains(color) else { throw GraphError(.invalidOption, "color must be rgb, bgr or gray, not '\(color)'") }
+        guard ["nhwc", "nchw"].contains(layout) else { throw GraphError(.invalidOption, "layout must be nhwc or nchw, not '\(layout)'") }
+        guard crop.isEmpty || (crop.count == 4 && crop[2] > 0 && crop[3] > 0) else {
+            throw GraphError(.invalidOption, "crop is [x, y, width, height] with a positive size")
+        }
+        let channels = color == "gray" ? 1 : 3
+        guard mean.count == std.count, mean.isEmpty || mean.count == 1 || mean.count == channels, std.allSatisfy({ $0 != 0 }) else {
+            throw GraphError(.invalidOption, "mean and std need 1 or \(channels) values each, std non-zero")
+        }
+        guard rangeMax != rangeMin else { throw GraphError(.invalidOption, "range_min and range_max must differ") }
+        guard contentSize.isEmpty || (contentSize.count == 2 && contentSize[0] > 0 && contentSize[1] > 0
+            && contentSize[0] <= outputWidth && contentSize[1] <= outputHeight)
+        else { throw GraphError(.invalidOption, "content_size is [width, height] within the output size") }
     }
 }

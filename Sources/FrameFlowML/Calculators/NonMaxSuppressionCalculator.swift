@@ -32,20 +32,11 @@ public final class NonMaxSuppressionCalculator: Calculator {
     private var options: Options
 
     public init(options: Options) throws {
-        try Self.validate(options)
         self.options = options
     }
 
     public func update(options: Options) throws {
-        try Self.validate(options)
         self.options = options
-    }
-
-    static func validate(_ o: Options) throws {
-        guard ["default", "weighted"].contains(o.algorithm) else {
-            throw GraphError(.invalidOption, "algorithm must be default or weighted, not '\(o.algorithm)'")
-        }
-        guard (0...1).contains(o.minSuppressionThreshold) else { throw GraphError(.invalidOption, "min_suppression_threshold must be in [0, 1]") }
     }
 
     public func process(_ cc: CalculatorContext) throws {
@@ -89,5 +80,15 @@ public final class NonMaxSuppressionCalculator: Calculator {
             remaining = rest
         }
         return out
+    }
+}
+
+extension NonMaxSuppressionCalculator.Options {
+    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    public func validate() throws {
+        guard ["default", "weighted"].contains(algorithm) else {
+            throw GraphError(.invalidOption, "algorithm must be default or weighted, not '\(algorithm)'")
+        }
+        guard (0...1).contains(minSuppressionThreshold) else { throw GraphError(.invalidOption, "min_suppression_threshold must be in [0, 1]") }
     }
 }

@@ -69,25 +69,13 @@ public final class TensorsToDetectionsCalculator: Calculator {
     private var anchors: [Anchor] = []
 
     public init(options: Options) throws {
-        try Self.validate(options)
         self.options = options
         if options.decoder == "ssd" { anchors = try Self.checkedAnchors(options) }
     }
 
     public func update(options: Options) throws {
-        try Self.validate(options)
         if options.decoder == "ssd" { anchors = try Self.checkedAnchors(options) }
         self.options = options
-    }
-
-    static func validate(_ o: Options) throws {
-        guard ["ssd", "yolov5", "yolov8"].contains(o.decoder) else {
-            throw GraphError(.invalidOption, "decoder must be ssd, yolov5 or yolov8, not '\(o.decoder)'")
-        }
-        guard o.numClasses > 0, o.numCoords >= 4, o.boxCoordOffset >= 0, o.boxCoordOffset + 4 <= o.numCoords, o.numKeypoints >= 0,
-            o.numValuesPerKeypoint >= 2, o.keypointCoordOffset + o.numKeypoints * o.numValuesPerKeypoint <= o.numCoords || o.numKeypoints == 0
-        else { throw GraphError(.invalidOption, "num_coords \(o.numCoords) does not hold the box and \(o.numKeypoints) keypoints") }
-        guard o.xScale != 0, o.yScale != 0, o.wScale != 0, o.hScale != 0 else { throw GraphError(.invalidOption, "x/y/w/h_scale must be non-zero") }
     }
 
     static func checkedAnchors(_ o: Options) throws -> [Anchor] {
@@ -173,5 +161,18 @@ public final class TensorsToDetectionsCalculator: Calculator {
         default: break
         }
         return out
+    }
+}
+
+extension TensorsToDetectionsCalculator.Options {
+    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    public func validate() throws {
+        guard ["ssd", "yolov5", "yolov8"].contains(decoder) else {
+            throw GraphError(.invalidOption, "decoder must be ssd, yolov5 or yolov8, not '\(decoder)'")
+        }
+        guard numClasses > 0, numCoords >= 4, boxCoordOffset >= 0, boxCoordOffset + 4 <= numCoords, numKeypoints >= 0,
+            numValuesPerKeypoint >= 2, keypointCoordOffset + numKeypoints * numValuesPerKeypoint <= numCoords || numKeypoints == 0
+        else { throw GraphError(.invalidOption, "num_coords \(numCoords) does not hold the box and \(numKeypoints) keypoints") }
+        guard xScale != 0, yScale != 0, wScale != 0, hScale != 0 else { throw GraphError(.invalidOption, "x/y/w/h_scale must be non-zero") }
     }
 }

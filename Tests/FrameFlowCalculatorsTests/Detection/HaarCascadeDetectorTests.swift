@@ -162,10 +162,10 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
     @Test func badOptions() {
         var o = HaarCascadeDetectorCalculator.Options()
         o.scaleFactor = 1.0
-        #expect(throws: GraphError.self) { try HaarCascadeDetectorCalculator(options: o) }
+        #expect(throws: GraphError.self) { try o.validate() }
         o.scaleFactor = 1.1
         o.minSize = [30]
-        #expect(throws: GraphError.self) { try HaarCascadeDetectorCalculator(options: o) }
+        #expect(throws: GraphError.self) { try o.validate() }
     }
 
     /// The tutorial graph: every video frame comes out, detection runs on some of them, and

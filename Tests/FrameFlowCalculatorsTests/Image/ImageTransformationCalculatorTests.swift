@@ -128,9 +128,27 @@ import Testing
         #expect(TestImages.maxDifference(same, odd) == 0)
     }
 
-    @Test func invalidOptions() {
-        #expect(throws: GraphError.self) { try ImageTransformationCalculator(options: { var o = ImageTransformationCalculator.Options(); o.rotationDegrees = 45; return o }()) }
-        #expect(throws: GraphError.self) { try ImageTransformationCalculator(options: { var o = ImageTransformationCalculator.Options(); o.letterboxColor = [1]; return o }()) }
+    @Test func invalidOptions() throws {
+        #expect(throws: GraphError.self) { try { var o = ImageTransformationCalculator.Options(); o.rotationDegrees = 45; return o }().validate() }
+        #expect(throws: GraphError.self) { try { var o = ImageTransformationCalculator.Options(); o.letterboxColor = [1]; return o }().validate() }
+        // The graph checks them when it is built (so `frameflow validate` does), naming the node and line.
+        let text = """
+            input_stream: "in"
+            node {
+              calculator: "ImageTransformationCalculator"
+              input_stream: "IMAGE:in"
+              output_stream: "IMAGE:out"
+              options { [mediapipe.ImageTransformationCalculatorOptions.ext] { rotation_degrees: 45 } }
+            }
+            """
+        let e = #expect(throws: GraphErrors.self) { try Graph(GraphConfig(parsing: text, file: "g.pbtxt"), registry: .standard) }
+        #expect(e?.description.contains("g.pbtxt:2:1: node 'ImageTransformationCalculator': rotation_degrees must be 0, 90, 180 or 270, not 45") == true, "\(String(describing: e))")
+        // And before a running calculator gets them.
+        let graph = try Graph(GraphConfig(parsing: text.replacingOccurrences(of: "45", with: "90")), registry: .standard)
+        var bad = ImageTransformationCalculator.Options()
+        bad.rotationDegrees = 45
+        let running = #expect(throws: GraphError.self) { try graph.setOptions(bad, forNode: "ImageTransformationCalculator") }
+        #expect(running?.kind == .invalidOption && running?.node == "ImageTransformationCalculator")
     }
 
     @Test func graphFileOptions() throws {

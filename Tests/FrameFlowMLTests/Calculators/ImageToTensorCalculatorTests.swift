@@ -81,7 +81,7 @@ import Testing
 
     @Test func badOptionsAreClearErrors() throws {
         var o = ImageToTensorCalculator.Options()
-        #expect(throws: GraphError.self) { try ImageToTensorCalculator(options: o) }
+        #expect(throws: GraphError.self) { try o.validate() }
         o.outputWidth = 8; o.outputHeight = 8
         _ = try ImageToTensorCalculator(options: o)
         for bad in [{ (x: inout ImageToTensorCalculator.Options) in x.color = "hsv" }, { $0.layout = "chw" }, { $0.crop = [0, 0, -1, 1] },
@@ -89,7 +89,7 @@ import Testing
         {
             var b = o
             bad(&b)
-            #expect(throws: GraphError.self) { try ImageToTensorCalculator(options: b) }
+            #expect(throws: GraphError.self) { try b.validate() }
         }
         var c = o
         c.crop = [500, 500, 10, 10]

@@ -95,7 +95,7 @@ import Testing
     @Test func badOptionsAndTensorsAreClearErrors() throws {
         var o = TensorsToDetectionsCalculator.Options()
         o.decoder = "rcnn"
-        #expect(throws: GraphError.self) { try TensorsToDetectionsCalculator(options: o) }
+        #expect(throws: GraphError.self) { try o.validate() }
         o.decoder = "ssd"; o.numBoxes = 100
         #expect(throws: GraphError.self) { try TensorsToDetectionsCalculator(options: o) }
         o.numBoxes = 0; o.anchors.strides = [8]
@@ -142,6 +142,6 @@ import Testing
         #expect(first.score == 0.9)
         #expect(out.count == 2)
         o.algorithm = "soft"
-        #expect(throws: GraphError.self) { try NonMaxSuppressionCalculator(options: o) }
+        #expect(throws: GraphError.self) { try o.validate() }
     }
 }
