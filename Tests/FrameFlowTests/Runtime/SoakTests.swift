@@ -43,7 +43,23 @@ func residentBytes() -> Int {
         var peakAfter = 0
         var peakLive = 0
         let start = monotonicNanoseconds()
+        var nextReport = start
+        let alone = Self.runsAlone  // read once: it parses the environment
+        /// One line for scripts/soak.sh: time, resident memory, frames in and out, drops.
+        func report(_ sent: Int) {
+            let st = graph.statistics
+            let dropped = st.nodes.reduce(0) { $0 + $1.dropped } + st.framesRejected
+            let seconds = Double(monotonicNanoseconds() - start) / 1e9
+            print(String(
+                format: "soak: %6.1f s  RSS %7.1f MB  frames in %ld, out %ld, dropped %ld, live images %ld", seconds,
+                Double(residentBytes()) / 1_048_576, sent, delivered.load(ordering: .relaxed), dropped, pool.liveBuffers))
+            fflush(nil)  // now, not when a piped stdout's buffer fills
+        }
         for i in 0..<Self.frames {
+            if alone && monotonicNanoseconds() >= nextReport {
+                report(i)
+                nextReport += 10_000_000_000
+            }
             // Real-time pacing at 2000 fps: well above what the slow nodes can take.
             let due = start + UInt64(i) * 500_000
             let now = monotonicNanoseconds()
@@ -52,11 +68,12 @@ func residentBytes() -> Int {
             m.fill(UInt8(i & 255))
             try graph.send(m.freeze(), to: "frames", at: Timestamp(Int64(i) * 500))
             peakLive = max(peakLive, pool.liveBuffers)
-            if Self.runsAlone && i == 1_000 { atWarmup = residentBytes() }
-            if Self.runsAlone && i > 1_000 && i % 250 == 0 { peakAfter = max(peakAfter, residentBytes()) }
+            if alone && i == 1_000 { atWarmup = residentBytes() }
+            if alone && i > 1_000 && i % 250 == 0 { peakAfter = max(peakAfter, residentBytes()) }
         }
         try graph.closeAllInputStreams()
         #expect(try graph.waitUntilDone(timeout: 30), "no deadlock")
+        if alone { report(Self.frames) }
         let stats = graph.statistics
         let slow = try #require(stats.nodes.first { $0.name == "slow" })
         let slower = try #require(stats.nodes.first { $0.name == "slower" })
