@@ -30,7 +30,7 @@ import FrameFlow
 ///   options { [frameflow.ColorAdjustmentCalculatorOptions.ext] { contrast: 1.2 saturation: 1.3 } }
 /// }
 /// ```
-public final class ColorAdjustmentCalculator: Calculator {
+public final class ColorAdjustmentCalculator: ImageFilterCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "frameflow.ColorAdjustmentCalculatorOptions"
         public var brightness = 0.0
@@ -48,17 +48,13 @@ public final class ColorAdjustmentCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)])
-
     private var tables: Tables
 
     public init(options: Options) throws { tables = try Tables(options) }
     public func update(options: Options) throws { tables = try Tables(options) }
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
-        try cc.emit(try Self.apply(input, tables, pool: cc.pool, context: cc), tag: "IMAGE")
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        try Self.apply(image, tables, pool: cc.pool, context: cc)
     }
 
     /// `input` adjusted by `options` (for use outside a graph).

@@ -25,7 +25,7 @@ import FrameFlow
 ///   options { [frameflow.ColorConvertCalculatorOptions.ext] { output_format: "rgba8" matrix: BT601 } }
 /// }
 /// ```
-public final class ColorConvertCalculator: Calculator {
+public final class ColorConvertCalculator: ImageFilterCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "frameflow.ColorConvertCalculatorOptions"
         public var outputFormat = "rgba8"
@@ -36,9 +36,6 @@ public final class ColorConvertCalculator: Calculator {
             self.matrix = matrix
         }
     }
-
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)])
 
     private var target: PixelFormat
     private var matrix: YUVMatrix
@@ -57,9 +54,8 @@ public final class ColorConvertCalculator: Calculator {
         matrix = c.matrix
     }
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
-        try cc.emit(try Self.convert(input, to: target, matrix: matrix, pool: cc.pool, context: cc), tag: "IMAGE")
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        try Self.convert(image, to: target, matrix: matrix, pool: cc.pool, context: cc)
     }
 
     /// Converts `input` to `target`. `context` (optional) spreads rows over the workers.

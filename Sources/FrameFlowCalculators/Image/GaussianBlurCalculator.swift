@@ -22,7 +22,7 @@ import FrameFlow
 ///   options { [frameflow.GaussianBlurCalculatorOptions.ext] { kernel_size: 5 sigma: 1.2 } }
 /// }
 /// ```
-public final class GaussianBlurCalculator: Calculator {
+public final class GaussianBlurCalculator: ImageFilterCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "frameflow.GaussianBlurCalculatorOptions"
         public var sigma = 0.0
@@ -34,17 +34,13 @@ public final class GaussianBlurCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)])
-
     private var kernel: [Float]
 
     public init(options: Options) throws { kernel = try Self.kernel(options) }
     public func update(options: Options) throws { kernel = try Self.kernel(options) }
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
-        try cc.emit(try Self.blur(input, kernel: kernel, pool: cc.pool, context: cc), tag: "IMAGE")
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        try Self.blur(image, kernel: kernel, pool: cc.pool, context: cc)
     }
 
     /// The normalized 1-D kernel for `options`.

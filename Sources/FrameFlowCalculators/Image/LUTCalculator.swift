@@ -21,7 +21,7 @@ import FrameFlow
 ///   options { [frameflow.LUTCalculatorOptions.ext] { lut_path: "Looks/film.cube" intensity: 0.8 } }
 /// }
 /// ```
-public final class LUTCalculator: Calculator {
+public final class LUTCalculator: ImageFilterCalculator {
     public enum LUTInterpolation: String, Codable, Sendable, CaseIterable {
         case trilinear = "TRILINEAR"
         case tetrahedral = "TETRAHEDRAL"
@@ -67,10 +67,9 @@ public final class LUTCalculator: Calculator {
         }
     }
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
-        guard let lut else { return }
-        try cc.emit(try Self.apply(lut, to: input, interpolation: options.interpolation, intensity: options.intensity, pool: cc.pool, context: cc), tag: "IMAGE")
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        guard let lut else { return nil }
+        return try Self.apply(lut, to: image, interpolation: options.interpolation, intensity: options.intensity, pool: cc.pool, context: cc)
     }
 
     /// `input` graded with `lut`.

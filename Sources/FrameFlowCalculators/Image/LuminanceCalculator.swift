@@ -18,25 +18,20 @@ import FrameFlow
 ///   output_stream: "luma_video"
 /// }
 /// ```
-public final class LuminanceCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("", ImageFrame.self)], outputs: [PortSpec("", ImageFrame.self)])
+public final class LuminanceCalculator: ImageFilterCalculator {
+    public static let imageTag = ""
 
     public init(options: NoOptions) {}
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input(as: ImageFrame.self)
-        try cc.emit(try Self.luminance(input, pool: cc.pool, parallel: cc.parallelFor))
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        try Self.luminance(image, pool: cc.pool, context: cc)
     }
 
     // Weights in 1/65536: 13926 + 46885 + 4725 = 65536, so white stays 255.
     @usableFromInline static let wR: UInt32 = 13926, wG: UInt32 = 46885, wB: UInt32 = 4725
 
-    /// The luminance image of `input`. `parallel` splits rows into bands.
-    public static func luminance(
-        _ input: ImageFrame, pool: ImagePool = .shared,
-        parallel: (Int, Int, @escaping (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
-    ) throws -> ImageFrame {
+    /// The luminance image of `input`; rows split across `context`'s workers.
+    public static func luminance(_ input: ImageFrame, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
         let (rShift, bShift): (UInt32, UInt32)
         switch input.format {
         case .rgba8: (rShift, bShift) = (0, 16)
@@ -48,7 +43,7 @@ public final class LuminanceCalculator: Calculator {
         let w = input.width
         let src = input.planes[0], dst = out.planes[0]
         let packed = input.format != .rgb8
-        parallel(input.height, 16) { rows in
+        Kernels.rows(input.height, context) { rows in
             for y in rows {
                 let s = src.baseAddress + y * src.bytesPerRow
                 let d = dst.baseAddress + y * dst.bytesPerRow

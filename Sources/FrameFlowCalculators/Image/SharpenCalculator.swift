@@ -19,7 +19,7 @@ import FrameFlow
 ///   options { [frameflow.SharpenCalculatorOptions.ext] { radius: 1.5 amount: 0.8 threshold: 3 } }
 /// }
 /// ```
-public final class SharpenCalculator: Calculator {
+public final class SharpenCalculator: ImageFilterCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "frameflow.SharpenCalculatorOptions"
         public var radius = 1.0
@@ -32,9 +32,6 @@ public final class SharpenCalculator: Calculator {
             self.threshold = threshold
         }
     }
-
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)])
 
     private var options: Options
     private var kernel: [Float]
@@ -56,9 +53,8 @@ public final class SharpenCalculator: Calculator {
         return try GaussianBlurCalculator.kernel(.init(sigma: o.radius, kernelSize: 0))
     }
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
-        try cc.emit(try Self.sharpen(input, kernel: kernel, options, pool: cc.pool, context: cc), tag: "IMAGE")
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        try Self.sharpen(image, kernel: kernel, options, pool: cc.pool, context: cc)
     }
 
     /// `input` sharpened: each row is blurred and combined with its source while both are

@@ -24,22 +24,17 @@ import FrameFlow
 ///   output_stream: "output_video"
 /// }
 /// ```
-public final class SobelEdgesCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("", ImageFrame.self)], outputs: [PortSpec("", ImageFrame.self)])
+public final class SobelEdgesCalculator: ImageFilterCalculator {
+    public static let imageTag = ""
 
     public init(options: NoOptions) {}
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input(as: ImageFrame.self)
-        try cc.emit(try Self.edges(input, pool: cc.pool, parallel: cc.parallelFor))
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        try Self.edges(image, pool: cc.pool, context: cc)
     }
 
-    /// The edge image of `input`. `parallel` splits rows into bands.
-    public static func edges(
-        _ input: ImageFrame, pool: ImagePool = .shared,
-        parallel: (Int, Int, @escaping (Range<Int>) -> Void) -> Void = { n, _, body in body(0..<n) }
-    ) throws -> ImageFrame {
+    /// The edge image of `input`; rows split across `context`'s workers.
+    public static func edges(_ input: ImageFrame, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
         let bpp: Int, channel: Int
         switch input.format {
         case .rgba8: (bpp, channel) = (4, 0)
@@ -51,7 +46,7 @@ public final class SobelEdgesCalculator: Calculator {
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width, h = input.height
         let src = input.planes[0], dst = out.planes[0]
-        parallel(h, 16) { rows in
+        Kernels.rows(h, context) { rows in
             // Scratch per band, on the stack: the channel of three rows, padded by one
             // replicated pixel at each end, and the vertical sums.
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * (w + 2)) { scratch in

@@ -28,7 +28,7 @@ import FrameFlow
 ///   options { [frameflow.ToneMapCalculatorOptions.ext] { curve: HABLE exposure: 1.0 } }
 /// }
 /// ```
-public final class ToneMapCalculator: Calculator {
+public final class ToneMapCalculator: ImageFilterCalculator {
     public enum Curve: String, Codable, Sendable, CaseIterable {
         case hable = "HABLE"
         case aces = "ACES"
@@ -51,9 +51,6 @@ public final class ToneMapCalculator: Calculator {
             self.exposure = exposure
         }
     }
-
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)])
 
     private var table: [UInt8]
 
@@ -87,9 +84,8 @@ public final class ToneMapCalculator: Calculator {
         }
     }
 
-    public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
-        try cc.emit(try Self.apply(table, to: input, pool: cc.pool, context: cc), tag: "IMAGE")
+    public func filter(_ image: ImageFrame, context cc: CalculatorContext) throws -> ImageFrame? {
+        try Self.apply(table, to: image, pool: cc.pool, context: cc)
     }
 
     /// `input` with `table` applied to every colour channel.
