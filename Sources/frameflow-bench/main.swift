@@ -14,8 +14,7 @@ let all = args.subtracting(["--quick"]).isEmpty
 let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 /// Workers for the "all threads" rows run from this (main) thread: one fewer than the cores,
 /// the caller taking chunks too, as onnxruntime's intra_op_num_threads, LiteRT's num_threads
-/// and OpenCV's setNumThreads count theirs (`WorkerPool.shared`, a worker per core, and the
-/// caller made three threads on two cores).
+/// and OpenCV's setNumThreads count theirs.
 let callerHelpers = WorkerPool(threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1), name: "frameflow.bench")
 
 /// Median wall time of `body` in milliseconds.
@@ -436,10 +435,8 @@ if all || args.contains("blazeface") {
             return (Double(count) / (Double(monotonicNanoseconds() - t) / 1e9), faces.withLock { $0 })
         }
         _ = try graphFPS()  // warm-up: model load, pools
-        // Best of three passes over the clip on each side (one pass is ~0.2 s, short enough
-        // for this shared machine's noise to move it by 20 %), in two rounds — FrameFlow,
-        // Python, FrameFlow, Python — keeping each side's best, so that a slow stretch of the
-        // machine does not fall on one side only.
+        // Best of three short passes per side, in two rounds (FrameFlow, Python, twice), so that a
+        // slow stretch of this shared machine does not fall on one side only.
         var ours = (fps: 0.0, faces: 0)
         var ref: [String: Double] = [:]
         for _ in 0..<2 {

@@ -2,7 +2,7 @@
 ///
 /// Scheduling fields are guarded by the graph's lock; that is why they are marked
 /// `@exclusivity(unchecked)`: the lock already serializes every access, and the dynamic
-/// check cost a fifth of the scheduler's time. `calculator` and `context` are
+/// check is costly on this path. `calculator` and `context` are
 /// used only by the worker that set `status` to `.running`, one at a time.
 final class NodeRuntime {
     enum Status { case idle, queued, running, closed }

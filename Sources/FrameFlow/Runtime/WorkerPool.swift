@@ -31,12 +31,8 @@ public final class WorkerPool: @unchecked Sendable {
     /// Bumped whenever work is added, so a worker spinning before it sleeps notices it
     /// without taking the lock.
     let workHint = Atomic<Int>(0)
-    /// How long an idle worker spins before it sleeps (a wake-up costs a system call on
-    /// each side; a frame arriving within this time avoids both). 500 µs rather than 50: on
-    /// these virtual machines waking a sleeping worker took long enough that a model's
-    /// convolution split over two threads finished later than on one (both halves ≈ the whole,
-    /// measured per split); kept spinning between a model's ops, the split pays. BlazeFace on
-    /// two threads 1.28 → 1.13 ms, its graph 573 → 670 fps (means of four interleaved runs).
+    /// How long an idle worker spins before it sleeps: long enough to stay awake between a
+    /// model's split ops, since a wake-up (a system call each side) can cost more than they save.
     var spinNanoseconds: UInt64 = 500_000
     /// Number of threads.
     public let threadCount: Int

@@ -88,9 +88,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
             for y in rows {
                 let sp = UnsafePointer(Kernels.rowPointer(input, y)), dp = Kernels.rowPointer(o, y)
                 // Each pair of formats with its layouts written out, so that the inlined loop
-                // has constant offsets and strides and vectorises (1080p, one thread, Zen 2:
-                // rgba8 → bgra8 8.0 → 0.8 ms, rgb8 → rgba8 7.5 → 0.8 ms, rgba8 → gray8 2.7 →
-                // 0.6 ms, gray8 → rgba8 7.6 → 0.4 ms).
+                // has constant offsets and strides and vectorises.
                 switch (input.format, o.format) {
                 case (.rgba8, .bgra8): repackRow(sp, dp, w, (0, 1, 2, 3, 4), (2, 1, 0, 3, 4))
                 case (.bgra8, .rgba8): repackRow(sp, dp, w, (2, 1, 0, 3, 4), (0, 1, 2, 3, 4))
@@ -178,8 +176,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
         // The packed targets: rgba8 and bgra8 (alpha in byte 3), rgb8, gray8.
         if d.bpp >= 3 {
             // Two luma rows per chroma row: the chroma terms are computed once for both. rgb8
-            // goes through the RGBA kernel into a scratch pair of rows, then is repacked
-            // (1080p NV12: 10.4 → 1.6 ms against a per-pixel loop).
+            // goes through the RGBA kernel into a scratch pair of rows, then is repacked.
             let h = input.height
             Kernels.rows((h + 1) / 2, cc, grain: 8) { pairs in
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: d.bpp == 3 ? 8 * w + 64 : 0) { scratch in
@@ -201,7 +198,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
             }
             return
         }
-        // gray8: the luma plane rescaled, a loop over bytes (1080p: 3.0 → 0.2 ms).
+        // gray8: the luma plane rescaled, a loop over bytes.
         Kernels.rows(input.height, cc) { rows in
             for y in rows {
                 let yp = Kernels.rowPointer(input, y), dp = Kernels.rowPointer(o, y)
@@ -238,17 +235,9 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
         }
     }
 
-    /// The hot loop: pixel pairs sharing a chroma sample in two rows, with constant strides
-    /// (2 for NV12's interleaved UV, 1 for I420's planes) so the compiler vectorises it.
-    /// Arithmetic in 16-bit lanes, as OpenCV does: luma as (y − offset)·2⁶, chroma as
-    /// (c − 128)·2⁷, each product's high half (`mulhs`, one `vpmulhw`) leaves Q4 sums that
-    /// are rounded to 8 bits; every value fits Int16 (largest: 255·2⁶ luma, BT.709 video
-    /// range's Cb → B term). Each truncated product is off by < 1/16 of a level, so a channel
-    /// is within one level of the exact formula (the equation test checks ±1). Stores are R|G
-    /// and B|alpha half-words (a 4-byte interleave cost more with AVX-512's byte packing).
-    /// 1080p on one thread, standalone: 32-bit lanes 1.20 ms, these 0.89 ms (AVX-512 build);
-    /// 1.05 → 0.91 ms built for AVX2. Two rows per chroma row (1.29 → 1.15 ms before): the
-    /// chroma terms serve a 2×2 block.
+    /// Pixel pairs sharing a chroma sample in two rows, in 16-bit lanes as OpenCV: high halves of
+    /// (y − offset)·2⁶ and (c − 128)·2⁷ products (`vpmulhw`), Q4 sums, within one level of exact.
+    /// Stores are R|G and B|alpha half-words: a 4-byte interleave compiles to slow byte packing.
     @inline(__always)
     private static func quadsToRGBA(
         _ ya: UnsafeMutablePointer<UInt8>, _ yb: UnsafeMutablePointer<UInt8>, _ up: UnsafeMutablePointer<UInt8>,
@@ -289,8 +278,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
                 for y in (2 * cy)..<Swift.min(2 * cy + 2, h) {
                     let sp = UnsafePointer(Kernels.rowPointer(input, y)), yp = Kernels.rowPointer(o, y)
                     // The layouts written out, so that the inlined loops have constant offsets
-                    // (with the whole-block chroma below, 1080p RGBA → NV12 went 21.7 → 2.7 ms
-                    // against loops reading them at run time and dividing by the block size).
+                    // instead of reading them at run time.
                     switch input.format {
                     case .rgba8: yuvLumaRow(sp, yp, w, (0, 1, 2, 3, 4), k)
                     case .bgra8: yuvLumaRow(sp, yp, w, (2, 1, 0, 3, 4), k)

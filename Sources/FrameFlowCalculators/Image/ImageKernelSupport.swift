@@ -3,10 +3,8 @@ import FrameFlow
 /// Shared plumbing of the image calculators: row bands on the graph's workers, typed row
 /// pointers, clamping.
 enum Kernels {
-    /// Splits `height` rows into bands of at least `grain` rows and runs them on `cc`'s
-    /// workers (or inline without a context). Not inlined: inlined, the call without a context
-    /// got its own copy of `body` that the optimiser compiled worse than the one the workers
-    /// call (a direct 1080p NV12 → RGBA took 5.2 ms against 1.2–1.4 ms in a graph; I420 5.4).
+    /// Splits `height` rows into bands of at least `grain` rows on `cc`'s workers (inline without
+    /// a context). Not inlined: an inlined copy without a context compiled worse.
     @inline(never)
     static func rows(_ height: Int, _ cc: CalculatorContext?, grain: Int = 16, _ body: @escaping (Range<Int>) -> Void) {
         if let cc { cc.parallelFor(height, grain: grain, body) } else { body(0..<height) }

@@ -222,19 +222,9 @@ public enum Resize {
         return out.freeze()
     }
 
-    /// Bilinear in OpenCV's order and, like OpenCV, in fixed point: each source row a band
-    /// needs is resampled horizontally to the output width once (two taps per pixel, weights
-    /// in 1/256ths summing to 256, so a row holds exact UInt16 sums of at most 255 · 256), kept
-    /// in one of two rows, and each output row blends its two rows vertically with weights in
-    /// 1/65536ths through the high half of 16 × 16-bit products (`vpmulhuw`), then rounds to
-    /// bytes. Reading only the tapped pixels is what makes a downscale cheap: a 3× reduction
-    /// touches a third of each row it needs. On 4-byte pixels the two taps are adjacent, so one
-    /// 8-byte load widened to eight UInt16 lanes and one multiply by [w₀ × 4, w₁ × 4] make an
-    /// output pixel; 3-byte pixels take the same 8-byte load against [w₀ × 3, w₁ × 3, 0, 0],
-    /// 1-byte ones one 2-byte load (1080p → 720p, one thread, Zen 2: rgb8 7.7 → 2.0 ms, gray8
-    /// 5.5 → 1.3 ms against the per-channel loop they had). Error against the exact blend:
-    /// below 0.51 of a level before the final rounding (the 1/256 weights; the weights of
-    /// halves, quarters and eighths are exact), so at most 1 after it.
+    /// Bilinear in OpenCV's order and fixed point: each source row a band needs is resampled to
+    /// the output width once (1/256 weights, one widened pair load per pixel, only tapped pixels
+    /// read), then each output row blends two of them (1/65536 weights, `vpmulhuw`); ≤ 1 level off.
     static func resizeLinear(
         _ input: ImageFrame, into out: MutableImageFrame, bpp: Int, context: CalculatorContext?
     ) {

@@ -136,26 +136,9 @@ public final class LUTCalculator: ImageFilterCalculator {
         return out.freeze()
     }
 
-    /// The tetrahedral hot path, `tetrahedral(_:_:_:_:_:)` without its branches and with the
-    /// blend folded in, one pixel as one 4-lane vector whose lanes are the pixel's bytes:
-    /// - per input code, the cell's base index and fraction are looked up (three tables);
-    /// - the fractions' order (compared as integers, see `gt`) keys an 8-entry table of the
-    ///   tetrahedron's two inner vertices and of which fraction is largest, middle, smallest
-    ///   (the weights);
-    /// - each vertex is one 4-float load from a copy of the table already scaled by 255 ×
-    ///   intensity, its lanes in the pixel's byte order (0 in an alpha lane);
-    /// - the pixel's own bytes, times 1 − intensity (1 in an alpha lane, which so passes
-    ///   through), are added; the result is clamped, rounded and stored as 4 bytes.
-    /// Against the per-pixel form (lane picks, three blends per pixel) this is about half the
-    /// instructions; the sums are associated differently, so a value on a rounding tie may
-    /// come out one level apart (the tests allow 1). 4-byte pixels go sixteen at a time
-    /// (`block16`): coordinates, cells, the fractions' order and the weights as 16-lane
-    /// vectors with no table lookups, then per pixel only its four vertex loads and
-    /// multiply-adds (1080p noise, one thread: 15.8 → 11.6 ms). Those loads go by byte
-    /// offsets; with every entry in 0…1 and full intensity the blend and the clamp are left
-    /// out (a convex sum of entries in 0…255 stays there) and alpha is put back from the
-    /// source word by a mask. On Zen 2 (AVX2), one thread: 13.2 → 10.4 ms, from the cheaper
-    /// `latticeCell` and from capturing constants as `let`s (see `keep`).
+    /// `tetrahedral(_:_:_:_:_:)` without branches, the blend folded into a table pre-scaled by
+    /// 255 × intensity; 4-byte pixels sixteen at a time (`block16`), then four vertex loads each.
+    /// Its sums associate differently, so a rounding tie may land one level apart (tests allow 1).
     private static func tetrahedralImage(
         _ lut: CubeLUT, _ coords: [[Float]], _ input: ImageFrame, _ out: MutableImageFrame, _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ k: Float,
         _ context: CalculatorContext?
@@ -273,8 +256,7 @@ public final class LUTCalculator: ImageFilterCalculator {
                         // step; the smallest's (ties to blue, then green) is left out of the
                         // second: s2 = R + G + B − its stride.
                         // Each choice is one compare against a max or min, the later replace
-                        // winning (combined with `.&` and `.!`, the masks became packs and
-                        // unpacks on AVX2: 13.2 → 12.5 ms on Zen 2).
+                        // winning (masks combined with `.&` / `.!` compile to packs on AVX2).
                         var s1 = U16(repeating: UInt32(n * n)), minStride = U16(repeating: 1)
                         s1.replace(with: U16(repeating: UInt32(n)), where: fg .>= fb)
                         s1.replace(with: U16(repeating: 1), where: fr .>= mx(fg, fb))
@@ -331,8 +313,7 @@ public final class LUTCalculator: ImageFilterCalculator {
                             }
                         } else {
                             // Three bytes a pixel: sixteen at a time widened into a block of
-                            // 4-byte pixels, graded by `block16`, narrowed back (1080p rgb8,
-                            // one thread, Zen 2: 18.7 → 13.6 ms against the per-pixel path).
+                            // 4-byte pixels, graded by `block16`, narrowed back.
                             let wide = widened.assumingMemoryBound(to: UInt8.self), graded16 = wide + 64
                             var x0 = 0
                             while x0 &+ 16 <= w {
@@ -429,9 +410,7 @@ public final class LUTCalculator: ImageFilterCalculator {
 /// byte `byte` of each word, mapped to x = code · scale − shift (lattice units: `scale` and
 /// `shift` already carry the factor n − 1) clamped to 0…top (NaN to 0), and split into
 /// ⌊x⌋, at most top − 1 (the top code lands in the last cell with fraction 1), and the rest.
-/// The floor is one `vroundps` and a minimum: rounding by adding 2²³ and correcting where that
-/// rounded up, and capping the cell as an integer, took three times the instructions, which
-/// were half the kernel's time on AVX2.
+/// The floor is one `vroundps` and a minimum, the cheapest form found on AVX2.
 @inline(__always)
 private func latticeCell(
     _ words: SIMD16<UInt32>, byte: Int, scale: Float, shift: Float, top: Float
