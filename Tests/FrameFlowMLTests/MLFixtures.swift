@@ -2,11 +2,11 @@ import Foundation
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowML
+import FrameFlowTesting
 
 /// The repository's files and the fixtures scripts/setup.sh test makes under .build/fixtures.
 enum MLFixtures {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+    static func path(_ relative: String) -> String { RepositoryFiles.path(relative) }
 
     static let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
 

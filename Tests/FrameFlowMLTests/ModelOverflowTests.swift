@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowTesting
 import Testing
 
 @testable import FrameFlowML
@@ -40,7 +41,7 @@ enum ONNXBytes {
 /// Issue 21's crafted models, whose sizes overflowed and trapped (SIGILL): each an error
 /// naming its node, or, where ONNX defines a result (Slice by step INT64_MIN), that result.
 @Suite struct ModelOverflowTests {
-    static let fixtures = MLFixtures.root.appendingPathComponent("Tests/Fixtures/fuzz/onnx")
+    static let fixtures = URL(fileURLWithPath: RepositoryFiles.fixture("fuzz/onnx"))
 
     /// Runs `model` on x = 0, 1, 2, … of `shape` and expects a ModelError naming `node`.
     func expectError(_ model: Data, x shape: [Int], node: String, file: String) {

@@ -1,12 +1,13 @@
 import Foundation
 import FrameFlow
 @testable import FrameFlowML
+import FrameFlowTesting
 import Testing
 
 /// Models no one here wrote, against onnxruntime on the same inputs
 /// (scripts/fixtures/make_model_fixtures.py, run by scripts/setup.sh test).
 @Suite struct RealModelTests {
-    static let dir = MLFixtures.root.appendingPathComponent(".build/fixtures/models")
+    static let dir = URL(fileURLWithPath: RepositoryFiles.built("models"))
 
     @Test(arguments: ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "fused_chain", "recurrent_chain"])
     func matchesOnnxRuntime(name: String) throws {

@@ -1,15 +1,16 @@
 import Foundation
+import FrameFlowTesting
 import Testing
 
 /// The `frameflow` tool as a user runs it.
 @Suite struct CommandLineTests {
-    static var binary: String { MediaFixtures.root.appendingPathComponent(".build/debug/frameflow").path }
+    static var binary: String { RepositoryFiles.root.appendingPathComponent(".build/debug/frameflow").path }
 
     func run(_ args: [String], interruptAfter seconds: Double? = nil, signal: Int32 = SIGINT) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
         p.arguments = args
-        p.currentDirectoryURL = MediaFixtures.root
+        p.currentDirectoryURL = RepositoryFiles.root
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -127,7 +128,7 @@ import Testing
         p.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
         p.arguments = ["run", "Graphs/face_detection_haar.pbtxt", "--input", try MediaFixtures.carphone(), "--frames", "30",
                        "--output", "null", "--output-stream", "detections=\(out)"]
-        p.currentDirectoryURL = MediaFixtures.root
+        p.currentDirectoryURL = RepositoryFiles.root
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         p.waitUntilExit()

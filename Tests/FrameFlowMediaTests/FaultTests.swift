@@ -56,7 +56,7 @@ final class FailingImageCalculator: Calculator {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
         p.arguments = ["-c", "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)"]
-        p.currentDirectoryURL = MediaFixtures.root
+        p.currentDirectoryURL = RepositoryFiles.root
         let err = Pipe()
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice

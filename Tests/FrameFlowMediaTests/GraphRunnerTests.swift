@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 func edgeGraph() throws -> Graph {
-    try Graph(contentsOfFile: MediaFixtures.root.appendingPathComponent("Graphs/edge_detection_mobile_gpu.pbtxt").path, registry: .standard)
+    try Graph(contentsOfFile: RepositoryFiles.root.appendingPathComponent("Graphs/edge_detection_mobile_gpu.pbtxt").path, registry: .standard)
 }
 
 @Suite struct GraphRunnerTests {

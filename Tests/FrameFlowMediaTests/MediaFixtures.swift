@@ -1,10 +1,9 @@
 import Foundation
+import FrameFlowTesting
 import Testing
 
 /// Media made for the tests with the ffmpeg tool (Debian's `ffmpeg`), once per process.
 enum MediaFixtures {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let directory: String = {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("frameflow-media-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
@@ -55,7 +54,7 @@ enum MediaFixtures {
 
     /// The real clip fetched by scripts/setup.sh test.
     static func carphone() throws -> String {
-        let p = root.appendingPathComponent(".build/fixtures/carphone_pristine.mp4").path
+        let p = RepositoryFiles.built("carphone_pristine.mp4")
         guard FileManager.default.fileExists(atPath: p) else {
             throw FixtureError(description: "\(p) is missing: run scripts/setup.sh test (make test does)")
         }

@@ -136,11 +136,11 @@ import Testing
 
     @Test func imagesOverThePixelBudgetAreNotDecoded() throws {
         // A 249 KB PNG of 16000 × 16000 (1 GB as RGBA): the decoder may not allocate it.
-        let large = MediaFixtures.root.appendingPathComponent("Tests/Fixtures/media/large-16000.png").path
+        let large = RepositoryFiles.root.appendingPathComponent("Tests/Fixtures/media/large-16000.png").path
         let source = try MediaSource(large)
         #expect(try source.read() == nil)
         // A header claiming 60000 × 60000 with a few bytes of data.
-        let huge = MediaFixtures.root.appendingPathComponent("Tests/Fixtures/media/huge-header.png").path
+        let huge = RepositoryFiles.root.appendingPathComponent("Tests/Fixtures/media/huge-header.png").path
         #expect(try MediaSource(huge).read() == nil)
     }
 
@@ -258,7 +258,7 @@ import Testing
         let r = Process()
         r.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
         r.arguments = ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "http://127.0.0.1:\(port)/clip.mp4", "--output", "null", "--timeout", "3"]
-        r.currentDirectoryURL = MediaFixtures.root
+        r.currentDirectoryURL = RepositoryFiles.root
         let err = Pipe()
         r.standardError = err
         r.standardOutput = FileHandle.nullDevice

@@ -22,7 +22,7 @@ import Testing
         let dir = MediaFixtures.path("window-\(scale)")
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try MediaFixtures.tool(["bash", MediaFixtures.root.appendingPathComponent("scripts/window_test.sh").path, clip, scale, size, dir])
+        try MediaFixtures.tool(["bash", RepositoryFiles.root.appendingPathComponent("scripts/window_test.sh").path, clip, scale, size, dir])
         let status = (try? String(contentsOfFile: dir + "/status", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
         let shot = try #require(try MediaSource(dir + "/shot.png").read()).image
         return (status, shot, dir)
@@ -61,7 +61,7 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
         p.arguments = ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc", "--output", "window"]
-        p.currentDirectoryURL = MediaFixtures.root
+        p.currentDirectoryURL = RepositoryFiles.root
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DISPLAY")
         env.removeValue(forKey: "WAYLAND_DISPLAY")

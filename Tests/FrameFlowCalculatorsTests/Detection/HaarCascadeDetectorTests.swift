@@ -6,7 +6,7 @@ import Testing
 
 /// Fixtures from scripts/fixtures/make_haar_fixtures.py (run by scripts/setup.sh test).
 enum HaarFixtures {
-    static let dir = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent()
+    static let dir = URL(fileURLWithPath: RepositoryFiles.fixture("")).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/fixtures/haar")
     static func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
     static let cascadeDirs = ["/usr/share/opencv4/haarcascades", "/usr/share/opencv4/lbpcascades"]
@@ -149,7 +149,7 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
         var o = HaarCascadeDetectorCalculator.Options()
         o.minNeighbors = 3
         let runner = try CalculatorRunner(HaarCascadeDetectorCalculator.self, options: o, inputs: ["IMAGE:in"], outputs: ["DETECTIONS:faces"])
-        runner.add(try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true), tag: "IMAGE", at: 0)
+        runner.add(try TestImages.readPNM(RepositoryFiles.fixture("astronaut_256.ppm"), rgba: true), tag: "IMAGE", at: 0)
         try runner.run()
         let faces = try runner.outputs("DETECTIONS")[0].get([Detection].self)
         #expect(faces.count == 1)
@@ -171,12 +171,12 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
     /// The tutorial graph: every video frame comes out, detection runs on some of them, and
     /// frames after the first detection carry the box.
     @Test func faceDetectionGraphKeepsFullFrameRate() throws {
-        let path = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Graphs/face_detection_haar.pbtxt").path
+        let path = URL(fileURLWithPath: RepositoryFiles.fixture("")).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Graphs/face_detection_haar.pbtxt").path
         let graph = try Graph(contentsOfFile: path, registry: .standard)
         let video = try PacketCollector(graph, "output_video")
         let detections = try PacketCollector(graph, "detections")
         try graph.start()
-        let photo = try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true)
+        let photo = try TestImages.readPNM(RepositoryFiles.fixture("astronaut_256.ppm"), rgba: true)
         for i in 0..<20 {
             try graph.send(photo, to: "input_video", at: Timestamp(Int64(i) * 33_333))
             if i == 0 { try graph.waitUntilIdle() }  // the first detection is in before frame 1
@@ -195,21 +195,21 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
 /// Inputs the fuzzers found; each must now be a clean error.
 @Suite struct CascadeFuzzRegressionTests {
     @Test func invalidUTF8InAComment() throws {
-        let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/cascade/invalid-utf8-comment.xml"))
+        let data = try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("")).appendingPathComponent("fuzz/cascade/invalid-utf8-comment.xml"))
         let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: data, file: "fuzzed.xml") }
         #expect(e?.description.contains("not valid UTF-8") == true, "\(String(describing: e))")
         #expect(e?.line == 26, "the line of byte 1232, the first invalid one")
     }
 
     @Test func everyCommittedFindingIsAnErrorOrLoads() throws {
-        let dir = Fixtures.directory.appendingPathComponent("fuzz/cascade")
+        let dir = URL(fileURLWithPath: RepositoryFiles.fixture("")).appendingPathComponent("fuzz/cascade")
         for f in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
             _ = try? CascadeClassifier(xml: Data(contentsOf: dir.appendingPathComponent(f)), file: f)  // must not crash
         }
     }
 
     @Test func processingInstructionWithoutData() throws {
-        let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/cascade/processing-instruction.xml"))
+        let data = try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("")).appendingPathComponent("fuzz/cascade/processing-instruction.xml"))
         let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: data, file: "fuzzed.xml") }
         #expect(e?.description.contains("processing instructions") == true, "\(String(describing: e))")
     }

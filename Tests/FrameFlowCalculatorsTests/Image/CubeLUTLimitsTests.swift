@@ -13,7 +13,7 @@ import Testing
     /// luts/input-range-infinite.cube: `LUT_3D_INPUT_RANGE -inf inf` loaded, and applying it
     /// trapped converting NaN coordinates to indexes.
     @Test func infiniteInputRangeIsAnError() throws {
-        let path = Fixtures.path("luts/input-range-infinite.cube")
+        let path = RepositoryFiles.fixture("luts/input-range-infinite.cube")
         let img = try Self.image.get()
         let e = #expect(throws: CubeLUTError.self) {
             let lut = try CubeLUT(contentsOfFile: path)
@@ -43,7 +43,7 @@ import Testing
     /// luts/size-256-header-only.cube: the largest size with no rows is the missing-rows error
     /// (and reserves room only for the rows the text can hold).
     @Test func largestSizeWithoutRows() {
-        let e = #expect(throws: CubeLUTError.self) { try CubeLUT(contentsOfFile: Fixtures.path("luts/size-256-header-only.cube")) }
+        let e = #expect(throws: CubeLUTError.self) { try CubeLUT(contentsOfFile: RepositoryFiles.fixture("luts/size-256-header-only.cube")) }
         #expect(e?.description.contains("0 table rows, the size 256 needs 16777216") == true, "\(String(describing: e))")
     }
 

@@ -3,13 +3,13 @@ import FrameFlow
 import FrameFlowTesting
 
 enum Photo {
-    static func rgb() throws -> ImageFrame { try TestImages.readPNM(Fixtures.path("astronaut_256.ppm")) }
-    static func rgba() throws -> ImageFrame { try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true) }
-    static func fixture(_ name: String) throws -> ImageFrame { try TestImages.readPNM(Fixtures.path("image/" + name)) }
+    static func rgb() throws -> ImageFrame { try TestImages.readPNM(RepositoryFiles.fixture("astronaut_256.ppm")) }
+    static func rgba() throws -> ImageFrame { try TestImages.readPNM(RepositoryFiles.fixture("astronaut_256.ppm"), rgba: true) }
+    static func fixture(_ name: String) throws -> ImageFrame { try TestImages.readPNM(RepositoryFiles.fixture("image/" + name)) }
 
     /// The NV12 fixture (256×256, BT.601 video range) made by OpenCV.
     static func nv12() throws -> ImageFrame {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("image/nv12_video.yuv"))))
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("image/nv12_video.yuv"))))
         var m = try ImagePool.shared.makeImage(width: 256, height: 256, format: .nv12(.video))
         for y in 0..<256 { m.withMutableRow(y) { r in for x in 0..<256 { r[x] = bytes[y * 256 + x] } } }
         for y in 0..<128 { m.withMutableRow(y, plane: 1) { r in for x in 0..<256 { r[x] = bytes[65536 + y * 256 + x] } } }

@@ -17,9 +17,9 @@ import Testing
 
     /// The real LUT files of Tests/Fixtures/luts (made by scripts/fixtures/make_luts.py).
     @Test func realFilesInBothSizesLoad() throws {
-        let warm = try CubeLUT(contentsOfFile: Fixtures.path("luts/warm_film_17.cube"))
+        let warm = try CubeLUT(contentsOfFile: RepositoryFiles.fixture("luts/warm_film_17.cube"))
         #expect(warm.kind == .threeD && warm.size == 17 && warm.title == "Warm film" && warm.table.count == 17 * 17 * 17 * 3)
-        let curve = try CubeLUT(contentsOfFile: Fixtures.path("luts/s_curve_1d_1024.cube"))
+        let curve = try CubeLUT(contentsOfFile: RepositoryFiles.fixture("luts/s_curve_1d_1024.cube"))
         #expect(curve.kind == .oneD && curve.size == 1024)
     }
 
@@ -153,7 +153,7 @@ import Testing
     @Test func missingFileAndCalculatorOpen() throws {
         let e = #expect(throws: CubeLUTError.self) { try CubeLUT(contentsOfFile: "/nonexistent.cube") }
         #expect(e?.description.hasPrefix("/nonexistent.cube:0") == true)
-        let runner = try CalculatorRunner(LUTCalculator.self, options: .init(lutPath: Fixtures.path("luts/warm_film_17.cube")), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        let runner = try CalculatorRunner(LUTCalculator.self, options: .init(lutPath: RepositoryFiles.fixture("luts/warm_film_17.cube")), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
         runner.add(try Photo.rgba(), tag: "IMAGE", at: 0)
         try runner.run()
         #expect(runner.outputs("IMAGE").count == 1)

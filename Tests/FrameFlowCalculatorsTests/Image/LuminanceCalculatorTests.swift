@@ -31,7 +31,7 @@ func checkLuminance(_ input: ImageFrame) throws {
 
 @Suite struct LuminanceCalculatorTests {
     @Test func realPhotoMatchesFormula() throws {
-        try checkLuminance(try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true))
+        try checkLuminance(try TestImages.readPNM(RepositoryFiles.fixture("astronaut_256.ppm"), rgba: true))
     }
 
     @Test(arguments: [(1, 1), (2, 2), (3, 5), (17, 9), (63, 1), (1, 31)])

@@ -38,7 +38,7 @@ func checkSobel(_ input: ImageFrame) throws {
 
 @Suite struct SobelEdgesCalculatorTests {
     @Test func realPhotoMatchesFormula() throws {
-        let photo = try TestImages.readPNM(Fixtures.path("astronaut_256.ppm"), rgba: true)
+        let photo = try TestImages.readPNM(RepositoryFiles.fixture("astronaut_256.ppm"), rgba: true)
         let luma = try LuminanceCalculator.luminance(photo)
         try checkSobel(luma)
         try checkSobel(photo)  // colour input: the red channel is used

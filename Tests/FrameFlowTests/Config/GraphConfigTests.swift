@@ -1,16 +1,11 @@
 import FrameFlow
 import Foundation
+import FrameFlowTesting
 import Testing
-
-enum RepoFiles {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-}
 
 @Suite struct GraphConfigTests {
     @Test func seedGraphLoadsAsWritten() throws {
-        let config = try GraphConfig(contentsOfFile: RepoFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"))
+        let config = try GraphConfig(contentsOfFile: RepositoryFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"))
         #expect(config.inputStreams.map(\.name) == ["input_video"])
         #expect(config.outputStreams.map(\.name) == ["output_video"])
         #expect(config.nodes.map(\.calculator) == ["LuminanceCalculator", "SobelEdgesCalculator"])
@@ -82,7 +77,7 @@ enum RepoFiles {
     }
 
     @Test func dotExport() throws {
-        let config = try GraphConfig(contentsOfFile: RepoFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"))
+        let config = try GraphConfig(contentsOfFile: RepositoryFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"))
         let dot = config.dot(name: "edge")
         #expect(dot.hasPrefix("digraph \"edge\" {"))
         #expect(dot.contains("\"node:LuminanceCalculator\" -> \"node:SobelEdgesCalculator\" [label=\"luma_video\"]"))

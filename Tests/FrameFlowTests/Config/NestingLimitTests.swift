@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowTesting
 import Testing
 
 /// Graph text nested deeper than `ResourceLimits.maxNestingDepth` is a syntax error at the
@@ -7,9 +8,7 @@ import Testing
 @Suite struct NestingLimitTests {
     /// Tests/Fixtures/graph/deep-nesting.pbtxt: 10 000 nested messages (64 KB) in a node's
     /// options; before the limit it overflowed the stack in `TextFormatParser.parseField`.
-    static let deepFile = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/graph/deep-nesting.pbtxt").path
+    static let deepFile = RepositoryFiles.fixture("graph/deep-nesting.pbtxt")
 
     @Test func tenThousandNestedMessagesAreAnError() {
         let limit = ResourceLimits.current.maxNestingDepth

@@ -9,7 +9,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
 
 @Suite struct GraphRuntimeTests {
     @Test func edgeDetectionGraphRunsEndToEnd() throws {
-        let graph = try Graph(contentsOfFile: RepoFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"), registry: .standard)
+        let graph = try Graph(contentsOfFile: RepositoryFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"), registry: .standard)
         let out = try PacketCollector(graph, "output_video")
         try graph.start()
         var inputs: [ImageFrame] = []
@@ -35,7 +35,7 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
             Node(LuminanceCalculator.self, in: "input_video", out: "luma_video")
             Node(SobelEdgesCalculator.self, in: "luma_video", out: "output_video")
         }
-        let file = try GraphConfig(contentsOfFile: RepoFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"))
+        let file = try GraphConfig(contentsOfFile: RepositoryFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt"))
         #expect(config.inputStreams == file.inputStreams && config.outputStreams == file.outputStreams)
         #expect(config.nodes.map(\.calculator) == file.nodes.map(\.calculator))
         #expect(config.nodes.map(\.inputStreams) == file.nodes.map(\.inputStreams))
