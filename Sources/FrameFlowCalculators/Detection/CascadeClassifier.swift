@@ -342,8 +342,19 @@ enum XMLTree {
         var stack: [Element] = []
         var root: Element?
         weak var parser: XMLParser?
+        /// Elements may nest this deep (a cascade needs 10): each keeps its path, so memory
+        /// grows with the square of the depth, and releasing the tree recurses through it.
+        let maxDepth = ResourceLimits.current.maxNestingDepth
+        /// Where parsing stopped for nesting deeper than `maxDepth`.
+        var tooDeep: (line: Int, path: String)?
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            guard tooDeep == nil else { return }
+            guard stack.count < maxDepth else {
+                tooDeep = (parser.lineNumber, stack.last?.path ?? "")
+                parser.abortParsing()
+                return
+            }
             let path = (stack.last.map { $0.path + "/" } ?? "") + name
             let e = Element(name: name, line: parser.lineNumber, path: path)
             stack.last?.children.append(e)
@@ -351,9 +362,11 @@ enum XMLTree {
             stack.append(e)
         }
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            guard tooDeep == nil else { return }
             _ = stack.popLast()
         }
         func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard tooDeep == nil else { return }
             stack.last?.text += string
         }
     }
@@ -385,7 +398,11 @@ enum XMLTree {
         let parser = XMLParser(data: data)
         let b = Builder()
         parser.delegate = b
-        guard parser.parse(), let root = b.root else {
+        let parsed = parser.parse()
+        if let (line, path) = b.tooDeep {
+            throw CascadeError(file: file, element: path, line: line, message: "elements nested more than \(b.maxDepth) deep (ResourceLimits.maxNestingDepth)")
+        }
+        guard parsed, let root = b.root else {
             let line = parser.lineNumber
             let why = parser.parserError.map { "\($0.localizedDescription)" } ?? "not well-formed XML"
             throw CascadeError(file: file, element: b.stack.last?.path ?? "", line: line, message: "XML error: \(why)")

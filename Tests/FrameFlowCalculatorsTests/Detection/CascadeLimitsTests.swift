@@ -7,7 +7,7 @@ import Testing
 /// Hostile cascade files (Tests/Fixtures/fuzz/cascade): every count, index and rectangle is
 /// checked when loading, so detection never traps, loops or reads outside its buffers.
 @Suite struct CascadeLimitsTests {
-    static func path(_ name: String) -> String { Fixtures.path("fuzz/cascade/" + name) }
+    static func path(_ name: String) -> String { RepositoryFiles.fixture("fuzz/cascade/" + name) }
 
     /// The error loading `name`, which must fail.
     static func loadError(_ name: String) -> CascadeError? {
@@ -49,11 +49,20 @@ import Testing
         #expect(e?.line == 7, "\(String(describing: e))")
     }
 
+    /// Elements nested 5 000 deep: each element kept its whole path (memory grew with the
+    /// square of the depth: 200 000 levels in 1.2 MB took over 2 GB) and releasing the tree
+    /// recursed through every level. Now parsing stops at `ResourceLimits.maxNestingDepth`.
+    @Test func deepNestingStopsAtTheLimit() {
+        let e = Self.loadError("deep-nesting.xml")
+        #expect(e?.description.contains("nested more than \(ResourceLimits.current.maxNestingDepth) deep") == true, "\(String(describing: e).prefix(300))")
+        #expect(e?.line == 5, "\(String(describing: e).prefix(300))")
+    }
+
     /// Every committed finding either fails to load or loads and detects on a 48×48 pattern
     /// (what fuzz-cascade does with each input).
     @Test func everyCommittedFindingFailsOrDetects() throws {
         let gray = try ImageFrame.testPattern48()
-        for f in try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("fuzz/cascade")).sorted() {
+        for f in try FileManager.default.contentsOfDirectory(atPath: RepositoryFiles.fixture("fuzz/cascade")).sorted() {
             guard let c = try? CascadeClassifier(contentsOfFile: Self.path(f)) else { continue }
             _ = try HaarCascadeDetector(cascade: c).detect(gray, parameters: .init(scaleFactor: 1.5, minNeighbors: 0))
         }
