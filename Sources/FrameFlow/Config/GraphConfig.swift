@@ -10,14 +10,32 @@ public enum QueuePolicy: String, Sendable, Codable, CaseIterable {
     case keepLatest = "KEEP_LATEST"
 }
 
-/// How a node decides that it can run.
-public enum InputPolicy: String, Sendable, Codable {
-    /// MediaPipe's default: run at timestamp T once every input has a packet at T or has
-    /// moved its bound past T; inputs without a packet at T arrive empty.
-    case `default` = "DefaultInputStreamHandler"
-    /// Run as soon as any input has a packet, one timestamp at a time, without waiting for
-    /// the other inputs.
-    case immediate = "ImmediateInputStreamHandler"
+/// How a node decides that it can run: MediaPipe's input stream handlers.
+public enum InputPolicy: Sendable, Equatable {
+    /// `DefaultInputStreamHandler`: run at timestamp T once every input has a packet at T or
+    /// has moved its bound past T; inputs without a packet at T arrive empty.
+    case `default`
+    /// `ImmediateInputStreamHandler`: run as soon as any input has a packet, one timestamp at
+    /// a time, without waiting for the other inputs.
+    case immediate
+    /// `SyncSetInputStreamHandler`: each set of inputs (written `TAG`, `TAG:index` or `:index`)
+    /// is synchronized as by the default policy on its own; a step carries one set's packets.
+    /// Inputs in no set form one more set.
+    case syncSets([[String]])
+    /// `FixedSizeInputStreamHandler`: the default policy, but a queue that reaches
+    /// `triggerQueueSize` packets is cut to its newest `targetQueueSize` (older packets of
+    /// every input are dropped and counted), so a slow node works on recent packets.
+    case fixedSize(triggerQueueSize: Int = 2, targetQueueSize: Int = 1, fixedMinSize: Bool = false)
+
+    /// MediaPipe's name for the handler.
+    public var handlerName: String {
+        switch self {
+        case .default: "DefaultInputStreamHandler"
+        case .immediate: "ImmediateInputStreamHandler"
+        case .syncSets: "SyncSetInputStreamHandler"
+        case .fixedSize: "FixedSizeInputStreamHandler"
+        }
+    }
 }
 
 /// Per-input settings: `input_stream_info { tag_index: "FINISHED" back_edge: true }`.
@@ -272,28 +290,69 @@ extension TextField {
         throw GraphError(.syntax, "field '\(name)' must be one of \(names)", location: value.location)
     }
 
+    /// `input_stream_handler { input_stream_handler: "…" options { [mediapipe.…Options.ext] { … } } }`.
     func inputPolicy() throws -> InputPolicy {
         guard case .message(let m) = value.kind else {
             throw GraphError(.syntax, "'input_stream_handler' must be a message { … }", location: value.location)
         }
-        var policy = InputPolicy.default
+        var name = "DefaultInputStreamHandler"
+        var nameField: TextField?
+        var options: TextMessage?
         for f in m.fields {
             switch f.name {
             case "input_stream_handler":
-                let n = try f.string()
-                switch n {
-                case "DefaultInputStreamHandler", "SyncSetInputStreamHandler": policy = .default
-                case "ImmediateInputStreamHandler": policy = .immediate
-                default:
-                    throw GraphError(
-                        .unknownField,
-                        "unknown input stream handler '\(n)' (FrameFlow knows DefaultInputStreamHandler, ImmediateInputStreamHandler, SyncSetInputStreamHandler)",
-                        location: f.value.location)
+                name = try f.string()
+                nameField = f
+            case "options":
+                guard case .message(let om) = f.value.kind else {
+                    throw GraphError(.syntax, "'options' must be a message { … }", location: f.value.location)
                 }
-            case "options": break
+                for ext in om.fields {
+                    guard ext.isExtension, case .message(let body) = ext.value.kind else {
+                        throw GraphError(.syntax, "handler options are extensions written as [type.name] { … }", location: ext.location)
+                    }
+                    options = body
+                }
             default: throw f.unknown(in: "InputStreamHandlerConfig")
             }
         }
-        return policy
+        switch name {
+        case "DefaultInputStreamHandler": return .default
+        case "ImmediateInputStreamHandler": return .immediate
+        case "SyncSetInputStreamHandler":
+            var sets: [[String]] = []
+            for f in options?.fields ?? [] {
+                guard f.name == "sync_set", case .message(let set) = f.value.kind else { throw f.unknown(in: "SyncSetInputStreamHandlerOptions") }
+                var tags: [String] = []
+                for t in set.fields {
+                    guard t.name == "tag_index" else { throw t.unknown(in: "SyncSet") }
+                    tags.append(try t.string())
+                }
+                guard !tags.isEmpty else { throw GraphError(.syntax, "a sync_set needs at least one tag_index", location: f.location) }
+                sets.append(tags)
+            }
+            return .syncSets(sets)
+        case "FixedSizeInputStreamHandler":
+            var trigger = 2, target = 1, fixedMin = false
+            for f in options?.fields ?? [] {
+                switch f.name {
+                case "trigger_queue_size": trigger = try f.int()
+                case "target_queue_size": target = try f.int()
+                case "fixed_min_size": fixedMin = try f.bool()
+                default: throw f.unknown(in: "FixedSizeInputStreamHandlerOptions")
+                }
+            }
+            guard target >= 1, trigger > target else {
+                throw GraphError(
+                    .invalidOption, "FixedSizeInputStreamHandler needs target_queue_size ≥ 1 and trigger_queue_size above it (\(trigger), \(target))",
+                    location: options?.location ?? value.location)
+            }
+            return .fixedSize(triggerQueueSize: trigger, targetQueueSize: target, fixedMinSize: fixedMin)
+        default:
+            throw GraphError(
+                .unknownField,
+                "unknown input stream handler '\(name)' (FrameFlow knows DefaultInputStreamHandler, ImmediateInputStreamHandler, SyncSetInputStreamHandler, FixedSizeInputStreamHandler)",
+                location: nameField?.value.location ?? value.location)
+        }
     }
 }

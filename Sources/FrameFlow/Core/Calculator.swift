@@ -158,11 +158,15 @@ public struct CalculatorContract: Sendable {
     /// between calls (or guard it): the graph still delivers each call's outputs in
     /// timestamp order, but the calls themselves overlap.
     public var concurrentProcess: Bool
+    /// Whether `process` also runs, with empty inputs, when the inputs' bounds settle a
+    /// timestamp that no packet carries (MediaPipe's `SetProcessTimestampBounds(true)`), so
+    /// the calculator can pass the bound on (gates, loops, presence checks).
+    public var processesTimestampBounds: Bool
 
     public init(
         inputs: [PortSpec] = [], outputs: [PortSpec] = [], inputSidePackets: [PortSpec] = [],
         outputSidePackets: [PortSpec] = [], acceptsAnyPorts: Bool = false, inputPolicy: InputPolicy? = nil,
-        timestampOffset: Int64? = 0, concurrentProcess: Bool = false
+        timestampOffset: Int64? = 0, concurrentProcess: Bool = false, processesTimestampBounds: Bool = false
     ) {
         self.inputs = inputs
         self.outputs = outputs
@@ -172,5 +176,6 @@ public struct CalculatorContract: Sendable {
         self.inputPolicy = inputPolicy
         self.timestampOffset = timestampOffset
         self.concurrentProcess = concurrentProcess
+        self.processesTimestampBounds = processesTimestampBounds
     }
 }

@@ -50,7 +50,14 @@ extension GraphRuntime {
                 if q.policy == .keepLatest { q.capacity = 1 }
                 inputs.append(q)
             }
-            let handler = (n.config.inputPolicy ?? n.contract.inputPolicy ?? config.inputPolicy ?? .default).handler
+            let inputPolicy = n.config.inputPolicy ?? n.contract.inputPolicy ?? config.inputPolicy ?? .default
+            let handler: any InputStreamHandler
+            do {
+                handler = try inputPolicy.handler(ports: n.config.inputStreams, processesTimestampBounds: n.contract.processesTimestampBounds)
+            } catch var e as GraphError {
+                (e.node, e.location) = (n.name, n.config.location)
+                throw e
+            }
             let concurrency = n.config.concurrency ?? 1
             if concurrency > 1 && !handler.allowsConcurrentSteps {
                 throw GraphError(

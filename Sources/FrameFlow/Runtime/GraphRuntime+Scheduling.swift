@@ -79,6 +79,7 @@ extension GraphRuntime {
             if !wasFull && c.inputs[qi].policy == .block && c.inputs[qi].isFull, let producer {
                 producer.fullBlockingOutputs += 1
             }
+            if c.trimsQueues { trimQueues(of: c) }
             markDirty(c)
         }
     }
@@ -178,6 +179,18 @@ extension GraphRuntime {
                 n.throttleOverride = false
                 if !ready.isEmpty { return }
             }
+        }
+    }
+
+    /// Lets the node's handler drop packets it does not keep; a blocking queue it empties
+    /// below capacity releases its producer.
+    func trimQueues(of node: NodeRuntime) {
+        let full = node.inputs.map(\.isFull)
+        node.handler.trim(&node.inputs)
+        for i in node.inputs.indices where full[i] && !node.inputs[i].isFull {
+            guard let producer = streams[node.inputs[i].stream].producer else { continue }
+            if node.inputs[i].policy == .block { producer.fullBlockingOutputs -= 1 }
+            markDirty(producer)
         }
     }
 }

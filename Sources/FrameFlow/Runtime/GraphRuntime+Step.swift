@@ -70,8 +70,8 @@ extension GraphRuntime {
             takeInputs(of: node, at: ts, into: ctx)
         } else if node.hasBoundChange {
             kind = .bounds
-            ctx.inputTimestamp = .unset
-            for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: .unset) }
+            ctx.inputTimestamp = node.handler.boundChangeTimestamp(node.inputs)
+            for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: ctx.inputTimestamp) }
         } else {
             node.status = node.steps.isEmpty ? .idle : .running
             if node.isConcurrent { node.spareContexts.append(ctx) }
@@ -107,8 +107,9 @@ extension GraphRuntime {
     /// without one), releasing producers and senders that waited on a full queue.
     private func takeInputs(of node: NodeRuntime, at ts: Timestamp, into ctx: CalculatorContext) {
         ctx.inputTimestamp = ts
+        let taken = node.handler.inputsToTake(at: ts, node.inputs)
         for i in node.inputs.indices {
-            if let h = node.inputs[i].packets.firstTimestamp, h == ts {
+            if let h = node.inputs[i].packets.firstTimestamp, h == ts, taken?.contains(i) ?? true {
                 let wasFull = node.inputs[i].isFull
                 ctx.inputPackets[i] = node.inputs[i].packets.removeFirst()
                 // Only a full queue can have throttled its producer.

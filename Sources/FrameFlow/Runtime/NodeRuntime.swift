@@ -14,6 +14,8 @@ final class NodeRuntime {
     let contract: CalculatorContract
     /// Decides which timestamp the node processes next (the node's input policy).
     let handler: any InputStreamHandler
+    /// `handler.trimsQueues`, read for every delivered packet.
+    let trimsQueues: Bool
     let rank: Int
     let location: SourceLocation?
     let isSink: Bool
@@ -67,6 +69,7 @@ final class NodeRuntime {
         self.context = context
         self.contract = contract
         self.handler = handler
+        self.trimsQueues = handler.trimsQueues
         self.rank = rank
         self.location = location
         self.inputs = inputs

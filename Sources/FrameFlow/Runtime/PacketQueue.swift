@@ -38,6 +38,9 @@ struct PacketQueue {
         return p
     }
 
+    /// The timestamp of the `n`-th newest packet (1: the newest); `n` in 1...count.
+    func timestamp(fromNewest n: Int) -> Timestamp { storage[(head &+ count &- n) & mask].timestamp }
+
     mutating func removeAll() {
         while count > 0 { removeFirst() }
     }

@@ -1,16 +1,19 @@
 /// MediaPipe's default input stream handler: a node processes timestamp T once every
 /// input either has a packet at T or has a bound past T, so all packets of one timestamp
-/// arrive in one call. Back edges never hold a step back.
+/// arrive in one call. Back edges never hold a step back. A calculator that processes
+/// timestamp bounds also runs, with empty inputs, when the bounds settle a timestamp that
+/// no packet carries.
 struct DefaultInputStreamHandler: InputStreamHandler {
-    func readyTimestamp(_ inputs: [InputQueue]) -> Timestamp? {
-        guard let head = inputs.earliestHead else { return nil }
-        for i in inputs.indices where inputs[i].packets.isEmpty && !inputs[i].isBackEdge {
-            if inputs[i].bound <= head { return nil }
-        }
-        return head
+    var processesTimestampBounds = false
+
+    func readyTimestamp(_ inputs: [InputQueue]) -> Timestamp? { inputs.synchronizedTimestamp() }
+
+    func runsOnBoundChange(_ inputs: [InputQueue]) -> Bool {
+        processesTimestampBounds && inputs.contains { $0.boundMoved } && inputs.synchronizedTimestamp() == nil
+            && inputs.settledTimestamp.isRangeValue
     }
 
-    func runsOnBoundChange(_ inputs: [InputQueue]) -> Bool { false }
+    func boundChangeTimestamp(_ inputs: [InputQueue]) -> Timestamp { inputs.settledTimestamp }
 
     var allowsConcurrentSteps: Bool { true }
 }

@@ -7,6 +7,4 @@ struct ImmediateInputStreamHandler: InputStreamHandler {
     func runsOnBoundChange(_ inputs: [InputQueue]) -> Bool {
         inputs.contains { $0.boundMoved && $0.packets.isEmpty }
     }
-
-    var allowsConcurrentSteps: Bool { false }
 }
