@@ -92,6 +92,7 @@ final class RunnerBox: @unchecked Sendable {
 
 @MainActor func runCommand() throws {
     var options = GraphRunner.Options()
+    try registerSubgraphOptions()
     guard let graphPath = args.first(where: { !$0.hasPrefix("--") }) else { fail("usage: frameflow run GRAPH [options]; see frameflow help", code: 2) }
     args.removeAll { $0 == graphPath }
     let graph = try Graph(contentsOfFile: graphPath, registry: registry)

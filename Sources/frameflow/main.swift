@@ -22,7 +22,12 @@ let usage = """
                                   file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file, null,
                                   or window (a live preview: q/Esc quit, space pause, s snapshot)
       validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
-      graph GRAPH --dot           print the graph in Graphviz DOT
+      graph GRAPH --dot [--expanded]
+                                  print the graph in Graphviz DOT (--expanded: subgraphs replaced
+                                  by their nodes)
+
+    run, validate and graph take --subgraph FILE (named by its type:), --subgraph NAME=FILE and
+    --graph-path DIR (every .pbtxt there with a type:) to register subgraphs
       calculators                 list the registered calculators with their ports
       onnx-conformance [DIR] [--op OP] [--failures]
                                   run ONNX's node tests (libonnx-testdata); print a per-op table
@@ -66,6 +71,19 @@ args.removeFirst()
     return v
 }
 
+/// `--subgraph FILE` (named by its `type:`), `--subgraph NAME=FILE` and `--graph-path DIR`
+/// register subgraphs before a graph is loaded.
+@MainActor func registerSubgraphOptions() throws {
+    while let s = option("--subgraph") {
+        if let eq = s.firstIndex(of: "="), !s[..<eq].contains("/") {
+            try registry.registerSubgraph(contentsOfFile: String(s[s.index(after: eq)...]), as: String(s[..<eq]))
+        } else {
+            try registry.registerSubgraph(contentsOfFile: s)
+        }
+    }
+    while let d = option("--graph-path") { try registry.registerSubgraphs(inDirectory: d) }
+}
+
 @MainActor func flag(_ name: String) -> Bool {
     guard let i = args.firstIndex(of: name) else { return false }
     args.remove(at: i)
@@ -75,7 +93,8 @@ args.removeFirst()
 do {
     switch command {
     case "validate":
-        guard args.count == 1 else { fail("usage: frameflow validate GRAPH", code: 2) }
+        try registerSubgraphOptions()
+        guard args.count == 1 else { fail("usage: frameflow validate GRAPH [--subgraph [NAME=]FILE]... [--graph-path DIR]...", code: 2) }
         do {
             _ = try Graph(contentsOfFile: args[0], registry: registry)
             print("ok")
@@ -86,9 +105,11 @@ do {
         }
     case "graph":
         let dot = flag("--dot")
-        guard args.count == 1, dot else { fail("usage: frameflow graph GRAPH --dot", code: 2) }
-        let config = try GraphConfig(contentsOfFile: args[0])
-        _ = try Graph(config, registry: registry)
+        let expanded = flag("--expanded")
+        try registerSubgraphOptions()
+        guard args.count == 1, dot else { fail("usage: frameflow graph GRAPH --dot [--expanded] [--subgraph [NAME=]FILE]... [--graph-path DIR]...", code: 2) }
+        let graph = try Graph(try GraphConfig(contentsOfFile: args[0]), registry: registry)
+        let config = expanded ? graph.expandedConfig : graph.config
         print(config.dot(name: URL(fileURLWithPath: args[0]).deletingPathExtension().lastPathComponent), terminator: "")
     case "calculators":
         for name in registry.names {

@@ -44,6 +44,27 @@ import Testing
         #expect(cal.out.contains("SobelEdgesCalculator\n  inputs: (untagged): ImageFrame"))
     }
 
+    @Test func subgraphsFromTheCommandLine() throws {
+        let sub = MediaFixtures.path("edges_sub.pbtxt"), top = MediaFixtures.path("edges_top.pbtxt")
+        try """
+            type: "EdgesSubgraph"
+            input_stream: "IMAGE:in"
+            output_stream: "IMAGE:out"
+            node { calculator: "LuminanceCalculator" input_stream: "in" output_stream: "luma" }
+            node { calculator: "SobelEdgesCalculator" input_stream: "luma" output_stream: "out" }
+            """.write(toFile: sub, atomically: true, encoding: .utf8)
+        try "input_stream: \"input_video\"\noutput_stream: \"output_video\"\nnode { calculator: \"Edges\" input_stream: \"IMAGE:input_video\" output_stream: \"IMAGE:output_video\" }\n"
+            .write(toFile: top, atomically: true, encoding: .utf8)
+        let named = try run(["validate", top, "--subgraph", "Edges=\(sub)"])
+        #expect(named.status == 0 && named.out == "ok\n", "\(named.err)")
+        let byType = try run(["validate", top, "--subgraph", sub])
+        #expect(byType.status == 1 && byType.err.contains("unknown calculator 'Edges'"), "\(byType.err)")
+        let dot = try run(["graph", top, "--dot", "--expanded", "--subgraph", "Edges=\(sub)"])
+        #expect(dot.status == 0 && dot.out.contains("edges__LuminanceCalculator"), "\(dot.out)")
+        let r = try run(["run", top, "--subgraph", "Edges=\(sub)", "--input", "testsrc:64x48@10", "--frames", "3", "--output", "null"])
+        #expect(r.status == 0 && r.out.contains("frames in: 3, frames out: 3"), "\(r.err)")
+    }
+
     @Test func runPrintsTheSummary() throws {
         let out = MediaFixtures.path("cli.mp4")
         let r = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:96x64@25", "--frames", "20", "--output", out, "--stats", "--trace", MediaFixtures.path("trace.json")])

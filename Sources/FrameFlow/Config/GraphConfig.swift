@@ -94,11 +94,25 @@ public struct NodeConfig: Sendable {
     public var location: SourceLocation?
     /// The calculator type, when the node was built in Swift (no registry lookup needed).
     public var calculatorType: CalculatorTypeBox?
+    /// `option_value: "node_field:graph_field"`: fields of the node's options taken from the
+    /// enclosing subgraph's graph options (field paths joined by `/`).
+    public var optionValues: [OptionValue] = []
+    /// For a node that came from a subgraph: where the subgraph was used, innermost first.
+    public var usedAt: [SourceLocation] = []
 
     public init(calculator: String, name: String? = nil) {
         self.calculator = calculator
         self.name = name
     }
+}
+
+/// `option_value: "node_field:graph_field"` of a node inside a subgraph.
+public struct OptionValue: Sendable {
+    /// The field path in the node's options.
+    public var nodeField: String
+    /// The field path in the subgraph's graph options.
+    public var graphField: String
+    public var location: SourceLocation?
 }
 
 /// A calculator type carried in a config. Metatypes are immutable, so sharing is safe.
@@ -128,6 +142,12 @@ public struct GraphConfig: Sendable {
     public var maxFramesInFlight: Int?
     /// The file the config was read from.
     public var file: String?
+    /// The subgraph name this graph registers (`type:`), if any.
+    public var type: String?
+    /// The options type and defaults nodes can read through `option_value` (`graph_options`).
+    public var graphOptions: NodeOptions?
+    /// Where `type:` is written.
+    public var typeLocation: SourceLocation?
 
     public init() {}
 
@@ -163,7 +183,20 @@ public struct GraphConfig: Sendable {
             case "queue_policy": queuePolicy = try f.enumValue(QueuePolicy.self)
             case "max_frames_in_flight": maxFramesInFlight = try f.int()
             case "input_stream_handler": inputPolicy = try f.inputPolicy()
-            case "type", "package", "profiler_config", "executor", "report_deadlock":
+            case "type":
+                type = try f.string()
+                typeLocation = f.location
+            case "graph_options":
+                guard case .message(let om) = f.value.kind else {
+                    throw GraphError(.syntax, "'graph_options' must be a message { … }", location: f.value.location)
+                }
+                for ext in om.fields {
+                    guard ext.isExtension, case .message(let body) = ext.value.kind else {
+                        throw GraphError(.syntax, "'graph_options' holds extensions written as [type.name] { … }", location: ext.location)
+                    }
+                    graphOptions = .text(typeName: NodeConfig.optionsTypeName(ext.name), body)
+                }
+            case "package", "profiler_config", "executor", "report_deadlock":
                 _ = f  // accepted and ignored: they do not change how FrameFlow runs the graph
             default:
                 throw f.unknown(in: "CalculatorGraphConfig")
@@ -205,6 +238,13 @@ extension NodeConfig {
                     }
                     options = .text(typeName: Self.optionsTypeName(ext.name), body)
                 }
+            case "option_value":
+                let text = try f.string()
+                let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    throw GraphError(.syntax, "option_value must be \"node_field:graph_field\", not \"\(text)\"", location: f.value.location)
+                }
+                optionValues.append(OptionValue(nodeField: parts[0], graphField: parts[1], location: f.value.location))
             case "input_stream_handler": inputPolicy = try f.inputPolicy()
             case "input_stream_info":
                 guard case .message(let im) = f.value.kind else {
@@ -226,7 +266,7 @@ extension NodeConfig {
             case "queue_policy": queuePolicy = try f.enumValue(QueuePolicy.self)
             case "concurrency": concurrency = try f.int()
             case "executor", "output_stream_handler", "source_layer", "buffer_size_hint", "max_in_flight",
-                "profiler_config", "external_input", "option_value":
+                "profiler_config", "external_input":
                 _ = f  // accepted for compatibility; FrameFlow schedules without them
             default:
                 throw f.unknown(in: "node")

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Finds calculators by the names graph files use (`SobelEdgesCalculator`).
@@ -12,6 +13,7 @@ import Synchronization
 /// ```
 public final class CalculatorRegistry: Sendable {
     private let entries = Locked<[String: CalculatorTypeBox]>([:])
+    private let subgraphs = Locked<[String: GraphConfig]>([:])
 
     /// An empty registry.
     public init() {}
@@ -24,6 +26,7 @@ public final class CalculatorRegistry: Sendable {
     /// A registry with this one's calculators and `types` (later names win).
     public func adding(_ types: [any Calculator.Type]) -> CalculatorRegistry {
         let r = CalculatorRegistry(entries.withLock { $0.values.map(\.type) })
+        r.subgraphs.withLock { $0 = subgraphs.withLock { $0 } }
         for t in types { r.register(t) }
         return r
     }
@@ -41,9 +44,42 @@ public final class CalculatorRegistry: Sendable {
         entries.withLock { $0[name]?.type }
     }
 
-    /// Every registered name, sorted.
+    /// Every registered calculator name, sorted.
     public var names: [String] { entries.withLock { $0.keys.sorted() } }
 
-    /// The registered name closest to `name`, for "did you mean" hints.
-    public func suggestion(for name: String) -> String? { nearest(name, in: names) }
+    /// The registered calculator or subgraph name closest to `name`, for "did you mean" hints.
+    public func suggestion(for name: String) -> String? { nearest(name, in: names + subgraphNames) }
+
+    // MARK: Subgraphs
+
+    /// Registers a subgraph: nodes whose `calculator` is `name` (default: the graph's
+    /// `type:`) are replaced by its nodes when a graph is built, as MediaPipe does.
+    public func registerSubgraph(_ config: GraphConfig, as name: String? = nil) throws {
+        guard let name = name ?? config.type, !name.isEmpty else {
+            throw GraphError(
+                .syntax, "a subgraph needs a name: a type: \"…\" line in its file, or NAME=FILE",
+                location: SourceLocation(file: config.file, line: 1, column: 1))
+        }
+        subgraphs.withLock { $0[name] = config }
+    }
+
+    /// Registers the subgraph in graph file `path`.
+    public func registerSubgraph(contentsOfFile path: String, as name: String? = nil) throws {
+        try registerSubgraph(try GraphConfig(contentsOfFile: path), as: name)
+    }
+
+    /// Registers every graph file in `directory` (`.pbtxt`) that declares a `type:`.
+    public func registerSubgraphs(inDirectory directory: String) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        for file in names where file.hasSuffix(".pbtxt") {
+            let config = try GraphConfig(contentsOfFile: (directory as NSString).appendingPathComponent(file))
+            if config.type != nil { try registerSubgraph(config) }
+        }
+    }
+
+    /// The subgraph registered as `name`.
+    public func subgraph(named name: String) -> GraphConfig? { subgraphs.withLock { $0[name] } }
+
+    /// Every registered subgraph name, sorted.
+    public var subgraphNames: [String] { subgraphs.withLock { $0.keys.sorted() } }
 }

@@ -44,6 +44,8 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
     public var location: SourceLocation?
     /// The error a calculator threw, for `.calculatorFailed`.
     public var underlying: (any Error)?
+    /// For a node that came from a subgraph: where the subgraph was used, innermost first.
+    public var usedAt: [SourceLocation] = []
 
     public init(
         _ kind: Kind, _ message: String, node: String? = nil, stream: String? = nil,
@@ -63,7 +65,8 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         if let node { parts.append("node '\(node)'") }
         if let stream { parts.append("stream '\(stream)'") }
         parts.append(message)
-        return parts.joined(separator: ": ")
+        let text = parts.joined(separator: ": ")
+        return usedAt.isEmpty ? text : text + " (in a subgraph used at " + usedAt.map(\.description).joined(separator: ", used at ") + ")"
     }
 }
 

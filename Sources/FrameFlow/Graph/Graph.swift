@@ -23,6 +23,8 @@ import Synchronization
 public final class Graph: Sendable {
     /// The configuration the graph was built from.
     public let config: GraphConfig
+    /// `config` with every subgraph node replaced by the subgraph's nodes.
+    public let expandedConfig: GraphConfig
     let resolved: ResolvedGraph
 
     private struct State: @unchecked Sendable {  // runtime is itself thread-safe
@@ -43,7 +45,8 @@ public final class Graph: Sendable {
     ///   and for graph files the line and column.
     public init(_ config: GraphConfig, registry: CalculatorRegistry = CalculatorRegistry()) throws {
         self.config = config
-        self.resolved = try GraphValidator.resolve(config, registry: registry)
+        self.expandedConfig = try SubgraphExpansion.expand(config, registry: registry)
+        self.resolved = try GraphValidator.resolve(expandedConfig, registry: registry)
         state = Locked(State(maxFramesInFlight: config.maxFramesInFlight ?? 0))
     }
 

@@ -144,7 +144,10 @@ final class BoundLogCalculator: Calculator {
             try g.closeAllInputStreams()
             try g.waitUntilDone()
             if calculator == "BoundLogCalculator" {
-                #expect(InputLogCalculator.entries(key).prefix(2) == ["1:A", "9:"], "\(InputLogCalculator.entries(key))")
+                // A step at 9 once both bounds reach 10 (and maybe one at 4, between the two moves).
+                let entries = InputLogCalculator.entries(key)
+                #expect(entries.first == "1:A" && entries.last == "9:", "\(entries)")
+                #expect(entries.dropFirst().allSatisfy { ["4:", "9:"].contains($0) }, "\(entries)")
             } else {
                 #expect(InputLogCalculator.entries(key) == ["1:A"])
             }
