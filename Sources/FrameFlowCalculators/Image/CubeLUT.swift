@@ -50,14 +50,34 @@ public struct CubeLUT: Sendable {
                 return v
             }
         }
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let lineNo = i + 1
-            if !raw.allSatisfy({ $0.isWhitespace }) { lastLine = lineNo }
-            var line = Substring(raw)
-            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
-            line = line.trimmingCharacters(in: .whitespacesAndNewlines)[...]
-            if line.isEmpty { continue }
-            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        // ASCII whitespace, as Character.isWhitespace and CharacterSet.whitespacesAndNewlines see it.
+        func isSpace(_ b: UInt8) -> Bool { b == 32 || (9...13).contains(b) }
+        var lineNo = 0
+        // Lines split, trimmed and cut into fields as UTF-8 bytes (by Character, a 17³ table
+        // took ten times as long); a line with other than ASCII takes the Character path. A
+        // CRLF line ends in "\r", trimmed as whitespace.
+        for rawBytes in text.utf8.split(separator: 10, omittingEmptySubsequences: false) {
+            lineNo += 1
+            let line: Substring
+            let parts: [Substring]
+            if rawBytes.allSatisfy({ $0 < 0x80 }) {
+                if !rawBytes.allSatisfy(isSpace) { lastLine = lineNo }
+                var bytes = rawBytes
+                if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes = bytes[..<hash] }
+                while let b = bytes.first, isSpace(b) { bytes = bytes.dropFirst() }
+                while let b = bytes.last, isSpace(b) { bytes = bytes.dropLast() }
+                if bytes.isEmpty { continue }
+                line = Substring(bytes)
+                parts = bytes.split(whereSeparator: { $0 == 32 || $0 == 9 }).map { Substring($0) }
+            } else {
+                let raw = Substring(rawBytes)
+                if !raw.allSatisfy({ $0.isWhitespace }) { lastLine = lineNo }
+                var l = raw
+                if let hash = l.firstIndex(of: "#") { l = l[..<hash] }
+                line = l.trimmingCharacters(in: .whitespacesAndNewlines)[...]
+                if line.isEmpty { continue }
+                parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            }
             switch parts[0] {
             case "TITLE":
                 title = line.dropFirst(5).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))

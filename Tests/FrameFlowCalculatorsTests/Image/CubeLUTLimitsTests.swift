@@ -47,6 +47,26 @@ import Testing
         #expect(e?.description.contains("0 table rows, the size 256 needs 16777216") == true, "\(String(describing: e))")
     }
 
+    /// Windows line ends: "\r\n" is one Character, so splitting on "\n" by Character read a
+    /// CRLF file as one line ("LUT_3D_SIZE needs one integer").
+    @Test func crlfLineEnds() throws {
+        let text = LUTCalculatorTests.cube(3) { ($0, $1 * $1, 1 - $2) }
+        let lf = try CubeLUT(text: text)
+        let crlf = try CubeLUT(text: text.replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(crlf.size == 3 && crlf.table == lf.table && crlf.title == lf.title)
+        let e = #expect(throws: CubeLUTError.self) { try CubeLUT(text: "LUT_1D_SIZE 2\r\n0 0 0\r\n1 x 1\r\n", file: "crlf.cube") }
+        #expect(e?.line == 3, "\(String(describing: e))")
+    }
+
+    /// Lines with other than ASCII (a title, a no-break space, a comment) read as before.
+    @Test func nonASCIILines() throws {
+        let text = "TITLE \"Café\"\n# ünïcode comment\nLUT_1D_SIZE 2\n0 0 0\u{00A0}\n1 1 1 # ok\n\u{3000}\n"
+        let lut = try CubeLUT(text: text)
+        #expect(lut.title == "Café" && lut.size == 2 && lut.table == [0, 0, 0, 1, 1, 1])
+        let e = #expect(throws: CubeLUTError.self) { try CubeLUT(text: "LUT_1D_SIZE 2\n0 0 0\n1 1 1\n1 1 1 é\n", file: "u.cube") }
+        #expect(e?.line == 4 && e?.description.contains("more table rows") == true, "\(String(describing: e))")
+    }
+
     /// A LUT made in code with a size whose cube overflows `Int`: an error, not a trap.
     @Test(arguments: [(CubeLUT.Kind.threeD, 3_000_000), (.threeD, Int.max), (.oneD, Int.max), (.threeD, -5), (.oneD, 1)])
     func codeMadeLUTWithAHugeSize(kind: CubeLUT.Kind, size: Int) throws {
