@@ -97,6 +97,27 @@ PY
     [ .build/fixtures/digits/expected.json -nt Models/digit_classifier.onnx ] || python3 scripts/fixtures/make_digit_fixtures.py
 fi
 
+# MediaPipe's models, label files and compiled graphs (mediapipe/modules/** of PyPI's
+# mediapipe==0.10.21 wheel), as data for the graph-language tests: only those files are
+# extracted; MediaPipe itself is never installed for FrameFlow.
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+    mp=.build/fixtures/mediapipe
+    if [ ! -s "$mp/mediapipe/modules/face_detection/face_detection_short_range_cpu.binarypb" ]; then
+        mkdir -p "$mp"
+        tmp=$(mktemp -d)
+        python3 -m pip download -q --no-deps -d "$tmp" "mediapipe==0.10.21"
+        python3 - "$tmp" "$mp" <<'PY'
+import glob, os, sys, zipfile
+wheel = glob.glob(sys.argv[1] + "/mediapipe-0.10.21-*.whl")[0]
+with zipfile.ZipFile(wheel) as z:
+    for m in z.infolist():
+        if m.filename.startswith("mediapipe/modules/") and not m.is_dir():
+            z.extract(m, sys.argv[2])
+PY
+        rm -rf "$tmp"
+    fi
+fi
+
 # OpenCV's detections on real faces for the cascade tests.
 if [ "$mode" = test ] && [ ! -s .build/fixtures/haar/expected.json ]; then
     python3 scripts/fixtures/make_haar_fixtures.py

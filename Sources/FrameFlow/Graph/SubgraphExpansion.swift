@@ -145,6 +145,14 @@ enum SubgraphExpansion {
             guard let source, case .text(let type, var message)? = nodes[k].options else { continue }
             for ov in nodes[k].optionValues {
                 let graphPath = try path(ov.graphField, ov), nodePath = try path(ov.nodeField, ov)
+                if graphPath.isEmpty || nodePath.isEmpty {
+                    // "OPTIONS:options": the whole graph options merged into the node's.
+                    guard graphPath.isEmpty && nodePath.isEmpty else {
+                        throw badPath(ov.graphField, ov, "a whole message can only go to a whole message")
+                    }
+                    message = merged(message, source)
+                    continue
+                }
                 let values = try fields(at: graphPath, in: source, ov)
                 guard !values.isEmpty else { continue }
                 try set(values, at: nodePath, in: &message, ov)
@@ -158,13 +166,14 @@ enum SubgraphExpansion {
     }
 
     /// A field path: names (and indices of repeated fields) joined by `/`; a leading `options`
-    /// names the options themselves.
+    /// (or `OPTIONS`) names the options themselves, and alone the whole message (empty path).
     private enum Step { case field(String), index(Int) }
 
     private static func path(_ text: String, _ ov: OptionValue) throws -> [Step] {
         var parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if parts.first == "options" || parts.first == "OPTIONS" { parts.removeFirst() }
-        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }), let first = parts.first, Int(first) == nil else {
+        if parts.isEmpty { return [] }
+        guard parts.allSatisfy({ !$0.isEmpty }), let first = parts.first, Int(first) == nil else {
             throw badPath(text, ov, "expected field names joined by '/'")
         }
         return try parts.map { p in

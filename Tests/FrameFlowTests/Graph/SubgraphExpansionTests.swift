@@ -78,6 +78,20 @@ import Testing
             GraphConfig(parsing: "input_stream: \"x\"\noutput_stream: \"y\"\nnode { calculator: \"Level1\" input_stream: \"IN:x\" output_stream: \"OUT:y\" }"),
             registry: r)
         #expect(try run(defaults, [1]) == [2], "without options, graph_options' default (1) reaches it")
+        // "OPTIONS:options" hands the whole graph options to a node, as MediaPipe's top graphs do.
+        try r.registerSubgraph(GraphConfig(parsing: """
+            type: "Whole"
+            input_stream: "IN:in"
+            output_stream: "OUT:out"
+            graph_options { [type.googleapis.com/test.AddOptions] { amount: 3 } }
+            node { calculator: "AddCalculator" input_stream: "in" output_stream: "out"
+                   node_options { [type.googleapis.com/test.AddOptions] { amount: 100 label: "kept" } }
+                   option_value: "OPTIONS:options" }
+            """))
+        let whole = try Graph(
+            GraphConfig(parsing: "input_stream: \"x\"\noutput_stream: \"y\"\nnode { calculator: \"Whole\" input_stream: \"IN:x\" output_stream: \"OUT:y\" }"),
+            registry: r)
+        #expect(try run(whole, [1]) == [4])
     }
 
     @Test func anUnconnectedInputIsRemovedFromInnerNodes() throws {
