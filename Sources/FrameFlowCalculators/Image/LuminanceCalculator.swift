@@ -27,8 +27,15 @@ public final class LuminanceCalculator: ImageFilterCalculator {
         try Self.luminance(image, pool: cc.pool, context: cc)
     }
 
-    // Weights in 1/65536: 13926 + 46885 + 4725 = 65536, so white stays 255.
-    @usableFromInline static let wR: UInt32 = 13926, wG: UInt32 = 46885, wB: UInt32 = 4725
+    /// round(0.2125 r + 0.7154 g + 0.0721 b), exactly (MediaPipe's weights, halves rounded
+    /// up): floor(s / 10000) with s = 2125 r + 7154 g + 721 b + 5000, computed as
+    /// floor(floor(s / 16) / 625) in 32-bit lanes from an estimate that is low by at most one.
+    @inline(__always)
+    static func luma(_ r: UInt32, _ g: UInt32, _ b: UInt32) -> UInt32 {
+        let x = (2125 &* r &+ 7154 &* g &+ 721 &* b &+ 5000) >> 4
+        let y = (x &* 6710) >> 22
+        return x &- y &* 625 >= 625 ? y &+ 1 : y
+    }
 
     /// The luminance image of `input`; rows split across `context`'s workers.
     public static func luminance(_ input: ImageFrame, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
@@ -65,13 +72,13 @@ public final class LuminanceCalculator: ImageFilterCalculator {
         if rShift == 0 {
             for x in 0..<w {
                 let p = s[x]
-                let l = (wR &* (p & 0xFF) &+ wG &* ((p >> 8) & 0xFF) &+ wB &* ((p >> 16) & 0xFF) &+ 32768) >> 16
+                let l = luma(p & 0xFF, (p >> 8) & 0xFF, (p >> 16) & 0xFF)
                 d[x] = (p & 0xFF00_0000) | l | (l << 8) | (l << 16)
             }
         } else {
             for x in 0..<w {
                 let p = s[x]
-                let l = (wB &* (p & 0xFF) &+ wG &* ((p >> 8) & 0xFF) &+ wR &* ((p >> 16) & 0xFF) &+ 32768) >> 16
+                let l = luma((p >> 16) & 0xFF, (p >> 8) & 0xFF, p & 0xFF)
                 d[x] = (p & 0xFF00_0000) | l | (l << 8) | (l << 16)
             }
         }
@@ -81,7 +88,7 @@ public final class LuminanceCalculator: ImageFilterCalculator {
     static func luminanceRow24(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int) {
         for x in 0..<w {
             let r = UInt32(s[3 &* x]), g = UInt32(s[3 &* x &+ 1]), b = UInt32(s[3 &* x &+ 2])
-            let l = UInt8(truncatingIfNeeded: (wR &* r &+ wG &* g &+ wB &* b &+ 32768) >> 16)
+            let l = UInt8(truncatingIfNeeded: luma(r, g, b))
             d[3 &* x] = l
             d[3 &* x &+ 1] = l
             d[3 &* x &+ 2] = l

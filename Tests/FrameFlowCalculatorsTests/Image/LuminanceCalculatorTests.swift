@@ -3,11 +3,10 @@ import FrameFlowCalculators
 import FrameFlowTesting
 import Testing
 
-/// Reference: MediaPipe's formula evaluated in Double, rounded to nearest.
-/// Tolerance 1: the calculator uses 16-bit fixed-point weights.
+/// Reference: MediaPipe's formula, 0.2125 R + 0.7154 G + 0.0721 B, rounded to nearest (halves
+/// up), in exact integer arithmetic (weights in 1/10000).
 func referenceLuminance(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Int {
-    let l: Double = 0.2125 * Double(r) + 0.7154 * Double(g) + 0.0721 * Double(b)
-    return Int(l.rounded())
+    (2125 * Int(r) + 7154 * Int(g) + 721 * Int(b) + 5000) / 10000
 }
 
 func checkLuminance(_ input: ImageFrame) throws {
@@ -26,7 +25,7 @@ func checkLuminance(_ input: ImageFrame) throws {
             if p.count == 4 { #expect(q[3] == p[3], "alpha must pass through") }
         }
     }
-    #expect(maxDiff <= 1)
+    #expect(maxDiff == 0)
 }
 
 @Suite struct LuminanceCalculatorTests {
@@ -41,6 +40,17 @@ func checkLuminance(_ input: ImageFrame) throws {
                 try checkLuminance(try TestImages.random(width: size.0, height: size.1, format: format, extraStride: extra, seed: UInt64(size.0 * 31 + size.1)))
             }
         }
+    }
+
+    @Test func everyGrayAndEveryChannelLevelIsExact() throws {
+        // All 256 levels of each channel alone and of gray, so every rounding boundary the
+        // weights reach is met (the 16-bit weights were off by one on some).
+        let img = try TestImages.make(width: 256, height: 4, format: .rgba8) { x, y, c in
+            c == 3 ? 255 : (y == 3 || y == c ? UInt8(x) : 0)
+        }
+        try checkLuminance(img)
+        let rgb = try TestImages.make(width: 256, height: 4, format: .rgb8) { x, y, c in y == 3 || y == c ? UInt8(x) : UInt8((x * 7 + c * 13) & 255) }
+        try checkLuminance(rgb)
     }
 
     @Test func extremesAndAlpha() throws {
