@@ -1,23 +1,33 @@
 /// A protobuf wire-format reader over bytes, checking every length against the end.
-/// Truncated or corrupt input throws `ModelError` with the byte offset.
-struct ProtoReader {
-    let bytes: UnsafeRawBufferPointer
-    var pos: Int
-    let end: Int
-    let what: String
+/// Truncated or corrupt input throws `ProtoReader.DecodeError` with the byte offset; each
+/// format maps it to its own error (FrameFlowML's ONNX decoder to `ModelError`).
+package struct ProtoReader {
+    /// Corrupt or truncated input: `source` (the file) and what went wrong at which byte.
+    package struct DecodeError: Error, Sendable, CustomStringConvertible {
+        package let source: String
+        package let reason: String
+        package let offset: Int
+        package var description: String { "\(source): \(reason) at byte \(offset)" }
+    }
 
-    init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>? = nil, what: String) {
+    package let bytes: UnsafeRawBufferPointer
+    package var pos: Int
+    package let end: Int
+    /// The name errors give for the input (a file path).
+    package let what: String
+
+    package init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>? = nil, what: String) {
         self.bytes = bytes
         pos = range?.lowerBound ?? 0
         end = range?.upperBound ?? bytes.count
         self.what = what
     }
 
-    var atEnd: Bool { pos >= end }
+    package var atEnd: Bool { pos >= end }
 
-    func fail(_ m: String) -> ModelError { ModelError("\(what): \(m) at byte \(pos)") }
+    package func fail(_ m: String) -> DecodeError { DecodeError(source: what, reason: m, offset: pos) }
 
-    mutating func varint() throws -> UInt64 {
+    package mutating func varint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -32,21 +42,21 @@ struct ProtoReader {
     }
 
     /// (field number, wire type)
-    mutating func tag() throws -> (Int, Int) {
+    package mutating func tag() throws -> (Int, Int) {
         let t = try varint()
         let field = Int(t >> 3), wire = Int(t & 7)
         guard field > 0 else { throw fail("invalid field number 0") }
         return (field, wire)
     }
 
-    mutating func fixed32() throws -> UInt32 {
+    package mutating func fixed32() throws -> UInt32 {
         guard end - pos >= 4 else { throw fail("truncated fixed32") }
         let v = bytes.loadUnaligned(fromByteOffset: pos, as: UInt32.self)
         pos += 4
         return UInt32(littleEndian: v)
     }
 
-    mutating func fixed64() throws -> UInt64 {
+    package mutating func fixed64() throws -> UInt64 {
         guard end - pos >= 8 else { throw fail("truncated fixed64") }
         let v = bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self)
         pos += 8
@@ -54,7 +64,7 @@ struct ProtoReader {
     }
 
     /// A length-delimited field's byte range.
-    mutating func lengthDelimited() throws -> Range<Int> {
+    package mutating func lengthDelimited() throws -> Range<Int> {
         let n = try varint()
         guard n <= UInt64(end - pos) else { throw fail("length \(n) runs past the end (\(end - pos) bytes left)") }
         let r = pos..<(pos + Int(n))
@@ -62,12 +72,12 @@ struct ProtoReader {
         return r
     }
 
-    mutating func string() throws -> String {
+    package mutating func string() throws -> String {
         let r = try lengthDelimited()
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[r]), as: UTF8.self)
     }
 
-    mutating func skip(_ wire: Int) throws {
+    package mutating func skip(_ wire: Int) throws {
         switch wire {
         case 0: _ = try varint()
         case 1: _ = try fixed64()
@@ -78,7 +88,7 @@ struct ProtoReader {
     }
 
     /// Repeated int64 (packed or not).
-    mutating func int64s(_ wire: Int, into out: inout [Int64]) throws {
+    package mutating func int64s(_ wire: Int, into out: inout [Int64]) throws {
         if wire == 2 {
             let r = try lengthDelimited()
             var sub = ProtoReader(bytes, range: r, what: what)
@@ -89,7 +99,7 @@ struct ProtoReader {
     }
 
     /// Repeated float (packed or not).
-    mutating func floats(_ wire: Int, into out: inout [Float]) throws {
+    package mutating func floats(_ wire: Int, into out: inout [Float]) throws {
         if wire == 2 {
             let r = try lengthDelimited()
             guard r.count % 4 == 0 else { throw fail("packed floats of \(r.count) bytes") }
@@ -100,7 +110,7 @@ struct ProtoReader {
         }
     }
 
-    mutating func doubles(_ wire: Int, into out: inout [Double]) throws {
+    package mutating func doubles(_ wire: Int, into out: inout [Double]) throws {
         if wire == 2 {
             let r = try lengthDelimited()
             guard r.count % 8 == 0 else { throw fail("packed doubles of \(r.count) bytes") }

@@ -49,6 +49,10 @@ struct ONNXModel: Sendable {
 
     /// Decodes a `ModelProto`. `directory` resolves external data files.
     init(data: Data, file: String, directory: String?) throws {
+        try ModelError.mappingDecodeErrors { try decode(data: data, file: file, directory: directory) }
+    }
+
+    private mutating func decode(data: Data, file: String, directory: String?) throws {
         try data.withUnsafeBytes { raw in
             var r = ProtoReader(raw, what: file)
             var graphRange: Range<Int>?
@@ -323,7 +327,16 @@ func halfToFloat(_ h: UInt16) -> Float {
 /// Reads a serialized `TensorProto` file (the ONNX test suite's `input_0.pb`).
 public func loadTensorProto(contentsOfFile path: String) throws -> (name: String, tensor: Tensor) {
     guard let data = FileManager.default.contents(atPath: path) else { throw ModelError("\(path): cannot read") }
-    return try data.withUnsafeBytes { raw in
-        try ONNXModel.decodeTensor(raw, 0..<raw.count, file: path, directory: (path as NSString).deletingLastPathComponent)
+    return try ModelError.mappingDecodeErrors {
+        try data.withUnsafeBytes { raw in
+            try ONNXModel.decodeTensor(raw, 0..<raw.count, file: path, directory: (path as NSString).deletingLastPathComponent)
+        }
+    }
+}
+
+extension ModelError {
+    /// Runs `body`, reporting the wire reader's errors as `ModelError`s with the same words.
+    static func mappingDecodeErrors<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as ProtoReader.DecodeError { throw ModelError(e.description) }
     }
 }

@@ -171,17 +171,11 @@ enum Conv {
             let a = e.hardSwish ? u * min(max(u / 6 + 0.5, 0), 1) : u
             return affine.isEmpty ? a : a * affine[oc] + affine[cout + oc]
         }
-        // Inputs 4 and 5: the filter packed at load for the channels-last path.
-        // Chosen where it measured faster (frameflow-bench models, per op): deep im2col
-        // (K ≥ 256) into few channels (a multiple of 8, ≤ 64) on ≥ 64 pixels — PP-OCR's
-        // 3×3 convolutions of 96 channels into 24 — and 1×1 convolutions of ≤ 16 pixels
-        // (PP-OCR's 384 × 384 on 2×3 images: one pass over filter panels packed at load,
-        // where OpenBLAS packs the 590 KB of weights on every call). Elsewhere OpenBLAS on
-        // the NCHW im2col was as fast or faster (MTCNN: 10 output channels waste a third of
-        // each 16-wide tile) — including single-pixel 1×1 convolutions (the squeeze-excite
-        // layers after a global pool): sending those to OpenBLAS made PP-OCR 10–20 % faster
-        // (best of 4 interleaved runs each; why the packed path is slow on one row was not
-        // found).
+        // Inputs 4 and 5: the filter packed at load for the channels-last path, taken where
+        // it measured faster (`channelsLastPays`): deep im2col (K ≥ 256) into few channels
+        // (a multiple of 8, ≤ 64) on ≥ 64 pixels, and 1×1 convolutions of ≤ 16 pixels (one
+        // pass over filter panels packed at load, where OpenBLAS packs the weights on every
+        // call). Elsewhere, single-pixel 1×1 convolutions included, OpenBLAS on the NCHW im2col.
         let plane = s.plane
         if D == 1 && KD == 1 && group == 1 && !out.isEmpty && !xf.isEmpty && ins.count > 5, let fw = ins[4], let fb = ins[5],
             cout % 8 == 0, !shiftedRowsApply(plane), Self.channelsLastPays(k: cin * KH * KW, outputs: cout, pixels: OH * OW, pointwise: KH == 1 && KW == 1)
@@ -275,11 +269,8 @@ enum Conv {
     }
 
     /// Where the channels-last path measured faster than OpenBLAS on the NCHW im2col. With
-    /// the AVX-512 tiles that includes deep filters on small images (PP-OCR's 3 × 3 of 96
-    /// channels on 4 × 6 and 2 × 3: best of 8 interleaved runs 2.92 → 2.77 ms), and 1 × 1
-    /// convolutions on up to 32 pixels with k ≥ 96 (PP-OCR's 192 × 192 on 4 × 6, per op, best
-    /// of 3: 0.038 → 0.031 ms; with k = 42 it lost, 0.008 → 0.011; on 96 pixels it lost too,
-    /// 0.022 → 0.031, as 96 and 400 had before).
+    /// the AVX-512 tiles that includes deep filters on small images and 1 × 1 convolutions on
+    /// up to 32 pixels with k ≥ 96 (docs/performance.md has the figures).
     static func channelsLastPays(k: Int, outputs: Int, pixels: Int, pointwise: Bool) -> Bool {
         #if FRAMEFLOW_AVX512
             return k >= 256 && outputs <= 64 && pixels >= 2 || pointwise && pixels >= 2 && (pixels <= 16 || pixels <= 32 && k >= 96)
@@ -339,8 +330,7 @@ enum Conv {
                 Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
                 if s.kh == 3 && s.kw == 3 && s.dilationH == 1 && s.dilationW == 1 {
                     // The NHWC 3 × 3 kernel keeps four output columns in flight; the loop
-                    // below is one chain of nine dependent multiply-adds per pixel (PP-OCR's
-                    // 3 × 3 layers ran at 3–5 GFLOP/s).
+                    // below is one chain of nine dependent multiply-adds per pixel.
                     let g = NHWC.Window(
                         h: s.h, w: s.w, c: c, oh: s.oh, ow: s.ow, kh: 3, kw: 3, sh: s.strideH, sw: s.strideW, dh: 1, dw: 1, pt: s.padTop, pl: s.padLeft)
                     NHWC.depthwise3x3(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
@@ -582,21 +572,15 @@ enum Conv {
     }
 
     /// Whether `conv2D` runs `s` through `ShiftedConvolution` (AVX-512 builds): group 1 and
-    /// the shapes it takes. Where it runs it measured faster than both other paths (per op,
-    /// interleaved best of 3): PP-OCR's 3 × 3 of 96 → 24 channels on 16 × 24 0.24 → 0.14 ms
-    /// (channels-last before), O-Net's 32 → 64 on 23 × 23 0.22 → 0.15 ms, R-Net's 28 → 48
-    /// 0.088 → 0.056 ms, P-Net's 16 → 32 0.047 → 0.025 ms (OpenBLAS on im2col before).
+    /// the shapes it takes, where it measured faster than both other paths.
     static func shiftedRowsApply(_ s: Plane2D) -> Bool {
         ShiftedConvolution.built && s.group == 1 && ShiftedConvolution.fits(s.window)
     }
 
     /// Whether `conv2D` runs a depthwise convolution through `ShiftedConvolution.depthwise`
-    /// (AVX-512 builds): stride 1 on rows of at least 8 outputs. Per op, best of 3, against
-    /// the channels-last path (transposes in and out): PP-OCR's 3 × 3 on 16 channels of
-    /// 32 × 48 0.050 → 0.037 ms, 48 of 16 × 24 0.033 → 0.026, 96 of 8 × 12 0.028 → 0.020.
-    /// Not taken: stride 2 (the phase planes filled element by element cost more than the
-    /// transposes: 32 channels of 32 × 48 0.042 → 0.058), and the 5 × 5 on 4 × 6 (half of
-    /// the 16-lane runs wasted: 0.022 → 0.034).
+    /// (AVX-512 builds): stride 1 on rows of at least 8 outputs, where it beats the
+    /// channels-last path. Not stride 2 (filling the phase planes element by element costs
+    /// more than the transposes) nor rows that waste half of the 16-lane runs.
     static func shiftedDepthwiseApply(_ s: Plane2D) -> Bool {
         ShiftedConvolution.built && s.strideH == 1 && s.strideW == 1 && s.ow >= 8 && ShiftedConvolution.fits(s.window(channels: s.cin))
     }
@@ -627,186 +611,5 @@ enum Conv {
                 for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: bias?[oc] ?? 0, epilogue, row: oc) }
             }
         #endif
-    }
-
-    /// The largest of `t[x0..<x0 + k]` clipped to `0..<w` (−∞ when empty).
-    @inline(__always)
-    static func windowMax(_ t: UnsafePointer<Float>, _ x0: Int, _ k: Int, _ w: Int) -> Float {
-        var acc = -Float.infinity
-        for ix in Swift.max(x0, 0)..<Swift.max(Swift.max(x0, 0), Swift.min(x0 + k, w)) { let v = t[ix]; acc = v > acc ? v : acc }
-        return acc
-    }
-
-    /// `t[i]` = the max (or sum) of `rows` rows from `first` (`stride` apart) at column i, for
-    /// i in 0..<count, sixteen lanes at a time; the last block overlaps the one before (each
-    /// is computed from the rows, so the overlap is written twice with the same values).
-    static func reduceRows(_ t: UnsafeMutablePointer<Float>, _ first: UnsafePointer<Float>, rows: Int, stride: Int, count: Int, max isMax: Bool) {
-        typealias V = SIMD16<Float>
-        var i = 0
-        while i < count && count >= 16 {
-            i = Swift.min(i, count &- 16)
-            var p = UnsafeRawPointer(first + i)
-            var a = p.loadUnaligned(as: V.self)
-            for _ in 1..<Swift.max(rows, 1) {
-                p += stride &* 4
-                let b = p.loadUnaligned(as: V.self)
-                a = isMax ? a.replacing(with: b, where: b .> a) : a + b
-            }
-            UnsafeMutableRawPointer(t + i).storeBytes(of: a, as: V.self)
-            i &+= 16
-        }
-        while i < count {
-            var a = first[i]
-            for r in 1..<Swift.max(rows, 1) {
-                let b = first[r &* stride &+ i]
-                a = isMax ? (b > a ? b : a) : a + b
-            }
-            t[i] = a
-            i &+= 1
-        }
-    }
-
-    /// MaxPool with its second output, Indices: for each output, the flat index of the input
-    /// value it took, counted over the whole N × C × spatial input without padding, the
-    /// spatial part in row-major order (`storage_order` 0) or column-major (1). Ties keep the
-    /// first value in window order.
-    static func maxPoolWithIndices(_ n: ONNXNode, _ x: Tensor) throws -> (Tensor, Tensor) {
-        let columnMajor = n.int("storage_order", 0) != 0
-        let (g0, g) = try poolGeometry(n, x)
-        let (D, H, W) = (g.spatialIn[0], g.spatialIn[1], g.spatialIn[2])
-        let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
-        let nc = x.shape[0] * x.shape[1], xf = x.asFloats
-        var out = [Float](repeating: 0, count: nc * OD * OH * OW), idx = [Int64](repeating: 0, count: out.count)
-        for c in 0..<nc {
-            for od in 0..<OD { for oh in 0..<OH { for ow in 0..<OW {
-                var best = -Float.infinity, at = -1
-                for kd in 0..<g.kernel[0] {
-                    let id = od * g.strides[0] - g.padBegin[0] + kd * g.dilations[0]
-                    if id < 0 || id >= D { continue }
-                    for kh in 0..<g.kernel[1] {
-                        let ih = oh * g.strides[1] - g.padBegin[1] + kh * g.dilations[1]
-                        if ih < 0 || ih >= H { continue }
-                        for kw in 0..<g.kernel[2] {
-                            let iw = ow * g.strides[2] - g.padBegin[2] + kw * g.dilations[2]
-                            if iw < 0 || iw >= W { continue }
-                            let v = xf[((c * D + id) * H + ih) * W + iw]
-                            if at < 0 || v > best {
-                                best = v
-                                at = columnMajor ? id + (ih + iw * H) * D : (id * H + ih) * W + iw
-                            }
-                        }
-                    }
-                }
-                let o = ((c * OD + od) * OH + oh) * OW + ow
-                out[o] = best
-                idx[o] = at < 0 ? -1 : Int64(c * D * H * W + at)
-            } } }
-        }
-        let shape = [x.shape[0], x.shape[1]] + g0.spatialOut
-        let values = x.isFloat ? Tensor(shape: shape, floats: out, type: x.type) : Tensor(shape: shape, ints: out.map(toInt64), type: x.type)
-        return (values, Tensor(shape: shape, ints: idx))
-    }
-
-    static func pool(_ n: ONNXNode, _ x: Tensor, max isMax: Bool) throws -> Tensor {
-        let (g0, g) = try poolGeometry(n, x)
-        let countPad = n.int("count_include_pad", 0) != 0
-        let nc = x.shape[0] * x.shape[1]
-        let (D, H, W) = (g.spatialIn[0], g.spatialIn[1], g.spatialIn[2])
-        let (OD, OH, OW) = (g.spatialOut[0], g.spatialOut[1], g.spatialOut[2])
-        var out = Scratch.filled(nc * OD * OH * OW)
-        let xf = x.asFloats
-        if D == 1 && g.kernel[0] == 1 && g.dilations[1] == 1 && g.dilations[2] == 1 && !out.isEmpty {
-            // 2-D windows without dilation: each output row first reduces its window's input
-            // rows into one row (a vectorised pass), then each output reduces its columns of
-            // that row: KH + KW steps per output instead of KH × KW.
-            let (KH, KW, sh, sw, pt, pl) = (g.kernel[1], g.kernel[2], g.strides[1], g.strides[2], g.padBegin[1], g.padBegin[2])
-            let (pb, pr) = (g.padEnd[1], g.padEnd[2])
-            // Slack for the 16-wide loads below, −∞ so that a max window past the row's end
-            // takes the values inside it.
-            var rowBuffer = [Float](repeating: -.infinity, count: W + 32)
-            // Outputs whose window lies inside the row: with stride 2 and a 2- or 3-wide max
-            // window, eight at a time (even and odd lanes of 16 loaded floats).
-            let inner = Conv.stridedRange(count: OW, stride: sw, offset: -pl, limit: W).clamped(to: Conv.stridedRange(count: OW, stride: sw, offset: KW - 1 - pl, limit: W))
-            let vectorised = isMax && sw == 2 && (KW == 2 || KW == 3)
-            xf.withUnsafeBufferPointer { X in
-                out.withUnsafeMutableBufferPointer { Y in rowBuffer.withUnsafeMutableBufferPointer { T in
-                    let t = T.baseAddress!
-                    for c in 0..<nc {
-                        let xc = X.baseAddress! + c * H * W
-                        for oy in 0..<OH {
-                            let y0 = oy * sh - pt
-                            let ys = max(y0, 0), ye = min(y0 + KH, H)
-                            let padRows = min(y0 + KH, H + pb) - max(y0, -pt)
-                            if ys < ye { reduceRows(t, xc + ys * W, rows: ye - ys, stride: W, count: W, max: isMax) }
-                            var ox = 0
-                            if vectorised && ys < ye {
-                                // Scalar up to the first window that starts inside the row, then
-                                // blocks of eight to the end: windows past the row's end read the
-                                // −∞ slack after it, the last block is stored in part.
-                                while ox < min(inner.lowerBound, OW) { Y[(c * OH + oy) * OW + ox] = windowMax(t, ox * sw - pl, KW, W); ox += 1 }
-                                while ox < OW {
-                                    let p = t + ox * 2 - pl
-                                    let a = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
-                                    var m = a.evenHalf.replacing(with: a.oddHalf, where: a.oddHalf .> a.evenHalf)
-                                    if KW == 3 {
-                                        let b = UnsafeRawPointer(p + 2).loadUnaligned(as: SIMD16<Float>.self).evenHalf
-                                        m = m.replacing(with: b, where: b .> m)
-                                    }
-                                    let dst = Y.baseAddress! + (c * OH + oy) * OW + ox
-                                    if ox + 8 <= OW {
-                                        UnsafeMutableRawPointer(dst).storeBytes(of: m, as: SIMD8<Float>.self)
-                                    } else {
-                                        for l in 0..<(OW - ox) { dst[l] = m[l] }
-                                    }
-                                    ox += 8
-                                }
-                                continue
-                            }
-                            for ox in 0..<OW {
-                                let x0 = ox * sw - pl
-                                let xs = max(x0, 0), xe = min(x0 + KW, W)
-                                var acc: Float = isMax ? -.infinity : 0
-                                if ys < ye && xs < xe {
-                                    if isMax { acc = windowMax(t, x0, KW, W) } else { for ix in xs..<xe { acc += t[ix] } }
-                                }
-                                if !isMax {
-                                    let n = countPad ? padRows * (min(x0 + KW, W + pr) - max(x0, -pl)) : (ye - ys) * (xe - xs)
-                                    acc /= Float(max(n, 1))
-                                }
-                                Y[(c * OH + oy) * OW + ox] = acc
-                            }
-                        }
-                    }
-                } }
-            }
-            if !x.isFloat { return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, ints: out.map(toInt64), type: x.type) }
-            return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, floats: out)
-        }
-        for c in 0..<nc {
-            for od in 0..<OD { for oh in 0..<OH { for ow in 0..<OW {
-                var acc: Float = isMax ? -.infinity : 0
-                var count = 0, padCount = 0
-                for kd in 0..<g.kernel[0] {
-                    let id = od * g.strides[0] - g.padBegin[0] + kd * g.dilations[0]
-                    for kh in 0..<g.kernel[1] {
-                        let ih = oh * g.strides[1] - g.padBegin[1] + kh * g.dilations[1]
-                        for kw in 0..<g.kernel[2] {
-                            let iw = ow * g.strides[2] - g.padBegin[2] + kw * g.dilations[2]
-                            let inPadded = id >= -g.padBegin[0] && id < D + g.padEnd[0] && ih >= -g.padBegin[1] && ih < H + g.padEnd[1] && iw >= -g.padBegin[2] && iw < W + g.padEnd[2]
-                            if id < 0 || id >= D || ih < 0 || ih >= H || iw < 0 || iw >= W {
-                                if inPadded { padCount += 1 }
-                                continue
-                            }
-                            let v = xf[((c * D + id) * H + ih) * W + iw]
-                            if isMax { acc = max(acc, v) } else { acc += v }
-                            count += 1
-                        }
-                    }
-                }
-                out[((c * OD + od) * OH + oh) * OW + ow] = isMax ? acc : acc / Float(countPad ? count + padCount : max(count, 1))
-            } } }
-        }
-        if !x.isFloat { return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, ints: out.map(toInt64), type: x.type) }
-        return Tensor(shape: [x.shape[0], x.shape[1]] + g0.spatialOut, floats: out)
     }
 }

@@ -62,11 +62,10 @@
                     for blk in columnBlocks { for t in 0..<rowTiles { tile(t, blk) } }
                 }
             }
-            // Few rows against a large filter (PP-OCR's 1 × 1 convolutions of 384 channels on
-            // 2 × 3 pixels): the time is the filter streaming in from memory, once, so the
-            // column blocks — each thread its own part of the filter — are split over the run's
-            // threads, where rows (output pixels) would have each thread read all of it. Per
-            // op with two threads, best of 4: 0.095 → 0.055 ms; the model 2.00 → 1.82 ms.
+            // Few rows against a large filter: the time is the filter streaming in from
+            // memory, once, so the column blocks — each thread its own part of the filter — are
+            // split over the run's threads, where rows (output pixels) would have each thread
+            // read all of it.
             if streams && blocks >= 4 {
                 Scratch.parallelFor(blocks, work: m * n * k, threshold: 0, run)
             } else {
@@ -80,7 +79,7 @@
         /// C[m×n] = A[m×k]·B where row p of B is the n floats at `b + offsets[p]`, read where
         /// they lie (no packing; up to 47 floats past the end of a row are read and must be
         /// readable). Tiles of 8 rows × 48 columns (24 accumulators: three B loads and eight
-        /// broadcasts feed 24 FMAs; 8 × 32 measured 15–20 % slower on O-Net's 3 × 3), k in
+        /// broadcasts feed 24 FMAs), k in
         /// blocks of `kBlock` so that a column block of B stays in L1 while every row tile
         /// passes over it. This is a convolution without im2col (`ShiftedConvolution`): A the
         /// filter, each row of B an input plane shifted by one tap. No epilogue.
@@ -233,11 +232,9 @@
 
         /// Up to 8 rows × 17…32 columns of C: columns 0–15 from panel `b`, 16–31 from `high`.
         /// With `prefetch` (a filter too large for the caches, read once) each k step also
-        /// asks for the panel lines `prefetchDistance` bytes ahead: a 1 × 1 convolution of
-        /// 384 channels on 2 × 3 pixels (590 KB of filter) waits on those lines, and the
-        /// hardware prefetcher alone kept it at about 10 GB/s (per op, one thread, best of 4:
-        /// 0.084 → 0.069 ms). Tiles whose panels are in cache lose by the extra loads
-        /// (BlazeFace 7 %), hence the flag.
+        /// asks for the panel lines `prefetchDistance` bytes ahead: the hardware prefetcher
+        /// alone leaves such a product waiting on memory. Tiles whose panels are in cache lose
+        /// by the extra loads, hence the flag.
         private static func tile32(
             rows: Int, columns: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, high: UnsafePointer<Float>,
             c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, row0: Int, column0: Int, _ e: GEMMEpilogue, prefetch: Bool

@@ -113,9 +113,7 @@ enum Microkernel {
     }
 
     /// Column bias, residual and clamp for one vector of a tile, as it is stored.
-    /// `@_transparent`: with `@inline(__always)` the optimizer left it as a call per stored
-    /// vector in the 4×24 tile (5 % of BlazeFace's time in `finish` itself, plus the calls);
-    /// inlined, BlazeFace best of 6 interleaved runs: 1.559 → 1.520 ms on one thread.
+    /// `@_transparent`: with `@inline(__always)` the optimizer left a call per stored vector.
     @_transparent
     private static func finish(_ v: SIMD8<Float>, row: Int, column: Int, _ e: GEMMEpilogue) -> SIMD8<Float> {
         var v = v
@@ -163,9 +161,7 @@ enum Microkernel {
 
     /// `dst[j·rows + i] = src[i·columns + j]`: a rows × columns matrix transposed (NCHW ↔
     /// NHWC), in 8 × 8 blocks so that reads and writes each stay within a few cache lines;
-    /// whole blocks as eight vector loads and eight vector stores (9 % of PP-OCR's time
-    /// against the scalar block). Element by element down a column, with checked index
-    /// arithmetic, it was a third of PP-OCR's depthwise layers.
+    /// whole blocks as eight vector loads and eight vector stores.
     static func transpose(_ src: UnsafePointer<Float>, rows: Int, columns: Int, into dst: UnsafeMutablePointer<Float>) {
         transpose(src, rows: rows, columns: columns, sourceStride: columns, into: dst, destinationStride: rows)
     }

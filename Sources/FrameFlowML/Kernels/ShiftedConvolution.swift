@@ -26,8 +26,7 @@ enum ShiftedConvolution {
     }
 
     /// The shapes the path takes: more than one tap, no negative padding, and at least half of
-    /// the 16-lane columns useful (PP-OCR's 3 × 3 on 2 × 3 images — 10 columns, 6 of them
-    /// pixels — measured 3× slower than OpenBLAS on its im2col).
+    /// the 16-lane columns useful (below that OpenBLAS on im2col wins).
     static func fits(_ g: NHWC.Window) -> Bool {
         let n = g.oh * planeWidth(g)
         return g.kh * g.kw > 1 && g.pt >= 0 && g.pl >= 0 && 2 * g.oh * g.ow >= (n + 15) / 16 * 16

@@ -2,7 +2,7 @@ import Foundation
 
 /// A subgraph attribute (If's branches, Loop's body): the graph as decoded, and the `Model`
 /// built from it when the enclosing model loads. Its inputs are the graph's own, then the
-/// outer-scope names the enclosing node captures (`ExtraOps.capturesKey`).
+/// outer-scope names the enclosing node captures (`Ops.capturesKey`).
 ///
 /// `@unchecked Sendable`: `model` is set once, while the enclosing model loads, before any
 /// run can read it.
@@ -46,8 +46,9 @@ final class Subgraph: @unchecked Sendable {
 }
 
 /// If and Loop: ONNX's control flow, over subgraphs that read outer values by name.
-extension ExtraOps {
-    static let controlFlowNames: Set<String> = ["If", "Loop"]
+extension Ops {
+    /// Control-flow ops by op type.
+    static let controlFlowKernels = kernels(["If", "Loop"]) { n, ins, _ in try runControlFlow(n, ins) }
     /// The attribute `Model` sets on a node with subgraphs: the outer-scope names they read,
     /// appended to the node's inputs in this order.
     static let capturesKey = "frameflow.captures"

@@ -5,7 +5,9 @@ import Foundation
 /// alphabetical order, after the ellipsis). One loop over every combination of labels:
 /// as many multiply-adds as the equation names, no blocking — attention-sized contractions
 /// belong in MatMul.
-extension ExtraOps {
+extension Ops {
+    static let einsumKernels: [String: OpKernel] = ["Einsum": { n, ins, _ in [try einsum(n, ins)] }]
+
     static func einsum(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
         let inputs = ins.compactMap { $0 }
         let equation = n.string("equation", "").filter { !$0.isWhitespace }

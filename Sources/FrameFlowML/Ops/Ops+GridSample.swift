@@ -3,7 +3,9 @@ import Foundation
 /// GridSample (opset 16–20): each output pixel samples the input at a normalised (x, y) in
 /// [−1, 1] from the grid — bilinear, nearest (half to even) or bicubic (a = −0.75) — with
 /// zero, border or reflection padding, and either corner convention (`align_corners`).
-extension ExtraOps {
+extension Ops {
+    static let gridSampleKernels: [String: OpKernel] = ["GridSample": { n, ins, _ in [try gridSample(n, ins)] }]
+
     static func gridSample(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
         let x = try Ops.need(ins, 0), grid = try Ops.need(ins, 1)
         guard x.shape.count == 4, grid.shape.count == 4, grid.shape[0] == x.shape[0], grid.shape[3] == 2 else {
@@ -71,7 +73,7 @@ extension ExtraOps {
                     value = pixel(base, Int(py.rounded(.toNearestOrEven)), Int(px.rounded(.toNearestOrEven)))
                 case "bicubic", "cubic":
                     let (fx, fy) = (px.rounded(.down), py.rounded(.down))
-                    let (wx, wy) = (MoreOps.keysWeights(px - fx, a: -0.75), MoreOps.keysWeights(py - fy, a: -0.75))
+                    let (wx, wy) = (Ops.keysWeights(px - fx, a: -0.75), Ops.keysWeights(py - fy, a: -0.75))
                     var s = 0.0
                     for j in 0..<4 { for i in 0..<4 { s += wy[j] * wx[i] * pixel(base, Int(fy) - 1 + j, Int(fx) - 1 + i) } }
                     value = s

@@ -1,197 +1,121 @@
 import Foundation
 
-/// More ONNX ops beyond the list: detection post-processing (NonMaxSuppression),
-/// normalisations (InstanceNormalization, LRN, MeanVarianceNormalization), indexing and
-/// scattering (GatherND, ScatterND, ScatterElements, OneHot, Compress, Hardmax, EyeLike,
-/// ReverseSequence), quantisation (QuantizeLinear, DequantizeLinear), BitShift and the
-/// signal windows. Same style as `ExtraOps`: plain loops in Double, checked against ONNX's
-/// node tests.
-extension ExtraOps {
-    static let indexingNames: Set<String> = [
-        "NonMaxSuppression", "InstanceNormalization", "LRN", "MeanVarianceNormalization", "Hardmax", "OneHot", "GatherND",
-        "ScatterND", "ScatterElements", "Scatter", "Compress", "EyeLike", "ReverseSequence", "QuantizeLinear",
-        "DequantizeLinear", "BitShift", "HannWindow", "HammingWindow", "BlackmanWindow",
+/// Indexing and scattering: Gather, GatherElements, GatherND, ScatterND, ScatterElements,
+/// OneHot, Compress, NonZero, ReverseSequence; and generated tensors (EyeLike, the signal
+/// windows). Gather copies values as they are; the rest are plain loops in Double, checked
+/// against ONNX's node tests.
+extension Ops {
+    /// Indexing and scattering ops, and the generated tensors (EyeLike, windows), by op type.
+    static let indexingKernels: [String: OpKernel] = [
+        "OneHot": { try runOneHot($0, $1, $2) },
+        "GatherND": { try runGatherND($0, $1, $2) },
+        "ScatterND": { try runScatterND($0, $1, $2) },
+        "ScatterElements": { try runScatterElements($0, $1, $2) },
+        "Scatter": { try runScatterElements($0, $1, $2) },
+        "Compress": { try runCompress($0, $1, $2) },
+        "EyeLike": { try runEyeLike($0, $1, $2) },
+        "ReverseSequence": { try runReverseSequence($0, $1, $2) },
+        "HannWindow": { try runWindow($0, $1, $2) },
+        "HammingWindow": { try runWindow($0, $1, $2) },
+        "BlackmanWindow": { try runWindow($0, $1, $2) },
+        "Gather": { try runGather($0, $1, $2) },
+        "GatherElements": { try runGatherElements($0, $1, $2) },
+        "NonZero": { try runNonZero($0, $1, $2) },
     ]
 
-    static func runIndexing(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
-        let op = n.opType
-        switch op {
-        case "NonMaxSuppression": return [try nonMaxSuppression(n, ins)]
-        case "InstanceNormalization":
-            let x = try Ops.need(ins, 0), scale = values(try Ops.need(ins, 1)), bias = values(try Ops.need(ins, 2))
-            guard x.shape.count >= 3, scale.count == x.shape[1], bias.count == x.shape[1] else {
-                throw ModelError("InstanceNormalization: scale \(scale.count) and bias \(bias.count) values for input \(x.shape)")
-            }
-            let eps = Double(n.float("epsilon", 1e-5)), c = x.shape[1], plane = x.shape[2...].reduce(1, *)
-            var v = values(x)
-            for p in 0..<(x.shape[0] * c) {
-                let r = (p * plane)..<((p + 1) * plane)
-                let (mean, variance) = moments(v[r])
-                let k = scale[p % c] / (variance + eps).squareRoot()
-                for i in r { v[i] = (v[i] - mean) * k + bias[p % c] }
-            }
-            return [tensor(x.shape, v, type: x.type)]
-        case "LRN":
-            let x = try Ops.need(ins, 0)
-            let size = Int(n.int("size", 0))
-            guard x.shape.count >= 3, size > 0 else { throw ModelError("LRN needs a size and an input of rank ≥ 3, got \(size), \(x.shape)") }
-            let alpha = Double(n.float("alpha", 1e-4)), beta = Double(n.float("beta", 0.75)), bias = Double(n.float("bias", 1))
-            let c = x.shape[1], plane = x.shape[2...].reduce(1, *), v = values(x)
-            let below = (size - 1) / 2, above = size - 1 - below
-            var out = v
-            for b in 0..<x.shape[0] { for ch in 0..<c { for i in 0..<plane {
-                var sum = 0.0
-                for j in max(0, ch - below)...min(c - 1, ch + above) { let e = v[(b * c + j) * plane + i]; sum += e * e }
-                let k = (b * c + ch) * plane + i
-                out[k] = v[k] / pow(bias + alpha / Double(size) * sum, beta)
-            } } }
-            return [tensor(x.shape, out, type: x.type)]
-        case "MeanVarianceNormalization":
-            let x = try Ops.need(ins, 0)
-            let axes = Set(try (n.ints("axes") ?? [0, 2, 3]).map { try Ops.axis($0, rank: x.shape.count) })
-            let v = values(x)
-            let mean = values(reduce(x, axes: axes, keep: true, "ReduceSum"))
-            let groups = axes.reduce(1) { $0 * x.shape[$1] }
-            let target = outputPositions(x.shape, axes: axes)
-            var sq = [Double](repeating: 0, count: mean.count)
-            for k in v.indices { let d = v[k] - mean[target[k]] / Double(groups); sq[target[k]] += d * d }
-            let y = v.indices.map { k in (v[k] - mean[target[k]] / Double(groups)) / ((sq[target[k]] / Double(groups)).squareRoot() + 1e-9) }
-            return [tensor(x.shape, y, type: x.type)]
-        case "Hardmax":
-            let x = try Ops.need(ins, 0)
-            let r = x.shape.count
-            // Before opset 13 the input is seen as 2-D, split at `axis` (default 1).
-            let axis = try Ops.axis(n.int("axis", opset >= 13 ? -1 : 1), rank: r, inclusive: opset < 13)
-            let (outer, len, inner) = opset >= 13
-                ? (x.shape[..<axis].reduce(1, *), x.shape[axis], x.shape[(axis + 1)...].reduce(1, *))
-                : (x.shape[..<axis].reduce(1, *), x.shape[axis...].reduce(1, *), 1)
-            let v = values(x)
-            var out = [Double](repeating: 0, count: v.count)
-            for o in 0..<outer { for i in 0..<inner where len > 0 {
-                var best = 0
-                for k in 1..<len where v[(o * len + k) * inner + i] > v[(o * len + best) * inner + i] { best = k }
-                out[(o * len + best) * inner + i] = 1
-            } }
-            return [tensor(x.shape, out, type: x.type)]
-        case "OneHot":
-            let indices = try Ops.need(ins, 0), onOff = try Ops.need(ins, 2)
-            guard let depthValue = values(try Ops.need(ins, 1)).first, depthValue >= 1, depthValue < Double(1 << 24), onOff.count == 2 else {
-                throw ModelError("OneHot needs a positive depth and two values (off, on)")
-            }
-            let depth = Int(depthValue), r = indices.shape.count + 1
-            let axis = try Ops.axis(n.int("axis", -1), rank: r)
-            var shape = indices.shape
-            shape.insert(depth, at: axis)
-            guard let count = ONNXModel.elementCount(shape) else { throw ModelError("OneHot output \(shape) is too large") }
-            let (off, on) = (values(onOff)[0], values(onOff)[1])
-            let idx = values(indices)
-            let outer = indices.shape[..<axis].reduce(1, *), inner = indices.shape[axis...].reduce(1, *)
-            var out = [Double](repeating: off, count: count)
-            for o in 0..<outer { for i in 0..<inner {
-                let value = idx[o * inner + i]
-                // A NaN or huge index (untrusted) is out of range, not a trapping conversion.
-                var k = abs(value) < Double(1 << 40) ? Int(value.rounded(.towardZero)) : depth
-                if k < 0 { k += depth }
-                if k >= 0 && k < depth { out[(o * depth + k) * inner + i] = on }
-            } }
-            return [tensor(shape, out, type: onOff.type)]
-        case "GatherND": return [try gatherND(n, try Ops.need(ins, 0), try Ops.need(ins, 1))]
-        case "ScatterND": return [try scatterND(n, try Ops.need(ins, 0), try Ops.need(ins, 1), try Ops.need(ins, 2))]
-        case "ScatterElements", "Scatter":
-            let x = try Ops.need(ins, 0), indices = try Ops.need(ins, 1), updates = try Ops.need(ins, 2)
-            let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
-            guard indices.shape == updates.shape else { throw ModelError("\(op): indices \(indices.shape) and updates \(updates.shape) differ") }
-            let flat = try elementOffsets(op, x, indices, axis: axis)
-            var v = values(x)
-            let u = values(updates), combine = try reduction(n.string("reduction", "none"))
-            for k in flat.indices { v[flat[k]] = combine(v[flat[k]], u[k]) }
-            return [tensor(x.shape, v, type: x.type)]
-        case "Compress":
-            let x = try Ops.need(ins, 0), condition = values(try Ops.need(ins, 1))
-            if n.attributes["axis"] == nil {
-                let v = values(x), keep = v.indices.filter { $0 < condition.count && condition[$0] != 0 }
-                return [gather(x, shape: [keep.count], offsets: keep)]
-            }
-            let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
-            let kept = (0..<x.shape[axis]).filter { $0 < condition.count && condition[$0] != 0 }
-            return [try Ops.gather(x, Tensor(shape: [kept.count], ints: kept.map(Int64.init)), axis: axis)]
-        case "EyeLike":
-            let x = try Ops.need(ins, 0)
-            guard x.shape.count == 2 else { throw ModelError("EyeLike needs a 2-D input, got \(x.shape)") }
-            let k = Int(n.int("k", 0)), (rows, cols) = (x.shape[0], x.shape[1])
-            let type = n.attributes["dtype"] == nil ? x.type : ElementType(rawValue: Int(n.int("dtype", 1))) ?? .float32
-            return [tensor(x.shape, (0..<(rows * cols)).map { $0 % cols - $0 / cols == k ? 1 : 0 }, type: type)]
-        case "ReverseSequence":
-            let x = try Ops.need(ins, 0), lens = try Ops.need(ins, 1).asInts
-            let batchAxis = try Ops.axis(n.int("batch_axis", 1), rank: x.shape.count), timeAxis = try Ops.axis(n.int("time_axis", 0), rank: x.shape.count)
-            guard batchAxis != timeAxis, lens.count == x.shape[batchAxis], lens.allSatisfy({ $0 >= 0 && $0 <= Int64(x.shape[timeAxis]) }) else {
-                throw ModelError("ReverseSequence: lengths \(lens) do not fit input \(x.shape)")
-            }
-            let strides = x.strides
-            return [gather(x, shape: x.shape, offsets: offsets(x.shape) { c in
-                let len = Int(lens[c[batchAxis]]), t = c[timeAxis]
-                return zip(c.indices, c).reduce(0) { $0 + ($1.0 == timeAxis && t < len ? len - 1 - t : $1.1) * strides[$1.0] }
-            })]
-        case "QuantizeLinear", "DequantizeLinear":
-            let x = try Ops.need(ins, 0), scale = try Ops.need(ins, 1), zero = ins.count > 2 ? ins[2] : nil
-            // A scale (and zero point) per element of `axis`, or one for the tensor.
-            let perAxis = scale.count > 1
-            let axis = perAxis ? try Ops.axis(n.int("axis", 1), rank: x.shape.count) : 0
-            guard !perAxis || (x.shape.count > axis && scale.count == x.shape[axis]), zero.map({ $0.count == scale.count }) ?? true else {
-                throw ModelError("\(op): scale \(scale.shape) does not fit input \(x.shape) on axis \(axis)")
-            }
-            let s = values(scale), z = zero.map(values) ?? Array(repeating: 0, count: s.count), v = values(x)
-            let inner = perAxis ? x.shape[(axis + 1)...].reduce(1, *) : 1, len = perAxis ? x.shape[axis] : 1
-            func q(_ k: Int) -> Int { perAxis ? (k / inner) % len : 0 }
-            if op == "DequantizeLinear" {
-                return [tensor(x.shape, v.indices.map { (v[$0] - z[q($0)]) * s[q($0)] }, type: .float32)]
-            }
-            let type = zero?.type ?? .uint8
-            let (lo, hi): (Double, Double) = type == .int8 ? (-128, 127) : type == .uint16 ? (0, 65535) : type == .int16 ? (-32768, 32767) : (0, 255)
-            // The quotient in Float, as the reference computes it: in Double a value that
-            // lands on .5 in Float can fall just off it and round the other way.
-            let y = v.indices.map { k in min(max(Double(Float(v[k]) / Float(s[q(k)])).rounded(.toNearestOrEven) + z[q(k)], lo), hi) }
-            return [tensor(x.shape, y, type: type)]
-        case "BitShift":
-            let x = try Ops.need(ins, 0)
-            let bits: Int
-            switch x.type {
-            case .uint8: bits = 8
-            case .uint16: bits = 16
-            case .uint32: bits = 32
-            case .uint64: bits = 64
-            default: throw ModelError("BitShift needs unsigned integers, got \(x.type)")
-            }
-            let left = n.string("direction", "") == "LEFT"
-            let (shape, _) = try broadcast([x, try Ops.need(ins, 1)]) { _ in 0 }
-            let y = try Ops.need(ins, 1)
-            let ia = Ops.broadcastIndex(x.shape, to: shape), ib = Ops.broadcastIndex(y.shape, to: shape)
-            let mask: UInt64 = bits == 64 ? .max : (1 << UInt64(bits)) - 1
-            let out = (0..<ia.count).map { k -> Int64 in
-                let a = UInt64(bitPattern: x.ints[ia[k]]) & mask, by = UInt64(bitPattern: y.ints[ib[k]])
-                let r = by >= 64 ? 0 : left ? (a << by) & mask : a >> by
-                return Int64(bitPattern: r)
-            }
-            return [Tensor(shape: shape, ints: out, type: x.type)]
-        case "HannWindow", "HammingWindow", "BlackmanWindow":
-            guard let sizeValue = values(try Ops.need(ins, 0)).first, sizeValue >= 0, sizeValue < Double(1 << 24) else {
-                throw ModelError("\(op) needs a size")
-            }
-            let size = Int(sizeValue)
-            let periodic = n.int("periodic", 1) != 0
-            let N = Double(periodic ? size : size - 1)
-            let w = (0..<size).map { i -> Double in
-                let t = 2 * Double.pi * Double(i) / N
-                switch op {
-                case "HannWindow": return 0.5 - 0.5 * cos(t)
-                case "HammingWindow": return 25.0 / 46 - 21.0 / 46 * cos(t)
-                default: return 0.42 - 0.5 * cos(t) + 0.08 * cos(2 * t)
-                }
-            }
-            return [tensor([size], w, type: ElementType(rawValue: Int(n.int("output_datatype", 1))) ?? .float32)]
-        default:
-            throw ModelError("op '\(op)' is not implemented")
+    static func runOneHot(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        let indices = try Ops.need(ins, 0), onOff = try Ops.need(ins, 2)
+        guard let depthValue = values(try Ops.need(ins, 1)).first, depthValue >= 1, depthValue < Double(1 << 24), onOff.count == 2 else {
+            throw ModelError("OneHot needs a positive depth and two values (off, on)")
         }
+        let depth = Int(depthValue), r = indices.shape.count + 1
+        let axis = try Ops.axis(n.int("axis", -1), rank: r)
+        var shape = indices.shape
+        shape.insert(depth, at: axis)
+        guard let count = ONNXModel.elementCount(shape) else { throw ModelError("OneHot output \(shape) is too large") }
+        let (off, on) = (values(onOff)[0], values(onOff)[1])
+        let idx = values(indices)
+        let outer = indices.shape[..<axis].reduce(1, *), inner = indices.shape[axis...].reduce(1, *)
+        var out = [Double](repeating: off, count: count)
+        for o in 0..<outer { for i in 0..<inner {
+            let value = idx[o * inner + i]
+            // A NaN or huge index (untrusted) is out of range, not a trapping conversion.
+            var k = abs(value) < Double(1 << 40) ? Int(value.rounded(.towardZero)) : depth
+            if k < 0 { k += depth }
+            if k >= 0 && k < depth { out[(o * depth + k) * inner + i] = on }
+        } }
+        return [tensor(shape, out, type: onOff.type)]
+    }
+
+    static func runGatherND(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        return [try gatherND(n, try Ops.need(ins, 0), try Ops.need(ins, 1))]
+    }
+
+    static func runScatterND(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        return [try scatterND(n, try Ops.need(ins, 0), try Ops.need(ins, 1), try Ops.need(ins, 2))]
+    }
+
+    static func runScatterElements(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
+        let op = n.opType
+        let x = try Ops.need(ins, 0), indices = try Ops.need(ins, 1), updates = try Ops.need(ins, 2)
+        let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
+        guard indices.shape == updates.shape else { throw ModelError("\(op): indices \(indices.shape) and updates \(updates.shape) differ") }
+        let flat = try elementOffsets(op, x, indices, axis: axis)
+        var v = values(x)
+        let u = values(updates), combine = try reduction(n.string("reduction", "none"))
+        for k in flat.indices { v[flat[k]] = combine(v[flat[k]], u[k]) }
+        return [tensor(x.shape, v, type: x.type)]
+    }
+
+    static func runCompress(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        let x = try Ops.need(ins, 0), condition = values(try Ops.need(ins, 1))
+        if n.attributes["axis"] == nil {
+            let v = values(x), keep = v.indices.filter { $0 < condition.count && condition[$0] != 0 }
+            return [gather(x, shape: [keep.count], offsets: keep)]
+        }
+        let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
+        let kept = (0..<x.shape[axis]).filter { $0 < condition.count && condition[$0] != 0 }
+        return [try Ops.gather(x, Tensor(shape: [kept.count], ints: kept.map(Int64.init)), axis: axis)]
+    }
+
+    static func runEyeLike(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        let x = try Ops.need(ins, 0)
+        guard x.shape.count == 2 else { throw ModelError("EyeLike needs a 2-D input, got \(x.shape)") }
+        let k = Int(n.int("k", 0)), (rows, cols) = (x.shape[0], x.shape[1])
+        let type = n.attributes["dtype"] == nil ? x.type : ElementType(rawValue: Int(n.int("dtype", 1))) ?? .float32
+        return [tensor(x.shape, (0..<(rows * cols)).map { $0 % cols - $0 / cols == k ? 1 : 0 }, type: type)]
+    }
+
+    static func runReverseSequence(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        let x = try Ops.need(ins, 0), lens = try Ops.need(ins, 1).asInts
+        let batchAxis = try Ops.axis(n.int("batch_axis", 1), rank: x.shape.count), timeAxis = try Ops.axis(n.int("time_axis", 0), rank: x.shape.count)
+        guard batchAxis != timeAxis, lens.count == x.shape[batchAxis], lens.allSatisfy({ $0 >= 0 && $0 <= Int64(x.shape[timeAxis]) }) else {
+            throw ModelError("ReverseSequence: lengths \(lens) do not fit input \(x.shape)")
+        }
+        let strides = x.strides
+        return [gather(x, shape: x.shape, offsets: offsets(x.shape) { c in
+            let len = Int(lens[c[batchAxis]]), t = c[timeAxis]
+            return zip(c.indices, c).reduce(0) { $0 + ($1.0 == timeAxis && t < len ? len - 1 - t : $1.1) * strides[$1.0] }
+        })]
+    }
+
+    static func runWindow(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
+        let op = n.opType
+        guard let sizeValue = values(try Ops.need(ins, 0)).first, sizeValue >= 0, sizeValue < Double(1 << 24) else {
+            throw ModelError("\(op) needs a size")
+        }
+        let size = Int(sizeValue)
+        let periodic = n.int("periodic", 1) != 0
+        let N = Double(periodic ? size : size - 1)
+        let w = (0..<size).map { i -> Double in
+            let t = 2 * Double.pi * Double(i) / N
+            switch op {
+            case "HannWindow": return 0.5 - 0.5 * cos(t)
+            case "HammingWindow": return 25.0 / 46 - 21.0 / 46 * cos(t)
+            default: return 0.42 - 0.5 * cos(t) + 0.08 * cos(2 * t)
+            }
+        }
+        return [tensor([size], w, type: ElementType(rawValue: Int(n.int("output_datatype", 1))) ?? .float32)]
     }
 
     /// The scatter reduction of an existing value and an update.
@@ -254,52 +178,67 @@ extension ExtraOps {
         return tensor(x.shape, v, type: x.type)
     }
 
-    /// NonMaxSuppression: per image and class, boxes above `score_threshold` taken by
-    /// descending score (equal scores by index), each kept unless its IoU with a kept box
-    /// exceeds `iou_threshold`, at most `max_output_boxes_per_class` of them. Rows of the
-    /// result: (image, class, box).
-    static func nonMaxSuppression(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
-        let boxes = try Ops.need(ins, 0), scores = try Ops.need(ins, 1)
-        guard boxes.shape.count == 3, boxes.shape[2] == 4, scores.shape.count == 3, scores.shape[0] == boxes.shape[0], scores.shape[2] == boxes.shape[1] else {
-            throw ModelError("NonMaxSuppression: boxes \(boxes.shape) and scores \(scores.shape) do not fit")
+
+    static func runGather(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        return [try gather(try need(ins, 0), try need(ins, 1), axis: Int(n.int("axis", 0)))]
+    }
+
+    static func runGatherElements(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
+        let op = n.opType
+        let x = try Ops.need(ins, 0), indices = try Ops.need(ins, 1)
+        let axis = try Ops.axis(n.int("axis", 0), rank: x.shape.count)
+        return [gather(x, shape: indices.shape, offsets: try elementOffsets(op, x, indices, axis: axis))]
+    }
+
+    static func runNonZero(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        let x = try Ops.need(ins, 0)
+        let v = values(x), strides = x.strides
+        let hits = v.indices.filter { v[$0] != 0 }
+        var out = [Int64](repeating: 0, count: x.shape.count * hits.count)
+        for (j, flat) in hits.enumerated() {
+            for d in x.shape.indices { out[d * hits.count + j] = Int64((flat / strides[d]) % x.shape[d]) }
         }
-        let maxOut = ins.count > 2 ? ins[2]?.asInts.first ?? 0 : 0
-        let iouThreshold = ins.count > 3 ? ins[3].flatMap { values($0).first } ?? 0 : 0
-        let scoreThreshold = ins.count > 4 ? ins[4].flatMap { values($0).first } : nil
-        let center = n.int("center_point_box", 0) != 0
-        let (images, count, classes) = (boxes.shape[0], boxes.shape[1], scores.shape[1])
-        let bv = values(boxes), sv = values(scores)
-        /// Box k of image b as (y1, x1, y2, x2) with y1 ≤ y2, x1 ≤ x2.
-        func corners(_ b: Int, _ k: Int) -> (Double, Double, Double, Double) {
-            let p = (b * count + k) * 4
-            if center {
-                let (xc, yc, w, h) = (bv[p], bv[p + 1], bv[p + 2], bv[p + 3])
-                return (yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2)
-            }
-            return (min(bv[p], bv[p + 2]), min(bv[p + 1], bv[p + 3]), max(bv[p], bv[p + 2]), max(bv[p + 1], bv[p + 3]))
+        return [Tensor(shape: [x.shape.count, hits.count], ints: out)]
+    }
+
+    static func gather(_ x: Tensor, _ indices: Tensor, axis a: Int) throws -> Tensor {
+        let axis = try Self.axis(Int64(a), rank: x.shape.count)
+        let outer = x.shape[..<axis].reduce(1, *), inner = x.shape[(axis + 1)...].reduce(1, *), n = x.shape[axis]
+        let idx = try indices.asInts.map { v -> Int in
+            let i = v < 0 ? Int(v) + n : Int(v)
+            guard i >= 0 && i < n else { throw ModelError("Gather index \(v) is out of range for axis of size \(n)") }
+            return i
         }
-        func iou(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Double {
-            let ih = max(0, min(a.2, b.2) - max(a.0, b.0)), iw = max(0, min(a.3, b.3) - max(a.1, b.1))
-            let inter = ih * iw, union = (a.2 - a.0) * (a.3 - a.1) + (b.2 - b.0) * (b.3 - b.1) - inter
-            return union > 0 ? inter / union : 0
-        }
-        var rows: [Int64] = []
-        guard maxOut > 0 else { return Tensor(shape: [0, 3], ints: []) }
-        for b in 0..<images {
-            for c in 0..<classes {
-                let base = (b * classes + c) * count
-                let order = (0..<count).filter { scoreThreshold == nil || sv[base + $0] > scoreThreshold! }
-                    .sorted { sv[base + $0] == sv[base + $1] ? $0 < $1 : sv[base + $0] > sv[base + $1] }
-                var kept: [(Double, Double, Double, Double)] = []
-                for k in order where Int64(kept.count) < maxOut {
-                    let box = corners(b, k)
-                    if kept.allSatisfy({ iou($0, box) <= iouThreshold }) {
-                        kept.append(box)
-                        rows += [Int64(b), Int64(c), Int64(k)]
-                    }
-                }
+        let shape = Array(x.shape[..<axis]) + indices.shape + Array(x.shape[(axis + 1)...])
+        _ = try Checked.elements(shape, "Gather output")
+        var f: [Float] = [], iv: [Int64] = []
+        for o in 0..<outer {
+            for i in idx {
+                let start = (o * n + i) * inner
+                if x.isFloat { f += x.floats[start..<(start + inner)] } else { iv += x.ints[start..<(start + inner)] }
             }
         }
-        return Tensor(shape: [rows.count / 3, 3], ints: rows)
+        return x.isFloat ? Tensor(shape: shape, floats: f, type: x.type) : Tensor(shape: shape, ints: iv, type: x.type)
+    }
+
+    /// For GatherElements and ScatterElements: the offset in `x` of the element each index
+    /// names — the index's own coordinate with `axis` replaced by its value (negative values
+    /// count from the end).
+    static func elementOffsets(_ op: String, _ x: Tensor, _ indices: Tensor, axis: Int) throws -> [Int] {
+        guard indices.shape.count == x.shape.count, x.shape.indices.allSatisfy({ $0 == axis || indices.shape[$0] <= x.shape[$0] }) else {
+            throw ModelError("\(op) indices \(indices.shape) do not fit data \(x.shape)")
+        }
+        let idx = indices.asInts, strides = x.strides, len = x.shape[axis]
+        var flat = [Int](repeating: 0, count: idx.count)
+        var c = [Int](repeating: 0, count: indices.shape.count)
+        for k in 0..<idx.count {
+            let i = idx[k] < 0 ? Int(idx[k]) + len : Int(idx[k])
+            guard i >= 0 && i < len else { throw ModelError("\(op) index \(idx[k]) is out of range for axis of size \(len)") }
+            var o = 0
+            for d in c.indices { o += (d == axis ? i : c[d]) * strides[d] }
+            flat[k] = o
+            Ops.advance(&c, within: indices.shape)
+        }
+        return flat
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 /// The classification losses ONNX exports of training graphs carry: NegativeLogLikelihoodLoss
 /// and SoftmaxCrossEntropyLoss (with its log-probabilities), class weights, `ignore_index`,
 /// and the three reductions.
-extension ExtraOps {
-    static let lossNames: Set<String> = ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"]
+extension Ops {
+    /// Losses by op type.
+    static let lossKernels = kernels(["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"]) { n, ins, _ in try runLoss(n, ins) }
 
     static func runLoss(_ n: ONNXNode, _ ins: [Tensor?]) throws -> [Tensor] {
         let scores = try Ops.need(ins, 0), target = try Ops.need(ins, 1), weight = ins.count > 2 ? ins[2] : nil
@@ -19,7 +20,7 @@ extension ExtraOps {
             for b in 0..<N { for i in 0..<inner {
                 let at = (0..<C).map { (b * C + $0) * inner + i }
                 let m = at.map { logProb[$0] }.max() ?? 0
-                let lse = m + log(at.reduce(0.0) { $0 + exp(logProb[$1] - m) })
+                let lse = m + log(at.reduce(0.0) { $0 + Foundation.exp(logProb[$1] - m) })
                 for k in at { logProb[k] -= lse }
             } }
         }

@@ -1,14 +1,18 @@
 import Foundation
 
 /// ONNX's integer and quantised-linear ops, so that models quantised to 8 bits load and run:
-/// MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, DynamicQuantizeLinear.
+/// MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, DynamicQuantizeLinear,
+/// QuantizeLinear and DequantizeLinear.
 ///
 /// The integer products run through the float kernels on zero-point-shifted values and are
 /// rounded back: exact while a sum stays below 2²⁴ in magnitude (Float's integer range), off
 /// by a few units of the 32-bit accumulator beyond — far below one step of the requantised
 /// 8-bit output. Requantisation rounds half to even and saturates, as the reference does.
-extension ExtraOps {
-    static let quantizedNames: Set<String> = ["MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"]
+extension Ops {
+    /// Integer and quantised-linear ops by op type.
+    static let quantizedKernels = kernels(["MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"]) { n, ins, c in
+        try runQuantized(n, ins, opset: c.opset)
+    }.merging(["QuantizeLinear": { try runQuantizeDequantize($0, $1, $2) }, "DequantizeLinear": { try runQuantizeDequantize($0, $1, $2) }], uniquingKeysWith: twice)
 
     static func runQuantized(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
         switch n.opType {
@@ -92,5 +96,28 @@ extension ExtraOps {
         let (lo, hi): (Float, Float) = zeroPoint.type == .int8 ? (-128, 127) : (0, 255)
         let y = acc.floats.indices.map { i in Int64(min(max((acc.floats[i] * multiplier(i)).rounded(.toNearestOrEven) + Float(zp), lo), hi)) }
         return Tensor(shape: acc.shape, ints: y, type: zeroPoint.type)
+    }
+
+    static func runQuantizeDequantize(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
+        let op = n.opType
+        let x = try Ops.need(ins, 0), scale = try Ops.need(ins, 1), zero = ins.count > 2 ? ins[2] : nil
+        // A scale (and zero point) per element of `axis`, or one for the tensor.
+        let perAxis = scale.count > 1
+        let axis = perAxis ? try Ops.axis(n.int("axis", 1), rank: x.shape.count) : 0
+        guard !perAxis || (x.shape.count > axis && scale.count == x.shape[axis]), zero.map({ $0.count == scale.count }) ?? true else {
+            throw ModelError("\(op): scale \(scale.shape) does not fit input \(x.shape) on axis \(axis)")
+        }
+        let s = values(scale), z = zero.map(values) ?? Array(repeating: 0, count: s.count), v = values(x)
+        let inner = perAxis ? x.shape[(axis + 1)...].reduce(1, *) : 1, len = perAxis ? x.shape[axis] : 1
+        func q(_ k: Int) -> Int { perAxis ? (k / inner) % len : 0 }
+        if op == "DequantizeLinear" {
+            return [tensor(x.shape, v.indices.map { (v[$0] - z[q($0)]) * s[q($0)] }, type: .float32)]
+        }
+        let type = zero?.type ?? .uint8
+        let (lo, hi): (Double, Double) = type == .int8 ? (-128, 127) : type == .uint16 ? (0, 65535) : type == .int16 ? (-32768, 32767) : (0, 255)
+        // The quotient in Float, as the reference computes it: in Double a value that
+        // lands on .5 in Float can fall just off it and round the other way.
+        let y = v.indices.map { k in min(max(Double(Float(v[k]) / Float(s[q(k)])).rounded(.toNearestOrEven) + z[q(k)], lo), hi) }
+        return [tensor(x.shape, y, type: type)]
     }
 }

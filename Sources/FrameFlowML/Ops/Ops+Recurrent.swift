@@ -5,12 +5,13 @@ import Foundation
 /// LSTM peepholes and `input_forget`, GRU's `linear_before_reset`, cell `clip`, both layouts,
 /// and the activation functions the spec names. Plain loops in Double, one time step after
 /// another (a step depends on the last).
-extension ExtraOps {
-    static let recurrentNames: Set<String> = ["RNN", "GRU", "LSTM"]
+extension Ops {
+    /// Recurrent layers by op type.
+    static let recurrentKernels = kernels(["RNN", "GRU", "LSTM"]) { n, ins, _ in try runRecurrent(n, ins) }
 
     static func runRecurrent(_ n: ONNXNode, _ ins: [Tensor?]) throws -> [Tensor] {
         let op = n.opType
-        guard recurrentNames.contains(op) else { throw ModelError("op '\(op)' is not implemented") }
+        guard recurrentKernels[op] != nil else { throw ModelError("op '\(op)' is not implemented") }
         let gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1
         let batchFirst = n.int("layout", 0) != 0
         let x = try Ops.need(ins, 0), w = try Ops.need(ins, 1), rw = try Ops.need(ins, 2)
@@ -145,7 +146,7 @@ extension ExtraOps {
             switch name.lowercased() {
             case "relu": return { max($0, 0) }
             case "tanh": return { tanh($0) }
-            case "sigmoid": return { 1 / (1 + exp(-$0)) }
+            case "sigmoid": return { 1 / (1 + Foundation.exp(-$0)) }
             case "softsign": return { $0 / (1 + abs($0)) }
             case "softplus": return softplus
             case "affine":
@@ -165,7 +166,7 @@ extension ExtraOps {
                 return { max(0, min(1, a * $0 + b)) }
             case "elu":
                 let a = next(alphas, &ai, 1)
-                return { $0 >= 0 ? $0 : a * (exp($0) - 1) }
+                return { $0 >= 0 ? $0 : a * (Foundation.exp($0) - 1) }
             default: throw ModelError("\(n.opType): activation '\(name)' is not known")
             }
         }

@@ -1,9 +1,11 @@
 import Foundation
 
-/// Region and set ops: RoiAlign (two-stage detectors' box pooling), MaxUnpool (segmentation
-/// decoders), Unique, and Det.
-extension ExtraOps {
-    static let regionNames: Set<String> = ["RoiAlign", "MaxUnpool", "Unique", "Det"]
+/// Region and set ops: NonMaxSuppression (detection post-processing), RoiAlign (two-stage
+/// detectors' box pooling), MaxUnpool (segmentation decoders), Unique, and Det.
+extension Ops {
+    /// Region and set ops by op type.
+    static let regionKernels = kernels(["RoiAlign", "MaxUnpool", "Unique", "Det"]) { n, ins, c in try runRegions(n, ins, opset: c.opset) }
+        .merging(["NonMaxSuppression": { try runNonMaxSuppression($0, $1, $2) }], uniquingKeysWith: twice)
 
     static func runRegions(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
         switch n.opType {
@@ -148,5 +150,58 @@ extension ExtraOps {
         let y = try axis.map { try Ops.gather(x, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), axis: $0) }
             ?? gather(x, shape: [firsts.count], offsets: firsts)
         return [y, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), Tensor(shape: [len], ints: inverse), Tensor(shape: [firsts.count], ints: counts)]
+    }
+
+    static func runNonMaxSuppression(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
+        return [try nonMaxSuppression(n, ins)]
+    }
+
+    /// NonMaxSuppression: per image and class, boxes above `score_threshold` taken by
+    /// descending score (equal scores by index), each kept unless its IoU with a kept box
+    /// exceeds `iou_threshold`, at most `max_output_boxes_per_class` of them. Rows of the
+    /// result: (image, class, box).
+    static func nonMaxSuppression(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
+        let boxes = try Ops.need(ins, 0), scores = try Ops.need(ins, 1)
+        guard boxes.shape.count == 3, boxes.shape[2] == 4, scores.shape.count == 3, scores.shape[0] == boxes.shape[0], scores.shape[2] == boxes.shape[1] else {
+            throw ModelError("NonMaxSuppression: boxes \(boxes.shape) and scores \(scores.shape) do not fit")
+        }
+        let maxOut = ins.count > 2 ? ins[2]?.asInts.first ?? 0 : 0
+        let iouThreshold = ins.count > 3 ? ins[3].flatMap { values($0).first } ?? 0 : 0
+        let scoreThreshold = ins.count > 4 ? ins[4].flatMap { values($0).first } : nil
+        let center = n.int("center_point_box", 0) != 0
+        let (images, count, classes) = (boxes.shape[0], boxes.shape[1], scores.shape[1])
+        let bv = values(boxes), sv = values(scores)
+        /// Box k of image b as (y1, x1, y2, x2) with y1 ≤ y2, x1 ≤ x2.
+        func corners(_ b: Int, _ k: Int) -> (Double, Double, Double, Double) {
+            let p = (b * count + k) * 4
+            if center {
+                let (xc, yc, w, h) = (bv[p], bv[p + 1], bv[p + 2], bv[p + 3])
+                return (yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2)
+            }
+            return (min(bv[p], bv[p + 2]), min(bv[p + 1], bv[p + 3]), max(bv[p], bv[p + 2]), max(bv[p + 1], bv[p + 3]))
+        }
+        func iou(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Double {
+            let ih = max(0, min(a.2, b.2) - max(a.0, b.0)), iw = max(0, min(a.3, b.3) - max(a.1, b.1))
+            let inter = ih * iw, union = (a.2 - a.0) * (a.3 - a.1) + (b.2 - b.0) * (b.3 - b.1) - inter
+            return union > 0 ? inter / union : 0
+        }
+        var rows: [Int64] = []
+        guard maxOut > 0 else { return Tensor(shape: [0, 3], ints: []) }
+        for b in 0..<images {
+            for c in 0..<classes {
+                let base = (b * classes + c) * count
+                let order = (0..<count).filter { scoreThreshold == nil || sv[base + $0] > scoreThreshold! }
+                    .sorted { sv[base + $0] == sv[base + $1] ? $0 < $1 : sv[base + $0] > sv[base + $1] }
+                var kept: [(Double, Double, Double, Double)] = []
+                for k in order where Int64(kept.count) < maxOut {
+                    let box = corners(b, k)
+                    if kept.allSatisfy({ iou($0, box) <= iouThreshold }) {
+                        kept.append(box)
+                        rows += [Int64(b), Int64(c), Int64(k)]
+                    }
+                }
+            }
+        }
+        return Tensor(shape: [rows.count / 3, 3], ints: rows)
     }
 }

@@ -37,8 +37,8 @@ final class FloatPool: @unchecked Sendable {  // used by one run at a time (Mode
         }
         guard best >= 0 else { return [Float](repeating: 0, count: n) }
         // A much larger array is not cut down for a small request: grown back later for a
-        // large one, it would write zeros over the difference on every run (4 % of PP-OCR's
-        // time went to such fills). A small array is cheap to allocate once.
+        // large one, it would write zeros over the difference on every run. A small array is
+        // cheap to allocate once.
         if n < 1 << 16 && free[best].capacity > 4 * n { return [Float](unsafeUninitializedCapacity: n) { _, count in count = n } }
         var a = free.remove(at: best)
         if a.count > n {
@@ -126,10 +126,8 @@ extension Scratch {
 
     /// Runs `body` over `0..<count`, split across the current run's threads when `work`
     /// (multiply-adds or element operations in all) reaches `threshold`: 500 k multiply-adds
-    /// for matrix products, the memory-bound depthwise and pooling loops less. With the
-    /// caller and one worker (not two workers and the caller on two cores), lowering this
-    /// from 1 M made BlazeFace on two threads 0.92 → 0.84 ms (best of 6 interleaved) and left
-    /// MTCNN and PP-OCR as they were; at 400 k, with three threads, MTCNN had been slower.
+    /// for matrix products, the memory-bound depthwise and pooling loops less (the caller
+    /// counts as one of the threads). The threshold is measured: see docs/performance.md.
     static func parallelFor(_ count: Int, work: Int, threshold: Int = 500_000, _ body: @escaping (Range<Int>) -> Void) {
         guard let p = parallelism, p.threads > 1, count > 1, work >= threshold else {
             body(0..<count)

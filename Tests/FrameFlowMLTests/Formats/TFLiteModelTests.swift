@@ -101,4 +101,12 @@ import Testing
             #expect(worst <= 1e-6, "\(c) channels, \(k)×\(k) stride \(s) same \(same) max \(isMax): error \(worst)")
         }
     }
+
+    /// Builtin operator codes and names as LiteRT's schema has them.
+    @Test func operatorCodesFollowTheSchema() {
+        #expect(TFLiteOperator(rawValue: 3) == .conv2D && TFLiteOperator.conv2D.name == "CONV_2D")
+        #expect(TFLiteOperator(rawValue: 4)?.name == "DEPTHWISE_CONV_2D" && TFLiteOperator(rawValue: 21)?.name == "RELU6")
+        #expect(TFLiteOperator(rawValue: 5) == nil)  // LOCAL_RESPONSE_NORMALIZATION: not run
+        #expect(TFLiteGraph.names.count == TFLiteOperator.allCases.count && TFLiteGraph.names[34] == "PAD")
+    }
 }

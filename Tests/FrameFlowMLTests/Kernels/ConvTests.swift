@@ -275,7 +275,7 @@ import Testing
         node.attributes["strides"] = .ints([Int64(kh), Int64(kw)])
         node.attributes["group"] = .int(Int64(group))
         let y = try Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
-            try MoreOps.convTranspose(node, [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cin, opg, kh, kw], floats: wt), Tensor(shape: [cout], floats: bias)])
+            try Ops.convTranspose(node, [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cin, opg, kh, kw], floats: wt), Tensor(shape: [cout], floats: bias)])
         }
         let (oh, ow) = (h * kh, w * kw)
         #expect(y.shape == [batch, cout, oh, ow])

@@ -7,7 +7,7 @@ import Testing
 @Suite struct OpsTests {
     /// The vectorisable exp against Foundation's on a dense sweep of its range and at the
     /// edges, and the Sigmoid built on it.
-    /// Cubic Resize taps (`MoreOps.cubicTaps`) against properties of Keys' kernel, apart from
+    /// Cubic Resize taps (`Ops.cubicTaps`) against properties of Keys' kernel, apart from
     /// ONNX's own cubic cases: the weights sum to one for any coefficient, and with Keys'
     /// a = −0.5 a ramp 2 + 3·i is reproduced exactly inside the axis (with ONNX's default
     /// −0.75 only where the taps are symmetric, half-way between pixels). With
@@ -16,18 +16,18 @@ import Testing
     @Test func cubicTapsReproduceARamp() {
         for a in [-0.75, -0.5] {
             for s: Float in [1, 1.25, 2.5, 3.9, 4] {
-                let taps = MoreOps.cubicTaps(s, length: 8, a: a, excludeOutside: false)
+                let taps = Ops.cubicTaps(s, length: 8, a: a, excludeOutside: false)
                 #expect(abs(taps.reduce(0) { $0 + $1.1 } - 1) < 1e-6)
                 guard a == -0.5 || s == 2.5 || s == s.rounded() else { continue }
                 let value = taps.reduce(Float(0)) { $0 + $1.1 * (2 + 3 * Float($1.0)) }
                 #expect(abs(value - (2 + 3 * s)) < 1e-4, "a \(a), s \(s): \(value)")
             }
         }
-        let edge = MoreOps.cubicTaps(0.3, length: 8, a: -0.75, excludeOutside: true)
+        let edge = Ops.cubicTaps(0.3, length: 8, a: -0.75, excludeOutside: true)
         #expect(edge.count == 4 && edge[0].1 == 0 && abs(edge.reduce(0) { $0 + $1.1 } - 1) < 1e-6)
     }
 
-    /// The ops in ExtraOps given inputs that do not fit: each a ModelError naming the op,
+    /// The Double ops in Ops given inputs that do not fit: each a ModelError naming the op,
     /// never a trap (model files and their inputs are untrusted).
     @Test func extraOpsRejectInputsThatDoNotFit() {
         func node(_ op: String, _ attributes: [String: AttributeValue] = [:]) -> ONNXNode {
@@ -137,5 +137,18 @@ import Testing
             if y.floats[yi] != x.floats[((i * 5 + j) * 9 + k) * 3 + l] { wrong += 1 }
         } } } }
         #expect(wrong == 0, "perm \(perm)")
+    }
+
+    /// The op table: a node's kernel by op type, only in the ONNX domain; an op type not in it
+    /// is the same error as before the table.
+    @Test func opTableDispatchesByOpType() throws {
+        #expect(Ops.supports("Conv", domain: "") && Ops.supports("Conv", domain: "ai.onnx"))
+        #expect(!Ops.supports("Conv", domain: "com.microsoft") && !Ops.supports("NoSuchOp", domain: ""))
+        let relu = ONNXNode(name: "", opType: "Relu", domain: "", inputs: ["x"], outputs: ["y"], attributes: [:])
+        let y = try Ops.run(relu, [Tensor(shape: [3], floats: [-1, 0, 2])], opset: 13)
+        #expect(y.first?.floats == [0, 0, 2])
+        let unknown = ONNXNode(name: "", opType: "NoSuchOp", domain: "", inputs: [], outputs: ["y"], attributes: [:])
+        let e = #expect(throws: ModelError.self) { try Ops.run(unknown, [], opset: 13) }
+        #expect(e?.message == "op 'NoSuchOp' is not implemented")
     }
 }

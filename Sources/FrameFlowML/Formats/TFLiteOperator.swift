@@ -1,0 +1,40 @@
+/// The TFLite builtin operators FrameFlow runs, with their codes in LiteRT's schema
+/// (`BuiltinOperator` in `schema.fbs`). A model using any other code is refused at load.
+enum TFLiteOperator: Int32, CaseIterable, Sendable {
+    case add = 0
+    case averagePool2D = 1
+    case concatenation = 2
+    case conv2D = 3
+    case depthwiseConv2D = 4
+    case dequantize = 6
+    case fullyConnected = 9
+    case logistic = 14
+    case maxPool2D = 17
+    case mul = 18
+    case relu = 19
+    case relu6 = 21
+    case reshape = 22
+    case softmax = 25
+    case pad = 34
+
+    /// The schema's name ("CONV_2D"), as errors, `Model.opTypes` and profiles show it.
+    var name: String {
+        switch self {
+        case .add: "ADD"
+        case .averagePool2D: "AVERAGE_POOL_2D"
+        case .concatenation: "CONCATENATION"
+        case .conv2D: "CONV_2D"
+        case .depthwiseConv2D: "DEPTHWISE_CONV_2D"
+        case .dequantize: "DEQUANTIZE"
+        case .fullyConnected: "FULLY_CONNECTED"
+        case .logistic: "LOGISTIC"
+        case .maxPool2D: "MAX_POOL_2D"
+        case .mul: "MUL"
+        case .relu: "RELU"
+        case .relu6: "RELU6"
+        case .reshape: "RESHAPE"
+        case .softmax: "SOFTMAX"
+        case .pad: "PAD"
+        }
+    }
+}

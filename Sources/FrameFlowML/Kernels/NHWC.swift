@@ -1,0 +1,387 @@
+import Foundation
+import FrameFlow
+
+/// NHWC float kernels for the TFLite builtins.
+enum NHWC {
+    static func activation(_ code: UInt8, _ x: inout [Float]) {
+        if code == 0 { return }
+        x.withUnsafeMutableBufferPointer { p in
+            switch code {
+            case 1: for i in p.indices { p[i] = max(0, p[i]) }
+            case 2: for i in p.indices { p[i] = min(1, max(-1, p[i])) }
+            case 3: for i in p.indices { p[i] = min(6, max(0, p[i])) }
+            case 4: for i in p.indices { p[i] = tanh(p[i]) }
+            default: break
+            }
+        }
+    }
+
+    /// The fused activation as a clamp range, when it is one (all but TANH).
+    static func clampRange(_ code: UInt8) -> (Float, Float)? {
+        switch code {
+        case 1: return (0, .infinity)
+        case 2: return (-1, 1)
+        case 3: return (0, 6)
+        default: return nil
+        }
+    }
+
+    /// A filter window over an NHWC image: sizes, strides, dilations, padding before.
+    struct Window {
+        var h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl: Int
+        /// A 1 × 1, stride-1 filter over the whole image: the input rows are the im2col rows.
+        var readsInputDirectly: Bool { kh == 1 && kw == 1 && sh == 1 && sw == 1 && oh == h && ow == w }
+        /// Output columns whose input column under filter column `kx` is inside the image.
+        func validColumns(kx: Int) -> Range<Int> {
+            Conv.stridedRange(count: ow, stride: sw, offset: kx * dw - pl, limit: w)
+        }
+    }
+
+    /// The work (taps × outputs) from which the depthwise and pooling loops split across
+    /// threads: they read each input once per tap from cache and do little arithmetic, so
+    /// they pay for a hand-off sooner than matrix products (BlazeFace's 3 × 3 depthwise
+    /// layers of 64 × 64 × 24, 0.9 M taps, stayed on one thread under 1 M; its 16 × 16 ones,
+    /// 0.15–0.17 M, split since this went from 250 k to 100 k with the matrix products'
+    /// 500 k — see `Scratch.parallelFor`).
+    static let memoryBoundSplit = 100_000
+
+    /// Max or average pooling of one NHWC image, channel vectors at a time; the average
+    /// counts only the taps inside the image (TFLite's rule). Eight channels per vector, the
+    /// last block overlapping the one before (each block is computed from the input, so
+    /// writing a channel twice writes the same value); fewer than eight channels one by one.
+    static func pool(_ g: Window, max isMax: Bool, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
+        typealias V = SIMD8<Float>
+        let c = g.c
+        let starts = c >= 8 ? Array(Swift.stride(from: 0, to: c - 7, by: 8)) + (c % 8 == 0 ? [] : [c - 8]) : []
+        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * g.kh * g.kw, threshold: memoryBoundSplit) { band in
+            for oy in band {
+                let y0 = oy * g.sh - g.pt
+                let ys = Swift.max(y0, 0), ye = Swift.min(y0 + g.kh, g.h)
+                for ox in 0..<g.ow {
+                    let x0 = ox * g.sw - g.pl
+                    let xs = Swift.max(x0, 0), xe = Swift.min(x0 + g.kw, g.w)
+                    let yp = y + (oy * g.ow + ox) * c
+                    if ys >= ye || xs >= xe {
+                        yp.update(repeating: isMax ? -.infinity : 0, count: c)
+                        continue
+                    }
+                    let inv = 1 / Float((ye - ys) * (xe - xs))
+                    let corner = UnsafeRawPointer(x + (ys * g.w + xs) * c), rowBytes = g.w &* c &* 4, tapBytes = c &* 4
+                    let (windowRows, windowColumns) = (ye - ys, xe - xs)
+                    for c0 in starts {
+                        var a = V(repeating: isMax ? -.infinity : 0)
+                        var r = corner + c0 &* 4
+                        for _ in 0..<windowRows {
+                            var q = r
+                            if isMax {
+                                for _ in 0..<windowColumns {
+                                    let v = q.loadUnaligned(as: V.self)
+                                    a = a.replacing(with: v, where: v .> a)
+                                    q += tapBytes
+                                }
+                            } else {
+                                for _ in 0..<windowColumns {
+                                    a += q.loadUnaligned(as: V.self)
+                                    q += tapBytes
+                                }
+                            }
+                            r += rowBytes
+                        }
+                        UnsafeMutableRawPointer(yp + c0).storeBytes(of: isMax ? a : a * inv, as: V.self)
+                    }
+                    if !starts.isEmpty { continue }
+                    for ch in 0..<c {
+                        var a: Float = isMax ? -.infinity : 0
+                        for iy in ys..<ye { for ix in xs..<xe { let v = x[(iy * g.w + ix) * c + ch]; a = isMax ? (v > a ? v : a) : a + v } }
+                        yp[ch] = isMax ? a : a * inv
+                    }
+                }
+            }
+        }
+    }
+
+    /// Depthwise convolution (multiplier 1) of one NHWC image: each tap adds a whole
+    /// channel vector, over the output columns where it lands inside the image.
+    static func depthwise3(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>) {
+        let c = g.c, rowLen = g.ow * c, taps = g.kh * g.kw
+        // Stride 1: a tap's input row segment is contiguous, so with each tap's weights
+        // repeated along the row, a tap is one flat multiply-add over (column, channel).
+        let flat = g.sw == 1 && g.dw == 1
+        var expanded = flat ? Scratch.uninitialized(taps * rowLen) : []
+        expanded.withUnsafeMutableBufferPointer { E in
+            let e = flat ? E.baseAddress : nil  // an empty array may still have an address
+            if let e { for t in 0..<taps { for ox in 0..<g.ow { (e + t * rowLen + ox * c).update(from: w + t * c, count: c) } } }
+            Scratch.parallelFor(g.oh, work: g.oh * rowLen * taps) { rows in
+                for oy in rows {
+                    let yr = y + oy * rowLen
+                    if let bias {
+                        bias.withUnsafeBufferPointer { B in for ox in 0..<g.ow { (yr + ox * c).update(from: B.baseAddress!, count: c) } }
+                    } else {
+                        yr.update(repeating: 0, count: rowLen)
+                    }
+                    for ky in 0..<g.kh {
+                        let iy = oy * g.sh - g.pt + ky * g.dh
+                        if iy < 0 || iy >= g.h { continue }
+                        for kx in 0..<g.kw {
+                            let cols = g.validColumns(kx: kx)
+                            if cols.isEmpty { continue }
+                            if let e {
+                                let xr = x + (iy * g.w + kx - g.pl) * c, wr = UnsafePointer(e + (ky * g.kw + kx) * rowLen)
+                                for j in (cols.lowerBound * c)..<(cols.upperBound * c) { yr[j] += xr[j] * wr[j] }
+                            } else {
+                                let wt = w + (ky * g.kw + kx) * c, off = kx * g.dw - g.pl
+                                for ox in cols {
+                                    let xp = x + (iy * g.w + ox * g.sw + off) * c, yp = yr + ox * c
+                                    for ch in 0..<c { yp[ch] += xp[ch] * wt[ch] }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Scratch.recycle(&expanded)
+    }
+
+    /// 3×3 depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image
+    /// with at least 8 channels: 8 channels at a time, their nine taps held in registers
+    /// while the block slides along an output row; the last block overlaps the one before
+    /// when the channel count is not a multiple of 8 (channels are independent, so the
+    /// overlap writes the same values twice). Bias and a clamp activation are applied before
+    /// the store.
+    @inline(never)
+    static func depthwise3x3(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?) {
+        typealias V = SIMD8<Float>
+        let c = g.c
+        let lo = V(repeating: clamp?.0 ?? -.infinity), hi = V(repeating: clamp?.1 ?? .infinity)
+        // Output columns whose three input columns all lie inside the image.
+        let inner = g.validColumns(kx: 0).clamped(to: g.validColumns(kx: 2))
+        @inline(__always) func ld(_ p: UnsafePointer<Float>) -> V { UnsafeRawPointer(p).loadUnaligned(as: V.self) }
+        let blocks = (c + 7) / 8
+        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * 9, threshold: Self.memoryBoundSplit) { rows in
+            for oy in rows {
+                let iy0 = oy * g.sh - g.pt
+                for blk in 0..<blocks {
+                    let ch = min(blk * 8, c - 8)
+                    let b0 = bias.map { b in b.withUnsafeBufferPointer { ld($0.baseAddress! + ch) } } ?? V()
+                    // Taps of rows outside the image are zero, so those rows add nothing.
+                    @inline(__always) func tap(_ t: Int) -> V { iy0 + t / 3 >= 0 && iy0 + t / 3 < g.h ? ld(w + t * c + ch) : V() }
+                    let w0 = tap(0), w1 = tap(1), w2 = tap(2), w3 = tap(3), w4 = tap(4), w5 = tap(5), w6 = tap(6), w7 = tap(7), w8 = tap(8)
+                    // Rows outside the image read row 0 instead (times zero weights).
+                    let r0 = x + ((0..<g.h).contains(iy0) ? iy0 : 0) * g.w * c + ch
+                    let r1 = x + ((0..<g.h).contains(iy0 + 1) ? iy0 + 1 : 0) * g.w * c + ch
+                    let r2 = x + ((0..<g.h).contains(iy0 + 2) ? iy0 + 2 : 0) * g.w * c + ch
+                    let yr = y + oy * g.ow * c + ch
+                    // Four output columns at a time: four independent accumulator chains
+                    // (one chain of nine dependent FMAs per column was latency-bound).
+                    @inline(__always) func one(_ ox: Int) -> V {
+                        let o = (ox * g.sw - g.pl) * c
+                        var a = b0
+                        a.addProduct(ld(r0 + o), w0); a.addProduct(ld(r0 + o + c), w1); a.addProduct(ld(r0 + o + 2 * c), w2)
+                        a.addProduct(ld(r1 + o), w3); a.addProduct(ld(r1 + o + c), w4); a.addProduct(ld(r1 + o + 2 * c), w5)
+                        a.addProduct(ld(r2 + o), w6); a.addProduct(ld(r2 + o + c), w7); a.addProduct(ld(r2 + o + 2 * c), w8)
+                        return a
+                    }
+                    var ox = inner.lowerBound
+                    while ox + 4 <= inner.upperBound {
+                        let v0 = one(ox), v1 = one(ox + 1), v2 = one(ox + 2), v3 = one(ox + 3)
+                        let yp = UnsafeMutableRawPointer(yr + ox * c), step = c * 4
+                        yp.storeBytes(of: Microkernel.clamp(v0, lo, hi), as: V.self)
+                        yp.storeBytes(of: Microkernel.clamp(v1, lo, hi), toByteOffset: step, as: V.self)
+                        yp.storeBytes(of: Microkernel.clamp(v2, lo, hi), toByteOffset: 2 * step, as: V.self)
+                        yp.storeBytes(of: Microkernel.clamp(v3, lo, hi), toByteOffset: 3 * step, as: V.self)
+                        ox += 4
+                    }
+                    while ox < inner.upperBound {
+                        UnsafeMutableRawPointer(yr + ox * c).storeBytes(of: Microkernel.clamp(one(ox), lo, hi), as: V.self)
+                        ox += 1
+                    }
+                    // The border columns, tap by tap.
+                    for ox in 0..<g.ow where !inner.contains(ox) {
+                        var a = b0
+                        for kx in 0..<3 {
+                            let ix = ox * g.sw - g.pl + kx
+                            if ix < 0 || ix >= g.w { continue }
+                            a.addProduct(ld(r0 + ix * c), tap(kx)); a.addProduct(ld(r1 + ix * c), tap(3 + kx)); a.addProduct(ld(r2 + ix * c), tap(6 + kx))
+                        }
+                        UnsafeMutableRawPointer(yr + ox * c).storeBytes(of: Microkernel.clamp(a, lo, hi), as: V.self)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A full convolution of one NHWC image (`g.c` input channels) into `outputs` channels:
+    /// bands of output rows over the workers, each in chunks whose im2col rows stay in L1,
+    /// multiplied by the packed filter through `Microkernel` (bias, residual and clamp in
+    /// its epilogue) — or, without one, by OpenBLAS with the bias added after (the clamp is
+    /// then the caller's). `im2col` holds oh·ow·K floats (nil for a 1×1, stride 1 filter).
+    static func convolve(
+        _ g: Window, x xb: UnsafePointer<Float>, filter packed: PackedFilter?, weights wAll: UnsafePointer<Float>, bias bf: [Float]?,
+        outputs oc: Int, y yAll: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?, residualChannels rc: Int,
+        clamp: (Float, Float)?, im2col cAll: UnsafeMutablePointer<Float>?
+    ) {
+        let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl)
+        let K = kh * kw * c, P = oh * ow
+        let direct = g.readsInputDirectly
+        #if FRAMEFLOW_AVX512
+            if let filter = packed, runsInPlace(g) {
+                return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp)
+            }
+            if takesShifted(g, residual: residual != nil) {
+                return shifted(g, x: xb, weights: wAll, bias: packed.map { Array($0.bias.prefix(oc)) } ?? bf, outputs: oc, y: yAll, clamp: clamp)
+            }
+        #endif
+        Scratch.parallelFor(oh, work: P * K * oc) { band in
+            // Chunks of output rows whose im2col rows (≤ 32 KB) stay in the L1 cache
+            // between being written and being multiplied.
+            let chunkRows = direct ? band.count : max(1, 8192 / max(1, ow * K))
+            for y0 in stride(from: band.lowerBound, to: band.upperBound, by: chunkRows) {
+                let chunk = y0..<min(y0 + chunkRows, band.upperBound)
+                var src = xb + y0 * ow * c
+                if !direct, let cAll {
+                    // im2col, one row per output pixel in the filter's (ky, kx, c) order.
+                    // Every chunk of a band reuses the band's first rows of the buffer, so
+                    // the rows written are the lines just read (walking the whole oh·ow·K
+                    // buffer wrote 1.2 MB of fresh lines per BlazeFace frame).
+                    let cp = cAll + band.lowerBound * ow * K
+                    for y in chunk { for xo in 0..<ow {
+                        var dst = cp + ((y - y0) * ow + xo) * K
+                        let ix0 = xo * sw - pl
+                        for ky in 0..<kh {
+                            let iy = y * sh - pt + ky * dh
+                            if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
+                                // The filter row lies inside the image: one copy.
+                                Microkernel.copy(dst, from: xb + (iy * wd + ix0) * c, count: kw * c)
+                                dst += kw * c
+                                continue
+                            }
+                            for kx in 0..<kw {
+                                let ix = xo * sw - pl + kx * dw
+                                if iy < 0 || iy >= h || ix < 0 || ix >= wd {
+                                    dst.update(repeating: 0, count: c)
+                                } else {
+                                    Microkernel.copy(dst, from: xb + (iy * wd + ix) * c, count: c)
+                                }
+                                dst += c
+                            }
+                        }
+                    } }
+                    src = UnsafePointer(cp)
+                }
+                let rows = chunk.count * ow
+                let yb = yAll + y0 * ow * oc
+                if let filter = packed {
+                    var e = GEMMEpilogue()
+                    if let r = residual {
+                        e.residual = r + y0 * ow * rc
+                        (e.residualStride, e.residualColumns) = (rc, rc)
+                    }
+                    filter.apply(rows: rows, a: src, lda: K, c: yb, ldc: oc, epilogue: e, clamp: clamp)
+                    continue
+                }
+                GEMM.multiply(m: rows, n: oc, k: K, a: src, lda: K, b: wAll, ldb: K, transB: true, c: yb, ldc: oc)
+                if let bf { for p in 0..<rows { for f in 0..<oc { yb[p * oc + f] += bf[f] } } }
+            }
+        }
+    }
+
+    #if FRAMEFLOW_AVX512
+        /// `ShiftedConvolution` on one NHWC image (bias and clamp added as its channel-major
+        /// result is transposed to NHWC), for layers whose few output channels would leave
+        /// the im2col tiles part empty.
+        static func shifted(
+            _ g: Window, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: [Float]?, outputs oc: Int, y: UnsafeMutablePointer<Float>,
+            clamp: (Float, Float)?
+        ) {
+            (bias ?? []).withUnsafeBufferPointer { B in
+                ShiftedConvolution.run(
+                    g, layout: .channelsLast, x: x, weights: weights, outputs: oc, y: y, bias: B.isEmpty ? nil : B.baseAddress,
+                    clamp: clamp ?? (-.infinity, .infinity))
+            }
+        }
+    #endif
+
+    /// Floats of im2col buffer `convolve` needs for `g` (none for a 1 × 1, stride-1 filter,
+    /// or where it runs without im2col); a buffer taken for nothing cost PP-OCR's first 3 × 3
+    /// layer the zeroing of 1.3 MB as the pool grew an array to that size.
+    static func im2colCount(_ g: Window, packed: Bool, residual: Bool = false) -> Int {
+        g.readsInputDirectly || packed && runsInPlace(g) || takesShifted(g, residual: residual) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
+    }
+
+    /// Whether `convolve` runs `shifted` (AVX-512 builds, no fused residual).
+    static func takesShifted(_ g: Window, residual: Bool) -> Bool {
+        ShiftedConvolution.built && !residual && ShiftedConvolution.fits(g)
+    }
+
+    /// Whether `convolve` with a packed filter runs `convolveInPlace` (AVX-512 builds): where a
+    /// filter row's run is long enough to pay for adding to C once per filter row.
+    static func runsInPlace(_ g: Window) -> Bool {
+        #if FRAMEFLOW_AVX512
+            return !g.readsInputDirectly && g.dw == 1 && g.ow >= 8 && g.kw * g.c >= 64
+        #else
+            return false
+        #endif
+    }
+
+    #if FRAMEFLOW_AVX512
+        /// A convolution without im2col (filters whose taps along a row are adjacent, `dw`
+        /// = 1): the input is copied once into a zero-bordered NHWC buffer, where the `kw · c`
+        /// values one filter row sees for output pixel (y, x) are one contiguous run, and the
+        /// run for (y, x + 1) starts `sw · c` floats later. So for each filter row `ky` the
+        /// input itself is a matrix A (row stride `sw · c`) and the output row is the sum over
+        /// `ky` of A·(that row's slice of the packed filter) — one `multiplyRows` call each,
+        /// adding to the output, the epilogue on the last. im2col wrote and re-read K floats
+        /// per output pixel (PP-OCR's 3 × 3 convolutions of 96 channels: 864, 1.3 MB per
+        /// layer, more than L1 holds between writing and reading).
+        static func convolveInPlace(
+            _ g: Window, x xb: UnsafePointer<Float>, filter: PackedFilter, y yAll: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
+            residualChannels rc: Int, clamp: (Float, Float)?
+        ) {
+            let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.pt, g.pl)
+            let oc = filter.outputs, K = kh * kw * c
+            // The bordered input: every tap of every output pixel lies inside it.
+            let hp = max(pt + h, (oh - 1) * sh + (kh - 1) * dh + 1), wp = max(pl + wd, (ow - 1) * sw + kw)
+            var padded = Scratch.filled(hp * wp * c)
+            padded.withUnsafeMutableBufferPointer { PB in
+                let pp = PB.baseAddress!
+                for y in 0..<h where y + pt >= 0 && y + pt < hp {
+                    // Columns that fall inside the buffer (a negative padding crops).
+                    let x0 = max(0, -pl), x1 = min(wd, wp - pl)
+                    if x1 > x0 { (pp + ((y + pt) * wp + x0 + pl) * c).update(from: xb + (y * wd + x0) * c, count: (x1 - x0) * c) }
+                }
+                let p = UnsafePointer(pp)
+                filter.weights.withUnsafeBufferPointer { W in filter.bias.withUnsafeBufferPointer { B in
+                    var last = GEMMEpilogue()
+                    last.columnBias = B.baseAddress
+                    if let clamp { (last.lower, last.upper) = clamp }
+                    if residual != nil { (last.residualStride, last.residualColumns) = (rc, rc) }
+                    Scratch.parallelFor(oh, work: oh * ow * K * oc) { band in
+                        for oy in band {
+                            var e = last
+                            e.residual = residual.map { $0 + oy * ow * rc }
+                            for ky in 0..<kh {
+                                let row = p + ((oy * sh + ky * dh) * wp) * c
+                                Microkernel.multiplyRows(
+                                    m: ow, n: oc, k: kw * c, a: row, lda: sw * c, b: W.baseAddress! + ky * kw * c * 16, panelK: K,
+                                    c: yAll + oy * ow * oc, ldc: oc, epilogue: ky == kh - 1 ? e : GEMMEpilogue(), accumulate: ky > 0)
+                            }
+                        }
+                    }
+                } }
+            }
+            Scratch.recycle(&padded)
+        }
+    #endif
+
+    /// TF's SAME/VALID padding: (output size, padding before).
+    static func padding(_ same: Bool, _ inSize: Int, _ k: Int, _ stride: Int, _ dil: Int) -> (Int, Int) {
+        let ek = (k - 1) * dil + 1
+        if same {
+            let out = (inSize + stride - 1) / stride
+            let total = max((out - 1) * stride + ek - inSize, 0)
+            return (out, total / 2)
+        }
+        return ((inSize - ek) / stride + 1, 0)
+    }
+}

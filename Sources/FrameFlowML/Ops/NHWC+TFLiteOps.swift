@@ -1,0 +1,204 @@
+import Foundation
+import FrameFlow
+
+/// The TFLite builtin operators, each on the NHWC kernels: one case per `TFLiteOperator`.
+extension NHWC {
+    static func run(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        let o = op.options
+        switch op.code {
+        case .conv2D, .depthwiseConv2D:
+            let x = try input(0), w = try input(1)
+            let bias = inputCount > 2 ? try? input(2) : nil
+            let depthwise = op.code == .depthwiseConv2D
+            let same = try o?.byte(0) == 0
+            let sw = Int(try o?.int(1) ?? 1), sh = Int(try o?.int(2) ?? 1)
+            let act = try op.activation(field: depthwise ? 4 : 3)
+            let dw = Int(try o?.int(depthwise ? 5 : 4, 1) ?? 1), dh = Int(try o?.int(depthwise ? 6 : 5, 1) ?? 1)
+            guard x.shape.count == 4, w.shape.count == 4 else { throw ModelError("conv needs 4-D input and filter") }
+            let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
+            let kh = w.shape[1], kw = w.shape[2]
+            let oc = depthwise ? w.shape[3] : w.shape[0]
+            // Strides and dilations from the file: 0 would divide by zero.
+            guard [sw, sh, dw, dh].allSatisfy({ $0 > 0 && $0 < 1 << 16 }), kh > 0, kw > 0 else {
+                throw ModelError("conv strides (\(sh), \(sw)), dilations (\(dh), \(dw)) or filter \(w.shape) out of range")
+            }
+            let (oh, pt) = padding(same, h, kh, sh, dh), (ow, pl) = padding(same, wd, kw, sw, dw)
+            guard oh > 0, ow > 0 else { throw ModelError("conv output \(oh) × \(ow) of input \(x.shape), filter \(w.shape)") }
+            _ = try Checked.elements([n, oh, ow, oc], "conv output")
+            _ = try Checked.elements([oh, ow, kh, kw, c], "conv im2col matrix")
+            let mult = depthwise ? oc / max(c, 1) : 1
+            guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
+            // The GEMM (beta 0) and depthwise paths write every output; the generic loop adds.
+            var out = Scratch.uninitialized(n * oh * ow * oc)
+            let xf = x.asFloats, wf = w.asFloats, bf = bias?.asFloats
+            if !depthwise && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+                let K = kh * kw * c, P = oh * ow
+                let packed = op.filter.flatMap { $0.k == K && $0.outputs == oc ? $0 : nil }
+                let residualTensor = try op.residual.map { try input($0) }
+                let rc = residualTensor?.shape.last ?? 0
+                if let r = residualTensor {
+                    guard packed != nil, r.isFloat, r.shape == [n, oh, ow, rc], r.floats.count == n * oh * ow * rc, rc <= oc else {
+                        throw ModelError("residual \(r.shape) does not fit the output [\(n), \(oh), \(ow), \(oc)]")
+                    }
+                }
+                let rf = residualTensor?.floats ?? []
+                let window = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                let colCount = NHWC.im2colCount(window, packed: packed != nil, residual: rc > 0)
+                var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)  // im2col writes every entry
+                rf.withUnsafeBufferPointer { R in
+                let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add
+                xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
+                    let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                    for b in 0..<n {
+                        convolve(
+                            g, x: X.baseAddress! + b * h * wd * c, filter: packed, weights: W.baseAddress!, bias: bf, outputs: oc,
+                            y: Y.baseAddress! + b * P * oc, residual: residual.map { $0 + b * P * rc }, residualChannels: rc,
+                            clamp: clampRange(act), im2col: C.baseAddress)
+                    }
+                } } } }
+                }
+                Scratch.recycle(&col)
+                if packed == nil || clampRange(act) == nil { activation(act, &out) }
+                return Tensor(shape: [n, oh, ow, oc], floats: out)
+            }
+            if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
+                let fast3x3 = kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8
+                xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
+                    let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                    for b in 0..<n {
+                        let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
+                        if fast3x3 {
+                            depthwise3x3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
+                        } else {
+                            depthwise3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb)
+                        }
+                    }
+                } } }
+                if !fast3x3 || clampRange(act) == nil { activation(act, &out) }  // depthwise3x3 clamps as it stores
+                return Tensor(shape: [n, oh, ow, oc], floats: out)
+            }
+            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
+                Y.update(repeating: 0)
+                for b in 0..<n { for y in 0..<oh { for xo in 0..<ow {
+                    let ybase = ((b * oh + y) * ow + xo) * oc
+                    for ky in 0..<kh {
+                        let iy = y * sh - pt + ky * dh
+                        if iy < 0 || iy >= h { continue }
+                        for kx in 0..<kw {
+                            let ix = xo * sw - pl + kx * dw
+                            if ix < 0 || ix >= wd { continue }
+                            let xbase = ((b * h + iy) * wd + ix) * c
+                            if depthwise {
+                                let wbase = (ky * kw + kx) * oc
+                                for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
+                            } else {
+                                for f in 0..<oc {
+                                    let wbase = ((f * kh + ky) * kw + kx) * c
+                                    var acc: Float = 0
+                                    for ch in 0..<c { acc += X[xbase + ch] * W[wbase + ch] }
+                                    Y[ybase + f] += acc
+                                }
+                            }
+                        }
+                    }
+                    if let bf { for f in 0..<oc { Y[ybase + f] += bf[f] } }
+                } } }
+            } } }
+            activation(act, &out)
+            return Tensor(shape: [n, oh, ow, oc], floats: out)
+        case .averagePool2D, .maxPool2D:
+            let x = try input(0)
+            let same = try o?.byte(0) == 0
+            let sw = Int(try o?.int(1) ?? 1), sh = Int(try o?.int(2) ?? 1)
+            let fw = Int(try o?.int(3) ?? 1), fh = Int(try o?.int(4) ?? 1)
+            let act = try op.activation(field: 5)
+            guard x.shape.count == 4, [sw, sh, fw, fh].allSatisfy({ $0 > 0 && $0 < 1 << 16 }) else {
+                throw ModelError("pool of input \(x.shape) with filter (\(fh), \(fw)), strides (\(sh), \(sw))")
+            }
+            let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
+            let (oh, pt) = padding(same, h, fh, sh, 1), (ow, pl) = padding(same, wd, fw, sw, 1)
+            guard oh > 0, ow > 0 else { throw ModelError("pool output \(oh) × \(ow) of input \(x.shape)") }
+            _ = try Checked.elements([n, oh, ow, c], "pool output")
+            var out = Scratch.filled(n * oh * ow * c, op.code == .maxPool2D ? -.infinity : 0)
+            let xf = x.asFloats
+            if !out.isEmpty && !xf.isEmpty {
+                let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: fh, kw: fw, sh: sh, sw: sw, dh: 1, dw: 1, pt: pt, pl: pl)
+                xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in
+                    for b in 0..<n { pool(g, max: op.code == .maxPool2D, x: X.baseAddress! + b * h * wd * c, y: Y.baseAddress! + b * oh * ow * c) }
+                } }
+                activation(act, &out)
+                return Tensor(shape: [n, oh, ow, c], floats: out)
+            }
+            for b in 0..<n { for y in 0..<oh { for xo in 0..<ow { for ch in 0..<c {
+                var m: Float = op.code == .maxPool2D ? -.infinity : 0
+                var count = 0
+                for ky in 0..<fh {
+                    let iy = y * sh - pt + ky
+                    if iy < 0 || iy >= h { continue }
+                    for kx in 0..<fw {
+                        let ix = xo * sw - pl + kx
+                        if ix < 0 || ix >= wd { continue }
+                        let v = xf[((b * h + iy) * wd + ix) * c + ch]
+                        if op.code == .maxPool2D { m = max(m, v) } else { m += v }
+                        count += 1
+                    }
+                }
+                out[((b * oh + y) * ow + xo) * c + ch] = op.code == .maxPool2D ? m : m / Float(max(count, 1))
+            } } } }
+            activation(act, &out)
+            return Tensor(shape: [n, oh, ow, c], floats: out)
+        case .add, .mul:
+            var t = try Ops.elementwise(op.code == .add ? "Add" : "Mul", try input(0), try input(1))
+            activation(try op.activation(field: 0), &t.floats)
+            return t
+        case .pad:
+            let x = try input(0), p = try input(1).asInts
+            var node = ONNXNode(name: "", opType: "Pad", domain: "", inputs: [], outputs: [], attributes: [:])
+            let r = x.shape.count
+            guard p.count == 2 * r else { throw ModelError("paddings \(p.count) for rank \(r)") }
+            node.attributes["mode"] = .string("constant")
+            let onnxPads = (0..<r).map { p[2 * $0] } + (0..<r).map { p[2 * $0 + 1] }
+            return try Ops.pad(node, [x, Tensor(shape: [2 * r], ints: onnxPads)], opset: 13)
+        case .reshape:
+            let x = try input(0)
+            var shape = try o?.ints(0).map { Int64($0) } ?? []
+            if inputCount > 1, let s = try? input(1) { shape = s.asInts }
+            if shape.isEmpty { shape = outShape.map { Int64($0) } }
+            return try Ops.reshape(x, shape, allowZero: true)
+        case .concatenation:
+            let ts = try (0..<inputCount).map { try input($0) }
+            var t = try Ops.concat(ts, axis: Int64(try o?.int(0) ?? 0))
+            activation(try op.activation(field: 1), &t.floats)
+            return t
+        case .dequantize:  // float16 → float32 here; weights were widened at load
+            let x = try input(0)
+            return Tensor(shape: x.shape, floats: x.asFloats)
+        case .fullyConnected:
+            let x = try input(0), w = try input(1)
+            guard w.shape.count == 2, w.shape[1] > 0 else { throw ModelError("fully connected weights \(w.shape) are not a matrix") }
+            let k = w.shape[1], outN = w.shape[0]
+            guard x.count % k == 0 else { throw ModelError("input \(x.shape) does not fit weights \(w.shape)") }
+            let rows = x.count / k
+            var y = try Ops.matmul(Tensor(shape: [rows, k], floats: x.asFloats), Ops.transpose(w, [1, 0]))
+            if inputCount > 2, let b = try? input(2) { y = try Ops.elementwise("Add", y, b) }
+            activation(try op.activation(field: 0), &y.floats)
+            if try o?.byte(2) ?? 0 != 0 { y.shape = Array(x.shape.dropLast()) + [outN] }
+            return y
+        case .softmax:
+            let x = try input(0)
+            let beta = try o?.float(0, 1) ?? 1
+            var node = ONNXNode(name: "", opType: "Softmax", domain: "", inputs: [], outputs: [], attributes: [:])
+            node.attributes["axis"] = .int(-1)
+            return try Ops.softmax(beta == 1 ? x : Ops.map(x) { $0 * beta }, node, opset: 13, log: false)
+        case .logistic:
+            let x = try input(0)
+            return Tensor(shape: x.shape, floats: Ops.exponential(x.asFloats, sigmoid: true))
+        case .relu, .relu6:  // the fused-activation loops
+            var t = try input(0)
+            t.floats = t.asFloats
+            t.type = .float32
+            activation(op.code == .relu ? 1 : 3, &t.floats)
+            return t
+        }
+    }
+}

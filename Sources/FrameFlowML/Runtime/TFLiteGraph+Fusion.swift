@@ -1,0 +1,107 @@
+import Foundation
+import FrameFlow
+
+/// The passes run at load, after decoding: activations, dequantised weights, packed filters
+/// and residual additions folded into the ops before them.
+extension TFLiteGraph {
+    /// For the fusion passes: how many ops read each tensor, which op writes it, and the
+    /// graph's outputs (which must stay).
+    private func dataflow() -> (readers: [Int: Int], producer: [Int: Int], graphOutputs: Set<Int>) {
+        var readers: [Int: Int] = [:], producer: [Int: Int] = [:]
+        for (k, op) in ops.enumerated() {
+            for i in op.inputs where i >= 0 { readers[i, default: 0] += 1 }
+            for o in op.outputs { producer[o] = k }
+        }
+        return (readers, producer, Set(outputs))
+    }
+
+    private mutating func removeOps(_ removed: Set<Int>) {
+        ops = ops.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
+    /// Fuses each RELU/RELU6 into the op before it when that op has no activation of its own
+    /// and the RELU is the only reader of its output: one pass over the tensor instead of two.
+    mutating func fuseActivations() {
+        let (readers, producer, graphOutputs) = dataflow()
+        var removed = Set<Int>()
+        let field: [TFLiteOperator: Int] = [.add: 0, .conv2D: 3, .depthwiseConv2D: 4, .mul: 0, .fullyConnected: 0]
+        for (k, op) in ops.enumerated() where op.code == .relu || op.code == .relu6 {
+            guard let i = op.inputs.first, i >= 0, readers[i] == 1, !graphOutputs.contains(i), let p = producer[i],
+                ops[p].outputs == [i], let f = field[ops[p].code], ops[p].fusedActivation == nil,
+                (try? ops[p].options?.byte(f) ?? 0) == 0
+            else { continue }
+            ops[p].fusedActivation = op.code == .relu ? 1 : 3
+            ops[p].outputs = op.outputs
+            removed.insert(k)
+        }
+        removeOps(removed)
+    }
+
+    /// DEQUANTIZE of a constant (float16 weights, widened when read) is a constant: its
+    /// output joins the constants and the op goes, instead of copying weights every run.
+    mutating func foldDequantize() {
+        ops = ops.filter { op in
+            guard op.code == .dequantize, op.inputs.count == 1, op.outputs.count == 1, let c = constants[op.inputs[0]], c.isFloat else { return true }
+            constants[op.outputs[0]] = Tensor(shape: c.shape, floats: c.asFloats)
+            return false
+        }
+    }
+
+    /// Lays out the constant filters of CONV_2D for `Microkernel` (FULLY_CONNECTED runs
+    /// through `Ops.matmul` and does not read one).
+    mutating func packFilters() {
+        for k in ops.indices where ops[k].code == .conv2D {
+            let op = ops[k]
+            guard op.inputs.count >= 2, let w = constants[op.inputs[1]], w.isFloat, w.shape.count == 4, w.count > 0 else { continue }
+            var bias: [Float]? = nil
+            if op.inputs.count > 2, op.inputs[2] >= 0 {
+                guard let b = constants[op.inputs[2]], b.isFloat, b.count == w.shape[0] else { continue }
+                bias = b.asFloats
+            }
+            ops[k].filter = PackedFilter(outputsByInputs: w.asFloats, outputs: w.shape[0], bias: bias)
+        }
+    }
+
+    /// Fuses `ADD(CONV_2D(…), r)` — and `ADD(CONV_2D(…), PAD(r))` where the PAD only adds
+    /// zero channels at the end — into the convolution, which adds `r` as it stores each
+    /// tile (BlazeFace's blocks: the separate PAD and ADD passes over the tensor go).
+    mutating func fuseResiduals() {
+        let (readers, producer, graphOutputs) = dataflow()
+        var removed = Set<Int>()
+        for (k, add) in ops.enumerated() where add.code == .add && add.inputs.count == 2 && add.outputs.count == 1 {
+            guard let act = try? add.activation(field: 0), act == 0 || NHWC.clampRange(act) != nil else { continue }
+            for side in 0..<2 {
+                let ci = add.inputs[side], other = add.inputs[1 - side]
+                guard ci >= 0, other >= 0, readers[ci] == 1, !graphOutputs.contains(ci), let p = producer[ci], !removed.contains(p),
+                    ops[p].code == .conv2D, ops[p].filter != nil, ops[p].residual == nil, ops[p].outputs == [ci],
+                    ops[p].fusedActivation == nil, (try? ops[p].options?.byte(3) ?? 0) == 0
+                else { continue }
+                let outShape = tensors[ci].shape
+                guard outShape.count == 4, tensors[add.outputs[0]].shape == outShape else { continue }
+                var residual = other, padOp: Int? = nil
+                if let q = producer[other], ops[q].code == .pad, readers[other] == 1, !graphOutputs.contains(other),
+                    ops[q].inputs.count == 2, let pads = constants[ops[q].inputs[1]]?.asInts, pads.count == 8,
+                    pads.dropLast().allSatisfy({ $0 == 0 }), ops[q].inputs[0] >= 0
+                {
+                    residual = ops[q].inputs[0]
+                    padOp = q
+                }
+                let rs = tensors[residual].shape
+                // The residual must exist before the convolution runs.
+                guard rs.count == 4, Array(rs.prefix(3)) == Array(outShape.prefix(3)), rs[3] <= outShape[3],
+                    padOp != nil || rs == outShape, tensors[residual].type == .float32,
+                    producer[residual].map({ $0 < p }) ?? true
+                else { continue }
+                while ops[p].inputs.count < 3 { ops[p].inputs.append(-1) }
+                ops[p].inputs.append(residual)
+                ops[p].residual = ops[p].inputs.count - 1
+                ops[p].outputs = add.outputs
+                if act != 0 { ops[p].fusedActivation = act }
+                removed.insert(k)
+                if let q = padOp { removed.insert(q) }
+                break
+            }
+        }
+        removeOps(removed)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import FrameFlow
+
+extension TFLiteGraph {
+    /// Runs the ops in order on `feeds` (by tensor index); returns the graph outputs by index.
+    func run(_ feeds: [Int: Tensor], timing: Model.Timing? = nil) throws -> [Int: Tensor] {
+        var values = constants
+        for (k, v) in feeds { values[k] = v }
+        for (k, op) in ops.enumerated() {
+            func input(_ i: Int) throws -> Tensor {
+                guard i < op.inputs.count, op.inputs[i] >= 0, let t = values[op.inputs[i]] else {
+                    throw ModelError("operator \(k) (\(op.code.name)): input \(i) is missing")
+                }
+                return t
+            }
+            let out: Tensor
+            do {
+                let start = timing == nil ? 0 : monotonicNanoseconds()
+                out = try NHWC.run(op, input, inputCount: op.inputs.count, outShape: tensors[op.outputs[0]].shape)
+                if let timing {
+                    let ns = monotonicNanoseconds() - start
+                    timing(op.code.name, { "#\(k) \(tensors[op.outputs[0]].shape)" }, ns)
+                }
+            } catch let e as ModelError {
+                throw ModelError("operator \(k) (\(op.code.name)): \(e.message)")
+            }
+            values[op.outputs[0]] = out
+            for i in lastUses[k] where !op.outputs.contains(i) {
+                if var t = values.removeValue(forKey: i) { Scratch.recycle(&t.floats) }
+            }
+        }
+        var result: [Int: Tensor] = [:]
+        for o in outputs { result[o] = values[o] }
+        return result
+    }
+}
