@@ -152,9 +152,7 @@ public final class GraphRunner {
         }
         graph.isTracing = options.trace != nil
         var sides: [String: any Sendable] = [:]
-        for (k, v) in options.sidePackets {
-            if let i = Int(v) { sides[k] = i } else if let d = Double(v) { sides[k] = d } else if v == "true" || v == "false" { sides[k] = v == "true" } else { sides[k] = v }
-        }
+        for (k, v) in options.sidePackets { sides[k] = try Self.sidePacketValue(v, name: k, types: graph.inputSidePacketTypes(named: k)) }
         try graph.start(sidePackets: sides)
         try graph.waitUntilIdle()
 
@@ -215,6 +213,41 @@ public final class GraphRunner {
                     throw MediaError(.invalidArgument, output, "is also an input (\(input)): it would be overwritten while it is read; write to another file")
                 }
             }
+        }
+    }
+
+    /// `text` as the type the nodes reading side packet `name` declare (Int, Int32, Float,
+    /// Double, Bool, String); for untyped ports the first of Int, Double, Bool that parses,
+    /// else the text.
+    public static func sidePacketValue(_ text: String, name: String, types: [PayloadType]) throws -> any Sendable {
+        func bad(_ what: String) -> MediaError {
+            MediaError(.invalidArgument, "--side \(name)=\(text)", "the graph reads '\(name)' as \(what), and '\(text)' is not one")
+        }
+        switch types.first(where: { $0 != .any }) {
+        case .of(Int.self)?:
+            guard let v = Int(text) else { throw bad("an integer (Int)") }
+            return v
+        case .of(Int32.self)?:
+            guard let v = Int32(text) else { throw bad("an integer (Int32)") }
+            return v
+        case .of(Double.self)?:
+            guard let v = Double(text) else { throw bad("a number (Double)") }
+            return v
+        case .of(Float.self)?:
+            guard let v = Float(text) else { throw bad("a number (Float)") }
+            return v
+        case .of(Bool.self)?:
+            switch text.lowercased() {
+            case "true", "1": return true
+            case "false", "0": return false
+            default: throw bad("true or false (Bool)")
+            }
+        case .of(String.self)?: return text
+        default:
+            if let i = Int(text) { return i }
+            if let d = Double(text) { return d }
+            if text == "true" || text == "false" { return text == "true" }
+            return text
         }
     }
 

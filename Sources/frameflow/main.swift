@@ -16,7 +16,7 @@ let usage = """
                 [--side NAME=VALUE]... [--frames N] [--realtime] [--max-frames-in-flight N]
                 [--stats] [--trace FILE] [--pixel-format rgba8|nv12|…] [--crf N] [--bitrate N]
                 [--preset P] [--size WxH] [--fps N] [--rotate 0|90|180|270] [--mirror]
-                [--timeout SECONDS] [--max-image-pixels N]
+                [--timeout SECONDS] [--max-image-pixels N] [--resource-root DIR]
                                   run a graph on media: SRC is a file, URL, /dev/videoN, image,
                                   frames/%04d.png or testsrc[:WxH@FPS]; DST is a video or image
                                   file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file, null,
@@ -72,7 +72,8 @@ args.removeFirst()
 }
 
 /// `--subgraph FILE` (named by its `type:`), `--subgraph NAME=FILE` and `--graph-path DIR`
-/// register subgraphs before a graph is loaded.
+/// register subgraphs before a graph is loaded; `--resource-root DIR` is where relative
+/// paths in options are looked up.
 @MainActor func registerSubgraphOptions() throws {
     while let s = option("--subgraph") {
         if let eq = s.firstIndex(of: "="), !s[..<eq].contains("/") {
@@ -82,6 +83,11 @@ args.removeFirst()
         }
     }
     while let d = option("--graph-path") { try registry.registerSubgraphs(inDirectory: d) }
+    if let r = option("--resource-root") {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: r, isDirectory: &isDir), isDir.boolValue else { fail("--resource-root \(r): no such folder", code: 2) }
+        ResourcePaths.root = r
+    }
 }
 
 @MainActor func flag(_ name: String) -> Bool {

@@ -65,6 +65,23 @@ import Testing
         #expect(r.status == 0 && r.out.contains("frames in: 3, frames out: 3"), "\(r.err)")
     }
 
+    @Test func relativeOptionPathsResolveUnderTheResourceRoot() throws {
+        let graph = MediaFixtures.path("haar_relative.pbtxt")
+        try """
+            input_stream: "input_video"
+            output_stream: "detections"
+            node { calculator: "HaarCascadeDetectorCalculator" input_stream: "IMAGE:input_video" output_stream: "DETECTIONS:detections"
+              options { [mediapipe.HaarCascadeDetectorCalculatorOptions.ext] { cascade_path: "haarcascades/haarcascade_frontalface_alt.xml" } } }
+            """.write(toFile: graph, atomically: true, encoding: .utf8)
+        let args = ["run", graph, "--input", "testsrc:64x48@10", "--frames", "2", "--output", "null"]
+        let rooted = try run(args + ["--resource-root", "/usr/share/opencv4"])
+        #expect(rooted.status == 0, "\(rooted.err)")
+        let unrooted = try run(args)
+        #expect(unrooted.status == 1 && unrooted.err.contains("haarcascades/haarcascade_frontalface_alt.xml"), "\(unrooted.err)")
+        let missing = try run(args + ["--resource-root", "/nonexistent-root"])
+        #expect(missing.status == 2 && missing.err.contains("no such folder"))
+    }
+
     @Test func runPrintsTheSummary() throws {
         let out = MediaFixtures.path("cli.mp4")
         let r = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:96x64@25", "--frames", "20", "--output", out, "--stats", "--trace", MediaFixtures.path("trace.json")])

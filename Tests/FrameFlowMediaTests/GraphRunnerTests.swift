@@ -142,6 +142,16 @@ func edgeGraph() throws -> Graph {
         #expect(e?.description.contains("no input side packet 'threshold' (it has none)") == true, "\(String(describing: e))")
     }
 
+    @Test func sidePacketTextBecomesTheDeclaredType() throws {
+        #expect(try GraphRunner.sidePacketValue("3", name: "n", types: [.of(Int.self)]) as? Int == 3)
+        #expect(try GraphRunner.sidePacketValue("1", name: "b", types: [.any, .of(Bool.self)]) as? Bool == true)
+        #expect(try GraphRunner.sidePacketValue("0.5", name: "f", types: [.of(Float.self)]) as? Float == 0.5)
+        #expect(try GraphRunner.sidePacketValue("007", name: "s", types: [.of(String.self)]) as? String == "007", "a string port keeps the text")
+        #expect(try GraphRunner.sidePacketValue("007", name: "u", types: []) as? Int == 7, "untyped: the first parse that fits")
+        let e = #expect(throws: MediaError.self) { try GraphRunner.sidePacketValue("abc", name: "n", types: [.of(Int.self)]) }
+        #expect(e?.description == "--side n=abc: the graph reads 'n' as an integer (Int), and 'abc' is not one")
+    }
+
     @Test func truncatedInputStillFinalizesTheOutput() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: try MediaFixtures.clip()))
         let cut = MediaFixtures.path("cut_for_run.mp4")

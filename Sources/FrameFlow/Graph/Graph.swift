@@ -231,6 +231,16 @@ public final class Graph: Sendable {
         rt?.setPendingOptions(options, node: i)
     }
 
+    /// The payload types the nodes reading input side packet `name` declare for it (for
+    /// converting a value given as text, such as `frameflow run --side NAME=VALUE`).
+    public func inputSidePacketTypes(named name: String) -> [PayloadType] {
+        resolved.nodes.flatMap { n in
+            n.config.inputSidePackets.filter { $0.name == name }.compactMap { ref in
+                n.contract.inputSidePackets.first { $0.tag == ref.tag }?.type
+            }
+        }
+    }
+
     /// The options node `node` runs with: decoded from the graph file, or the latest
     /// given to `setOptions`.
     public func options(ofNode node: String) -> (any CalculatorOptions)? {

@@ -47,13 +47,13 @@ public final class HaarCascadeDetectorCalculator: Calculator {
 
     public func update(options: Options) throws {
         if options.cascadePath != self.options.cascadePath {
-            detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: options.cascadePath))
+            detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: ResourcePaths.resolve(options.cascadePath)))
         }
         self.options = options
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: options.cascadePath))
+        detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: ResourcePaths.resolve(options.cascadePath)))
     }
 
     public func process(_ cc: CalculatorContext) throws {

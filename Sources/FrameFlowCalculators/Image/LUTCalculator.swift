@@ -54,7 +54,7 @@ public final class LUTCalculator: ImageFilterCalculator {
 
     public func update(options: Options) throws {
         guard (0...1).contains(options.intensity) else { throw GraphError(.invalidOption, "intensity must be in 0…1") }
-        if options.lutPath != self.options.lutPath, !options.lutPath.isEmpty { lut = try CubeLUT(contentsOfFile: options.lutPath) }
+        if options.lutPath != self.options.lutPath, !options.lutPath.isEmpty { lut = try CubeLUT(contentsOfFile: ResourcePaths.resolve(options.lutPath)) }
         self.options = options
     }
 
@@ -63,7 +63,7 @@ public final class LUTCalculator: ImageFilterCalculator {
             lut = try cc.sidePacket("LUT", as: CubeLUT.self)  // a wrong type names the side packet
         } else {
             guard !options.lutPath.isEmpty else { throw GraphError(.invalidOption, "set lut_path or the LUT side packet") }
-            lut = try CubeLUT(contentsOfFile: options.lutPath)
+            lut = try CubeLUT(contentsOfFile: ResourcePaths.resolve(options.lutPath))
         }
     }
 
