@@ -10,6 +10,7 @@ let package = Package(
     targets: [
         .target(name: "FuzzSupport"),
         .executableTarget(name: "fuzz-graph", dependencies: ["FuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-binarygraph", dependencies: ["FuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-cube", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-cascade", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),

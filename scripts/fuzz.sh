@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one FrameFlow parser with libFuzzer + AddressSanitizer, seeded with real files.
-#   scripts/fuzz.sh graph|cube|cascade|onnx|tflite SECONDS
+#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite SECONDS
 # Stops on the first crash, hang over 1 s or allocation over 1 GiB; the input is saved under
 # .build/fuzz/TARGET/findings/ (commit it as a regression test under Tests/Fixtures/fuzz/).
 # -max_len is the largest seed's size (at least 4096), so no seed is cut; FUZZ_MAX_LEN
@@ -8,10 +8,10 @@
 # that log without libFuzzer's progress lines (so a sanitizer report comes out whole), then
 # the number of executions. Exits non-zero when the fuzzer found something.
 set -euo pipefail
-target=${1:?target: graph|cube|cascade|onnx|tflite}
+target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
-case "$target" in graph|cube|cascade|onnx|tflite) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in graph|binarygraph|cube|cascade|onnx|tflite) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 work=.build/fuzz/$target
 corpus=$work/corpus
 mkdir -p "$corpus" "$work/findings"
@@ -24,6 +24,8 @@ fi
 bin=$(swift build --package-path Fuzz -c release --show-bin-path 2>/dev/null)/fuzz-$target
 case "$target" in
     graph) cp Graphs/*.pbtxt "$corpus"/ ;;
+    binarygraph) # MediaPipe's compiled graphs from the wheel (scripts/setup.sh test extracts them).
+                 find .build/fixtures/mediapipe -name '*.binarypb' -exec cp {} "$corpus"/ \; 2>/dev/null || true ;;
     cube) cp Tests/Fixtures/luts/*.cube "$corpus"/ ;;
     cascade) # LBP, new-format Haar and old-format Haar cascades, the smallest of each kind.
              for f in lbpcascades/lbpcascade_frontalface_improved.xml haarcascades/haarcascade_russian_plate_number.xml \

@@ -151,15 +151,44 @@ public struct GraphConfig: Sendable {
 
     public init() {}
 
-    /// Reads a graph from its text-format file.
-    public init(contentsOfFile path: String) throws {
+    /// Reads a graph file: MediaPipe's text format (`.pbtxt`), or a serialized
+    /// `CalculatorGraphConfig` (`.binarypb`, or any file that cannot be text), which decodes to
+    /// the same config as its text form. Binary options are decoded with
+    /// `ProtoSchemaRegistry.shared` and the options schemas of `registry`'s calculators.
+    public init(contentsOfFile path: String, registry: CalculatorRegistry? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw GraphError(.syntax, "cannot read graph file", location: SourceLocation(file: path, line: 0, column: 0))
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw GraphError(.syntax, "graph file is not UTF-8 text", location: SourceLocation(file: path, line: 1, column: 1))
+        let bytes = [UInt8](data)
+        if path.hasSuffix(".binarypb") {
+            try self.init(binary: bytes, file: path, registry: registry)
+        } else if BinaryGraph.looksBinary(bytes) {
+            do {
+                try self.init(binary: bytes, file: path, registry: registry)
+            } catch let e as GraphError where String(validating: bytes, as: UTF8.self) == nil && e.kind == .syntax {
+                // Neither: say both, so that a text file with a stray byte is not reported as
+                // a broken binary only.
+                throw GraphError(
+                    .syntax, "graph file is neither UTF-8 text nor a binary CalculatorGraphConfig (read as binary: \(e.message))",
+                    location: e.location)
+            }
+        } else {
+            try self.init(parsing: String(decoding: bytes, as: UTF8.self), file: path)
         }
-        try self.init(parsing: text, file: path)
+    }
+
+    /// Decodes a serialized `CalculatorGraphConfig` (MediaPipe's `.binarypb`): the same config
+    /// as the graph's text form. Options, `node_options` and `graph_options` are decoded with
+    /// `ProtoSchemaRegistry.shared` and the options schemas of `registry`'s calculators; a type
+    /// without a schema, and corrupt or truncated bytes, are errors naming `file` and the byte.
+    public init(binary bytes: [UInt8], file: String? = nil, registry: CalculatorRegistry? = nil) throws {
+        var schemas = ProtoSchemaRegistry.shared
+        if let registry {
+            schemas = ProtoSchemaRegistry(copying: .shared)
+            schemas.register(calculatorsIn: registry)
+        }
+        try self.init(message: try BinaryGraph.decode(bytes, file: file, schemas: schemas))
+        self.file = file
     }
 
     /// Parses a graph from MediaPipe's `CalculatorGraphConfig` text format.

@@ -19,6 +19,9 @@ public protocol CalculatorOptions: Codable, Sendable {
     /// The protobuf type name graph files use for these options
     /// (`mediapipe.FlowLimiterCalculatorOptions`), or `nil` to accept any name.
     static var typeName: String? { get }
+    /// MediaPipe's protobuf field numbers for these options (`typeName`'s message), so binary
+    /// graphs (`.binarypb`) decode them; `nil` (the default) if they have none.
+    static var protoSchema: ProtoSchema? { get }
     /// Throws `GraphError(.invalidOption)` naming the field when a value is out of range.
     /// The graph calls it when it is built (and so `frameflow validate`), before the
     /// calculator's `init`, and before `update(options:)` while running: calculators get
@@ -28,6 +31,7 @@ public protocol CalculatorOptions: Codable, Sendable {
 
 extension CalculatorOptions {
     public static var typeName: String? { nil }
+    public static var protoSchema: ProtoSchema? { nil }
     public func validate() throws {}
 
     /// `validate()`, its error naming `node` and the place the options are written.
