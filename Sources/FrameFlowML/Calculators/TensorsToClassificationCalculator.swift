@@ -1,18 +1,6 @@
 import Foundation
 import FrameFlow
 
-/// One class of a classifier's answer.
-public struct Classification: Sendable, Hashable, Codable {
-    public var index: Int
-    public var score: Double
-    public var label: String?
-    public init(index: Int, score: Double, label: String? = nil) {
-        self.index = index
-        self.score = score
-        self.label = label
-    }
-}
-
 /// As a `.jsonl` line: the best class's `label` (or its index as text), `score` and `index`,
 /// and `classifications` with the whole list when there is more than one; an empty list
 /// (nothing over the threshold) is `"classifications": []`.

@@ -1,0 +1,70 @@
+/// MediaPipe's `LocationData`: where a detection is, as an absolute box (pixels), a relative
+/// box (fractions of the image) and relative keypoints.
+public struct LocationData: Sendable, Hashable, Codable {
+    /// Which of the boxes is the detection's own.
+    public enum Format: String, Sendable, Codable {
+        case global = "GLOBAL", boundingBox = "BOUNDING_BOX", relativeBoundingBox = "RELATIVE_BOUNDING_BOX", mask = "MASK"
+    }
+
+    /// A box in pixels.
+    public struct BoundingBox: Sendable, Hashable, Codable {
+        public var xmin: Int
+        public var ymin: Int
+        public var width: Int
+        public var height: Int
+        public init(xmin: Int, ymin: Int, width: Int, height: Int) {
+            self.xmin = xmin
+            self.ymin = ymin
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// A box in fractions of the image's width and height.
+    public struct RelativeBoundingBox: Sendable, Hashable, Codable {
+        public var xmin: Double
+        public var ymin: Double
+        public var width: Double
+        public var height: Double
+        public init(xmin: Double, ymin: Double, width: Double, height: Double) {
+            self.xmin = xmin
+            self.ymin = ymin
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// A keypoint in fractions of the image's width and height.
+    public struct RelativeKeypoint: Sendable, Hashable, Codable {
+        public var x: Double
+        public var y: Double
+        public var keypointLabel: String?
+        public var score: Double?
+        public init(x: Double, y: Double, keypointLabel: String? = nil, score: Double? = nil) {
+            self.x = x
+            self.y = y
+            self.keypointLabel = keypointLabel
+            self.score = score
+        }
+        enum CodingKeys: String, CodingKey { case x, y, keypointLabel = "keypoint_label", score }
+    }
+
+    public var format: Format
+    public var boundingBox: BoundingBox?
+    public var relativeBoundingBox: RelativeBoundingBox?
+    public var relativeKeypoints: [RelativeKeypoint]
+
+    public init(
+        format: Format, boundingBox: BoundingBox? = nil, relativeBoundingBox: RelativeBoundingBox? = nil,
+        relativeKeypoints: [RelativeKeypoint] = []
+    ) {
+        self.format = format
+        self.boundingBox = boundingBox
+        self.relativeBoundingBox = relativeBoundingBox
+        self.relativeKeypoints = relativeKeypoints
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case format, boundingBox = "bounding_box", relativeBoundingBox = "relative_bounding_box", relativeKeypoints = "relative_keypoints"
+    }
+}
