@@ -225,6 +225,13 @@ func canonical(_ m: TextMessage) -> String {
         #expect(binary.nodes[1].inputPolicy == .syncSets([["IMAGE"]]))
     }
 
+    @Test func fuzzSeedIsThisGraph() throws {
+        // Tests/Fixtures/fuzz/binarygraph/frameflow-options.binarypb seeds the fuzzer with
+        // FrameFlow's options and both handlers' options: the same bytes as here.
+        let seed = try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("fuzz/binarygraph/frameflow-options.binarypb")))
+        #expect([UInt8](seed) == Self.frameFlowBinary)
+    }
+
     @Test func calculatorsSchemasComeFromTheRegistry() throws {
         // Without the calculators' registry, their options extension is unknown: an error
         // naming the extension and the file, not a silent drop.

@@ -285,7 +285,7 @@ private struct Decoder {
                 }
                 guard number >= 20000 else { throw error("unknown field \(number) (wire type \(wire)) in \(container)", at: at) }
                 guard let schema = schemas.schema(extension: number) else {
-                    throw error(.unknownOption, "unknown options extension \(number) in \(container): no protobuf schema is registered for it (ProtoSchemaRegistry)", at: at)
+                    throw error(.unknownOption, "unknown options extension \(number) in \(container): no protobuf schema is registered for it (pass the calculators' registry, or register its ProtoSchema with ProtoSchemaRegistry)", at: at)
                 }
                 guard wire == 2 else { throw error("extension [\(schema.name).ext] (\(number)) has wire type \(wire), expected 2", at: at) }
                 let v = r.pos
@@ -331,7 +331,7 @@ private struct Decoder {
         guard let url, !url.isEmpty else { throw error("google.protobuf.Any without a type_url", at: range.lowerBound) }
         let typeName = url.split(separator: "/").last.map(String.init) ?? url
         guard let schema = schemas.schema(named: typeName) else {
-            throw error(.unknownOption, "unknown options type '\(typeName)' (type URL '\(url)'): no protobuf schema is registered for it (ProtoSchemaRegistry)", at: range.lowerBound)
+            throw error(.unknownOption, "unknown options type '\(typeName)' (type URL '\(url)'): no protobuf schema is registered for it (pass the calculators' registry, or register its ProtoSchema with ProtoSchemaRegistry)", at: range.lowerBound)
         }
         let body = try message(value, schema)
         let field = TextField(name: url, isExtension: true, value: TextValue(.message(body), at: location(valueAt)), location: location(range.lowerBound))
