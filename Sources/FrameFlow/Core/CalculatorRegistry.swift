@@ -37,6 +37,8 @@ public final class CalculatorRegistry: Sendable {
             e[type.name] = CalculatorTypeBox(type)
             for a in aliases { e[a] = CalculatorTypeBox(type) }
         }
+        // Binary graphs decode this calculator's options by its proto field numbers.
+        ProtoSchemaRegistry.shared.register(optionsOf: type)
     }
 
     /// The calculator registered as `name`.
@@ -68,10 +70,10 @@ public final class CalculatorRegistry: Sendable {
         try registerSubgraph(try GraphConfig(contentsOfFile: path), as: name)
     }
 
-    /// Registers every graph file in `directory` (`.pbtxt`) that declares a `type:`.
+    /// Registers every graph file in `directory` (`.pbtxt`, `.binarypb`) that declares a `type:`.
     public func registerSubgraphs(inDirectory directory: String) throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        for file in names where file.hasSuffix(".pbtxt") {
+        for file in names where file.hasSuffix(".pbtxt") || file.hasSuffix(".binarypb") {
             let config = try GraphConfig(contentsOfFile: (directory as NSString).appendingPathComponent(file))
             if config.type != nil { try registerSubgraph(config) }
         }

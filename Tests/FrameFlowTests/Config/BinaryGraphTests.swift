@@ -232,13 +232,20 @@ func canonical(_ m: TextMessage) -> String {
         #expect([UInt8](seed) == Self.frameFlowBinary)
     }
 
-    @Test func calculatorsSchemasComeFromTheRegistry() throws {
-        // Without the calculators' registry, their options extension is unknown: an error
-        // naming the extension and the file, not a silent drop.
-        let e = try #require(throws: GraphError.self) { try GraphConfig(binary: Self.frameFlowBinary, file: "small.binarypb") }
-        #expect(e.kind == .unknownOption)
-        #expect(e.description.hasPrefix("small.binarypb:0:"))
-        #expect(e.message.contains("326963320"))
+    @Test func registeredCalculatorsOptionsDecodeFromAFile() throws {
+        // Registering a calculator registers its options' schema, so a binary file with its
+        // options loads through Graph(contentsOfFile:) as frameflow's commands load it.
+        let registry = CalculatorRegistry([FlowLimiterCalculator.self, ImageTransformationCalculator.self, ImageCroppingCalculator.self])
+        let g = try Graph(contentsOfFile: RepositoryFiles.fixture("fuzz/binarygraph/frameflow-options.binarypb"), registry: registry)
+        #expect((g.options(ofNode: "limiter") as? FlowLimiterCalculator.Options)?.maxInFlight == 3)
+        // An options extension nobody registered is an error naming it and the file.
+        var w = Wire()
+        w.message(1) { n in
+            n.string(2, "FlowLimiterCalculator")
+            n.message(7) { o in o.message(99_998) { f in f.int(1, 1) } }
+        }
+        let e = try #require(throws: GraphError.self) { try GraphConfig(binary: w.bytes, file: "small.binarypb") }
+        #expect(e.kind == .unknownOption && e.description.hasPrefix("small.binarypb:0:") && e.message.contains("99998"), "\(e)")
     }
 
     @Test func contentsOfFileReadsBinaryByNameOrContent() throws {

@@ -27,10 +27,15 @@ import Testing
 
     @Test func copiesLeaveTheSharedRegistryAlone() {
         let copy = ProtoSchemaRegistry(copying: .shared)
-        copy.register(calculatorsIn: .standard)
-        #expect(copy.schema(named: "mediapipe.ImageCroppingCalculatorOptions") != nil)
+        copy.register(ProtoSchema("test.OnlyInTheCopy", extension: 424_242, fields: []))
         #expect(copy.schema(named: "mediapipe.FaceDetectionOptions") != nil)
-        #expect(ProtoSchemaRegistry.shared.schema(named: "mediapipe.ImageCroppingCalculatorOptions") == nil)
+        #expect(copy.schema(named: "test.OnlyInTheCopy") != nil)
+        #expect(ProtoSchemaRegistry.shared.schema(named: "test.OnlyInTheCopy") == nil)
+    }
+
+    @Test func registeringACalculatorRegistersItsSchema() {
+        _ = CalculatorRegistry([ImageCroppingCalculator.self])
+        #expect(ProtoSchemaRegistry.shared.schema(named: "mediapipe.ImageCroppingCalculatorOptions")?.extensionNumber == 262_466_399)
     }
 
     /// Every standard calculator whose options are a MediaPipe type declares MediaPipe's
