@@ -111,7 +111,12 @@ import Testing
             var feeds: [String: Tensor] = [:]
             for i in m.inputs {
                 guard let shape = i.shape, shape.allSatisfy({ $0 != nil && $0! <= 64 }) else { continue }
-                feeds[i.name] = Tensor(shape: shape.map { $0! }, floats: Array(repeating: 0.5, count: shape.map { $0! }.reduce(1, *)))
+                // As the fuzz target feeds them: floats 0.5, integers and booleans 0.
+                let dims = shape.map { $0! }, n = dims.reduce(1, *), type = i.type ?? .float32
+                switch type {
+                case .float32, .float16, .double: feeds[i.name] = Tensor(shape: dims, floats: Array(repeating: 0.5, count: n), type: type)
+                default: feeds[i.name] = Tensor(shape: dims, ints: Array(repeating: 0, count: n), type: type)
+                }
             }
             if f.hasSuffix(".valid.onnx") {
                 // A valid model that used to be too slow or crash: it must now simply run.

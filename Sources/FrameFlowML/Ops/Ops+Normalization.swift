@@ -76,6 +76,9 @@ extension Ops {
     }
 
     static func softmax(_ x: Tensor, _ n: ONNXNode, opset: Int64, log: Bool) throws -> Tensor {
+        guard x.isFloat, x.floats.count == x.count else {
+            throw ModelError("\(n.opType) needs a floating-point tensor, not \(x.type) \(x.shape)")
+        }
         let r = x.shape.count
         let axis = try axis(n.int("axis", opset >= 13 ? -1 : 1), rank: r)
         // Before opset 13 the input is flattened to 2-D at `axis`; from 13 it is per axis.

@@ -50,6 +50,15 @@ enum ONNXBytes {
         #expect(e?.description.contains("'\(node)'") == true, "\(file): \(String(describing: e))")
     }
 
+    @Test func softmaxOfAnIntegerTensorIsAnError() throws {
+        // A fuzz finding: Softmax read the float values of an int64 input (index out of range).
+        let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("softmax-of-int64.onnx"))
+        let m = try Model(onnx: data, file: "softmax-of-int64.onnx")
+        let x = Tensor(shape: [3, 4, 5], ints: Array(repeating: 0, count: 60))
+        let e = #expect(throws: ModelError.self) { try m.run(["x": x]) }
+        #expect(e?.description.contains("needs a floating-point tensor") == true, "\(String(describing: e))")
+    }
+
     @Test func reshapeTo1e12By1e12() {
         let m = ONNXBytes.model(
             [ONNXBytes.node("reshape_1e12", "Reshape", ["x", "shape"], ["y"])], x: [1, 4],
