@@ -91,6 +91,7 @@ struct TFLiteGraph {
             guard idx < codes.count else { throw ModelError("\(file): operator \(k) uses opcode \(idx) of \(codes.count)") }
             let ins = try o.ints(1).map { Int($0) }, outs = try o.ints(2).map { Int($0) }
             guard (ins + outs).allSatisfy({ $0 >= -1 && $0 < tensors.count }) else { throw ModelError("\(file): operator \(k) refers to a missing tensor") }
+            guard !outs.isEmpty, outs.allSatisfy({ $0 >= 0 }) else { throw ModelError("\(file): operator \(k) has no output tensor") }
             guard let code = TFLiteOperator(rawValue: codes[idx]) else {
                 throw ModelError("\(file): operator \(k) uses builtin op \(codes[idx]), which FrameFlow does not implement")
             }
