@@ -11,6 +11,7 @@ let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self]
 /// Runs the edge-detection graph on FFmpeg's generated test pattern and writes
 /// `demo-output.mp4`. Nothing to download.
 @MainActor func runDemo(frames: Int, size: String, output: String) throws {
+    StopSignals.runStarting.withLock { $0 = true }
     let parts = size.split(separator: "x").compactMap { Int($0) }
     guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--size must be WxH, e.g. 640x480", code: 2) }
     let graphPath = "Graphs/edge_detection_mobile_gpu.pbtxt"
@@ -28,25 +29,64 @@ let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self]
     if summary.interrupted { exit(ExitCode.interrupted) }
 }
 
-/// Runs `runner`; Ctrl-C or SIGTERM (`timeout`, systemd, Kubernetes, `docker stop`) stops
-/// reading input and the outputs are finalized; a second one exits at once.
-func runWithInterrupt(_ runner: GraphRunner) throws -> GraphRunner.Summary {
-    let box = RunnerBox(runner)
-    let sources = [SIGINT, SIGTERM].map { sig in
-        signal(sig, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-        source.setEventHandler {
-            if box.runner.stopRequested {
-                FileHandle.standardError.write(Data("\ninterrupted again: exiting without finishing the outputs\n".utf8))
-                exit(ExitCode.interrupted)
-            }
-            FileHandle.standardError.write(Data("\ninterrupted: finishing the outputs…\n".utf8))
-            box.runner.requestStop()
+/// Ctrl-C and SIGTERM (`timeout`, systemd, Kubernetes, `docker stop`), handled from the
+/// start of the process: during a run they stop the input and the outputs are finalized (a
+/// second one exits at once); before the run starts (loading the graph, opening sinks) they
+/// stop it as soon as it starts; for other commands they exit.
+enum StopSignals {
+    private static let state = Locked<(runner: RunnerBox?, pending: Bool, sources: [any DispatchSourceSignal])>((nil, false, []))
+
+    /// Installs the handlers; call first thing.
+    static func install() {
+        let sources = [SIGINT, SIGTERM].map { sig in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { received() }
+            source.resume()
+            return source
         }
-        source.resume()
-        return source
+        state.withLock { $0.sources = sources }
     }
-    defer { for s in sources { s.cancel() } }
+
+    private static func received() {
+        let (runner, wasPending) = state.withLock { s -> (RunnerBox?, Bool) in
+            defer { s.pending = true }
+            return (s.runner, s.pending)
+        }
+        guard let runner else {
+            if wasPending || !runStarting.withLock({ $0 }) { exit(ExitCode.interrupted) }
+            return  // the run about to start takes it
+        }
+        if runner.runner.stopRequested {
+            FileHandle.standardError.write(Data("\ninterrupted again: exiting without finishing the outputs\n".utf8))
+            exit(ExitCode.interrupted)
+        }
+        FileHandle.standardError.write(Data("\ninterrupted: finishing the outputs…\n".utf8))
+        runner.runner.requestStop()
+    }
+
+    /// Set by `frameflow run` and `demo` before loading: a signal then waits for the runner.
+    static let runStarting = Locked(false)
+
+    /// Routes signals to `runner` from now on (one that came before stops it at once).
+    static func attach(_ runner: GraphRunner) {
+        let pending = state.withLock { s -> Bool in
+            s.runner = RunnerBox(runner)
+            return s.pending
+        }
+        if pending {
+            FileHandle.standardError.write(Data("\ninterrupted: finishing the outputs…\n".utf8))
+            runner.requestStop()
+        }
+    }
+
+    static func detach() { state.withLock { $0.runner = nil } }
+}
+
+/// Runs `runner` with `StopSignals` routed to it.
+func runWithInterrupt(_ runner: GraphRunner) throws -> GraphRunner.Summary {
+    StopSignals.attach(runner)
+    defer { StopSignals.detach() }
     do {
         let summary = try runner.run()
         for w in summary.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
@@ -91,6 +131,7 @@ final class RunnerBox: @unchecked Sendable {
 }
 
 @MainActor func runCommand() throws {
+    StopSignals.runStarting.withLock { $0 = true }
     var options = GraphRunner.Options()
     try registerSubgraphOptions()
     guard let graphPath = args.first(where: { !$0.hasPrefix("--") }) else { fail("usage: frameflow run GRAPH [options]; see frameflow help", code: 2) }

@@ -153,7 +153,7 @@ import Testing
         #expect(Date().timeIntervalSince(t0) < 8)
         // Ctrl-C during the open ends the run at once, as an interrupted one.
         let t1 = Date()
-        let stopped = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", url, "--output", "null"], interruptAfter: 0.5)
+        let stopped = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", url, "--output", "null"], interruptAfter: 1.0)
         #expect(stopped.status == 3, "\(stopped.status) \(stopped.err)")
         #expect(Date().timeIntervalSince(t1) < 4)
     }
