@@ -103,6 +103,17 @@ extension Calculator {
     }
 }
 
+/// A calculator that keeps its options as given and takes new ones while running by storing
+/// them: it writes only `init`, and `update(options:)` comes from here.
+public protocol OptionsStoringCalculator: Calculator {
+    /// The current options; setting them is what `update(options:)` does.
+    var options: Options { get set }
+}
+
+extension OptionsStoringCalculator {
+    public func update(options: Options) throws { self.options = options }
+}
+
 /// The type of a port's payload, checked between producer and consumer when a graph is
 /// built.
 public struct PayloadType: Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,12 @@
-/// MediaPipe's `Landmark`: a point in world or pixel units with optional visibility and
-/// presence (probabilities in 0…1).
-public struct Landmark: Sendable, Hashable, Codable {
+/// The coordinate space of a `LandmarkPoint`: a phantom type that keeps world/pixel and
+/// normalized landmarks apart while sharing one definition. Never instantiated.
+public enum AbsoluteCoordinates: Sendable {}
+/// Fractions of the image's width and height (see `NormalizedLandmark`).
+public enum NormalizedCoordinates: Sendable {}
+
+/// A MediaPipe landmark in the coordinate space `Space`: a point with optional visibility and
+/// presence (probabilities in 0…1). Use the aliases `Landmark` and `NormalizedLandmark`.
+public struct LandmarkPoint<Space>: Sendable, Hashable, Codable {
     public var x: Double
     public var y: Double
     public var z: Double
@@ -16,32 +22,18 @@ public struct Landmark: Sendable, Hashable, Codable {
     }
 }
 
+/// A MediaPipe landmark list (JSON: `{"landmark": […]}`) in the coordinate space `Space`.
+public struct LandmarkPointList<Space>: Sendable, Hashable, Codable {
+    public var landmark: [LandmarkPoint<Space>]
+    public init(_ landmark: [LandmarkPoint<Space>] = []) { self.landmark = landmark }
+}
+
+/// MediaPipe's `Landmark`: a point in world or pixel units.
+public typealias Landmark = LandmarkPoint<AbsoluteCoordinates>
 /// MediaPipe's `NormalizedLandmark`: x and y in fractions of the image's width and height, z in
 /// roughly the same scale as x (depth, smaller is closer).
-public struct NormalizedLandmark: Sendable, Hashable, Codable {
-    public var x: Double
-    public var y: Double
-    public var z: Double
-    public var visibility: Double?
-    public var presence: Double?
-
-    public init(x: Double, y: Double, z: Double = 0, visibility: Double? = nil, presence: Double? = nil) {
-        self.x = x
-        self.y = y
-        self.z = z
-        self.visibility = visibility
-        self.presence = presence
-    }
-}
-
+public typealias NormalizedLandmark = LandmarkPoint<NormalizedCoordinates>
 /// MediaPipe's `LandmarkList` (JSON: `{"landmark": […]}`).
-public struct LandmarkList: Sendable, Hashable, Codable {
-    public var landmark: [Landmark]
-    public init(_ landmark: [Landmark] = []) { self.landmark = landmark }
-}
-
+public typealias LandmarkList = LandmarkPointList<AbsoluteCoordinates>
 /// MediaPipe's `NormalizedLandmarkList` (JSON: `{"landmark": […]}`).
-public struct NormalizedLandmarkList: Sendable, Hashable, Codable {
-    public var landmark: [NormalizedLandmark]
-    public init(_ landmark: [NormalizedLandmark] = []) { self.landmark = landmark }
-}
+public typealias NormalizedLandmarkList = LandmarkPointList<NormalizedCoordinates>

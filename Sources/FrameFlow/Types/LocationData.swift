@@ -6,13 +6,14 @@ public struct LocationData: Sendable, Hashable, Codable {
         case global = "GLOBAL", boundingBox = "BOUNDING_BOX", relativeBoundingBox = "RELATIVE_BOUNDING_BOX", mask = "MASK"
     }
 
-    /// A box in pixels.
-    public struct BoundingBox: Sendable, Hashable, Codable {
-        public var xmin: Int
-        public var ymin: Int
-        public var width: Int
-        public var height: Int
-        public init(xmin: Int, ymin: Int, width: Int, height: Int) {
+    /// An axis-aligned box by its top-left corner, with coordinates of type `Scalar`; the
+    /// pixel and relative boxes share it.
+    public struct Box<Scalar: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+        public var xmin: Scalar
+        public var ymin: Scalar
+        public var width: Scalar
+        public var height: Scalar
+        public init(xmin: Scalar, ymin: Scalar, width: Scalar, height: Scalar) {
             self.xmin = xmin
             self.ymin = ymin
             self.width = width
@@ -20,19 +21,10 @@ public struct LocationData: Sendable, Hashable, Codable {
         }
     }
 
+    /// A box in pixels.
+    public typealias BoundingBox = Box<Int>
     /// A box in fractions of the image's width and height.
-    public struct RelativeBoundingBox: Sendable, Hashable, Codable {
-        public var xmin: Double
-        public var ymin: Double
-        public var width: Double
-        public var height: Double
-        public init(xmin: Double, ymin: Double, width: Double, height: Double) {
-            self.xmin = xmin
-            self.ymin = ymin
-            self.width = width
-            self.height = height
-        }
-    }
+    public typealias RelativeBoundingBox = Box<Double>
 
     /// A keypoint in fractions of the image's width and height.
     public struct RelativeKeypoint: Sendable, Hashable, Codable {

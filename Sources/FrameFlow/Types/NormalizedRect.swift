@@ -1,48 +1,31 @@
+/// A rotated rectangle by its centre, with coordinates of type `Scalar`; MediaPipe's
+/// `NormalizedRect` (`Double`, fractions of the image) and `Rect` (`Int`, pixels) share it.
+/// JSON uses MediaPipe's field names (`x_center`, `rect_id`, …).
+public struct CenteredRect<Scalar: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+    public var xCenter: Scalar
+    public var yCenter: Scalar
+    public var width: Scalar
+    public var height: Scalar
+    /// Clockwise rotation in radians.
+    public var rotation: Double
+    public var rectID: Int64?
+
+    public init(xCenter: Scalar, yCenter: Scalar, width: Scalar, height: Scalar, rotation: Double = 0, rectID: Int64? = nil) {
+        self.xCenter = xCenter
+        self.yCenter = yCenter
+        self.width = width
+        self.height = height
+        self.rotation = rotation
+        self.rectID = rectID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case xCenter = "x_center", yCenter = "y_center", width, height, rotation, rectID = "rect_id"
+    }
+}
+
 /// MediaPipe's `NormalizedRect`: a rotated rectangle in fractions of the image's width and
-/// height, by its centre. JSON uses MediaPipe's field names (`x_center`, `rect_id`, …).
-public struct NormalizedRect: Sendable, Hashable, Codable {
-    public var xCenter: Double
-    public var yCenter: Double
-    public var width: Double
-    public var height: Double
-    /// Clockwise rotation in radians.
-    public var rotation: Double
-    public var rectID: Int64?
-
-    public init(xCenter: Double, yCenter: Double, width: Double, height: Double, rotation: Double = 0, rectID: Int64? = nil) {
-        self.xCenter = xCenter
-        self.yCenter = yCenter
-        self.width = width
-        self.height = height
-        self.rotation = rotation
-        self.rectID = rectID
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case xCenter = "x_center", yCenter = "y_center", width, height, rotation, rectID = "rect_id"
-    }
-}
-
+/// height, by its centre.
+public typealias NormalizedRect = CenteredRect<Double>
 /// MediaPipe's `Rect`: a rotated rectangle in pixels, by its centre.
-public struct RotatedRect: Sendable, Hashable, Codable {
-    public var xCenter: Int
-    public var yCenter: Int
-    public var width: Int
-    public var height: Int
-    /// Clockwise rotation in radians.
-    public var rotation: Double
-    public var rectID: Int64?
-
-    public init(xCenter: Int, yCenter: Int, width: Int, height: Int, rotation: Double = 0, rectID: Int64? = nil) {
-        self.xCenter = xCenter
-        self.yCenter = yCenter
-        self.width = width
-        self.height = height
-        self.rotation = rotation
-        self.rectID = rectID
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case xCenter = "x_center", yCenter = "y_center", width, height, rotation, rectID = "rect_id"
-    }
-}
+public typealias RotatedRect = CenteredRect<Int>

@@ -30,7 +30,7 @@ import FrameFlow
 ///   options { [frameflow.AnnotationOverlayCalculatorOptions.ext] { box_color: [255, 0, 0] keep_last_detections: true } }
 /// }
 /// ```
-public final class AnnotationOverlayCalculator: Calculator {
+public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "frameflow.AnnotationOverlayCalculatorOptions"
         public var boxColor = [0, 255, 0]
@@ -55,14 +55,10 @@ public final class AnnotationOverlayCalculator: Calculator {
         ],
         outputs: [PortSpec("IMAGE", ImageFrame.self)])
 
-    private var options: Options
+    public var options: Options
     private var lastDetections: [Detection] = []
 
     public init(options: Options) throws {
-        self.options = options
-    }
-
-    public func update(options: Options) throws {
         self.options = options
     }
 

@@ -20,7 +20,7 @@ import FrameFlow
 ///   options { [mediapipe.ImageCroppingCalculatorOptions.ext] { norm_x: 0.25 norm_y: 0.25 norm_width: 0.5 norm_height: 0.5 } }
 /// }
 /// ```
-public final class ImageCroppingCalculator: Calculator {
+public final class ImageCroppingCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.ImageCroppingCalculatorOptions"
         public var x = 0
@@ -38,9 +38,8 @@ public final class ImageCroppingCalculator: Calculator {
         inputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("RECT", Rect.self, optional: true)],
         outputs: [PortSpec("IMAGE", ImageFrame.self)])
 
-    private var options: Options
+    public var options: Options
     public init(options: Options) { self.options = options }
-    public func update(options: Options) throws { self.options = options }
 
     public func process(_ cc: CalculatorContext) throws {
         guard cc.hasInput("IMAGE") else { return }

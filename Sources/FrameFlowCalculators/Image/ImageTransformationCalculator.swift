@@ -43,7 +43,7 @@ public enum Interpolation: String, Codable, Sendable, CaseIterable {
 ///     output_width: 640 output_height: 360 scale_mode: FILL_AND_CROP rotation_degrees: 90 } }
 /// }
 /// ```
-public final class ImageTransformationCalculator: Calculator {
+public final class ImageTransformationCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.ImageTransformationCalculatorOptions"
         public var outputWidth = 0
@@ -61,13 +61,9 @@ public final class ImageTransformationCalculator: Calculator {
         inputs: [PortSpec("IMAGE", ImageFrame.self)],
         outputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("LETTERBOX_PADDING", [Double].self, optional: true)])
 
-    private var options: Options
+    public var options: Options
 
     public init(options: Options) throws {
-        self.options = options
-    }
-
-    public func update(options: Options) throws {
         self.options = options
     }
 

@@ -59,7 +59,7 @@ public struct TensorImageTransform: Sendable, Equatable {
 ///     output_width: 128 output_height: 128 keep_aspect_ratio: true range_min: -1 range_max: 1 } }
 /// }
 /// ```
-public final class ImageToTensorCalculator: Calculator {
+public final class ImageToTensorCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "frameflow.ImageToTensorCalculatorOptions"
         public var outputWidth = 0
@@ -82,13 +82,9 @@ public final class ImageToTensorCalculator: Calculator {
         outputs: [PortSpec("TENSORS", [Tensor].self), PortSpec("TRANSFORM", TensorImageTransform.self, optional: true)],
         concurrentProcess: true)  // process reads only its options
 
-    private var options: Options
+    public var options: Options
 
     public init(options: Options) throws {
-        self.options = options
-    }
-
-    public func update(options: Options) throws {
         self.options = options
     }
 

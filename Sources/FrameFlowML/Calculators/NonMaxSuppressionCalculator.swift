@@ -15,7 +15,7 @@ import FrameFlow
 /// Options: `frameflow.NonMaxSuppressionCalculatorOptions` { min_suppression_threshold (0.3),
 /// algorithm ("default" | "weighted"), max_num_detections (-1 = all), min_score_threshold (0),
 /// per_class (false: detections of different labels also suppress each other) }.
-public final class NonMaxSuppressionCalculator: Calculator {
+public final class NonMaxSuppressionCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "frameflow.NonMaxSuppressionCalculatorOptions"
         public var minSuppressionThreshold = 0.3
@@ -29,13 +29,9 @@ public final class NonMaxSuppressionCalculator: Calculator {
     public static let contract = CalculatorContract(
         inputs: [PortSpec("DETECTIONS", [Detection].self)], outputs: [PortSpec("DETECTIONS", [Detection].self)])
 
-    private var options: Options
+    public var options: Options
 
     public init(options: Options) throws {
-        self.options = options
-    }
-
-    public func update(options: Options) throws {
         self.options = options
     }
 
