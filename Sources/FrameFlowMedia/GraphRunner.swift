@@ -223,19 +223,16 @@ public final class GraphRunner {
         func bad(_ what: String) -> MediaError {
             MediaError(.invalidArgument, "--side \(name)=\(text)", "the graph reads '\(name)' as \(what), and '\(text)' is not one")
         }
+        // `text` parsed as `T`, or the error saying the graph wants `what`.
+        func parse<T: LosslessStringConvertible & Sendable>(_: T.Type, _ what: String) throws -> T {
+            guard let v = T(text) else { throw bad(what) }
+            return v
+        }
         switch types.first(where: { $0 != .any }) {
-        case .of(Int.self)?:
-            guard let v = Int(text) else { throw bad("an integer (Int)") }
-            return v
-        case .of(Int32.self)?:
-            guard let v = Int32(text) else { throw bad("an integer (Int32)") }
-            return v
-        case .of(Double.self)?:
-            guard let v = Double(text) else { throw bad("a number (Double)") }
-            return v
-        case .of(Float.self)?:
-            guard let v = Float(text) else { throw bad("a number (Float)") }
-            return v
+        case .of(Int.self)?: return try parse(Int.self, "an integer (Int)")
+        case .of(Int32.self)?: return try parse(Int32.self, "an integer (Int32)")
+        case .of(Double.self)?: return try parse(Double.self, "a number (Double)")
+        case .of(Float.self)?: return try parse(Float.self, "a number (Float)")
         case .of(Bool.self)?:
             switch text.lowercased() {
             case "true", "1": return true

@@ -216,14 +216,8 @@ public struct GraphConfig: Sendable {
                 type = try f.string()
                 typeLocation = f.location
             case "graph_options":
-                guard case .message(let om) = f.value.kind else {
-                    throw GraphError(.syntax, "'graph_options' must be a message { … }", location: f.value.location)
-                }
-                for ext in om.fields {
-                    guard ext.isExtension, case .message(let body) = ext.value.kind else {
-                        throw GraphError(.syntax, "'graph_options' holds extensions written as [type.name] { … }", location: ext.location)
-                    }
-                    graphOptions = .text(typeName: NodeConfig.optionsTypeName(ext.name), body)
+                try f.forEachExtension(notExtension: { _ in "'graph_options' holds extensions written as [type.name] { … }" }) { e, body in
+                    graphOptions = .text(typeName: NodeConfig.optionsTypeName(e.name), body)
                 }
             case "package", "profiler_config", "executor", "report_deadlock":
                 _ = f  // accepted and ignored: they do not change how FrameFlow runs the graph
@@ -253,15 +247,8 @@ extension NodeConfig {
             case "input_side_packet": inputSidePackets.append(try f.streamRef())
             case "output_side_packet": outputSidePackets.append(try f.streamRef())
             case "options", "node_options":
-                guard case .message(let om) = f.value.kind else {
-                    throw GraphError(.syntax, "'\(f.name)' must be a message { … }", location: f.value.location)
-                }
-                for ext in om.fields {
-                    guard ext.isExtension, case .message(let body) = ext.value.kind else {
-                        throw GraphError(
-                            .syntax, "'\(f.name)' holds extensions written as [type.name] { … }, not field '\(ext.name)'",
-                            location: ext.location)
-                    }
+                let notExtension = { (e: TextField) in "'\(f.name)' holds extensions written as [type.name] { … }, not field '\(e.name)'" }
+                try f.forEachExtension(notExtension: notExtension) { ext, body in
                     guard options == nil else {
                         throw GraphError(.syntax, "a node takes one options message", location: ext.location)
                     }
@@ -320,6 +307,20 @@ extension NodeConfig {
 }
 
 extension TextField {
+    /// Calls `body` with each `[type.name] { … }` entry of this message field (`options`,
+    /// `node_options`, `graph_options`, handler options); any other entry is the error `notExtension(entry)`.
+    func forEachExtension(notExtension: (TextField) -> String, _ body: (TextField, TextMessage) throws -> Void) throws {
+        guard case .message(let m) = value.kind else {
+            throw GraphError(.syntax, "'\(name)' must be a message { … }", location: value.location)
+        }
+        for ext in m.fields {
+            guard ext.isExtension, case .message(let message) = ext.value.kind else {
+                throw GraphError(.syntax, notExtension(ext), location: ext.location)
+            }
+            try body(ext, message)
+        }
+    }
+
     func unknown(in message: String) -> GraphError {
         GraphError(.unknownField, "unknown field '\(name)' in \(message)", location: location)
     }
@@ -373,13 +374,7 @@ extension TextField {
                 name = try f.string()
                 nameField = f
             case "options":
-                guard case .message(let om) = f.value.kind else {
-                    throw GraphError(.syntax, "'options' must be a message { … }", location: f.value.location)
-                }
-                for ext in om.fields {
-                    guard ext.isExtension, case .message(let body) = ext.value.kind else {
-                        throw GraphError(.syntax, "handler options are extensions written as [type.name] { … }", location: ext.location)
-                    }
+                try f.forEachExtension(notExtension: { _ in "handler options are extensions written as [type.name] { … }" }) { _, body in
                     options = body
                 }
             default: throw f.unknown(in: "InputStreamHandlerConfig")

@@ -89,35 +89,30 @@ package struct ProtoReader {
 
     /// Repeated int64 (packed or not).
     package mutating func int64s(_ wire: Int, into out: inout [Int64]) throws {
-        if wire == 2 {
-            let r = try lengthDelimited()
-            var sub = ProtoReader(bytes, range: r, what: what)
-            while !sub.atEnd { out.append(Int64(bitPattern: try sub.varint())) }
-        } else {
-            out.append(Int64(bitPattern: try varint()))
-        }
+        try repeated(wire, into: &out, width: nil, "int64s") { Int64(bitPattern: try $0.varint()) }
     }
 
     /// Repeated float (packed or not).
     package mutating func floats(_ wire: Int, into out: inout [Float]) throws {
-        if wire == 2 {
-            let r = try lengthDelimited()
-            guard r.count % 4 == 0 else { throw fail("packed floats of \(r.count) bytes") }
-            var sub = ProtoReader(bytes, range: r, what: what)
-            while !sub.atEnd { out.append(Float(bitPattern: try sub.fixed32())) }
-        } else {
-            out.append(Float(bitPattern: try fixed32()))
-        }
+        try repeated(wire, into: &out, width: 4, "floats") { Float(bitPattern: try $0.fixed32()) }
     }
 
     package mutating func doubles(_ wire: Int, into out: inout [Double]) throws {
+        try repeated(wire, into: &out, width: 8, "doubles") { Double(bitPattern: try $0.fixed64()) }
+    }
+
+    /// A repeated scalar field, packed (wire type 2: a run of `width`-byte values, or varints
+    /// when `width` is nil) or one value; `element` reads one value from a reader.
+    private mutating func repeated<T>(
+        _ wire: Int, into out: inout [T], width: Int?, _ kind: String, _ element: (inout ProtoReader) throws -> T
+    ) throws {
         if wire == 2 {
             let r = try lengthDelimited()
-            guard r.count % 8 == 0 else { throw fail("packed doubles of \(r.count) bytes") }
+            if let width, r.count % width != 0 { throw fail("packed \(kind) of \(r.count) bytes") }
             var sub = ProtoReader(bytes, range: r, what: what)
-            while !sub.atEnd { out.append(Double(bitPattern: try sub.fixed64())) }
+            while !sub.atEnd { out.append(try element(&sub)) }
         } else {
-            out.append(Double(bitPattern: try fixed64()))
+            out.append(try element(&self))
         }
     }
 }
