@@ -6,22 +6,13 @@ import Foundation
 /// against ONNX's node tests.
 extension Ops {
     /// Indexing and scattering ops, and the generated tensors (EyeLike, windows), by op type.
-    static let indexingKernels: [String: OpKernel] = [
-        "OneHot": { try runOneHot($0, $1, $2) },
-        "GatherND": { try runGatherND($0, $1, $2) },
-        "ScatterND": { try runScatterND($0, $1, $2) },
-        "ScatterElements": { try runScatterElements($0, $1, $2) },
-        "Scatter": { try runScatterElements($0, $1, $2) },
-        "Compress": { try runCompress($0, $1, $2) },
-        "EyeLike": { try runEyeLike($0, $1, $2) },
-        "ReverseSequence": { try runReverseSequence($0, $1, $2) },
-        "HannWindow": { try runWindow($0, $1, $2) },
-        "HammingWindow": { try runWindow($0, $1, $2) },
-        "BlackmanWindow": { try runWindow($0, $1, $2) },
-        "Gather": { try runGather($0, $1, $2) },
-        "GatherElements": { try runGatherElements($0, $1, $2) },
-        "NonZero": { try runNonZero($0, $1, $2) },
-    ]
+    static let indexingKernels = kernels(["HannWindow", "HammingWindow", "BlackmanWindow"], runWindow)
+        .merging(kernels(["ScatterElements", "Scatter"], runScatterElements), uniquingKeysWith: twice)
+        .merging(
+            [
+                "OneHot": runOneHot, "GatherND": runGatherND, "ScatterND": runScatterND, "Compress": runCompress, "EyeLike": runEyeLike,
+                "ReverseSequence": runReverseSequence, "Gather": runGather, "GatherElements": runGatherElements, "NonZero": runNonZero,
+            ], uniquingKeysWith: twice)
 
     static func runOneHot(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
         let indices = try Ops.need(ins, 0), onOff = try Ops.need(ins, 2)

@@ -5,8 +5,8 @@ import FrameFlow
 extension Ops {
     /// Matrix-product ops by op type.
     static let linearAlgebraKernels: [String: OpKernel] = [
-        "MatMul": { try runMatMul($0, $1, $2) },
-        "Gemm": { try runGemm($0, $1, $2) },
+        "MatMul": runMatMul,
+        "Gemm": runGemm,
     ]
 
     static func runMatMul(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {

@@ -6,14 +6,14 @@ import FrameFlow
 extension Ops {
     /// Normalisation ops by op type.
     static let normalizationKernels: [String: OpKernel] = [
-        "Softmax": { try runSoftmax($0, $1, $2) },
-        "LogSoftmax": { try runSoftmax($0, $1, $2) },
-        "BatchNormalization": { try runBatchNormalization($0, $1, $2) },
-        "LayerNormalization": { try runLayerNormalization($0, $1, $2) },
-        "InstanceNormalization": { try runInstanceNormalization($0, $1, $2) },
-        "LRN": { try runLRN($0, $1, $2) },
-        "MeanVarianceNormalization": { try runMeanVarianceNormalization($0, $1, $2) },
-        "Hardmax": { try runHardmax($0, $1, $2) },
+        "Softmax": runSoftmax,
+        "LogSoftmax": runSoftmax,
+        "BatchNormalization": runBatchNormalization,
+        "LayerNormalization": runLayerNormalization,
+        "InstanceNormalization": runInstanceNormalization,
+        "LRN": runLRN,
+        "MeanVarianceNormalization": runMeanVarianceNormalization,
+        "Hardmax": runHardmax,
     ]
 
     static func runSoftmax(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {

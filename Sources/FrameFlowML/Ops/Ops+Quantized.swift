@@ -12,7 +12,7 @@ extension Ops {
     /// Integer and quantised-linear ops by op type.
     static let quantizedKernels = kernels(["MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"]) { n, ins, c in
         try runQuantized(n, ins, opset: c.opset)
-    }.merging(["QuantizeLinear": { try runQuantizeDequantize($0, $1, $2) }, "DequantizeLinear": { try runQuantizeDequantize($0, $1, $2) }], uniquingKeysWith: twice)
+    }.merging(["QuantizeLinear": runQuantizeDequantize, "DequantizeLinear": runQuantizeDequantize], uniquingKeysWith: twice)
 
     static func runQuantized(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
         switch n.opType {

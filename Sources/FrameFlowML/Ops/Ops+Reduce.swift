@@ -3,23 +3,11 @@ import FrameFlow
 
 /// Reductions: the Reduce family, ArgMax / ArgMin, CumSum and TopK.
 extension Ops {
-    /// Reduction ops by op type.
-    static let reduceKernels: [String: OpKernel] = [
-        "ReduceMean": { try runReduceMeanMax($0, $1, $2) },
-        "ReduceMax": { try runReduceMeanMax($0, $1, $2) },
-        "ArgMax": { try runArgMax($0, $1, $2) },
-        "ReduceSum": { try runReduce($0, $1, $2) },
-        "ReduceMin": { try runReduce($0, $1, $2) },
-        "ReduceProd": { try runReduce($0, $1, $2) },
-        "ReduceL1": { try runReduce($0, $1, $2) },
-        "ReduceL2": { try runReduce($0, $1, $2) },
-        "ReduceSumSquare": { try runReduce($0, $1, $2) },
-        "ReduceLogSum": { try runReduce($0, $1, $2) },
-        "ReduceLogSumExp": { try runReduce($0, $1, $2) },
-        "ArgMin": { try runArgMin($0, $1, $2) },
-        "CumSum": { try runCumSum($0, $1, $2) },
-        "TopK": { try runTopK($0, $1, $2) },
-    ]
+    /// Reduction ops by op type (one kernel tells the Reduce family's ops apart).
+    static let reduceKernels = kernels(
+        ["ReduceSum", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"], runReduce)
+        .merging(kernels(["ReduceMean", "ReduceMax"], runReduceMeanMax), uniquingKeysWith: twice)
+        .merging(["ArgMax": runArgMax, "ArgMin": runArgMin, "CumSum": runCumSum, "TopK": runTopK], uniquingKeysWith: twice)
 
     static func runReduceMeanMax(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
         let opset = context.opset

@@ -5,7 +5,7 @@ import Foundation
 extension Ops {
     /// Region and set ops by op type.
     static let regionKernels = kernels(["RoiAlign", "MaxUnpool", "Unique", "Det"]) { n, ins, c in try runRegions(n, ins, opset: c.opset) }
-        .merging(["NonMaxSuppression": { try runNonMaxSuppression($0, $1, $2) }], uniquingKeysWith: twice)
+        .merging(["NonMaxSuppression": runNonMaxSuppression], uniquingKeysWith: twice)
 
     static func runRegions(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
         switch n.opType {

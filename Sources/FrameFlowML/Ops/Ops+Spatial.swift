@@ -8,10 +8,10 @@ extension Ops {
     static let spatialKernels: [String: OpKernel] = [
         "Conv": { n, ins, c in [try Conv.run(n, ins, memo: c.memo)] },
         "ConvTranspose": { n, ins, _ in [try convTranspose(n, ins)] },
-        "MaxPool": { try runMaxPool($0, $1, $2) },
+        "MaxPool": runMaxPool,
         "AveragePool": { n, ins, _ in [try Conv.pool(n, try need(ins, 0), max: false)] },
-        "GlobalAveragePool": { try runGlobalPool($0, $1, $2) },
-        "GlobalMaxPool": { try runGlobalPool($0, $1, $2) },
+        "GlobalAveragePool": runGlobalPool,
+        "GlobalMaxPool": runGlobalPool,
         "Resize": { n, ins, c in [try resize(n, ins, opset: c.opset)] },
         "Upsample": { n, ins, c in [try resize(n, ins, opset: c.opset)] },
     ]
