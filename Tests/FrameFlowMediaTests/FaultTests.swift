@@ -53,16 +53,9 @@ final class FailingImageCalculator: Calculator {
     func fullOutputIsAClearError() throws {
         let out = MediaFixtures.path("limited.mkv")
         try? FileManager.default.removeItem(atPath: out)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)"]
-        p.currentDirectoryURL = RepositoryFiles.root
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let (p, text) = try MediaFixtures.runReadingStderr(
+            "/bin/bash",
+            ["-c", "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)"])
         #expect(p.terminationStatus != 0)
         #expect(p.terminationReason == .exit, "an error exit, not a signal")
         #expect(text.contains(out) && text.contains("cannot write"), "\(text)")

@@ -31,6 +31,22 @@ enum MediaFixtures {
         return data
     }
 
+    /// Runs `executable` with `args` in the repository root, its stdout discarded, to the end;
+    /// returns the exited process (status, reason) and its stderr.
+    static func runReadingStderr(_ executable: String, _ args: [String]) throws -> (process: Process, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        p.currentDirectoryURL = RepositoryFiles.root
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p, text)
+    }
+
     struct FixtureError: Error, CustomStringConvertible { var description: String }
 
     private static let lock = NSLock()

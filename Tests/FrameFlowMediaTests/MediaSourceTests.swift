@@ -255,16 +255,9 @@ import Testing
             server.waitUntilExit()
         }
         _ = out.fileHandleForReading.availableData  // "ready"
-        let r = Process()
-        r.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
-        r.arguments = ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "http://127.0.0.1:\(port)/clip.mp4", "--output", "null", "--timeout", "3"]
-        r.currentDirectoryURL = RepositoryFiles.root
-        let err = Pipe()
-        r.standardError = err
-        r.standardOutput = FileHandle.nullDevice
-        try r.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        r.waitUntilExit()
+        let (r, text) = try MediaFixtures.runReadingStderr(
+            CommandLineTests.binary,
+            ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "http://127.0.0.1:\(port)/clip.mp4", "--output", "null", "--timeout", "3"])
         #expect(r.terminationStatus == 4, "\(r.terminationStatus): \(text)")
         #expect(text.contains("cannot be seeked"), "\(text)")
     }

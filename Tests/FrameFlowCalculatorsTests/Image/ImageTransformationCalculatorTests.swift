@@ -128,19 +128,24 @@ import Testing
         #expect(TestImages.maxDifference(same, odd) == 0)
     }
 
+    /// A graph file of one ImageTransformationCalculator node (line 2) whose options extension holds `options`.
+    func graphText(options: String) -> String {
+        """
+        input_stream: "in"
+        node {
+          calculator: "ImageTransformationCalculator"
+          input_stream: "IMAGE:in"
+          output_stream: "IMAGE:out"
+          options { [mediapipe.ImageTransformationCalculatorOptions.ext] { \(options) } }
+        }
+        """
+    }
+
     @Test func invalidOptions() throws {
         #expect(throws: GraphError.self) { try { var o = ImageTransformationCalculator.Options(); o.rotationDegrees = 45; return o }().validate() }
         #expect(throws: GraphError.self) { try { var o = ImageTransformationCalculator.Options(); o.letterboxColor = [1]; return o }().validate() }
         // The graph checks them when it is built (so `frameflow validate` does), naming the node and line.
-        let text = """
-            input_stream: "in"
-            node {
-              calculator: "ImageTransformationCalculator"
-              input_stream: "IMAGE:in"
-              output_stream: "IMAGE:out"
-              options { [mediapipe.ImageTransformationCalculatorOptions.ext] { rotation_degrees: 45 } }
-            }
-            """
+        let text = graphText(options: "rotation_degrees: 45")
         let e = #expect(throws: GraphErrors.self) { try Graph(GraphConfig(parsing: text, file: "g.pbtxt"), registry: .standard) }
         #expect(e?.description.contains("g.pbtxt:2:1: node 'ImageTransformationCalculator': rotation_degrees must be 0, 90, 180 or 270, not 45") == true, "\(String(describing: e))")
         // And before a running calculator gets them.
@@ -152,15 +157,7 @@ import Testing
     }
 
     @Test func graphFileOptions() throws {
-        let text = """
-            input_stream: "in"
-            node {
-              calculator: "ImageTransformationCalculator"
-              input_stream: "IMAGE:in"
-              output_stream: "IMAGE:out"
-              options { [mediapipe.ImageTransformationCalculatorOptions.ext] { output_width: 4 output_height: 2 scale_mode: FIT interpolation: AREA } }
-            }
-            """
+        let text = graphText(options: "output_width: 4 output_height: 2 scale_mode: FIT interpolation: AREA")
         _ = try Graph(GraphConfig(parsing: text), registry: .standard)
     }
 }
