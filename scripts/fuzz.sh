@@ -7,6 +7,9 @@
 # overrides it. The whole run is logged to .build/fuzz/TARGET/fuzz.log; what is printed is
 # that log without libFuzzer's progress lines (so a sanitizer report comes out whole), then
 # the number of executions. Exits non-zero when the fuzzer found something.
+# The body is one { … } block: bash reads it whole before running it, so editing this file
+# during a long run does not derail that run.
+{
 set -euo pipefail
 target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite}
 seconds=${2:-60}
@@ -51,9 +54,9 @@ SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$bin" corpus -max_total_t
     -malloc_limit_mb=1024 -rss_limit_mb=2048 -max_len="$max_len" -artifact_prefix=findings/ -print_final_stats=1 >"$log" 2>&1
 status=$?
 set -e
-# Everything but the progress lines (#N NEW/REDUCE/pulse/…): the start-up, any report in full,
-# the final stats; then the last progress line.
-grep -avE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|RELOAD|INITED|DONE)' "$log" || true
+# Everything but the progress lines (#N NEW/REDUCE/pulse/…, NEW_FUNC): the start-up, any
+# report in full, the final stats; then the last progress line.
+grep -avE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|RELOAD|INITED|DONE)|^[[:space:]]+NEW_FUNC' "$log" || true
 grep -aE '^#[0-9]+[[:space:]]' "$log" | tail -1 || true
 executions=$(grep -aoE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
 if [ -z "$executions" ]; then  # no final stats (killed): the last progress line's count
@@ -65,3 +68,5 @@ if [ "$found" -gt 0 ]; then
     ls -t findings | head -n "$found" | sed "s|^|fuzz-$target: finding: $work/findings/|"
 fi
 if [ "$status" -ne 0 ] || [ "$found" -gt 0 ]; then exit 1; fi
+exit 0
+}
