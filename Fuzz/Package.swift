@@ -9,12 +9,15 @@ let package = Package(
     dependencies: [.package(name: "FrameFlow", path: "..")],
     targets: [
         .target(name: "FuzzSupport"),
-        .executableTarget(name: "fuzz-graph", dependencies: ["FuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
-        .executableTarget(name: "fuzz-binarygraph", dependencies: ["FuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        // What the graph fuzzers and the model fuzzers each share.
+        .target(name: "GraphFuzzSupport", dependencies: [.product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        .target(name: "ModelFuzzSupport", dependencies: [.product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowML", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-graph", dependencies: ["FuzzSupport", "GraphFuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-binarygraph", dependencies: ["FuzzSupport", "GraphFuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-cube", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-cascade", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
-        .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
-        .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,17 +1,13 @@
 import FuzzSupport
 import FrameFlow
 import FrameFlowCalculators
+import GraphFuzzSupport
 
 /// Binary graphs (`.binarypb`): decode with the standard calculators' options schemas, then
 /// build and draw the graph, as a text graph is.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    if let config = try? GraphConfig(binary: bytes, file: "fuzz.binarypb", registry: .standard) {
-        _ = try? Graph(config, registry: .standard)
-        _ = config.dot()
-    }
-    return 0
+    fuzzGraph { try GraphConfig(binary: Array(UnsafeBufferPointer(start: data, count: size)), file: "fuzz.binarypb", registry: .standard) }
 }
 
 @_cdecl("fuzz_binarygraph_main")

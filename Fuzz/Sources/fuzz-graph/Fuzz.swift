@@ -1,16 +1,12 @@
 import FuzzSupport
 import FrameFlow
-import FrameFlowCalculators
+import GraphFuzzSupport
 
 /// Graph text: parse, then validate against the standard calculators.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    if let config = try? GraphConfig(parsing: text, file: "fuzz.pbtxt") {
-        _ = try? Graph(config, registry: .standard)
-        _ = config.dot()
-    }
-    return 0
+    return fuzzGraph { try GraphConfig(parsing: text, file: "fuzz.pbtxt") }
 }
 
 @_cdecl("fuzz_graph_main")
