@@ -186,7 +186,7 @@ extension GraphRuntime {
     /// below capacity releases its producer.
     func trimQueues(of node: NodeRuntime) {
         let full = node.inputs.map(\.isFull)
-        node.handler.trim(&node.inputs)
+        node.handler.trim(node)
         for i in node.inputs.indices where full[i] && !node.inputs[i].isFull {
             guard let producer = streams[node.inputs[i].stream].producer else { continue }
             if node.inputs[i].policy == .block { producer.fullBlockingOutputs -= 1 }

@@ -89,10 +89,10 @@ final class NodeRuntime {
     var isSource: Bool { inputs.isEmpty }
 
     /// The timestamp the node can process now, or nil.
-    func readyTimestamp() -> Timestamp? { handler.readyTimestamp(inputs) }
+    func readyTimestamp() -> Timestamp? { handler.readyTimestamp(self) }
 
     /// The node runs with no packet because an input's bound moved.
-    var hasBoundChange: Bool { handler.runsOnBoundChange(inputs) }
+    var hasBoundChange: Bool { handler.runsOnBoundChange(self) }
 
     /// All forward inputs are closed and drained.
     var inputsFinished: Bool {

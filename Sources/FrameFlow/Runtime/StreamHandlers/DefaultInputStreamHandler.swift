@@ -6,14 +6,14 @@
 struct DefaultInputStreamHandler: InputStreamHandler {
     var processesTimestampBounds = false
 
-    func readyTimestamp(_ inputs: [InputQueue]) -> Timestamp? { inputs.synchronizedTimestamp() }
+    func readyTimestamp(_ node: NodeRuntime) -> Timestamp? { node.synchronizedTimestamp }
 
-    func runsOnBoundChange(_ inputs: [InputQueue]) -> Bool {
-        processesTimestampBounds && inputs.contains { $0.boundMoved } && inputs.synchronizedTimestamp() == nil
-            && inputs.settledTimestamp.isRangeValue
+    func runsOnBoundChange(_ node: NodeRuntime) -> Bool {
+        processesTimestampBounds && node.inputs.contains { $0.boundMoved } && node.synchronizedTimestamp == nil
+            && node.settledTimestamp.isRangeValue
     }
 
-    func boundChangeTimestamp(_ inputs: [InputQueue]) -> Timestamp { inputs.settledTimestamp }
+    func boundChangeTimestamp(_ node: NodeRuntime) -> Timestamp { node.settledTimestamp }
 
     var allowsConcurrentSteps: Bool { true }
 }

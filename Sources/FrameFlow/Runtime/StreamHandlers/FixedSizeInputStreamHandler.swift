@@ -18,31 +18,31 @@ final class FixedSizeInputStreamHandler: InputStreamHandler, @unchecked Sendable
         self.fixedMinSize = fixedMinSize
     }
 
-    func readyTimestamp(_ inputs: [InputQueue]) -> Timestamp? { inputs.synchronizedTimestamp() }
+    func readyTimestamp(_ node: NodeRuntime) -> Timestamp? { node.synchronizedTimestamp }
 
     var trimsQueues: Bool { true }
 
-    func trim(_ inputs: inout [InputQueue]) {
+    func trim(_ node: NodeRuntime) {
         if fixedMinSize {
             var cut = Timestamp.done
-            for q in inputs {
+            for q in node.inputs {
                 guard q.packets.count >= triggerQueueSize else { return }
                 cut = Swift.min(cut, q.packets.timestamp(fromNewest: targetQueueSize))
             }
-            drop(&inputs, before: cut)
+            drop(node, before: cut)
         } else {
-            for q in inputs where q.packets.count >= triggerQueueSize {
+            for q in node.inputs where q.packets.count >= triggerQueueSize {
                 keptTimestamp = Swift.max(keptTimestamp, q.packets.timestamp(fromNewest: targetQueueSize))
             }
-            drop(&inputs, before: keptTimestamp)
+            drop(node, before: keptTimestamp)
         }
     }
 
-    private func drop(_ inputs: inout [InputQueue], before t: Timestamp) {
-        for i in inputs.indices {
-            while let h = inputs[i].packets.firstTimestamp, h < t {
-                inputs[i].packets.removeFirst()
-                inputs[i].drops += 1
+    private func drop(_ node: NodeRuntime, before t: Timestamp) {
+        for i in node.inputs.indices {
+            while let h = node.inputs[i].packets.firstTimestamp, h < t {
+                node.inputs[i].packets.removeFirst()
+                node.inputs[i].drops += 1
             }
         }
     }

@@ -7,29 +7,29 @@
 /// it allocation-free.
 protocol InputStreamHandler: Sendable {
     /// The timestamp the node can process now, or nil when it must wait.
-    func readyTimestamp(_ inputs: [InputQueue]) -> Timestamp?
+    func readyTimestamp(_ node: NodeRuntime) -> Timestamp?
     /// The inputs a step at `timestamp` takes packets from (the others arrive empty); nil
     /// for all of them.
-    func inputsToTake(at timestamp: Timestamp, _ inputs: [InputQueue]) -> [Int]?
+    func inputsToTake(at timestamp: Timestamp, _ node: NodeRuntime) -> [Int]?
     /// Whether the node runs with no packet because an input's bound moved.
-    func runsOnBoundChange(_ inputs: [InputQueue]) -> Bool
+    func runsOnBoundChange(_ node: NodeRuntime) -> Bool
     /// The input timestamp of such a step.
-    func boundChangeTimestamp(_ inputs: [InputQueue]) -> Timestamp
+    func boundChangeTimestamp(_ node: NodeRuntime) -> Timestamp
     /// Whether steps of one node may run at once (each timestamp is settled on its own).
     var allowsConcurrentSteps: Bool { get }
     /// Whether `trim` can drop anything (checked before calling it for each packet).
     var trimsQueues: Bool { get }
     /// Drops the queued packets the policy does not keep, counting them in `drops`.
-    func trim(_ inputs: inout [InputQueue])
+    func trim(_ node: NodeRuntime)
 }
 
 extension InputStreamHandler {
-    func inputsToTake(at timestamp: Timestamp, _ inputs: [InputQueue]) -> [Int]? { nil }
-    func runsOnBoundChange(_ inputs: [InputQueue]) -> Bool { false }
-    func boundChangeTimestamp(_ inputs: [InputQueue]) -> Timestamp { .unset }
+    func inputsToTake(at timestamp: Timestamp, _ node: NodeRuntime) -> [Int]? { nil }
+    func runsOnBoundChange(_ node: NodeRuntime) -> Bool { false }
+    func boundChangeTimestamp(_ node: NodeRuntime) -> Timestamp { .unset }
     var allowsConcurrentSteps: Bool { false }
     var trimsQueues: Bool { false }
-    func trim(_ inputs: inout [InputQueue]) {}
+    func trim(_ node: NodeRuntime) {}
 }
 
 extension InputPolicy {
@@ -48,30 +48,45 @@ extension InputPolicy {
     }
 }
 
-extension [InputQueue] {
+// The handlers read the node's queues in place (through the node, not a copy of its array:
+// passing the array retained and released its buffer on every examination).
+extension NodeRuntime {
     /// The smallest timestamp at the head of any queue, nil when every queue is empty.
     var earliestHead: Timestamp? {
-        var earliest: Timestamp?
-        for i in indices {
-            if let t = self[i].packets.firstTimestamp, earliest.map({ t < $0 }) ?? true { earliest = t }
+        var head = Timestamp.done
+        var any = false
+        for i in inputs.indices {
+            if let t = inputs[i].packets.firstTimestamp {
+                any = true
+                if t < head { head = t }
+            }
         }
-        return earliest
+        return any ? head : nil
     }
 
-    /// The default policy's ready timestamp over the queues at `positions` (all when nil):
-    /// the earliest head, once every other forward input has a packet there or a bound past it.
-    func synchronizedTimestamp(_ positions: [Int]? = nil) -> Timestamp? {
-        var head: Timestamp?
-        func visit(_ i: Int) {
-            if let t = self[i].packets.firstTimestamp, head.map({ t < $0 }) ?? true { head = t }
+    /// The default policy's ready timestamp: the earliest head, once every other forward input
+    /// has a packet there or a bound past it.
+    var synchronizedTimestamp: Timestamp? {
+        guard let head = earliestHead else { return nil }
+        for i in inputs.indices where inputs[i].packets.isEmpty && !inputs[i].isBackEdge {
+            if inputs[i].bound <= head { return nil }
         }
-        if let positions { for i in positions { visit(i) } } else { for i in indices { visit(i) } }
-        guard let head else { return nil }
-        func blocks(_ i: Int) -> Bool { self[i].packets.isEmpty && !self[i].isBackEdge && self[i].bound <= head }
-        if let positions {
-            for i in positions where blocks(i) { return nil }
-        } else {
-            for i in indices where blocks(i) { return nil }
+        return head
+    }
+
+    /// The same over the queues at `positions` only (a sync set).
+    func synchronizedTimestamp(_ positions: [Int]) -> Timestamp? {
+        var head = Timestamp.done
+        var any = false
+        for i in positions {
+            if let t = inputs[i].packets.firstTimestamp {
+                any = true
+                if t < head { head = t }
+            }
+        }
+        guard any else { return nil }
+        for i in positions where inputs[i].packets.isEmpty && !inputs[i].isBackEdge {
+            if inputs[i].bound <= head { return nil }
         }
         return head
     }
@@ -79,7 +94,7 @@ extension [InputQueue] {
     /// The largest timestamp every forward input has settled (its bound minus one).
     var settledTimestamp: Timestamp {
         var bound = Timestamp.done
-        for i in indices where !self[i].isBackEdge { bound = Swift.min(bound, self[i].frontier) }
+        for i in inputs.indices where !inputs[i].isBackEdge { bound = Swift.min(bound, inputs[i].frontier) }
         return bound.isRangeValue && bound > .min ? Timestamp(bound.microseconds - 1) : .unset
     }
 }

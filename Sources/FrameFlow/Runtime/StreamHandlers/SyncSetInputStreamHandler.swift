@@ -35,17 +35,17 @@ struct SyncSetInputStreamHandler: InputStreamHandler {
         self.sets = resolved
     }
 
-    func readyTimestamp(_ inputs: [InputQueue]) -> Timestamp? { readySet(inputs)?.timestamp }
+    func readyTimestamp(_ node: NodeRuntime) -> Timestamp? { readySet(node)?.timestamp }
 
-    func inputsToTake(at timestamp: Timestamp, _ inputs: [InputQueue]) -> [Int]? {
-        readySet(inputs).map { sets[$0.set] } ?? []
+    func inputsToTake(at timestamp: Timestamp, _ node: NodeRuntime) -> [Int]? {
+        readySet(node).map { sets[$0.set] } ?? []
     }
 
     /// The set with the earliest ready timestamp (the first such set on a tie).
-    private func readySet(_ inputs: [InputQueue]) -> (set: Int, timestamp: Timestamp)? {
+    private func readySet(_ node: NodeRuntime) -> (set: Int, timestamp: Timestamp)? {
         var best: (set: Int, timestamp: Timestamp)?
         for (k, set) in sets.enumerated() {
-            if let t = inputs.synchronizedTimestamp(set), best.map({ t < $0.timestamp }) ?? true { best = (k, t) }
+            if let t = node.synchronizedTimestamp(set), best.map({ t < $0.timestamp }) ?? true { best = (k, t) }
         }
         return best
     }
