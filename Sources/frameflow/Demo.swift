@@ -11,7 +11,7 @@ let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self]
 /// Runs the edge-detection graph on FFmpeg's generated test pattern and writes
 /// `demo-output.mp4`. Nothing to download.
 @MainActor func runDemo(frames: Int, size: String, output: String) throws {
-    StopSignals.runStarting.withLock { $0 = true }
+    StopSignals.runWillStart()
     let parts = size.split(separator: "x").compactMap { Int($0) }
     guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--size must be WxH, e.g. 640x480", code: 2) }
     let graphPath = "Graphs/edge_detection_mobile_gpu.pbtxt"
@@ -34,7 +34,9 @@ let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self]
 /// second one exits at once); before the run starts (loading the graph, opening sinks) they
 /// stop it as soon as it starts; for other commands they exit.
 enum StopSignals {
-    private static let state = Locked<(runner: RunnerBox?, pending: Bool, sources: [any DispatchSourceSignal])>((nil, false, []))
+    /// The run signals go to, whether one arrived before it, whether a run is starting (then a
+    /// signal waits for it), and the installed sources; one lock, so a signal sees them together.
+    private static let state = Locked<(runner: RunnerBox?, pending: Bool, starting: Bool, sources: [any DispatchSourceSignal])>((nil, false, false, []))
 
     /// Installs the handlers; call first thing.
     static func install() {
@@ -49,12 +51,12 @@ enum StopSignals {
     }
 
     private static func received() {
-        let (runner, wasPending) = state.withLock { s -> (RunnerBox?, Bool) in
+        let (runner, wasPending, starting) = state.withLock { s -> (RunnerBox?, Bool, Bool) in
             defer { s.pending = true }
-            return (s.runner, s.pending)
+            return (s.runner, s.pending, s.starting)
         }
         guard let runner else {
-            if wasPending || !runStarting.withLock({ $0 }) { exit(ExitCode.interrupted) }
+            if wasPending || !starting { exit(ExitCode.interrupted) }
             return  // the run about to start takes it
         }
         if runner.runner.stopRequested {
@@ -65,8 +67,8 @@ enum StopSignals {
         runner.runner.requestStop()
     }
 
-    /// Set by `frameflow run` and `demo` before loading: a signal then waits for the runner.
-    static let runStarting = Locked(false)
+    /// Called by `frameflow run` and `demo` before loading: a signal then waits for the runner.
+    static func runWillStart() { state.withLock { $0.starting = true } }
 
     /// Routes signals to `runner` from now on (one that came before stops it at once).
     static func attach(_ runner: GraphRunner) {
@@ -131,7 +133,7 @@ final class RunnerBox: @unchecked Sendable {
 }
 
 @MainActor func runCommand() throws {
-    StopSignals.runStarting.withLock { $0 = true }
+    StopSignals.runWillStart()
     var options = GraphRunner.Options()
     try registerSubgraphOptions()
     guard let graphPath = args.first(where: { !$0.hasPrefix("--") }) else { fail("usage: frameflow run GRAPH [options]; see frameflow help", code: 2) }
