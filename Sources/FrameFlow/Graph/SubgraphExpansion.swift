@@ -161,8 +161,10 @@ enum SubgraphExpansion {
         }
     }
 
+    /// The message name without its package (names are already without `.ext` and type URL:
+    /// `NodeConfig.optionsTypeName`), compared as the validator compares options types.
     private static func shortName(_ type: String) -> Substring {
-        type.split(separator: ".").last.map { $0 == "ext" ? type.split(separator: ".").dropLast().last ?? $0 : $0 } ?? Substring(type)
+        type.split(separator: ".").last ?? Substring(type)
     }
 
     /// A field path: names (and indices of repeated fields) joined by `/`; a leading `options`
