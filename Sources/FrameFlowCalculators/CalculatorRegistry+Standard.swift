@@ -11,7 +11,7 @@ extension CalculatorRegistry {
             FlowLimiterCalculator.self, ColorConvertCalculator.self, ImageTransformationCalculator.self,
             ImageCroppingCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
-            HaarCascadeDetectorCalculator.self,
+            HaarCascadeDetectorCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
         ]
     }
 }

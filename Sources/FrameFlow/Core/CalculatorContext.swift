@@ -180,16 +180,54 @@ public final class CalculatorContext {
         boundUpdates.append((i, bound))
     }
 
-    /// The bound of input `tag:index` when this call started: no packet below it will
-    /// arrive any more. Immediate-policy nodes are also called when only a bound moved
+    /// The bound of input `tag:index` when this call started: no packet below it will reach
+    /// the node any more (the earliest packet still queued for a later call, else the
+    /// stream's bound). Immediate-policy nodes are also called when only a bound moved
     /// (then every input is empty and `inputTimestamp` is `.unset`).
     public func inputBound(_ tag: String = "", _ index: Int = 0) -> Timestamp {
         guard let i = inputIndex[PortID(tag, index)] else { return .done }
         return inputBounds[i]
     }
 
+    /// The bound of the `position`-th input port when this call started.
+    public func inputBound(atPosition position: Int) -> Timestamp { inputBounds[position] }
+
+    /// `setNextTimestampBound` for the `position`-th output port.
+    public func setNextTimestampBound(_ bound: Timestamp, atPosition position: Int) {
+        boundUpdates.append((position, bound))
+    }
+
     /// Number of output ports.
     public var outputCount: Int { outputRefs.count }
+
+    // MARK: Ports by position
+
+    /// The node's input ports in the order it lists them, untagged ones numbered 0, 1, … in
+    /// order as MediaPipe's tag maps number them (for calculators that take any ports).
+    public var inputPorts: [PortID] { Self.numbered(inputRefs) }
+    /// The node's output ports, numbered as `inputPorts`.
+    public var outputPorts: [PortID] { Self.numbered(outputRefs) }
+    /// The node's input side packets, numbered as `inputPorts`.
+    public var sidePacketPorts: [PortID] { Self.numbered(sideInputRefs) }
+    /// The node's output side packets, numbered as `inputPorts`.
+    public var outputSidePacketPorts: [PortID] { Self.numbered(sideOutputRefs) }
+
+    /// The `position`-th input side packet, if it was given.
+    public func sidePacket(at position: Int) -> Packet? { sideInputs[position] }
+
+    /// Sets the `position`-th output side packet (in `open`).
+    public func setSidePacket(_ packet: Packet, atPosition position: Int) {
+        sideOutputs.append((position, packet))
+    }
+
+    static func numbered(_ refs: [StreamRef]) -> [PortID] {
+        var untagged = 0
+        return refs.map { r in
+            guard r.tag.isEmpty else { return r.port }
+            defer { untagged += 1 }
+            return PortID("", untagged)
+        }
+    }
 
     /// Ends a source calculator (one without inputs): no further `process` calls.
     public func finishSource() { sourceFinished = true }

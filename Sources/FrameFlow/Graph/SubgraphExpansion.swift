@@ -8,6 +8,7 @@
 /// - `graph_options` defaults merged with the node's options feed the inner nodes'
 ///   `option_value: "node_field:graph_field"`.
 /// Subgraphs nest up to `ResourceLimits.maxNestingDepth`; one that includes itself is an error.
+/// A `SwitchContainer` node expands as the subgraph `SwitchContainer.subgraph(for:)` makes.
 enum SubgraphExpansion {
     static func expand(_ config: GraphConfig, registry: CalculatorRegistry) throws -> GraphConfig {
         var out = config
@@ -25,12 +26,13 @@ enum SubgraphExpansion {
         var result: [NodeConfig] = []
         for (id, node) in nodes.enumerated() {
             guard node.calculatorType == nil, registry.calculator(named: node.calculator) == nil,
-                let subgraph = registry.subgraph(named: node.calculator)
+                let subgraph = try registry.subgraph(named: node.calculator)
+                    ?? (node.calculator == SwitchContainer.calculatorName ? SwitchContainer.subgraph(for: node) : nil)
             else {
                 result.append(node)
                 continue
             }
-            if let outer = stack.first(where: { $0.name == node.calculator }) {
+            if subgraph.type != SwitchContainer.calculatorName, let outer = stack.first(where: { $0.name == node.calculator }) {
                 var e = GraphError(
                     .cycle, "subgraph '\(node.calculator)' includes itself (its type: is at \(outer.location.map(\.description) ?? "?"))",
                     node: node.displayName, location: node.location)

@@ -86,7 +86,7 @@ extension GraphRuntime {
             return nil
         }
         for i in node.inputs.indices {
-            ctx.inputBounds[i] = node.inputs[i].bound
+            ctx.inputBounds[i] = node.inputs[i].frontier
             node.inputs[i].boundMoved = false
         }
         let options = node.pendingOptions
