@@ -46,8 +46,8 @@ final class ImageStreamSink: PacketSink {
 /// replaced only by a finished output).
 ///
 /// The payload's members come from `JSONLinesRepresentable`; `[Detection]` becomes
-/// `"detections": [{"box":{"x","y","width","height"},"score","label"}, …]` in input-image
-/// pixels; other `Encodable` values merge an object's members or become `"value"`; anything
+/// `"detections": [{"label":[…],"score":[…],"location_data":{…}}, …]` (MediaPipe's field
+/// names); other `Encodable` values merge an object's members or become `"value"`; anything
 /// else is its description.
 public final class JSONLinesSink: PacketSink {
     public let path: String

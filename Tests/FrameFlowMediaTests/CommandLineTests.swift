@@ -176,7 +176,9 @@ import Testing
         let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
         #expect(first?["stream"] as? String == "detections")
         let d = (first?["detections"] as? [[String: Any]])?.first
-        let box = d?["box"] as? [String: Any]
-        #expect(box?["x"] != nil && box?["width"] != nil && d?["score"] != nil && d?["label"] as? String == "face")
+        let location = d?["location_data"] as? [String: Any]
+        let box = location?["bounding_box"] as? [String: Any]
+        #expect(location?["format"] as? String == "BOUNDING_BOX")
+        #expect(box?["xmin"] is Int && box?["width"] is Int && (d?["score"] as? [Double])?.count == 1 && d?["label"] as? [String] == ["face"])
     }
 }

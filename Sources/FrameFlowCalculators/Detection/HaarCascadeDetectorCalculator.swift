@@ -66,7 +66,7 @@ public final class HaarCascadeDetectorCalculator: Calculator {
         let hits = try detector.detect(gray, parameters: p) { n, body in cc.parallelFor(n, grain: 1, body) }
         let label = options.label.isEmpty ? nil : options.label
         try cc.emit(hits.map {
-            Detection(box: Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)), score: Double($0.neighbors), label: label)
+            Detection(pixelBox: .init(xmin: $0.x, ymin: $0.y, width: $0.width, height: $0.height), score: Double($0.neighbors), label: label)
         }, tag: "DETECTIONS")
     }
 }

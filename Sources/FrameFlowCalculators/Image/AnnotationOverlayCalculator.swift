@@ -7,7 +7,7 @@ import FrameFlow
 ///
 /// Inputs:
 ///   - `IMAGE`: `ImageFrame` (rgb8, rgba8, bgra8, gray8).
-///   - `DETECTIONS` (optional): `[Detection]`, boxes in image pixels.
+///   - `DETECTIONS` (optional): `[Detection]`, relative or pixel boxes.
 ///   - `POINTS` (optional): `[Point]`.
 ///   - `LINES` (optional): `[[Point]]`, each a polyline.
 ///   - `MASK` (optional): `ImageFrame` gray8, any size (sampled to the image), 255 = full colour.
@@ -93,14 +93,15 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         }
         for p in points { canvas.disc(p, options.pointRadius, options.pointColor) }
         for d in detections {
-            let x0 = Int(d.box.x.rounded()), y0 = Int(d.box.y.rounded())
-            let x1 = Int(d.box.maxX.rounded()) - 1, y1 = Int(d.box.maxY.rounded()) - 1
+            let box = d.box(inImageOfWidth: image.width, height: image.height)
+            let x0 = Int(box.x.rounded()), y0 = Int(box.y.rounded())
+            let x1 = Int(box.maxX.rounded()) - 1, y1 = Int(box.maxY.rounded()) - 1
             let t = options.thickness
             canvas.fill(x0, y0, x1, y0 + t - 1, options.boxColor)
             canvas.fill(x0, y1 - t + 1, x1, y1, options.boxColor)
             canvas.fill(x0, y0, x0 + t - 1, y1, options.boxColor)
             canvas.fill(x1 - t + 1, y0, x1, y1, options.boxColor)
-            for k in d.keypoints { canvas.disc(k, options.pointRadius, options.pointColor) }
+            for k in d.keypoints(inImageOfWidth: image.width, height: image.height) { canvas.disc(k, options.pointRadius, options.pointColor) }
             if options.drawLabels {
                 // Integral scores (e.g. a cascade's neighbour count) print without decimals.
                 let score = d.score == d.score.rounded() ? String(format: "%.0f", d.score) : String(format: "%.2f", d.score)

@@ -10,10 +10,16 @@ public struct TensorImageTransform: Sendable, Equatable {
     public var crop: Rect
     /// The part of the tensor the image occupies, normalised: letterbox bars lie outside.
     public var content: Rect
+    /// The whole image's size in pixels.
+    public var imageWidth: Int
+    public var imageHeight: Int
 
-    public init(crop: Rect, content: Rect = Rect(x: 0, y: 0, width: 1, height: 1)) {
+    /// `imageWidth` and `imageHeight` default to the crop's far corner (a crop from the origin).
+    public init(crop: Rect, content: Rect = Rect(x: 0, y: 0, width: 1, height: 1), imageWidth: Int? = nil, imageHeight: Int? = nil) {
         self.crop = crop
         self.content = content
+        self.imageWidth = imageWidth ?? Int(crop.maxX.rounded())
+        self.imageHeight = imageHeight ?? Int(crop.maxY.rounded())
     }
 
     /// A point given in normalised tensor coordinates, in image pixels.
@@ -26,6 +32,18 @@ public struct TensorImageTransform: Sendable, Equatable {
     /// A box given in normalised tensor coordinates, in image pixels.
     public func imageRect(_ r: Rect) -> Rect {
         let a = imagePoint(x: r.x, y: r.y), b = imagePoint(x: r.maxX, y: r.maxY)
+        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
+    }
+
+    /// A point given in normalised tensor coordinates, in fractions of the whole image.
+    public func relativePoint(x: Double, y: Double) -> Point {
+        let p = imagePoint(x: x, y: y)
+        return Point(x: p.x / Double(imageWidth), y: p.y / Double(imageHeight))
+    }
+
+    /// A box given in normalised tensor coordinates, in fractions of the whole image.
+    public func relativeRect(_ r: Rect) -> Rect {
+        let a = relativePoint(x: r.x, y: r.y), b = relativePoint(x: r.maxX, y: r.maxY)
         return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
     }
 }
@@ -154,7 +172,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         }
         let shape = nchw ? [1, C, H, W] : [1, H, W, C]
         let content = Rect(x: Double(left) / Double(W), y: Double(top) / Double(H), width: Double(cw) / Double(W), height: Double(ch) / Double(H))
-        return (Tensor(shape: shape, floats: values), TensorImageTransform(crop: crop, content: content))
+        return (Tensor(shape: shape, floats: values), TensorImageTransform(crop: crop, content: content, imageWidth: image.width, imageHeight: image.height))
     }
 }
 

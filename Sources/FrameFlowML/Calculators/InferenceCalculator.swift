@@ -53,9 +53,10 @@ public final class InferenceCalculator: Calculator {
         self.options = options
     }
 
+    /// Loads `path`, a relative one looked up under the resource root first.
     static func load(_ path: String) throws -> Model {
         do {
-            return try Model(contentsOf: URL(fileURLWithPath: path))
+            return try Model(contentsOf: URL(fileURLWithPath: ResourcePaths.resolve(path)))
         } catch let e as ModelError {
             throw GraphError(.invalidOption, "model \(path): \(e.message)")
         }

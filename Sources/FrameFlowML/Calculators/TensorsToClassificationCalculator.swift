@@ -54,7 +54,7 @@ public final class TensorsToClassificationCalculator: Calculator {
 
     static func labels(_ o: Options) throws -> [String] {
         if o.labelMapPath.isEmpty { return o.labels }
-        guard let text = try? String(contentsOfFile: o.labelMapPath, encoding: .utf8) else {
+        guard let text = try? String(contentsOfFile: ResourcePaths.resolve(o.labelMapPath), encoding: .utf8) else {
             throw GraphError(.invalidOption, "\(o.labelMapPath): cannot read the label map")
         }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }

@@ -16,9 +16,9 @@ import FrameFlow
 /// Inputs:
 ///   - `TENSORS`: `[Tensor]` (the model's outputs).
 ///   - `TRANSFORM` (optional): `TensorImageTransform` from `ImageToTensorCalculator`; boxes
-///     and keypoints come out in input-image pixels with it, normalised to [0, 1] without.
+///     and keypoints come out in fractions of the input image with it, of the tensor without.
 /// Outputs:
-///   - `DETECTIONS`: `[Detection]`, score ≥ `min_score_thresh`, label from `labels`.
+///   - `DETECTIONS`: `[Detection]` (`RELATIVE_BOUNDING_BOX`), score ≥ `min_score_thresh`, label from `labels`.
 ///
 /// Example usage (BlazeFace short range, as MediaPipe configures it):
 /// ```
@@ -93,8 +93,8 @@ public final class TensorsToDetectionsCalculator: Calculator {
         var dets = try Self.decode(tensors, options: options, anchors: anchors)
         if let transform {
             for i in dets.indices {
-                dets[i].box = transform.imageRect(dets[i].box)
-                dets[i].keypoints = dets[i].keypoints.map { transform.imagePoint(x: $0.x, y: $0.y) }
+                dets[i].box = transform.relativeRect(dets[i].box)
+                dets[i].keypoints = dets[i].keypoints.map { transform.relativePoint(x: $0.x, y: $0.y) }
             }
         }
         try cc.emit(dets, tag: "DETECTIONS")
@@ -135,7 +135,7 @@ public final class TensorsToDetectionsCalculator: Calculator {
                     if !o.reverseOutputOrder { swap(&kx, &ky) }
                     kps.append(Point(x: kx / o.xScale * a.width + a.x, y: ky / o.yScale * a.height + a.y))
                 }
-                out.append(Detection(box: Rect(x: cx - w / 2, y: cy - h / 2, width: w, height: h), score: best, label: label(bestClass), labelID: bestClass, keypoints: kps))
+                out.append(Detection(relativeBox: Rect(x: cx - w / 2, y: cy - h / 2, width: w, height: h), score: best, label: label(bestClass), labelID: bestClass, keypoints: kps))
             }
         case "yolov5", "yolov8":
             let v8 = o.decoder == "yolov8"
@@ -156,7 +156,7 @@ public final class TensorsToDetectionsCalculator: Calculator {
                 let score = v8 ? best : best * at(i, 4)
                 guard score >= o.minScoreThresh else { continue }
                 let cx = at(i, 0) / sx, cy = at(i, 1) / sy, w = at(i, 2) / sx, h = at(i, 3) / sy
-                out.append(Detection(box: Rect(x: cx - w / 2, y: cy - h / 2, width: w, height: h), score: score, label: label(bestClass), labelID: bestClass))
+                out.append(Detection(relativeBox: Rect(x: cx - w / 2, y: cy - h / 2, width: w, height: h), score: score, label: label(bestClass), labelID: bestClass))
             }
         default: break
         }

@@ -12,7 +12,7 @@ import Testing
         var o = AnnotationOverlayCalculator.Options()
         o.thickness = 1
         o.boxColor = [0, 255, 0]
-        let d = Detection(box: Rect(x: 5, y: 22, width: 10, height: 8), score: 0.9, label: "A")
+        let d = Detection(pixelBox: .init(xmin: 5, ymin: 22, width: 10, height: 8), score: 0.9, label: "A")
         let out = try AnnotationOverlayCalculator.draw(on: try blank(80, 40), detections: [d], options: o)
         #expect(out[5, 22] == [0, 255, 0, 255] && out[14, 29] == [0, 255, 0, 255] && out[14, 22] == [0, 255, 0, 255])
         #expect(out[10, 26] == [10, 10, 10, 255], "inside the box is untouched")
@@ -30,7 +30,7 @@ import Testing
         canvasOptions.textScale = 1
         canvasOptions.thickness = 1
         // A zero-size box at the top-left puts the label inside the image at (1, 1).
-        let d = Detection(box: Rect(x: 0, y: 0, width: 1, height: 1), score: 1, label: "1")
+        let d = Detection(pixelBox: .init(xmin: 0, ymin: 0, width: 1, height: 1), score: 1, label: "1")
         let out = try AnnotationOverlayCalculator.draw(on: try blank(), detections: [d], options: canvasOptions)
         // "1" = 04 0C 04 04 04 04 0E: row 0 has one pixel at column 2.
         let row0 = (0..<5).map { out[1 + $0, 1] == [0, 0, 0, 255] }
@@ -59,7 +59,7 @@ import Testing
         let runner = try CalculatorRunner(AnnotationOverlayCalculator.self, options: o, inputs: ["IMAGE:video", "DETECTIONS:faces"], outputs: ["IMAGE:out"])
         let img = try blank()
         runner.add(img, tag: "IMAGE", at: 0)
-        runner.add([Detection(box: Rect(x: 2, y: 2, width: 6, height: 6), score: 1)], tag: "DETECTIONS", at: 0)
+        runner.add([Detection(pixelBox: .init(xmin: 2, ymin: 2, width: 6, height: 6), score: 1)], tag: "DETECTIONS", at: 0)
         runner.add(img, tag: "IMAGE", at: 1)
         try runner.run()
         let outs = try runner.outputs("IMAGE").map { try $0.get(ImageFrame.self) }

@@ -34,7 +34,7 @@ import Testing
         want.x += 64
         for d in detected {
             #expect(d.count == 1)
-            if let f = d.first { #expect(f.box.iou(want) > 0.85, "\(f.box) vs \(want)") }
+            if let f = d.first?.box(inImageOfWidth: 640, height: 480) { #expect(f.iou(want) > 0.85, "\(f) vs \(want)") }
         }
         let out = try video.packets[n - 1].get(ImageFrame.self)
         #expect(out.width == 640 && out.height == 480)

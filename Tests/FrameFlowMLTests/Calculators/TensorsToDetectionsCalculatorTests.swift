@@ -55,8 +55,11 @@ import Testing
         }
         // Through a letterbox transform: a 640×480 image in a 640×640 tensor, bars of 80 rows.
         let t = TensorImageTransform(crop: Rect(x: 0, y: 0, width: 640, height: 480), content: Rect(x: 0, y: 80.0 / 640, width: 1, height: 480.0 / 640))
-        let r = t.imageRect(Rect(x: 100.0 / 640, y: (80.0 + 50) / 640, width: 200.0 / 640, height: 200.0 / 640))
+        let tensorBox = Rect(x: 100.0 / 640, y: (80.0 + 50) / 640, width: 200.0 / 640, height: 200.0 / 640)
+        let r = t.imageRect(tensorBox)
         #expect(abs(r.x - 100) < 1e-9 && abs(r.y - 50) < 1e-9 && abs(r.width - 200) < 1e-9 && abs(r.height - 200) < 1e-9)
+        let rel = t.relativeRect(tensorBox)
+        #expect(abs(rel.x - 100.0 / 640) < 1e-9 && abs(rel.y - 50.0 / 480) < 1e-9 && abs(rel.maxY - 250.0 / 480) < 1e-9)
     }
 
     @Test func ssdDecodesRelativeToAnchors() throws {
@@ -112,10 +115,10 @@ import Testing
 
 @Suite struct NonMaxSuppressionCalculatorTests {
     static let dets = [
-        Detection(box: Rect(x: 0, y: 0, width: 10, height: 10), score: 0.9, labelID: 0, keypoints: [Point(x: 5, y: 5)]),
-        Detection(box: Rect(x: 1, y: 0, width: 10, height: 10), score: 0.6, labelID: 0, keypoints: [Point(x: 8, y: 5)]),
-        Detection(box: Rect(x: 50, y: 50, width: 10, height: 10), score: 0.8, labelID: 1, keypoints: [Point(x: 55, y: 55)]),
-        Detection(box: Rect(x: 2, y: 1, width: 10, height: 10), score: 0.7, labelID: 1, keypoints: [Point(x: 7, y: 6)]),
+        Detection(relativeBox: Rect(x: 0, y: 0, width: 10, height: 10), score: 0.9, labelID: 0, keypoints: [Point(x: 5, y: 5)]),
+        Detection(relativeBox: Rect(x: 1, y: 0, width: 10, height: 10), score: 0.6, labelID: 0, keypoints: [Point(x: 8, y: 5)]),
+        Detection(relativeBox: Rect(x: 50, y: 50, width: 10, height: 10), score: 0.8, labelID: 1, keypoints: [Point(x: 55, y: 55)]),
+        Detection(relativeBox: Rect(x: 2, y: 1, width: 10, height: 10), score: 0.7, labelID: 1, keypoints: [Point(x: 7, y: 6)]),
     ]
 
     @Test func defaultKeepsTheBestOfEachCluster() {

@@ -37,32 +37,3 @@ public struct Point: Sendable, Hashable, Codable {
         self.y = y
     }
 }
-
-/// One detected object: a box in input-image pixels, a score, an optional label and
-/// keypoints. Encodes to JSON as `{"box":{"x","y","width","height"},"score","label"}`.
-public struct Detection: Sendable, Hashable, Codable {
-    public var box: Rect
-    public var score: Double
-    public var label: String?
-    public var labelID: Int?
-    public var keypoints: [Point]
-
-    public init(box: Rect, score: Double, label: String? = nil, labelID: Int? = nil, keypoints: [Point] = []) {
-        self.box = box
-        self.score = score
-        self.label = label
-        self.labelID = labelID
-        self.keypoints = keypoints
-    }
-
-    enum CodingKeys: String, CodingKey { case box, score, label, labelID = "label_id", keypoints }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(box, forKey: .box)
-        try c.encode(score, forKey: .score)
-        try c.encodeIfPresent(label, forKey: .label)
-        try c.encodeIfPresent(labelID, forKey: .labelID)
-        if !keypoints.isEmpty { try c.encode(keypoints, forKey: .keypoints) }
-    }
-}
