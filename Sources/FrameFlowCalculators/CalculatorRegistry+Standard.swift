@@ -12,6 +12,24 @@ extension CalculatorRegistry {
             ImageCroppingCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
             HaarCascadeDetectorCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
+            // Vector framework calculators (loops, split, concatenate, clip, size checks).
+            BeginLoopNormalizedRectCalculator.self, BeginLoopDetectionCalculator.self,
+            BeginLoopNormalizedLandmarkListVectorCalculator.self, BeginLoopIntCalculator.self, BeginLoopFloatCalculator.self,
+            BeginLoopStringCalculator.self, BeginLoopImageFrameCalculator.self, EndLoopNormalizedRectCalculator.self,
+            EndLoopDetectionCalculator.self, EndLoopNormalizedLandmarkListVectorCalculator.self,
+            EndLoopLandmarkListVectorCalculator.self, EndLoopClassificationListCalculator.self, EndLoopRenderDataCalculator.self,
+            EndLoopBooleanCalculator.self, EndLoopFloatCalculator.self, EndLoopImageFrameCalculator.self,
+            SplitNormalizedLandmarkListCalculator.self, SplitLandmarkListCalculator.self, SplitLandmarkVectorCalculator.self,
+            SplitNormalizedLandmarkListVectorCalculator.self, SplitNormalizedRectVectorCalculator.self,
+            SplitDetectionVectorCalculator.self, SplitClassificationListVectorCalculator.self, SplitFloatVectorCalculator.self,
+            SplitUint64tVectorCalculator.self, ConcatenateRenderDataVectorCalculator.self,
+            ConcatenateDetectionVectorCalculator.self, ConcatenateFloatVectorCalculator.self,
+            ConcatenateInt32VectorCalculator.self, ConcatenateBoolVectorCalculator.self, ConcatenateStringVectorCalculator.self,
+            ConcatenateLandmarkVectorCalculator.self, ConcatenateLandmarkListVectorCalculator.self,
+            ConcatenateNormalizedLandmarkListVectorCalculator.self, ConcatenateClassificationListVectorCalculator.self,
+            ClipNormalizedRectVectorSizeCalculator.self, ClipDetectionVectorSizeCalculator.self,
+            NormalizedRectVectorHasMinSizeCalculator.self, NormalizedLandmarkListVectorHasMinSizeCalculator.self,
+            ClassificationListVectorHasMinSizeCalculator.self,
         ]
     }
 }

@@ -120,6 +120,10 @@ public final class CalculatorContext {
         inputIndex[PortID(tag, index)].map { inputRefs[$0].name }
     }
 
+    /// The stream name bound to the `position`-th input port (in the order the node lists
+    /// them): what error messages name for calculators that take any number of untagged inputs.
+    public func inputStreamName(atPosition position: Int) -> String { inputRefs[position].name }
+
     // MARK: Side packets
 
     /// Input side packet `tag:index`, if the node has it and it was given.

@@ -7,6 +7,8 @@ extension CalculatorRegistry {
         [
             ImageToTensorCalculator.self, InferenceCalculator.self, TensorsToClassificationCalculator.self,
             TensorsToDetectionsCalculator.self, NonMaxSuppressionCalculator.self,
+            BeginLoopTensorCalculator.self, EndLoopTensorCalculator.self, SplitTensorVectorCalculator.self,
+            ConcatenateTensorVectorCalculator.self,
         ]
     }
 }
