@@ -7,6 +7,8 @@ extension CalculatorRegistry {
         [
             ImageToTensorCalculator.self, InferenceCalculator.self, TensorsToClassificationCalculator.self,
             TensorsToDetectionsCalculator.self, NonMaxSuppressionCalculator.self,
+            SsdAnchorsCalculator.self, DetectionProjectionCalculator.self, DetectionLetterboxRemovalCalculator.self,
+            TfLiteModelCalculator.self, TfLiteCustomOpResolverCalculator.self,
             BeginLoopTensorCalculator.self, EndLoopTensorCalculator.self, SplitTensorVectorCalculator.self,
             ConcatenateTensorVectorCalculator.self,
         ]

@@ -2,92 +2,98 @@ import Foundation
 import FrameFlow
 import FrameFlowCalculators
 
-/// Where a model's input tensor came from in the image: the crop, then the scale and the
-/// letterbox padding. Maps points from tensor coordinates (normalised to [0, 1] over the
-/// tensor) back to input-image pixels.
-public struct TensorImageTransform: Sendable, Equatable {
-    /// The cropped region of the image, in pixels.
-    public var crop: Rect
-    /// The part of the tensor the image occupies, normalised: letterbox bars lie outside.
-    public var content: Rect
-    /// The whole image's size in pixels.
-    public var imageWidth: Int
-    public var imageHeight: Int
-
-    /// `imageWidth` and `imageHeight` default to the crop's far corner (a crop from the origin).
-    public init(crop: Rect, content: Rect = Rect(x: 0, y: 0, width: 1, height: 1), imageWidth: Int? = nil, imageHeight: Int? = nil) {
-        self.crop = crop
-        self.content = content
-        self.imageWidth = imageWidth ?? Int(crop.maxX.rounded())
-        self.imageHeight = imageHeight ?? Int(crop.maxY.rounded())
-    }
-
-    /// A point given in normalised tensor coordinates, in image pixels.
-    public func imagePoint(x: Double, y: Double) -> Point {
-        Point(
-            x: crop.x + (x - content.x) / content.width * crop.width,
-            y: crop.y + (y - content.y) / content.height * crop.height)
-    }
-
-    /// A box given in normalised tensor coordinates, in image pixels.
-    public func imageRect(_ r: Rect) -> Rect {
-        let a = imagePoint(x: r.x, y: r.y), b = imagePoint(x: r.maxX, y: r.maxY)
-        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
-    }
-
-    /// A point given in normalised tensor coordinates, in fractions of the whole image.
-    public func relativePoint(x: Double, y: Double) -> Point {
-        let p = imagePoint(x: x, y: y)
-        return Point(x: p.x / Double(imageWidth), y: p.y / Double(imageHeight))
-    }
-
-    /// A box given in normalised tensor coordinates, in fractions of the whole image.
-    public func relativeRect(_ r: Rect) -> Rect {
-        let a = relativePoint(x: r.x, y: r.y), b = relativePoint(x: r.maxX, y: r.maxY)
-        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
-    }
-}
-
-/// Turns an image into a model's input tensor: optional crop, resize (stretch, or keep the
-/// aspect ratio with letterbox bars), channel order, value range and layout.
+/// Turns an image, or a rotated region of it, into a model's input tensor, as MediaPipe's
+/// `ImageToTensorCalculator` does on the CPU.
+///
+/// The region of interest is `NORM_RECT` (the whole image without it). With
+/// `keep_aspect_ratio` it is widened or heightened, about its centre, to the tensor's aspect
+/// ratio; the part that falls outside the image is the letterbox. The region's corners are
+/// mapped to the tensor's corners (its top-left to `(0, 0)`, its bottom-right to
+/// `(width, height)`) and each tensor element samples the image bilinearly at the mapped
+/// position (OpenCV's `warpPerspective` with `INTER_LINEAR`); positions outside the image
+/// read 0 (`BORDER_ZERO`) or the nearest edge pixel (`BORDER_REPLICATE`, also the default).
+/// The sampled 8-bit values are then scaled from [0, 255] to the output range.
 ///
 /// Inputs:
-///   - `IMAGE`: `ImageFrame` (any 8-bit format; YUV is converted to RGB first).
+///   - `IMAGE`: `ImageFrame` (any 8-bit format; converted to RGB, or gray with `color: "gray"`).
+///   - `NORM_RECT` (optional): `NormalizedRect`, the region (rotation in radians, clockwise);
+///     a rect of zero width and height produces nothing for that timestamp.
 /// Outputs:
-///   - `TENSORS`: `[Tensor]` with one tensor, shape `[1, C, H, W]` (nchw) or `[1, H, W, C]`.
-///   - `TRANSFORM` (optional): `TensorImageTransform`, to map detections back to the image.
-/// Options: `frameflow.ImageToTensorCalculatorOptions` { output_width, output_height,
-/// keep_aspect_ratio (false), crop ([x, y, width, height] pixels; empty = whole image),
-/// color ("rgb" | "bgr" | "gray"), layout ("nhwc" | "nchw"), range_min (0), range_max (1),
-/// mean / std (per channel, applied to [0, 1] values instead of the range when given),
-/// content_size ([w, h], optional: draw the image at this size, centred, in a larger canvas
-/// — 20×20 digits centred in 28×28), interpolation (BILINEAR | AREA: area averaging when
-/// shrinking, as OpenCV's INTER_AREA; for large or noisy photos shrunk to a small tensor) }.
+///   - `TENSORS`: `[Tensor]` with one tensor `[1, H, W, C]` (`[1, C, H, W]` with
+///     `layout: "nchw"`): float32 for a float range, int8 / uint8 for an int / uint range.
+///   - `MATRIX` (optional): `ProjectionMatrix` from the tensor's normalized coordinates to the
+///     image's (feed it to `DetectionProjectionCalculator`).
+///   - `LETTERBOX_PADDING` (optional): `[Double]` left, top, right, bottom padding as
+///     fractions of the tensor (the same for left/right and top/bottom).
+/// Options: `mediapipe.ImageToTensorCalculatorOptions` { output_tensor_width,
+/// output_tensor_height (0: the image's size), keep_aspect_ratio (false),
+/// output_tensor_float_range { min max } | output_tensor_int_range { min max } |
+/// output_tensor_uint_range { min max } (one is required, or `mean`/`std`), gpu_origin
+/// (accepted; the CPU path has no origin to flip), border_mode (BORDER_ZERO |
+/// BORDER_REPLICATE) }, and FrameFlow's own fields, which MediaPipe's message lacks and
+/// binary graphs cannot carry: color ("rgb" | "bgr" | "gray"), layout ("nhwc" | "nchw"),
+/// mean / std (per channel, on [0, 1] values, instead of a range), content_size ([w, h]:
+/// the image is resized into this box, centred in the tensor, bars black; no NORM_RECT) and
+/// interpolation (BILINEAR | AREA: OpenCV's resize with INTER_AREA, for photos shrunk to a
+/// small tensor; no NORM_RECT).
 ///
-/// Letterbox bars and the canvas border are black (pixel value 0 before normalising).
-///
-/// Example usage:
+/// Example usage (MediaPipe's short-range face detection):
 /// ```
 /// node {
 ///   calculator: "ImageToTensorCalculator"
-///   input_stream: "IMAGE:input_video"
+///   input_stream: "IMAGE:image"
+///   input_stream: "NORM_RECT:roi"
 ///   output_stream: "TENSORS:input_tensors"
-///   output_stream: "TRANSFORM:transform"
-///   options { [frameflow.ImageToTensorCalculatorOptions.ext] {
-///     output_width: 128 output_height: 128 keep_aspect_ratio: true range_min: -1 range_max: 1 } }
+///   output_stream: "MATRIX:transform_matrix"
+///   options { [mediapipe.ImageToTensorCalculatorOptions.ext] {
+///     output_tensor_width: 128 output_tensor_height: 128 keep_aspect_ratio: true
+///     output_tensor_float_range { min: -1.0 max: 1.0 } border_mode: BORDER_ZERO } }
 /// }
 /// ```
 public final class ImageToTensorCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
-        public static let typeName: String? = "frameflow.ImageToTensorCalculatorOptions"
-        public var outputWidth = 0
-        public var outputHeight = 0
+        public static let typeName: String? = "mediapipe.ImageToTensorCalculatorOptions"
+        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.imageToTensorCalculator }
+
+        /// A value range `{ min max }`; fields left out keep 0.
+        public struct Range<Value: Codable & Sendable & Equatable & Numeric>: Codable, Sendable, Equatable {
+            public var min: Value
+            public var max: Value
+            public init(min: Value, max: Value) {
+                self.min = min
+                self.max = max
+            }
+            public init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                min = try c.decodeIfPresent(Value.self, forKey: .min) ?? 0
+                max = try c.decodeIfPresent(Value.self, forKey: .max) ?? 0
+            }
+        }
+
+        /// What positions outside the image read.
+        public enum BorderMode: String, Codable, Sendable {
+            /// As `replicate` (MediaPipe's default).
+            case unspecified = "BORDER_UNSPECIFIED"
+            case zero = "BORDER_ZERO"
+            case replicate = "BORDER_REPLICATE"
+        }
+
+        /// `mediapipe.GpuOrigin.Mode`.
+        public enum GpuOrigin: String, Codable, Sendable {
+            case `default` = "DEFAULT", conventional = "CONVENTIONAL", topLeft = "TOP_LEFT"
+        }
+
+        public var outputTensorWidth = 0
+        public var outputTensorHeight = 0
         public var keepAspectRatio = false
-        public var crop: [Double] = []
+        public var outputTensorFloatRange: Range<Double>?
+        public var outputTensorIntRange: Range<Int64>?
+        public var outputTensorUintRange: Range<Int64>?
+        public var gpuOrigin = GpuOrigin.default
+        public var borderMode = BorderMode.unspecified
+        // FrameFlow's fields.
         public var color = "rgb"
         public var layout = "nhwc"
-        public var rangeMin = 0.0
-        public var rangeMax = 1.0
         public var mean: [Double] = []
         public var std: [Double] = []
         public var contentSize: [Int] = []
@@ -96,8 +102,11 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
     }
 
     public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)],
-        outputs: [PortSpec("TENSORS", [Tensor].self), PortSpec("TRANSFORM", TensorImageTransform.self, optional: true)],
+        inputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("NORM_RECT", NormalizedRect.self, optional: true)],
+        outputs: [
+            PortSpec("TENSORS", [Tensor].self), PortSpec("MATRIX", ProjectionMatrix.self, optional: true),
+            PortSpec("LETTERBOX_PADDING", [Double].self, optional: true),
+        ],
         concurrentProcess: true)  // process reads only its options
 
     public var options: Options
@@ -107,27 +116,137 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
+        guard cc.hasInput("IMAGE") else { return }
+        var rect: NormalizedRect?
+        if cc.hasInputPort("NORM_RECT") {
+            guard cc.hasInput("NORM_RECT") else { return }
+            let r = try cc.input("NORM_RECT", as: NormalizedRect.self)
+            if r.width == 0 && r.height == 0 { return }  // MediaPipe's "no region" sentinel
+            rect = r
+        }
         let image = try cc.input("IMAGE", as: ImageFrame.self)
-        let (tensor, transform) = try Self.convert(image, options: options, pool: cc.pool)
-        try cc.emit([tensor], tag: "TENSORS")
-        if cc.hasOutputPort("TRANSFORM") { try cc.emit(transform, tag: "TRANSFORM") }
+        let out = try Self.convert(image, rect: rect, options: options, pool: cc.pool)
+        try cc.emit([out.tensor], tag: "TENSORS")
+        if cc.hasOutputPort("MATRIX") { try cc.emit(out.matrix, tag: "MATRIX") }
+        if cc.hasOutputPort("LETTERBOX_PADDING") { try cc.emit(out.padding, tag: "LETTERBOX_PADDING") }
     }
 
-    /// The tensor for `image` and where it came from.
-    public static func convert(_ image: ImageFrame, options o: Options, pool: ImagePool = .shared) throws -> (Tensor, TensorImageTransform) {
-        let gray = o.color == "gray"
-        var src = try ColorConvertCalculator.convert(image, to: gray ? .gray8 : .rgb8, pool: pool)
-        // Crop (clipped to the image).
-        var crop = Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
-        if o.crop.count == 4 {
-            let x0 = max(0, Int(o.crop[0].rounded())), y0 = max(0, Int(o.crop[1].rounded()))
-            let x1 = min(image.width, Int((o.crop[0] + o.crop[2]).rounded())), y1 = min(image.height, Int((o.crop[1] + o.crop[3]).rounded()))
-            guard x1 > x0, y1 > y0 else { throw GraphError(.invalidOption, "crop \(o.crop) lies outside the \(image.width)×\(image.height) image") }
-            src = try ImageCroppingCalculator.crop(src, x: x0, y: y0, width: x1 - x0, height: y1 - y0, pool: pool)
-            crop = Rect(x: Double(x0), y: Double(y0), width: Double(x1 - x0), height: Double(y1 - y0))
+    /// A rotated rectangle in pixels: centre, size, clockwise rotation in radians.
+    public struct PixelRoi: Sendable, Equatable {
+        public var centerX, centerY, width, height, rotation: Double
+        public init(centerX: Double, centerY: Double, width: Double, height: Double, rotation: Double = 0) {
+            (self.centerX, self.centerY, self.width, self.height, self.rotation) = (centerX, centerY, width, height, rotation)
         }
-        // Where the image goes in the W×H canvas.
-        let W = o.outputWidth, H = o.outputHeight
+    }
+
+    /// The region in pixels: `rect` scaled to the image, or the whole image.
+    public static func roi(imageWidth w: Int, imageHeight h: Int, rect: NormalizedRect?) -> PixelRoi {
+        guard let r = rect else { return PixelRoi(centerX: Double(w) / 2, centerY: Double(h) / 2, width: Double(w), height: Double(h)) }
+        return PixelRoi(
+            centerX: r.xCenter * Double(w), centerY: r.yCenter * Double(h), width: r.width * Double(w), height: r.height * Double(h),
+            rotation: r.rotation)
+    }
+
+    /// Grows `roi` about its centre to the tensor's aspect ratio when `keepAspectRatio`; the
+    /// letterbox padding (left, top, right, bottom as fractions of the tensor) it adds.
+    public static func padRoi(tensorWidth: Int, tensorHeight: Int, keepAspectRatio: Bool, roi: inout PixelRoi) throws -> [Double] {
+        guard keepAspectRatio else { return [0, 0, 0, 0] }
+        guard tensorWidth > 0, tensorHeight > 0 else {
+            throw GraphError(.invalidOption, "output_tensor_width and output_tensor_height must be > 0")
+        }
+        guard roi.width > 0, roi.height > 0 else {
+            throw GraphError(.calculatorFailed, "the region of interest has no area (\(roi.width)×\(roi.height))", stream: "NORM_RECT")
+        }
+        let tensorAspect = Double(tensorHeight) / Double(tensorWidth), roiAspect = roi.height / roi.width
+        var horizontal = 0.0, vertical = 0.0
+        if tensorAspect > roiAspect {
+            vertical = (1 - roiAspect / tensorAspect) / 2
+            roi.height = roi.width * tensorAspect
+        } else {
+            horizontal = (1 - tensorAspect / roiAspect) / 2
+            roi.width = roi.height / tensorAspect
+        }
+        return [horizontal, vertical, horizontal, vertical]
+    }
+
+    /// The tensor for `image` (or its region `rect`), the matrix from tensor to image
+    /// coordinates and the letterbox padding.
+    public static func convert(
+        _ image: ImageFrame, rect: NormalizedRect? = nil, options o: Options, pool: ImagePool = .shared
+    ) throws -> (tensor: Tensor, matrix: ProjectionMatrix, padding: [Double]) {
+        let gray = o.color == "gray"
+        let src = try ColorConvertCalculator.convert(image, to: gray ? .gray8 : .rgb8, pool: pool)
+        let W = o.outputTensorWidth > 0 ? o.outputTensorWidth : image.width
+        let H = o.outputTensorHeight > 0 ? o.outputTensorHeight : image.height
+        let C = gray ? 1 : 3
+        let pixels: [UInt8]
+        let matrix: ProjectionMatrix
+        let padding: [Double]
+        if o.contentSize.count == 2 || o.interpolation == .area {
+            guard rect == nil else {
+                throw GraphError(
+                    .invalidOption, "content_size and interpolation: AREA take the whole image, not a NORM_RECT", stream: "NORM_RECT")
+            }
+            (pixels, matrix, padding) = try resizeIntoBox(src, channels: C, width: W, height: H, options: o, pool: pool)
+        } else {
+            var roi = Self.roi(imageWidth: image.width, imageHeight: image.height, rect: rect)
+            padding = try padRoi(tensorWidth: W, tensorHeight: H, keepAspectRatio: o.keepAspectRatio, roi: &roi)
+            matrix = .rotatedSubRect(
+                centerX: roi.centerX, centerY: roi.centerY, width: roi.width, height: roi.height, rotation: roi.rotation,
+                imageWidth: image.width, imageHeight: image.height)
+            pixels = warp(src, channels: C, roi: roi, width: W, height: H, replicate: o.borderMode != .zero)
+        }
+        return (try tensor(pixels, channels: C, width: W, height: H, options: o), matrix, padding)
+    }
+
+    /// The `width` × `height` × `channels` bytes of `roi` sampled from `src` (rgb8 or gray8):
+    /// OpenCV's `warpPerspective` with `INTER_LINEAR` — positions on a 1/32-pixel grid,
+    /// bilinear weights, the result rounded to 8 bits.
+    public static func warp(_ src: ImageFrame, channels C: Int, roi: PixelRoi, width W: Int, height H: Int, replicate: Bool) -> [UInt8] {
+        // The corners as OpenCV's RotatedRect::points places them (angle in degrees, Float).
+        let angle = Double(Float(roi.rotation * 180 / Double.pi)) * Double.pi / 180
+        let b = Double(Float(cos(angle)) * 0.5), a = Double(Float(sin(angle)) * 0.5)
+        let topLeftX = roi.centerX + a * roi.height - b * roi.width, topLeftY = roi.centerY - b * roi.height - a * roi.width
+        // Per tensor column and row, how far the sampling position moves.
+        let dxX = 2 * b * roi.width / Double(W), dxY = 2 * a * roi.width / Double(W)
+        let dyX = -2 * a * roi.height / Double(H), dyY = 2 * b * roi.height / Double(H)
+        let sw = src.width, sh = src.height
+        var out = [UInt8](repeating: 0, count: W * H * C)
+        out.withUnsafeMutableBufferPointer { O in
+            let rows = (0..<sh).map { src.row($0).baseAddress! }
+            var px = [Float](repeating: 0, count: 4)
+            for y in 0..<H {
+                for x in 0..<W {
+                    let fx = topLeftX + Double(x) * dxX + Double(y) * dyX
+                    let fy = topLeftY + Double(x) * dxY + Double(y) * dyY
+                    let qx = Int((fx * 32).rounded(.toNearestOrEven)), qy = Int((fy * 32).rounded(.toNearestOrEven))
+                    let x0 = qx >> 5, y0 = qy >> 5
+                    let ax = Float(qx & 31) / 32, ay = Float(qy & 31) / 32
+                    let w = [(1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay]
+                    let o = (y * W + x) * C
+                    if !replicate && (x0 >= sw || y0 >= sh || x0 + 1 < 0 || y0 + 1 < 0) { continue }
+                    for c in 0..<C {
+                        for (k, (tx, ty)) in [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)].enumerated() {
+                            if replicate {
+                                px[k] = Float(rows[min(max(ty, 0), sh - 1)][min(max(tx, 0), sw - 1) * C + c])
+                            } else {
+                                px[k] = tx >= 0 && tx < sw && ty >= 0 && ty < sh ? Float(rows[ty][tx * C + c]) : 0
+                            }
+                        }
+                        let v = px[0] * w[0] + px[1] * w[1] + px[2] * w[2] + px[3] * w[3]
+                        O[o + c] = UInt8(max(0, min(255, v.rounded())))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// FrameFlow's resize-into-a-box path (`content_size`, AREA): the image resized, centred
+    /// in the tensor, bars black.
+    static func resizeIntoBox(
+        _ src: ImageFrame, channels C: Int, width W: Int, height H: Int, options o: Options, pool: ImagePool
+    ) throws -> ([UInt8], ProjectionMatrix, [Double]) {
         let boxW = o.contentSize.count == 2 ? o.contentSize[0] : W, boxH = o.contentSize.count == 2 ? o.contentSize[1] : H
         var cw = boxW, ch = boxH
         if o.keepAspectRatio {
@@ -137,63 +256,102 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         }
         let left = (W - cw) / 2, top = (H - ch) / 2
         let resized = try Resize.resize(src, width: cw, height: ch, interpolation: o.interpolation, pool: pool)
-        // Normalise: v ∈ [0, 255] → [range_min, range_max], or (v/255 − mean)/std.
-        let C = gray ? 1 : 3
-        var scale = [Float](repeating: Float((o.rangeMax - o.rangeMin) / 255), count: C)
-        var bias = [Float](repeating: Float(o.rangeMin), count: C)
-        if !o.mean.isEmpty {
-            for c in 0..<C {
+        var out = [UInt8](repeating: 0, count: W * H * C)
+        for y in 0..<ch {
+            let row = resized.row(y)
+            for i in 0..<(cw * C) { out[((top + y) * W + left) * C + i] = row[i] }
+        }
+        // Tensor (u, v) → image: u·W − left pixels into the content, cw content pixels per image width.
+        let m = ProjectionMatrix([
+            Float(Double(W) / Double(cw)), 0, 0, Float(-Double(left) / Double(cw)),
+            0, Float(Double(H) / Double(ch)), 0, Float(-Double(top) / Double(ch)),
+            0, 0, 1, 0, 0, 0, 0, 1,
+        ])!
+        let padding = [
+            Double(left) / Double(W), Double(top) / Double(H), Double(W - cw - left) / Double(W), Double(H - ch - top) / Double(H),
+        ]
+        return (out, m, padding)
+    }
+
+    /// The tensor of the sampled bytes: the range (or mean/std), the channel order and layout.
+    static func tensor(_ pixels: [UInt8], channels C: Int, width W: Int, height H: Int, options o: Options) throws -> Tensor {
+        let nchw = o.layout == "nchw"
+        let shape = nchw ? [1, C, H, W] : [1, H, W, C]
+        let order = o.color == "bgr" ? [2, 1, 0] : Array(0..<C)
+        // Element (p, c), p = y·W + x, lies at p·pixelStride + c·planeStride.
+        let (pixelStride, planeStride) = nchw ? (1, W * H) : (C, 1)
+        func layout<T>(_ f: (UInt8, Int) -> T, zero: T) -> [T] {
+            var v = [T](repeating: zero, count: W * H * C)
+            for p in 0..<(W * H) {
+                for c in 0..<C { v[p * pixelStride + c * planeStride] = f(pixels[p * C + order[c]], c) }
+            }
+            return v
+        }
+        if let r = o.outputTensorIntRange ?? o.outputTensorUintRange {
+            // OpenCV's convertTo: scaled, rounded half to even, saturated to the element type.
+            let type: ElementType = o.outputTensorIntRange != nil ? .int8 : .uint8
+            let (lo, hi): (Double, Double) = type == .int8 ? (-128, 127) : (0, 255)
+            let scale = Double(r.max - r.min) / 255, offset = Double(r.min)
+            return Tensor(
+                shape: shape,
+                ints: layout({ b, _ in Int64(min(hi, max(lo, (Double(b) * scale + offset).rounded(.toNearestOrEven)))) }, zero: 0),
+                type: type)
+        }
+        var scale = [Float](repeating: 0, count: C), bias = [Float](repeating: 0, count: C)
+        for c in 0..<C {
+            if !o.mean.isEmpty {
                 let m = o.mean.count == 1 ? o.mean[0] : o.mean[c], s = o.std.count == 1 ? o.std[0] : o.std[c]
                 scale[c] = Float(1 / (255 * s))
                 bias[c] = Float(-m / s)
+            } else {
+                let r = o.outputTensorFloatRange ?? .init(min: 0, max: 1)
+                scale[c] = Float((r.max - r.min) / 255)
+                bias[c] = Float(r.min)
             }
         }
-        let order = o.color == "bgr" ? [2, 1, 0] : Array(0..<C)
-        let nchw = o.layout == "nchw"
-        // Element (p, c) of the canvas, p = y·W + x, lies at p·pixelStride + c·planeStride.
-        let (pixelStride, planeStride) = nchw ? (1, W * H) : (C, 1)
-        // Uninitialized: every element is written below.
-        var values = [Float](unsafeUninitializedCapacity: W * H * C) { _, n in n = W * H * C }
-        values.withUnsafeMutableBufferPointer { V in
-            let v = V.baseAddress!
-            // The letterbox bands hold the value of a 0 byte.
-            for c in 0..<C {
-                let b = bias[c]
-                for p in 0..<(W * H) { v[p &* pixelStride &+ c &* planeStride] = b }
-            }
-            for c in 0..<C {
-                let sc = scale[c], b = bias[c], from = order[c]
-                for y in 0..<ch {
-                    let row = resized.row(y).baseAddress! + from
-                    let out = v + ((top + y) * W + left) * pixelStride + c * planeStride
-                    for x in 0..<cw { out[x &* pixelStride] = Float(row[x &* C]) * sc + b }
-                }
-            }
-        }
-        let shape = nchw ? [1, C, H, W] : [1, H, W, C]
-        let content = Rect(x: Double(left) / Double(W), y: Double(top) / Double(H), width: Double(cw) / Double(W), height: Double(ch) / Double(H))
-        return (Tensor(shape: shape, floats: values), TensorImageTransform(crop: crop, content: content, imageWidth: image.width, imageHeight: image.height))
+        return Tensor(shape: shape, floats: layout({ b, c in Float(b) * scale[c] + bias[c] }, zero: 0))
     }
 }
 
 extension ImageToTensorCalculator.Options {
     /// Checks the values (called by the graph before `init` and `update(options:)`).
     public func validate() throws {
-        guard outputWidth > 0, outputHeight > 0, outputWidth <= 8192, outputHeight <= 8192 else {
-            throw GraphError(.invalidOption, "output_width and output_height must be in 1...8192, not \(outputWidth)×\(outputHeight)")
+        guard outputTensorWidth >= 0, outputTensorHeight >= 0, outputTensorWidth <= 8192, outputTensorHeight <= 8192 else {
+            throw GraphError(
+                .invalidOption,
+                "output_tensor_width and output_tensor_height must be in 0...8192, not \(outputTensorWidth)×\(outputTensorHeight)")
         }
-        guard ["rgb", "bgr", "gray"].contains(color) else { throw GraphError(.invalidOption, "color must be rgb, bgr or gray, not '\(color)'") }
+        let ranges = [outputTensorFloatRange != nil, outputTensorIntRange != nil, outputTensorUintRange != nil].filter { $0 }.count
+        guard ranges + (mean.isEmpty ? 0 : 1) == 1 else {
+            throw GraphError(
+                .invalidOption,
+                "give exactly one of output_tensor_float_range, output_tensor_int_range, output_tensor_uint_range (or mean/std)")
+        }
+        if let r = outputTensorFloatRange, !(r.max > r.min) {
+            throw GraphError(.invalidOption, "output_tensor_float_range: max (\(r.max)) must exceed min (\(r.min))")
+        }
+        if let r = outputTensorIntRange, !(r.max > r.min && r.min >= -128 && r.max <= 127) {
+            throw GraphError(.invalidOption, "output_tensor_int_range must be within [-128, 127] with max > min, not [\(r.min), \(r.max)]")
+        }
+        if let r = outputTensorUintRange, !(r.max > r.min && r.min >= 0 && r.max <= 255) {
+            throw GraphError(.invalidOption, "output_tensor_uint_range must be within [0, 255] with max > min, not [\(r.min), \(r.max)]")
+        }
+        guard ["rgb", "bgr", "gray"].contains(color) else {
+            throw GraphError(.invalidOption, "color must be rgb, bgr or gray, not '\(color)'")
+        }
         guard ["nhwc", "nchw"].contains(layout) else { throw GraphError(.invalidOption, "layout must be nhwc or nchw, not '\(layout)'") }
-        guard crop.isEmpty || (crop.count == 4 && crop[2] > 0 && crop[3] > 0) else {
-            throw GraphError(.invalidOption, "crop is [x, y, width, height] with a positive size")
-        }
         let channels = color == "gray" ? 1 : 3
         guard mean.count == std.count, mean.isEmpty || mean.count == 1 || mean.count == channels, std.allSatisfy({ $0 != 0 }) else {
             throw GraphError(.invalidOption, "mean and std need 1 or \(channels) values each, std non-zero")
         }
-        guard rangeMax != rangeMin else { throw GraphError(.invalidOption, "range_min and range_max must differ") }
-        guard contentSize.isEmpty || (contentSize.count == 2 && contentSize[0] > 0 && contentSize[1] > 0
-            && contentSize[0] <= outputWidth && contentSize[1] <= outputHeight)
-        else { throw GraphError(.invalidOption, "content_size is [width, height] within the output size") }
+        guard
+            contentSize.isEmpty
+                || (contentSize.count == 2 && contentSize[0] > 0 && contentSize[1] > 0 && outputTensorWidth > 0 && outputTensorHeight > 0
+                    && contentSize[0] <= outputTensorWidth && contentSize[1] <= outputTensorHeight)
+        else { throw GraphError(.invalidOption, "content_size is [width, height] within output_tensor_width × output_tensor_height") }
+        guard outputTensorWidth > 0 || !keepAspectRatio || outputTensorHeight > 0 else { return }
+        guard (outputTensorWidth > 0) == (outputTensorHeight > 0) else {
+            throw GraphError(.invalidOption, "set both output_tensor_width and output_tensor_height, or neither")
+        }
     }
 }

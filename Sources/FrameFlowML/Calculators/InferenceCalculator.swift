@@ -2,19 +2,28 @@ import Foundation
 import FrameFlow
 import Synchronization
 
-/// Runs an ONNX or TFLite model on each packet of tensors.
+/// Runs an ONNX or TFLite model on each packet of tensors, as MediaPipe's
+/// `InferenceCalculator` does (FrameFlow has one CPU engine, so the delegate is accepted and
+/// does not change anything).
 ///
 /// The model is loaded once, at `open`: from the `MODEL` side packet when the node has one
-/// (a `Model`, or a path string such as `frameflow run --side model=yolo.onnx` gives), else
-/// from `model_path`.
+/// (a `Model`, e.g. from `TfLiteModelCalculator`, or a path string such as
+/// `frameflow run --side model=yolo.onnx` gives), else from `model_path` (relative paths are
+/// looked up under the resource root first).
 ///
 /// Inputs:
-///   - `TENSORS`: `[Tensor]`, matched to the model's inputs in order (or by `input_names`).
+///   - `TENSORS`: `[Tensor]`, matched to the model's inputs in order (or by
+///     `input_tensor_names_map` / `input_tensor_indices_map` / `input_names`).
 /// Outputs:
-///   - `TENSORS`: `[Tensor]`, the model's outputs in order (or those named in `output_names`).
-/// Side packets: `MODEL` (optional): `Model` or `String` path.
-/// Options: `frameflow.InferenceCalculatorOptions` { model_path, input_names ([]),
-/// output_names ([]) }.
+///   - `TENSORS`: `[Tensor]`, the model's outputs in order (or as the output maps or
+///     `output_names` select them).
+/// Side packets: `MODEL` (optional): `Model` or `String` path; `OP_RESOLVER` /
+/// `CUSTOM_OP_RESOLVER` (optional, accepted: FrameFlow's engine has all its ops built in).
+/// Options: `mediapipe.InferenceCalculatorOptions` { model_path, try_mmap_model, use_gpu,
+/// use_nnapi, cpu_num_thread, delegate { tflite | gpu | nnapi | xnnpack } (accepted, not
+/// used), input_output_config { input_tensor_indices_map | input_tensor_names_map,
+/// output_tensor_indices_map | output_tensor_names_map } }, and FrameFlow's input_names and
+/// output_names (model tensor names, like the names maps).
 ///
 /// Example usage:
 /// ```
@@ -22,13 +31,69 @@ import Synchronization
 ///   calculator: "InferenceCalculator"
 ///   input_stream: "TENSORS:input_tensors"
 ///   output_stream: "TENSORS:output_tensors"
-///   options { [frameflow.InferenceCalculatorOptions.ext] { model_path: "digits.onnx" } }
+///   options { [mediapipe.InferenceCalculatorOptions.ext] {
+///     model_path: "mediapipe/modules/face_detection/face_detection_short_range.tflite"
+///     delegate { xnnpack {} } } }
 /// }
 /// ```
 public final class InferenceCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
-        public static let typeName: String? = "frameflow.InferenceCalculatorOptions"
+        public static let typeName: String? = "mediapipe.InferenceCalculatorOptions"
+        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.inferenceCalculator }
+
+        /// MediaPipe's `Delegate`: which accelerator to use. FrameFlow records only which one
+        /// was named; its CPU engine runs every model.
+        public struct Delegate: Codable, Sendable, Equatable {
+            /// The delegate's name (`tflite`, `gpu`, `nnapi`, `xnnpack`), if one is given.
+            public var kind: String?
+            public init(kind: String? = nil) { self.kind = kind }
+            struct AnyKey: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+            public init(from decoder: any Decoder) throws {
+                let keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+                let known = ["tflite", "gpu", "nnapi", "xnnpack", "kind"]
+                if let bad = keys.first(where: { !known.contains($0) }) {
+                    throw GraphError(.unknownOption, "unknown delegate '\(bad)'; known: tflite, gpu, nnapi, xnnpack")
+                }
+                kind = keys.first { $0 != "kind" }
+            }
+            public func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: AnyKey.self)
+                try c.encodeIfPresent(kind, forKey: AnyKey(stringValue: "kind"))
+            }
+        }
+
+        /// Model tensor indices, in the order of the stream's tensors.
+        public struct TensorIndicesMap: Codable, Sendable, Equatable {
+            public var modelTensorIndices: [Int] = []
+            public init() {}
+        }
+        /// Model tensor names, in the order of the stream's tensors.
+        public struct TensorNamesMap: Codable, Sendable, Equatable {
+            public var tensorNames: [String] = []
+            public init() {}
+        }
+        /// MediaPipe's `InputOutputConfig` (feedback tensor links are not supported).
+        public struct InputOutputConfig: Codable, Sendable, Equatable {
+            public var inputTensorIndicesMap: TensorIndicesMap?
+            public var inputTensorNamesMap: TensorNamesMap?
+            public var outputTensorIndicesMap: TensorIndicesMap?
+            public var outputTensorNamesMap: TensorNamesMap?
+            public init() {}
+        }
+
         public var modelPath = ""
+        public var tryMmapModel = false
+        public var useGpu = false
+        public var useNnapi = false
+        public var cpuNumThread = -1
+        public var delegate: Delegate?
+        public var inputOutputConfig: InputOutputConfig?
+        // FrameFlow's fields.
         public var inputNames: [String] = []
         public var outputNames: [String] = []
         public init() {}
@@ -36,11 +101,15 @@ public final class InferenceCalculator: Calculator {
 
     public static let contract = CalculatorContract(
         inputs: [PortSpec("TENSORS", [Tensor].self)], outputs: [PortSpec("TENSORS", [Tensor].self)],
-        inputSidePackets: [PortSpec("MODEL", optional: true)],
+        inputSidePackets: [
+            PortSpec("MODEL", optional: true), PortSpec("OP_RESOLVER", optional: true), PortSpec("CUSTOM_OP_RESOLVER", optional: true),
+        ],
         concurrentProcess: true)  // Model.run is thread-safe: each run takes its own buffers
 
     private var options: Options
     private var model: Model?
+    private var inputNames: [String] = []
+    private var outputNames: [String] = []
     /// `process` calls in progress (more than one with the node's `concurrency`).
     private let running = Atomic<Int>(0)
 
@@ -49,6 +118,14 @@ public final class InferenceCalculator: Calculator {
     public func update(options: Options) throws {
         if options.modelPath != self.options.modelPath && !options.modelPath.isEmpty {
             model = try Self.load(options.modelPath)
+        }
+        if let m = model {
+            inputNames = try Self.names(
+                m.inputs.map(\.name), names: options.inputNames, map: options.inputOutputConfig?.inputTensorNamesMap,
+                indices: options.inputOutputConfig?.inputTensorIndicesMap, side: "input")
+            outputNames = try Self.names(
+                m.outputs.map(\.name), names: options.outputNames, map: options.inputOutputConfig?.outputTensorNamesMap,
+                indices: options.inputOutputConfig?.outputTensorIndicesMap, side: "output")
         }
         self.options = options
     }
@@ -70,21 +147,49 @@ public final class InferenceCalculator: Calculator {
                 model = try Self.load(try side.get(String.self))
             }
         } else {
-            guard !options.modelPath.isEmpty else { throw GraphError(.invalidOption, "no model: set model_path or give a MODEL side packet") }
+            guard !options.modelPath.isEmpty else {
+                throw GraphError(.invalidOption, "no model: set model_path or give a MODEL side packet")
+            }
             model = try Self.load(options.modelPath)
         }
         let m = model!
-        for name in options.inputNames + options.outputNames where !(m.inputs + m.outputs).contains(where: { $0.name == name }) {
-            throw GraphError(.invalidOption, "the model has no tensor '\(name)' (inputs: \(m.inputs.map(\.name)), outputs: \(m.outputs.map(\.name)))")
+        inputNames = try Self.names(
+            m.inputs.map(\.name), names: options.inputNames, map: options.inputOutputConfig?.inputTensorNamesMap,
+            indices: options.inputOutputConfig?.inputTensorIndicesMap, side: "input")
+        outputNames = try Self.names(
+            m.outputs.map(\.name), names: options.outputNames, map: options.inputOutputConfig?.outputTensorNamesMap,
+            indices: options.inputOutputConfig?.outputTensorIndicesMap, side: "output")
+    }
+
+    /// The model's `side` tensors the stream's tensors are, in order: all of `all`, or those
+    /// `names`, the names map or the indices map select.
+    static func names(_ all: [String], names: [String], map: Options.TensorNamesMap?, indices: Options.TensorIndicesMap?, side: String)
+        throws -> [String]
+    {
+        var chosen = all
+        if !names.isEmpty { chosen = names } else if let map { chosen = map.tensorNames }
+        if let indices {
+            chosen = try indices.modelTensorIndices.map { i in
+                guard i >= 0 && i < all.count else {
+                    throw GraphError(.invalidOption, "the model has no \(side) tensor \(i) (it has \(all.count))")
+                }
+                return all[i]
+            }
         }
+        for n in chosen where !all.contains(n) {
+            throw GraphError(.invalidOption, "the model has no \(side) tensor '\(n)' (\(side)s: \(all))")
+        }
+        return chosen
     }
 
     public func process(_ cc: CalculatorContext) throws {
         guard let model else { return }
         let tensors = try cc.input("TENSORS", as: [Tensor].self)
-        let names = options.inputNames.isEmpty ? model.inputs.map(\.name) : options.inputNames
+        let names = inputNames
         guard tensors.count == names.count else {
-            throw GraphError(.calculatorFailed, "got \(tensors.count) tensors, the model takes \(names.count) (\(names.joined(separator: ", ")))", stream: cc.inputStreamName("TENSORS"))
+            throw GraphError(
+                .calculatorFailed, "got \(tensors.count) tensors, the model takes \(names.count) (\(names.joined(separator: ", ")))",
+                stream: cc.inputStreamName("TENSORS"))
         }
         let outputs: [String: Tensor]
         do {
@@ -93,17 +198,19 @@ public final class InferenceCalculator: Calculator {
             // into chunks nobody else is free to take.
             let others = running.add(1, ordering: .acquiringAndReleasing).oldValue
             defer { running.subtract(1, ordering: .acquiringAndReleasing) }
-            let parallelism = others > 0
+            let parallelism =
+                others > 0
                 ? Parallelism(threads: 1) { $2(0..<$0) }
                 : Parallelism(threads: cc.parallelThreads) { cc.parallelFor($0, grain: $1, $2) }
             outputs = try model.run(Dictionary(uniqueKeysWithValues: zip(names, tensors)), parallelism: parallelism)
         } catch let e as ModelError {
             throw GraphError(.calculatorFailed, e.message, stream: cc.inputStreamName("TENSORS"))
         }
-        let wanted = options.outputNames.isEmpty ? model.outputs.map(\.name) : options.outputNames
-        try cc.emit(try wanted.map { n in
-            guard let t = outputs[n] else { throw GraphError(.calculatorFailed, "the model produced no '\(n)'") }
-            return t
-        }, tag: "TENSORS")
+        let wanted = outputNames
+        try cc.emit(
+            try wanted.map { n in
+                guard let t = outputs[n] else { throw GraphError(.calculatorFailed, "the model produced no '\(n)'") }
+                return t
+            }, tag: "TENSORS")
     }
 }

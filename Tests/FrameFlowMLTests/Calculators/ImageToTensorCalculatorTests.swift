@@ -5,26 +5,44 @@ import FrameFlowTesting
 import Testing
 
 @Suite struct ImageToTensorCalculatorTests {
-    /// A 4×2 RGB image with known pixels, stretched to 4×2 (no resampling): values follow
-    /// the range and mean/std formulas, in NHWC and NCHW, RGB and BGR.
+    static func options(_ width: Int, _ height: Int, range: (Double, Double)? = (0, 1)) -> ImageToTensorCalculator.Options {
+        var o = ImageToTensorCalculator.Options()
+        o.outputTensorWidth = width
+        o.outputTensorHeight = height
+        if let range { o.outputTensorFloatRange = .init(min: range.0, max: range.1) }
+        return o
+    }
+
+    /// A 4×2 RGB image with known pixels into a 4×2 tensor (each element samples its pixel
+    /// exactly): values follow the float, int and uint range formulas and mean/std, in NHWC
+    /// and NCHW, RGB and BGR; the matrix is the identity and there is no padding.
     @Test func valuesFollowTheFormulas() throws {
         var m = try ImagePool.shared.makeImage(width: 4, height: 2, format: .rgb8)
         for y in 0..<2 { m.withMutableRow(y) { r in for i in 0..<12 { r[i] = UInt8((y * 12 + i) * 10) } } }
         let image = m.freeze()
-        var o = ImageToTensorCalculator.Options()
-        o.outputWidth = 4; o.outputHeight = 2; o.rangeMin = -1; o.rangeMax = 1
-        let (t, tr) = try ImageToTensorCalculator.convert(image, options: o)
-        #expect(t.shape == [1, 2, 4, 3])
-        for i in 0..<24 { #expect(abs(t.floats[i] - (Float(i * 10) / 127.5 - 1)) < 1e-5) }
-        #expect(tr == TensorImageTransform(crop: Rect(x: 0, y: 0, width: 4, height: 2)))
-        o.layout = "nchw"; o.color = "bgr"; o.mean = [0.5, 0.4, 0.3]; o.std = [0.2, 0.2, 0.25]
-        let (u, _) = try ImageToTensorCalculator.convert(image, options: o)
-        #expect(u.shape == [1, 3, 2, 4])
+        var o = Self.options(4, 2, range: (-1, 1))
+        let t = try ImageToTensorCalculator.convert(image, options: o)
+        #expect(t.tensor.shape == [1, 2, 4, 3] && t.tensor.type == .float32)
+        for i in 0..<24 { #expect(abs(t.tensor.floats[i] - (Float(i * 10) / 127.5 - 1)) < 1e-5) }
+        #expect(t.matrix.values.enumerated().allSatisfy { abs($0.element - ProjectionMatrix.identity.values[$0.offset]) < 1e-6 })
+        #expect(t.padding == [0, 0, 0, 0])
+        var i8 = Self.options(4, 2, range: nil)
+        i8.outputTensorIntRange = .init(min: -128, max: 127)
+        let q = try ImageToTensorCalculator.convert(image, options: i8).tensor
+        #expect(q.type == .int8 && q.ints == (0..<24).map { Int64((Double($0 * 10) - 128).rounded(.toNearestOrEven)) })
+        var u8 = Self.options(4, 2, range: nil)
+        u8.outputTensorUintRange = .init(min: 0, max: 100)
+        let u = try ImageToTensorCalculator.convert(image, options: u8).tensor
+        #expect(u.type == .uint8 && u.ints == (0..<24).map { Int64((Double($0 * 10) * 100 / 255).rounded(.toNearestOrEven)) })
+        o.layout = "nchw"; o.color = "bgr"; o.outputTensorFloatRange = nil; o.mean = [0.5, 0.4, 0.3]; o.std = [0.2, 0.2, 0.25]
+        try o.validate()
+        let n = try ImageToTensorCalculator.convert(image, options: o).tensor
+        #expect(n.shape == [1, 3, 2, 4])
         for c in 0..<3 {
             for p in 0..<8 {
                 let src = [2, 1, 0][c]  // BGR: channel 0 is blue
                 let want = (Float(p * 3 + src) * 10 / 255 - Float(o.mean[c])) / Float(o.std[c])
-                #expect(abs(u.floats[c * 8 + p] - want) < 1e-4)
+                #expect(abs(n.floats[c * 8 + p] - want) < 1e-4)
             }
         }
     }
@@ -36,9 +54,9 @@ import Testing
         var m = try ImagePool.shared.makeImage(width: 6, height: 6, format: .gray8)
         for y in 0..<6 { m.withMutableRow(y) { r in for x in 0..<6 { r[x] = UInt8((x * 7 + y * 13) % 50 * 5) } } }
         let image = m.freeze()
-        var o = ImageToTensorCalculator.Options()
-        o.outputWidth = 4; o.outputHeight = 4; o.contentSize = [2, 2]; o.color = "gray"; o.interpolation = .area
-        let (t, _) = try ImageToTensorCalculator.convert(image, options: o)
+        var o = Self.options(4, 4)
+        o.contentSize = [2, 2]; o.color = "gray"; o.interpolation = .area
+        let t = try ImageToTensorCalculator.convert(image, options: o).tensor
         for by in 0..<2 {
             for bx in 0..<2 {
                 var sum = 0
@@ -52,49 +70,184 @@ import Testing
         dot.fill(0)
         dot.withMutableRow(0) { $0[0] = 255 }
         o.interpolation = .bilinear
-        let (b, _) = try ImageToTensorCalculator.convert(dot.freeze(), options: o)
+        let b = try ImageToTensorCalculator.convert(dot.freeze(), options: o).tensor
         o.interpolation = .area
-        let (a, _) = try ImageToTensorCalculator.convert(dot.freeze(), options: o)
+        let a = try ImageToTensorCalculator.convert(dot.freeze(), options: o).tensor
         #expect(b.floats[5] == 0 && abs(a.floats[5] - Float((255.0 / 9).rounded()) / 255) <= 1.0 / 255)
     }
 
-    /// Keep-aspect letterbox: a 200×100 image in 64×64 occupies 64×32 in the middle, the
-    /// bars are black, and the transform maps tensor points back to image pixels.
-    @Test func letterboxAndTransform() throws {
+    /// Keep-aspect letterbox (MediaPipe's PadRoi): a 200×100 image in 64×64 grows to a
+    /// 200×200 region, so the padding is 0.25 top and bottom, the matrix maps tensor y to
+    /// 2y − 0.5 of the image, rows 16…47 hold the image and the bars read 0 with
+    /// BORDER_ZERO, the edge rows with BORDER_REPLICATE.
+    @Test func letterboxPaddingAndMatrix() throws {
         var m = try ImagePool.shared.makeImage(width: 200, height: 100, format: .gray8)
         m.fill(255)
-        var o = ImageToTensorCalculator.Options()
-        o.outputWidth = 64; o.outputHeight = 64; o.keepAspectRatio = true; o.color = "gray"
-        let (t, tr) = try ImageToTensorCalculator.convert(m.freeze(), options: o)
-        #expect(t.shape == [1, 64, 64, 1])
-        #expect(t.floats[0] == 0 && t.floats[15 * 64] == 0 && t.floats[16 * 64] == 1 && t.floats[47 * 64 + 63] == 1 && t.floats[48 * 64] == 0)
-        #expect(tr.content == Rect(x: 0, y: 0.25, width: 1, height: 0.5))
-        let p = tr.imagePoint(x: 0.5, y: 0.25)
-        #expect(p == Point(x: 100, y: 0))
-        // Crop then content size: a 20×20 box centred in 28×28 (the MNIST layout).
-        var d = ImageToTensorCalculator.Options()
-        d.outputWidth = 28; d.outputHeight = 28; d.contentSize = [20, 20]; d.color = "gray"; d.crop = [50, 0, 100, 100]
-        let (q, qt) = try ImageToTensorCalculator.convert(m.freeze(), options: d)
-        #expect(q.floats[3 * 28 + 3] == 0 && q.floats[4 * 28 + 4] == 1 && q.floats[23 * 28 + 23] == 1 && q.floats[24 * 28 + 24] == 0)
-        #expect(qt.imagePoint(x: 4.0 / 28, y: 4.0 / 28) == Point(x: 50, y: 0))
+        var o = Self.options(64, 64)
+        o.keepAspectRatio = true; o.color = "gray"; o.borderMode = .zero
+        let z = try ImageToTensorCalculator.convert(m.freeze(), options: o)
+        #expect(z.tensor.shape == [1, 64, 64, 1])
+        let t = z.tensor.floats
+        #expect(t[0] == 0 && t[15 * 64] == 0 && t[16 * 64] == 1 && t[47 * 64 + 63] == 1 && t[48 * 64] == 0)
+        #expect(z.padding == [0, 0.25, 0, 0.25])
+        let want: [Float] = [1, 0, 0, 0, 0, 2, 0, -0.5, 0, 0, 1, 0, 0, 0, 0, 1]
+        #expect(zip(z.matrix.values, want).allSatisfy { abs($0 - $1) < 1e-6 }, "\(z.matrix.values)")
+        o.borderMode = .replicate
+        #expect(try ImageToTensorCalculator.convert(m.freeze(), options: o).tensor.floats.allSatisfy { $0 == 1 })
+        // A tall image pads left and right.
+        var tall = try ImagePool.shared.makeImage(width: 50, height: 100, format: .gray8)
+        tall.fill(9)
+        #expect(try ImageToTensorCalculator.convert(tall.freeze(), options: o).padding == [0.25, 0, 0.25, 0])
+        // content_size: a 20×20 box centred in 28×28 (the MNIST layout), its matrix by formula.
+        var d = Self.options(28, 28)
+        d.contentSize = [20, 20]; d.color = "gray"
+        let q = try ImageToTensorCalculator.convert(m.freeze(), options: d)
+        let f = q.tensor.floats
+        #expect(f[3 * 28 + 3] == 0 && f[4 * 28 + 4] == 1 && f[23 * 28 + 23] == 1 && f[24 * 28 + 24] == 0)
+        let p = q.matrix.apply(x: 4.0 / 28, y: 24.0 / 28)
+        #expect(abs(p.x) < 1e-6 && abs(p.y - 1) < 1e-6)
+        #expect(q.padding.map { ($0 * 28).rounded() } == [4, 4, 4, 4])
+    }
+
+    struct WarpCases: Decodable {
+        struct Case: Decodable {
+            var name: String
+            var rect: [Double]?
+            var width, height: Int
+            var keep_aspect_ratio: Bool
+            var border: String
+            var pixels: [Int]
+        }
+        var image_width, image_height: Int
+        var cases: [Case]
+    }
+
+    /// Rotated and letterboxed regions against OpenCV (scripts/fixtures/
+    /// make_image_to_tensor_fixtures.py: cv2.boxPoints → getPerspectiveTransform →
+    /// warpPerspective, INTER_LINEAR, BORDER_CONSTANT / BORDER_REPLICATE): every 8-bit value
+    /// within 1 (OpenCV's fixed-point weights), and the matrix sends the tensor's corners to
+    /// the rotated region's corners, centre + R(θ)·((u − ½)·w, (v − ½)·h).
+    @Test func regionsMatchOpenCV() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: MLFixtures.path("Tests/Fixtures/image_to_tensor/warp_cases.json")))
+        let fixture = try JSONDecoder().decode(WarpCases.self, from: data)
+        let iw = fixture.image_width, ih = fixture.image_height
+        var m = try ImagePool.shared.makeImage(width: iw, height: ih, format: .rgb8)
+        for y in 0..<ih {
+            m.withMutableRow(y) { r in for x in 0..<iw { for c in 0..<3 { r[x * 3 + c] = UInt8((x * 7 + y * 13 + c * 50) % 256) } } }
+        }
+        let image = m.freeze()
+        #expect(fixture.cases.count == 6)
+        for c in fixture.cases {
+            var o = Self.options(c.width, c.height, range: nil)
+            o.outputTensorUintRange = .init(min: 0, max: 255)
+            o.keepAspectRatio = c.keep_aspect_ratio
+            o.borderMode = c.border == "zero" ? .zero : .replicate
+            let rect = c.rect.map { NormalizedRect(xCenter: $0[0], yCenter: $0[1], width: $0[2], height: $0[3], rotation: $0[4]) }
+            let out = try ImageToTensorCalculator.convert(image, rect: rect, options: o)
+            let got = out.tensor.ints
+            #expect(got.count == c.pixels.count, "\(c.name)")
+            let worst = zip(got, c.pixels).map { abs(Int($0) - $1) }.max() ?? 99
+            #expect(worst <= 1, "\(c.name): off by up to \(worst)")
+            // Corners by formula, from the (padded) region in pixels.
+            var roi = ImageToTensorCalculator.roi(imageWidth: iw, imageHeight: ih, rect: rect)
+            _ = try ImageToTensorCalculator.padRoi(
+                tensorWidth: c.width, tensorHeight: c.height, keepAspectRatio: c.keep_aspect_ratio, roi: &roi)
+            for (u, v) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.3, 0.8)] {
+                let dx = (u - 0.5) * roi.width, dy = (v - 0.5) * roi.height
+                let want = (
+                    (roi.centerX + cos(roi.rotation) * dx - sin(roi.rotation) * dy) / Double(iw),
+                    (roi.centerY + sin(roi.rotation) * dx + cos(roi.rotation) * dy) / Double(ih)
+                )
+                let p = out.matrix.apply(x: u, y: v)
+                #expect(abs(p.x - want.0) < 1e-5 && abs(p.y - want.1) < 1e-5, "\(c.name) (\(u), \(v)): \(p) vs \(want)")
+                if let back = out.matrix.inverse?.apply(x: p.x, y: p.y) { #expect(abs(back.x - u) < 1e-4 && abs(back.y - v) < 1e-4) }
+            }
+        }
+    }
+
+    /// In a graph: NORM_RECT picks the region, MATRIX and LETTERBOX_PADDING come out, and
+    /// MediaPipe's zero-size sentinel rect produces nothing for its timestamp.
+    @Test func graphPortsAndSentinelRect() throws {
+        let graph = try Graph(
+            try GraphConfig(
+                parsing: """
+                    input_stream: "image"
+                    input_stream: "rect"
+                    output_stream: "tensors"
+                    output_stream: "matrix"
+                    output_stream: "padding"
+                    node {
+                      calculator: "ImageToTensorCalculator"
+                      input_stream: "IMAGE:image"
+                      input_stream: "NORM_RECT:rect"
+                      output_stream: "TENSORS:tensors"
+                      output_stream: "MATRIX:matrix"
+                      output_stream: "LETTERBOX_PADDING:padding"
+                      options { [mediapipe.ImageToTensorCalculatorOptions.ext] {
+                        output_tensor_width: 8 output_tensor_height: 4 keep_aspect_ratio: true
+                        output_tensor_float_range { min: -1.0 max: 1.0 } border_mode: BORDER_ZERO gpu_origin: TOP_LEFT } }
+                    }
+                    """), registry: MLFixtures.registry)
+        let tensors = try PacketCollector(graph, "tensors"), matrices = try PacketCollector(graph, "matrix")
+        let padding = try PacketCollector(graph, "padding")
+        try graph.start()
+        let image = try TestImages.random(width: 20, height: 20, format: .rgb8, seed: 3)
+        try graph.send(image, to: "image", at: Timestamp(0))
+        try graph.send(NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0.5, height: 0.5), to: "rect", at: Timestamp(0))
+        try graph.send(image, to: "image", at: Timestamp(1))
+        try graph.send(NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0, height: 0), to: "rect", at: Timestamp(1))
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        #expect(tensors.packets.map(\.timestamp) == [Timestamp(0)])
+        #expect(try tensors.packets[0].get([Tensor].self)[0].shape == [1, 4, 8, 3])
+        // A 10×10 region widened to 20×10: x spans 0…20 px, y 7.5…12.5 … scaled by the image.
+        let mat = try matrices.packets[0].get(ProjectionMatrix.self)
+        let want: [Float] = [1, 0, 0, 0, 0, 0.5, 0, 0.25, 0, 0, 1, 0, 0, 0, 0, 1]
+        #expect(zip(mat.values, want).allSatisfy { abs($0 - $1) < 1e-6 }, "\(mat.values)")
+        #expect(try padding.packets[0].get([Double].self) == [0.25, 0, 0.25, 0])
     }
 
     @Test func badOptionsAreClearErrors() throws {
         var o = ImageToTensorCalculator.Options()
-        #expect(throws: GraphError.self) { try o.validate() }
-        o.outputWidth = 8; o.outputHeight = 8
-        _ = try ImageToTensorCalculator(options: o)
-        for bad in [{ (x: inout ImageToTensorCalculator.Options) in x.color = "hsv" }, { $0.layout = "chw" }, { $0.crop = [0, 0, -1, 1] },
-            { $0.mean = [0.5, 0.5] ; $0.std = [1, 1] }, { $0.mean = [0.5]; $0.std = [0] }, { $0.contentSize = [9, 9] }, { $0.rangeMax = 0 }]
-        {
+        #expect { try o.validate() } throws: { "\($0)".contains("output_tensor_float_range") }
+        o = Self.options(8, 8)
+        try o.validate()
+        for (bad, field) in [
+            ({ (x: inout ImageToTensorCalculator.Options) in x.color = "hsv" }, "color"), ({ $0.layout = "chw" }, "layout"),
+            (
+                {
+                    $0.mean = [0.5, 0.5]; $0.std = [1, 1]; $0.outputTensorFloatRange = nil
+                }, "mean"
+            ),
+            ({ $0.contentSize = [9, 9] }, "content_size"),
+            ({ $0.outputTensorFloatRange = .init(min: 1, max: 0) }, "output_tensor_float_range"),
+            ({ $0.outputTensorIntRange = .init(min: -1, max: 1) }, "exactly one"),
+            (
+                {
+                    $0.outputTensorFloatRange = nil; $0.outputTensorUintRange = .init(min: 0, max: 300)
+                }, "output_tensor_uint_range"
+            ),
+            ({ $0.outputTensorWidth = 0 }, "both"),
+        ] {
             var b = o
             bad(&b)
-            #expect(throws: GraphError.self) { try b.validate() }
+            #expect { try b.validate() } throws: { "\($0)".contains(field) }
         }
         var c = o
-        c.crop = [500, 500, 10, 10]
+        c.contentSize = [4, 4]
         let img = try TestImages.random(width: 16, height: 16, format: .rgb8, seed: 1)
-        #expect(throws: GraphError.self) { try ImageToTensorCalculator.convert(img, options: c) }
+        #expect {
+            try ImageToTensorCalculator.convert(img, rect: NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), options: c)
+        } throws: {
+            ($0 as? GraphError)?.stream == "NORM_RECT"
+        }
+        var k = o
+        k.keepAspectRatio = true
+        #expect {
+            try ImageToTensorCalculator.convert(img, rect: NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0, height: 0.5), options: k)
+        } throws: {
+            "\($0)".contains("no area")
+        }
     }
 }
 

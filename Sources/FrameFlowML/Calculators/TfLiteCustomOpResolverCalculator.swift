@@ -1,0 +1,49 @@
+import Foundation
+import FrameFlow
+
+/// What `TfLiteCustomOpResolverCalculator` gives on `OP_RESOLVER`: a marker that a graph asked
+/// for MediaPipe's custom TFLite ops. FrameFlow's engine has its ops built in, so
+/// `InferenceCalculator` accepts it and needs nothing from it.
+public struct TfLiteOpResolver: Sendable, Equatable {
+    /// Whether the graph asked for the GPU variant of the ops.
+    public var useGpu: Bool
+    public init(useGpu: Bool = false) { self.useGpu = useGpu }
+}
+
+/// Gives the `OP_RESOLVER` side packet MediaPipe graphs connect to `InferenceCalculator`, as
+/// MediaPipe's `TfLiteCustomOpResolverCalculator` does.
+///
+/// Output side packets:
+///   - `OP_RESOLVER`: `TfLiteOpResolver`.
+/// Options: `mediapipe.TfLiteCustomOpResolverCalculatorOptions` { use_gpu (false) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "TfLiteCustomOpResolverCalculator"
+///   output_side_packet: "OP_RESOLVER:op_resolver"
+/// }
+/// ```
+public final class TfLiteCustomOpResolverCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.TfLiteCustomOpResolverCalculatorOptions"
+        public static var protoSchema: ProtoSchema? {
+            ProtoSchema("mediapipe.TfLiteCustomOpResolverCalculatorOptions", extension: 252087553, fields: [.init(1, "use_gpu", .bool)])
+        }
+        public var useGpu = false
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(outputSidePackets: [PortSpec("OP_RESOLVER", TfLiteOpResolver.self)])
+
+    private let options: Options
+
+    public init(options: Options) { self.options = options }
+
+    public func open(_ cc: CalculatorContext) throws {
+        try cc.setSidePacket(TfLiteOpResolver(useGpu: options.useGpu), tag: "OP_RESOLVER")
+    }
+
+    /// Nothing per frame: the output is the side packet.
+    public func process(_ cc: CalculatorContext) throws { cc.finishSource() }
+}

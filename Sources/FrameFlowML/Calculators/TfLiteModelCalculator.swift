@@ -1,0 +1,50 @@
+import Foundation
+import FrameFlow
+
+/// Builds a model from its file's bytes, as MediaPipe's `TfLiteModelCalculator` does, for
+/// `InferenceCalculator`'s `MODEL` side packet.
+///
+/// Input side packets:
+///   - `MODEL_BLOB`: the `.tflite` file's bytes (`[UInt8]`, `Data` or `String`, as
+///     `LocalFileContentsCalculator` reads them).
+/// Output side packets:
+///   - `MODEL`: `Model`.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "TfLiteModelCalculator"
+///   input_side_packet: "MODEL_BLOB:model_blob"
+///   output_side_packet: "MODEL:model"
+/// }
+/// ```
+public final class TfLiteModelCalculator: Calculator {
+    public static let contract = CalculatorContract(
+        inputSidePackets: [PortSpec("MODEL_BLOB")], outputSidePackets: [PortSpec("MODEL", Model.self)])
+
+    public init(options: NoOptions) {}
+
+    public func open(_ cc: CalculatorContext) throws {
+        guard let p = cc.sidePacket("MODEL_BLOB"), !p.isEmpty else {
+            throw GraphError(.calculatorFailed, "no MODEL_BLOB side packet")
+        }
+        let bytes: [UInt8]
+        if let b = try? p.get([UInt8].self) {
+            bytes = b
+        } else if let d = try? p.get(Data.self) {
+            bytes = [UInt8](d)
+        } else if let s = try? p.get(String.self) {
+            bytes = Array(s.utf8)
+        } else {
+            throw GraphError(.calculatorFailed, "MODEL_BLOB must hold the model's bytes ([UInt8], Data or String)")
+        }
+        do {
+            try cc.setSidePacket(try Model(tflite: bytes, file: "MODEL_BLOB"), tag: "MODEL")
+        } catch let e as ModelError {
+            throw GraphError(.calculatorFailed, "MODEL_BLOB: \(e.message)")
+        }
+    }
+
+    /// Nothing per frame: the output is the side packet.
+    public func process(_ cc: CalculatorContext) throws { cc.finishSource() }
+}
