@@ -12,6 +12,7 @@ extension CalculatorRegistry {
             ImageCroppingCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
             HaarCascadeDetectorCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
+            DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
             BeginLoopNormalizedRectCalculator.self, BeginLoopDetectionCalculator.self,
             BeginLoopNormalizedLandmarkListVectorCalculator.self, BeginLoopIntCalculator.self, BeginLoopFloatCalculator.self,

@@ -1,27 +1,60 @@
 import Foundation
 import FrameFlow
 
-/// Draws detections (boxes with "label score" in the built-in bitmap font), points and
-/// polylines onto the image, and alpha-blends a mask in a colour — the "mask over live
-/// video" of a face app.
+/// Draws annotations onto video frames, as MediaPipe's `AnnotationOverlayCalculator`:
+/// `RenderData` from the `*ToRenderDataCalculator`s (rectangles, rotated too, filled
+/// rectangles, ovals, points, lines, gradient lines, text), plus FrameFlow's own inputs:
+/// detections drawn directly (boxes with "label score" in the built-in bitmap font), points,
+/// polylines, and a mask alpha-blended in a colour — the "mask over live video" of a face app.
+///
+/// `RenderData` is drawn as MediaPipe's CPU renderer draws it (see `AnnotationRenderer`
+/// for the pixel rules): normalized coordinates scaled by the image size, OpenCV's
+/// coverage for lines, rectangles and discs, text in the bitmap font at MediaPipe's
+/// placement and size. Order: mask, FrameFlow's lines, points and detections, then the
+/// `RenderData` inputs in port order (untagged ones, then `VECTOR` ones).
+///
+/// Without an `IMAGE` input the annotations go on a `canvas_width_px` × `canvas_height_px`
+/// rgb8 canvas of `canvas_color`, as MediaPipe's; both sizes must then be set.
+///
+/// Options — one type for both names: MediaPipe's `mediapipe.AnnotationOverlayCalculatorOptions`
+/// fields (its protobuf schema, extension 250607623, so binary graphs decode) and FrameFlow's
+/// earlier `frameflow.AnnotationOverlayCalculatorOptions` fields live in one struct. Graphs
+/// may write either name (the graph matches options names by their last component), so the
+/// `Graphs/*.pbtxt` written for FrameFlow keep working and MediaPipe graphs load unchanged;
+/// one type means one `validate()` and no question of which name wins. FrameFlow's fields
+/// have no protobuf numbers: they exist only in text graphs.
+///   - MediaPipe: canvas_width_px, canvas_height_px (required without `IMAGE`; MediaPipe's
+///     1920 × 1080 defaults apply only to its GPU path), canvas_color { r g b } (black),
+///     flip_text_vertically (false), gpu_uses_top_left_origin (true) and gpu_scale_factor (1)
+///     (accepted; FrameFlow draws on the CPU, where MediaPipe ignores them too).
+///   - FrameFlow: box_color ([0, 255, 0]), thickness (2), draw_labels (true), text_scale
+///     (2), text_color ([0, 0, 0]), point_color ([255, 0, 0]), point_radius (3),
+///     line_color ([255, 255, 0]), mask_color ([255, 0, 255]), mask_alpha (0.5),
+///     keep_last_detections (false: a frame without a DETECTIONS packet gets none; true:
+///     the newest detections are drawn again, for detectors that run slower than the
+///     video). These style only the `DETECTIONS`/`POINTS`/`LINES`/`MASK` inputs.
 ///
 /// Inputs:
-///   - `IMAGE`: `ImageFrame` (rgb8, rgba8, bgra8, gray8).
+///   - `IMAGE` (optional): `ImageFrame` (rgb8, rgba8, bgra8, gray8); a timestamp without
+///     an image produces nothing.
+///   - (untagged, any number) `RenderData`.
+///   - `VECTOR` (any number): `[RenderData]`.
 ///   - `DETECTIONS` (optional): `[Detection]`, relative or pixel boxes.
 ///   - `POINTS` (optional): `[Point]`.
 ///   - `LINES` (optional): `[[Point]]`, each a polyline.
 ///   - `MASK` (optional): `ImageFrame` gray8, any size (sampled to the image), 255 = full colour.
 /// Outputs:
-///   - `IMAGE`: the annotated image.
-/// Options: `frameflow.AnnotationOverlayCalculatorOptions` { box_color ([0, 255, 0]),
-/// thickness (2), draw_labels (true), text_scale (2), text_color ([0, 0, 0]),
-/// point_color ([255, 0, 0]), point_radius (3), line_color ([255, 255, 0]),
-/// mask_color ([255, 0, 255]), mask_alpha (0.5), keep_last_detections (false: a frame
-/// without a DETECTIONS packet gets none; true: the newest detections are drawn again, for
-/// detectors that run slower than the video) }.
+///   - `IMAGE`: the annotated image (rgb8 when drawn on the canvas).
 ///
 /// Example usage:
 /// ```
+/// node {
+///   calculator: "AnnotationOverlayCalculator"
+///   input_stream: "IMAGE:input_video"
+///   input_stream: "detections_render_data"
+///   input_stream: "VECTOR:landmarks_render_data"
+///   output_stream: "IMAGE:output_video"
+/// }
 /// node {
 ///   calculator: "AnnotationOverlayCalculator"
 ///   input_stream: "IMAGE:input_video"
@@ -32,7 +65,21 @@ import FrameFlow
 /// ```
 public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
-        public static let typeName: String? = "frameflow.AnnotationOverlayCalculatorOptions"
+        public static let typeName: String? = "mediapipe.AnnotationOverlayCalculatorOptions"
+        // MediaPipe's fields.
+        /// Canvas width when there is no `IMAGE` input.
+        public var canvasWidthPx: Int?
+        /// Canvas height when there is no `IMAGE` input.
+        public var canvasHeightPx: Int?
+        /// Canvas colour when there is no `IMAGE` input.
+        public var canvasColor = RenderColor()
+        /// Draw `RenderData` text upside down (for bottom-left-origin images).
+        public var flipTextVertically = false
+        /// GPU only in MediaPipe; accepted and unused.
+        public var gpuUsesTopLeftOrigin = true
+        /// GPU only in MediaPipe; accepted and unused.
+        public var gpuScaleFactor = 1.0
+        // FrameFlow's fields, for the DETECTIONS/POINTS/LINES/MASK inputs.
         public var boxColor = [0, 255, 0]
         public var thickness = 2
         public var drawLabels = true
@@ -49,9 +96,10 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
 
     public static let contract = CalculatorContract(
         inputs: [
-            PortSpec("IMAGE", ImageFrame.self), PortSpec("DETECTIONS", [Detection].self, optional: true),
-            PortSpec("POINTS", [Point].self, optional: true), PortSpec("LINES", [[Point]].self, optional: true),
-            PortSpec("MASK", ImageFrame.self, optional: true),
+            PortSpec("IMAGE", ImageFrame.self, optional: true), PortSpec("", RenderData.self, optional: true, repeated: true),
+            PortSpec("VECTOR", [RenderData].self, optional: true, repeated: true),
+            PortSpec("DETECTIONS", [Detection].self, optional: true), PortSpec("POINTS", [Point].self, optional: true),
+            PortSpec("LINES", [[Point]].self, optional: true), PortSpec("MASK", ImageFrame.self, optional: true),
         ],
         outputs: [PortSpec("IMAGE", ImageFrame.self)])
 
@@ -60,6 +108,12 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
 
     public init(options: Options) throws {
         self.options = options
+    }
+
+    public func open(_ cc: CalculatorContext) throws {
+        if !cc.hasInputPort("IMAGE") && (options.canvasWidthPx == nil || options.canvasHeightPx == nil) {
+            throw GraphError(.invalidOption, "canvas_width_px and canvas_height_px are needed when there is no IMAGE input")
+        }
     }
 
     public func process(_ cc: CalculatorContext) throws {
@@ -72,18 +126,52 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         } else if options.keepLastDetections {
             detections = lastDetections
         }
-        guard cc.hasInput("IMAGE") else { return }
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
+        let input: ImageFrame
+        if cc.hasInputPort("IMAGE") {
+            guard cc.hasInput("IMAGE") else { return }
+            input = try cc.input("IMAGE", as: ImageFrame.self)
+        } else {
+            input = try Self.canvas(options: options, pool: cc.pool)
+        }
         let points = cc.hasInput("POINTS") ? try cc.input("POINTS", as: [Point].self) : []
         let lines = cc.hasInput("LINES") ? try cc.input("LINES", as: [[Point]].self) : []
         let mask = cc.hasInput("MASK") ? try cc.input("MASK", as: ImageFrame.self) : nil
-        try cc.emit(try Self.draw(on: input, detections: detections, points: points, lines: lines, mask: mask, options: options, pool: cc.pool), tag: "IMAGE")
+        var renderData: [RenderData] = []
+        for port in cc.inputPorts where port.tag.isEmpty && cc.hasInput("", port.index) {
+            renderData.append(try cc.input("", port.index, as: RenderData.self))
+        }
+        for port in cc.inputPorts where port.tag == "VECTOR" && cc.hasInput("VECTOR", port.index) {
+            renderData += try cc.input("VECTOR", port.index, as: [RenderData].self)
+        }
+        try cc.emit(
+            try Self.draw(
+                on: input, renderData: renderData, detections: detections, points: points, lines: lines, mask: mask, options: options,
+                pool: cc.pool), tag: "IMAGE")
+    }
+
+    /// MediaPipe's blank canvas: `canvas_width_px` × `canvas_height_px` rgb8 in `canvas_color`.
+    public static func canvas(options: Options, pool: ImagePool = .shared) throws -> ImageFrame {
+        guard let w = options.canvasWidthPx, let h = options.canvasHeightPx else {
+            throw GraphError(.invalidOption, "canvas_width_px and canvas_height_px are needed when there is no IMAGE input")
+        }
+        var image = try pool.makeImage(width: w, height: h, format: .rgb8)
+        let c = options.canvasColor
+        for y in 0..<h {
+            image.withMutableRow(y) { row in
+                for x in 0..<w {
+                    row[3 * x] = UInt8(c.r)
+                    row[3 * x + 1] = UInt8(c.g)
+                    row[3 * x + 2] = UInt8(c.b)
+                }
+            }
+        }
+        return image.freeze()
     }
 
     /// A copy of `image` with everything drawn.
     public static func draw(
-        on image: ImageFrame, detections: [Detection] = [], points: [Point] = [], lines: [[Point]] = [], mask: ImageFrame? = nil,
-        options: Options = Options(), pool: ImagePool = .shared
+        on image: ImageFrame, renderData: [RenderData] = [], detections: [Detection] = [], points: [Point] = [], lines: [[Point]] = [],
+        mask: ImageFrame? = nil, options: Options = Options(), pool: ImagePool = .shared
     ) throws -> ImageFrame {
         var canvas = Canvas(try image.mutableCopy(pool: pool))
         guard canvas.layout != nil else { throw ImageError.unsupportedFormat(image.format, "AnnotationOverlayCalculator") }
@@ -101,7 +189,9 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
             canvas.fill(x0, y1 - t + 1, x1, y1, options.boxColor)
             canvas.fill(x0, y0, x0 + t - 1, y1, options.boxColor)
             canvas.fill(x1 - t + 1, y0, x1, y1, options.boxColor)
-            for k in d.keypoints(inImageOfWidth: image.width, height: image.height) { canvas.disc(k, options.pointRadius, options.pointColor) }
+            for k in d.keypoints(inImageOfWidth: image.width, height: image.height) {
+                canvas.disc(k, options.pointRadius, options.pointColor)
+            }
             if options.drawLabels {
                 // Integral scores (e.g. a cascade's neighbour count) print without decimals.
                 let score = d.score == d.score.rounded() ? String(format: "%.0f", d.score) : String(format: "%.2f", d.score)
@@ -113,7 +203,9 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
                 canvas.text(text, x: x0 + s, y: ty + s, scale: s, color: options.textColor)
             }
         }
-        return canvas.image.freeze()
+        var renderer = AnnotationRenderer(canvas: canvas, flipTextVertically: options.flipTextVertically)
+        for data in renderData { renderer.render(data) }
+        return renderer.canvas.image.freeze()
     }
 
     /// Drawing primitives on a mutable image, clipped to it.
@@ -193,7 +285,9 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
                         let m = Int32(mrow[mx * mbpp]) * a / 255  // 0…256
                         guard m > 0 else { continue }
                         let p = x * l.bpp
-                        let chans = l.bpp == 1 ? [(0, Int32((0.299 * Double(color[0]) + 0.587 * Double(color[1]) + 0.114 * Double(color[2])).rounded()))]
+                        let chans =
+                            l.bpp == 1
+                            ? [(0, Int32((0.299 * Double(color[0]) + 0.587 * Double(color[1]) + 0.114 * Double(color[2])).rounded()))]
                             : [(l.r, Int32(color[0])), (l.g, Int32(color[1])), (l.b, Int32(color[2]))]
                         for (off, cv) in chans {
                             let v = Int32(row[p + off])
@@ -210,10 +304,28 @@ extension AnnotationOverlayCalculator.Options {
     /// Checks the values (called by the graph before `init` and `update(options:)`).
     public func validate() throws {
         for c in [boxColor, textColor, pointColor, lineColor, maskColor] {
-            guard c.count == 3, c.allSatisfy({ (0...255).contains($0) }) else { throw GraphError(.invalidOption, "colours are [r, g, b] with values 0…255") }
+            guard c.count == 3, c.allSatisfy({ (0...255).contains($0) }) else {
+                throw GraphError(.invalidOption, "colours are [r, g, b] with values 0…255")
+            }
         }
         guard thickness >= 1, textScale >= 1, pointRadius >= 0, (0...1).contains(maskAlpha) else {
             throw GraphError(.invalidOption, "thickness and text_scale ≥ 1, point_radius ≥ 0, mask_alpha in 0…1")
         }
+        guard canvasColor.isValid else { throw GraphError(.invalidOption, "canvas_color: r, g and b must be 0…255") }
+        if let w = canvasWidthPx, w < 1 { throw GraphError(.invalidOption, "canvas_width_px must be ≥ 1") }
+        if let h = canvasHeightPx, h < 1 { throw GraphError(.invalidOption, "canvas_height_px must be ≥ 1") }
+        guard gpuScaleFactor > 0 else { throw GraphError(.invalidOption, "gpu_scale_factor must be > 0") }
+    }
+
+    /// mediapipe/calculators/util/annotation_overlay_calculator.proto, for binary graphs
+    /// (FrameFlow's own fields have no numbers: text graphs only).
+    public static var protoSchema: ProtoSchema? {
+        ProtoSchema(
+            "mediapipe.AnnotationOverlayCalculatorOptions", extension: 250607623,
+            fields: [
+                .init(2, "canvas_width_px", .int32), .init(3, "canvas_height_px", .int32),
+                .init(4, "canvas_color", .message(RenderColor.protoSchema)), .init(5, "flip_text_vertically", .bool),
+                .init(6, "gpu_uses_top_left_origin", .bool), .init(7, "gpu_scale_factor", .float),
+            ])
     }
 }

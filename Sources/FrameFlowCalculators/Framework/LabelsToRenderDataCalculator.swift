@@ -1,0 +1,174 @@
+import Foundation
+import FrameFlow
+
+/// Writes class labels as text `RenderData`, as MediaPipe's `LabelsToRenderDataCalculator`:
+/// the first `max_num_labels` labels, one line each, from the top-left (or bottom-left)
+/// corner of the frame.
+///
+/// Line `i`'s baseline is `vertical_offset_px + (i + 1) · line` pixels from the top, a line
+/// being ⌈1.25 · font_height_px⌉; with `BOTTOM_LEFT` the last line's baseline sits at the
+/// video's height (from `VIDEO_PRESTREAM`) plus the offset. Text starts at
+/// `horizontal_offset_px`. Colours cycle through `color` (red when none); with `SCORES`, or
+/// `display_classification_score` for classifications, the text is `label:score`.
+///
+/// Inputs:
+///   - `CLASSIFICATIONS`: `ClassificationList`; or
+///   - `LABELS`: `[String]`, with optional `SCORES`: `[Float]` (as many).
+///   - `VIDEO_PRESTREAM` (optional): `VideoHeader` at `Timestamp.preStream`, for the frame
+///     height `BOTTOM_LEFT` needs.
+/// Outputs:
+///   - `RENDER_DATA`: `RenderData`.
+/// Options: `mediapipe.LabelsToRenderDataCalculatorOptions` { color (repeated { r g b }),
+/// thickness (2), outline_color (repeated), outline_thickness (0), font_height_px (50),
+/// horizontal_offset_px (0), vertical_offset_px (0), max_num_labels (1), font_face (0),
+/// location (TOP_LEFT | BOTTOM_LEFT), use_display_name (false),
+/// display_classification_score (false) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "LabelsToRenderDataCalculator"
+///   input_stream: "CLASSIFICATIONS:classifications"
+///   output_stream: "RENDER_DATA:label_render_data"
+///   options {
+///     [mediapipe.LabelsToRenderDataCalculatorOptions.ext] {
+///       color { r: 255 g: 0 b: 0 }
+///       font_height_px: 20
+///       max_num_labels: 3
+///     }
+///   }
+/// }
+/// ```
+public final class LabelsToRenderDataCalculator: Calculator {
+    /// Where the labels go.
+    public enum Location: String, Codable, Sendable {
+        case topLeft = "TOP_LEFT"
+        case bottomLeft = "BOTTOM_LEFT"
+    }
+
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.LabelsToRenderDataCalculatorOptions"
+        /// Colours of the labels, cycled; red when empty.
+        public var color: [RenderColor] = []
+        public var thickness = 2.0
+        /// Outline colours, cycled; black when empty.
+        public var outlineColor: [RenderColor] = []
+        /// Outline width; 0 draws none.
+        public var outlineThickness = 0.0
+        public var fontHeightPx = 50
+        public var horizontalOffsetPx = 0
+        public var verticalOffsetPx = 0
+        public var maxNumLabels = 1
+        public var fontFace = 0
+        public var location = Location.topLeft
+        /// Write classifications' `display_name` instead of their `label`.
+        public var useDisplayName = false
+        /// Append `:score` to classifications.
+        public var displayClassificationScore = false
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [
+            PortSpec("CLASSIFICATIONS", ClassificationList.self, optional: true), PortSpec("LABELS", [String].self, optional: true),
+            PortSpec("SCORES", [Float].self, optional: true), PortSpec("VIDEO_PRESTREAM", VideoHeader.self, optional: true),
+        ],
+        outputs: [PortSpec("RENDER_DATA", RenderData.self)])
+
+    private var options: Options
+    private var videoHeight = 0
+
+    public init(options: Options) throws {
+        self.options = options
+    }
+
+    public func open(_ cc: CalculatorContext) throws {
+        guard cc.hasInputPort("CLASSIFICATIONS") || cc.hasInputPort("LABELS") else {
+            throw GraphError(.invalidPort, "LabelsToRenderDataCalculator needs a CLASSIFICATIONS or LABELS input")
+        }
+        if options.location == .bottomLeft && !cc.hasInputPort("VIDEO_PRESTREAM") {
+            throw GraphError(.invalidOption, "location: BOTTOM_LEFT needs the VIDEO_PRESTREAM input for the frame height")
+        }
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        if cc.hasInput("VIDEO_PRESTREAM") && cc.inputTimestamp == .preStream {
+            videoHeight = try cc.input("VIDEO_PRESTREAM", as: VideoHeader.self).height
+            return
+        }
+        var labels: [String] = []
+        var scores: [Float] = []
+        var withScores = false
+        if cc.hasInputPort("CLASSIFICATIONS") {
+            guard cc.hasInput("CLASSIFICATIONS") else { return }
+            let list = try cc.input("CLASSIFICATIONS", as: ClassificationList.self).classification
+            labels = list.map { (options.useDisplayName ? $0.displayName : $0.label) ?? "" }
+            scores = list.map { Float($0.score) }
+            withScores = options.displayClassificationScore
+        } else {
+            guard cc.hasInput("LABELS") else { return }
+            labels = try cc.input("LABELS", as: [String].self)
+            if cc.hasInputPort("SCORES") {
+                scores = cc.hasInput("SCORES") ? try cc.input("SCORES", as: [Float].self) : []
+                guard scores.count == labels.count else {
+                    throw GraphError(.calculatorFailed, "\(labels.count) LABELS but \(scores.count) SCORES")
+                }
+                withScores = true
+            }
+        }
+        try cc.emit(renderData(labels: labels, scores: withScores ? scores : nil), tag: "RENDER_DATA")
+    }
+
+    /// The text annotations for `labels` (with `scores` appended when given).
+    public func renderData(labels: [String], scores: [Float]?) -> RenderData {
+        let lineHeight = Int((Float(options.fontHeightPx) * 1.25).rounded(.up))
+        let count = min(labels.count, options.maxNumLabels)
+        var baseline = options.verticalOffsetPx
+        switch options.location {
+        case .topLeft: baseline += lineHeight
+        case .bottomLeft: baseline += videoHeight - lineHeight * (count - 1)
+        }
+        var data = RenderData()
+        for i in 0..<max(0, count) {
+            var text = labels[i]
+            if let scores { text += ":" + String(format: "%g", Double(scores[i])) }
+            var style = RenderAnnotation.TextStyle(fontFace: options.fontFace)
+            if options.outlineThickness > 0 {
+                style.outlineThickness = options.outlineThickness
+                style.outlineColor = options.outlineColor.isEmpty ? RenderColor() : options.outlineColor[i % options.outlineColor.count]
+            }
+            let color = options.color.isEmpty ? RenderColor(r: 255, g: 0, b: 0) : options.color[i % options.color.count]
+            let shape = RenderAnnotation.Shape.text(
+                text, left: Double(options.horizontalOffsetPx), baseline: Double(baseline + i * lineHeight),
+                fontHeight: Double(options.fontHeightPx), normalized: false, style: style)
+            data.renderAnnotations.append(RenderAnnotation(shape, thickness: options.thickness, color: color))
+        }
+        return data
+    }
+}
+
+extension LabelsToRenderDataCalculator.Options {
+    /// Checks the values (called by the graph before `init`).
+    public func validate() throws {
+        guard color.allSatisfy(\.isValid) else { throw GraphError(.invalidOption, "color: r, g and b must be 0…255") }
+        guard outlineColor.allSatisfy(\.isValid) else { throw GraphError(.invalidOption, "outline_color: r, g and b must be 0…255") }
+        guard fontHeightPx >= 0 else { throw GraphError(.invalidOption, "font_height_px must be ≥ 0") }
+        guard maxNumLabels >= 0 else { throw GraphError(.invalidOption, "max_num_labels must be ≥ 0") }
+        guard thickness >= 0, outlineThickness >= 0 else { throw GraphError(.invalidOption, "thickness and outline_thickness must be ≥ 0") }
+    }
+
+    /// mediapipe/calculators/util/labels_to_render_data_calculator.proto, for binary graphs.
+    public static var protoSchema: ProtoSchema? {
+        let color = ProtoField.Kind.message(RenderColor.protoSchema)
+        return ProtoSchema(
+            "mediapipe.LabelsToRenderDataCalculatorOptions", extension: 271660364,
+            fields: [
+                .repeated(1, "color", color), .init(2, "thickness", .double), .init(3, "font_height_px", .int32),
+                .init(4, "max_num_labels", .int32), .init(5, "font_face", .int32),
+                .init(6, "location", .enumeration([0: "TOP_LEFT", 1: "BOTTOM_LEFT"])), .init(7, "horizontal_offset_px", .int32),
+                .init(8, "vertical_offset_px", .int32), .init(9, "use_display_name", .bool),
+                .init(10, "display_classification_score", .bool), .init(11, "outline_thickness", .double),
+                .repeated(12, "outline_color", color),
+            ])
+    }
+}
