@@ -13,6 +13,10 @@ extension CalculatorRegistry {
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
             HaarCascadeDetectorCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
+            // Framework calculators (constants, files, gates, loopback, merge, presence, image tags).
+            ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
+            PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
+            ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
             BeginLoopNormalizedRectCalculator.self, BeginLoopDetectionCalculator.self,
             BeginLoopNormalizedLandmarkListVectorCalculator.self, BeginLoopIntCalculator.self, BeginLoopFloatCalculator.self,

@@ -1,0 +1,22 @@
+import FrameFlow
+
+/// MediaPipe's image tags for calculators that take `IMAGE` (an `Image`), `IMAGE_CPU` (an
+/// `ImageFrame`) or `IMAGE_GPU` (a `GpuBuffer`); FrameFlow has only `ImageFrame`.
+enum ImageTags {
+    /// The one image input the node connects, `IMAGE` or `IMAGE_CPU`.
+    /// - Throws: `GraphError(.invalidPort)` for `IMAGE_GPU`, for none, or for more than one.
+    static func singleInput(_ cc: CalculatorContext, calculator: String) throws -> String {
+        if cc.hasInputPort("IMAGE_GPU") {
+            throw GraphError(
+                .invalidPort, "\(calculator): IMAGE_GPU is not supported (FrameFlow has no GPU images); use IMAGE or IMAGE_CPU",
+                node: cc.nodeName, stream: cc.inputStreamName("IMAGE_GPU"))
+        }
+        let connected = ["IMAGE", "IMAGE_CPU"].filter { cc.hasInputPort($0) }
+        guard connected.count == 1 else {
+            throw GraphError(
+                .invalidPort, "\(calculator) takes exactly one of IMAGE and IMAGE_CPU (connected: \(connected))",
+                node: cc.nodeName)
+        }
+        return connected[0]
+    }
+}

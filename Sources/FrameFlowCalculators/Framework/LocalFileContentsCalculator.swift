@@ -1,0 +1,66 @@
+import Foundation
+import FrameFlow
+
+/// Reads files named by side packets into side packets, as MediaPipe's
+/// `LocalFileContentsCalculator`: the bytes of the file at `FILE_PATH:i` become `CONTENTS:i`.
+/// A relative path is looked up under the resource root first (`ResourcePaths.resolve`). A
+/// file that cannot be read fails the node's open, naming the path.
+///
+/// Inputs: none. Outputs: none.
+/// Side packets in: `FILE_PATH` (String), or `FILE_PATH:0`, `FILE_PATH:1`, … for several files.
+/// Side packets out: `CONTENTS` ([UInt8]): one per `FILE_PATH`, same index.
+/// Options: `mediapipe.LocalFileContentsCalculatorOptions` { text_mode (false) }: accepted; on
+///   the platforms FrameFlow runs on, text and binary reads give the same bytes.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "LocalFileContentsCalculator"
+///   input_side_packet: "FILE_PATH:model_path"
+///   output_side_packet: "CONTENTS:model_blob"
+/// }
+/// ```
+public final class LocalFileContentsCalculator: Calculator {
+    /// MediaPipe's `LocalFileContentsCalculatorOptions`.
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.LocalFileContentsCalculatorOptions"
+        /// MediaPipe's file open mode (`r` instead of `rb`); the bytes read are the same.
+        public var textMode = false
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputSidePackets: [.init("FILE_PATH", String.self, repeated: true)],
+        outputSidePackets: [.init("CONTENTS", [UInt8].self, repeated: true)])
+
+    public init(options: Options) {}
+
+    public func open(_ cc: CalculatorContext) throws {
+        let paths = cc.sidePacketPorts.filter { $0.tag == "FILE_PATH" }.map(\.index).sorted()
+        let contents = cc.outputSidePacketPorts.filter { $0.tag == "CONTENTS" }.map(\.index).sorted()
+        guard paths == contents else {
+            throw GraphError(
+                .invalidPort,
+                "LocalFileContentsCalculator needs one CONTENTS per FILE_PATH, same indexes "
+                    + "(FILE_PATH: \(paths), CONTENTS: \(contents))", node: cc.nodeName)
+        }
+        for i in paths {
+            let path = try cc.sidePacket("FILE_PATH", i, as: String.self)
+            let resolved = ResourcePaths.resolve(path)
+            guard let data = FileManager.default.contents(atPath: resolved) else {
+                let shown = resolved == path ? "'\(path)'" : "'\(path)' (as '\(resolved)')"
+                throw GraphError(.missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)", node: cc.nodeName)
+            }
+            try cc.setSidePacket([UInt8](data), tag: "CONTENTS", index: i)
+        }
+    }
+
+    public func process(_ cc: CalculatorContext) throws { cc.finishSource() }
+}
+
+extension LocalFileContentsCalculator.Options {
+    /// mediapipe/calculators/util/local_file_contents_calculator.proto, for binary graphs.
+    public static var protoSchema: ProtoSchema? {
+        ProtoSchema("mediapipe.LocalFileContentsCalculatorOptions", extension: 346849340, fields: [.init(1, "text_mode", .bool)])
+    }
+}
