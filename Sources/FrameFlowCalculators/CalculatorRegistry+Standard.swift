@@ -32,6 +32,8 @@ extension CalculatorRegistry {
             ConcatenateInt32VectorCalculator.self, ConcatenateBoolVectorCalculator.self, ConcatenateStringVectorCalculator.self,
             ConcatenateLandmarkVectorCalculator.self, ConcatenateLandmarkListVectorCalculator.self,
             ConcatenateNormalizedLandmarkListVectorCalculator.self, ConcatenateClassificationListVectorCalculator.self,
+            ConcatenateNormalizedLandmarkListCalculator.self, ConcatenateLandmarkListCalculator.self,
+            ConcatenateClassificationListCalculator.self,
             ClipNormalizedRectVectorSizeCalculator.self, ClipDetectionVectorSizeCalculator.self,
             NormalizedRectVectorHasMinSizeCalculator.self, NormalizedLandmarkListVectorHasMinSizeCalculator.self,
             ClassificationListVectorHasMinSizeCalculator.self,

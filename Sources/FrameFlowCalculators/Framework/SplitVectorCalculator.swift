@@ -1,25 +1,5 @@
 import FrameFlow
 
-/// A list a `SplitVectorCalculator` can cut into ranges: a Swift array, or a message holding
-/// one repeated field (a landmark list's landmarks).
-public protocol SplittableList {
-    associatedtype Element
-    /// The list's elements, in order.
-    var elements: [Element] { get }
-    /// A list of `elements`.
-    init(elements: [Element])
-}
-
-extension Array: SplittableList {
-    public var elements: [Element] { self }
-    public init(elements: [Element]) { self = elements }
-}
-
-extension LandmarkPointList: SplittableList {
-    public var elements: [LandmarkPoint<Space>] { landmark }
-    public init(elements: [LandmarkPoint<Space>]) { self.init(elements) }
-}
-
 /// `mediapipe.SplitVectorCalculatorOptions`: the ranges to cut out and how to send them.
 public struct SplitVectorCalculatorOptions: CalculatorOptions, Equatable {
     public static let typeName: String? = "mediapipe.SplitVectorCalculatorOptions"
@@ -104,7 +84,7 @@ public struct SplitVectorCalculatorOptions: CalculatorOptions, Equatable {
 ///   } }
 /// }
 /// ```
-open class SplitVectorCalculator<List: SplittableList & Sendable>: Calculator where List.Element: Sendable {
+open class SplitVectorCalculator<List: ElementList & Sendable>: Calculator where List.Element: Sendable {
     public typealias Options = SplitVectorCalculatorOptions
 
     /// Any number of untagged outputs: their count is checked against the ranges in `open`.

@@ -74,3 +74,41 @@ import Testing
         #expect { try r.run() } throws: { "\($0)".contains("one output stream") }
     }
 }
+
+/// MediaPipe's ConcatenateNormalizedLandmarkListCalculator and siblings: the lists' elements
+/// joined in input order.
+@Suite struct ConcatenateListsCalculatorTests {
+    func runner(_ calculator: String, options: String = "") throws -> CalculatorRunner {
+        let opts = options.isEmpty ? "" : "options { [mediapipe.ConcatenateVectorCalculatorOptions.ext] { \(options) } }"
+        return try CalculatorRunner(
+            node: """
+                node { calculator: "\(calculator)" input_stream: "a" input_stream: "b" output_stream: "out" \(opts) }
+                """, registry: CalculatorRegistry.standard)
+    }
+
+    func list(_ xs: [Double]) -> NormalizedLandmarkList { NormalizedLandmarkList(xs.map { NormalizedLandmark(x: $0, y: 0) }) }
+
+    @Test func joinsTheLandmarksInInputOrder() throws {
+        let r = try runner("ConcatenateNormalizedLandmarkListCalculator")
+        r.add(list([1, 2]), index: 0, at: 1)
+        r.add(list([3]), index: 1, at: 1)
+        r.add(list([4]), index: 1, at: 2)
+        try r.run()
+        let out = try r.outputs().map { try $0.get(NormalizedLandmarkList.self).landmark.map(\.x) }
+        #expect(out == [[1, 2, 3], [4]])
+        #expect(r.outputs().map(\.timestamp) == [1, 2])
+    }
+
+    @Test func onlyEmitIfAllPresentAndWrongPayloads() throws {
+        let r = try runner("ConcatenateClassificationListCalculator", options: "only_emit_if_all_present: true")
+        r.add(ClassificationList([Classification(index: 1, score: 0.5)]), index: 0, at: 1)
+        r.add(ClassificationList([Classification(index: 2, score: 0.5)]), index: 1, at: 1)
+        r.add(ClassificationList([Classification(index: 3, score: 0.5)]), index: 0, at: 2)
+        try r.run()
+        #expect(try r.outputs().map { try $0.get(ClassificationList.self).classification.map(\.index) } == [[1, 2]])
+
+        let wrong = try runner("ConcatenateLandmarkListCalculator")
+        wrong.add(list([1]), index: 1, at: 0)
+        #expect { try wrong.run() } throws: { "\($0)".contains("'b'") && "\($0)".contains("NormalizedCoordinates") }
+    }
+}
