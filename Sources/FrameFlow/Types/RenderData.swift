@@ -157,16 +157,18 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
         var fillColor: RenderColor?
         enum CodingKeys: String, CodingKey { case oval, fillColor = "fill_color" }
     }
-    private struct PointBody: Codable { var x: Double, y: Double, normalized: Bool }
+    // Bodies as the proto's optional fields: whatever JSON leaves out takes the proto's
+    // default (0, false, a font height of 8).
+    private struct PointBody: Codable { var x: Double?, y: Double?, normalized: Bool? }
     private struct LineBody: Codable {
-        var xStart: Double, yStart: Double, xEnd: Double, yEnd: Double, normalized: Bool
+        var xStart: Double?, yStart: Double?, xEnd: Double?, yEnd: Double?, normalized: Bool?
         var color1: RenderColor?, color2: RenderColor?
         enum CodingKeys: String, CodingKey {
             case xStart = "x_start", yStart = "y_start", xEnd = "x_end", yEnd = "y_end", normalized, color1, color2
         }
     }
     private struct TextBody: Codable {
-        var displayText: String, left: Double, baseline: Double, fontHeight: Double, normalized: Bool
+        var displayText: String?, left: Double?, baseline: Double?, fontHeight: Double?, normalized: Bool?
         var fontFace: Int?, centerHorizontally: Bool?, centerVertically: Bool?, outlineThickness: Double?, outlineColor: RenderColor?
         enum CodingKeys: String, CodingKey {
             case displayText = "display_text", left, baseline, fontHeight = "font_height", normalized, fontFace = "font_face"
@@ -232,19 +234,21 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
                 left: b.left, top: b.top, right: b.right, bottom: b.bottom, normalized: b.normalized, filled: true,
                 rotation: b.rotation ?? 0, fillColor: f.fillColor)
         } else if let p = try c.decodeIfPresent(PointBody.self, forKey: .point) {
-            shape = .point(x: p.x, y: p.y, normalized: p.normalized)
+            shape = .point(x: p.x ?? 0, y: p.y ?? 0, normalized: p.normalized ?? false)
         } else if let l = try c.decodeIfPresent(LineBody.self, forKey: .line) {
-            shape = .line(xStart: l.xStart, yStart: l.yStart, xEnd: l.xEnd, yEnd: l.yEnd, normalized: l.normalized)
+            shape = .line(
+                xStart: l.xStart ?? 0, yStart: l.yStart ?? 0, xEnd: l.xEnd ?? 0, yEnd: l.yEnd ?? 0, normalized: l.normalized ?? false)
         } else if let l = try c.decodeIfPresent(LineBody.self, forKey: .gradientLine) {
             shape = .gradientLine(
-                xStart: l.xStart, yStart: l.yStart, xEnd: l.xEnd, yEnd: l.yEnd, normalized: l.normalized,
+                xStart: l.xStart ?? 0, yStart: l.yStart ?? 0, xEnd: l.xEnd ?? 0, yEnd: l.yEnd ?? 0, normalized: l.normalized ?? false,
                 color1: l.color1 ?? RenderColor(), color2: l.color2 ?? RenderColor())
         } else if let t = try c.decodeIfPresent(TextBody.self, forKey: .text) {
             let style = TextStyle(
                 fontFace: t.fontFace ?? 0, centerHorizontally: t.centerHorizontally ?? false, centerVertically: t.centerVertically ?? false,
                 outlineThickness: t.outlineThickness ?? 0, outlineColor: t.outlineColor)
             shape = .text(
-                t.displayText, left: t.left, baseline: t.baseline, fontHeight: t.fontHeight, normalized: t.normalized, style: style)
+                t.displayText ?? "", left: t.left ?? 0, baseline: t.baseline ?? 0, fontHeight: t.fontHeight ?? 8,
+                normalized: t.normalized ?? false, style: style)
         } else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a render annotation needs a shape"))
         }

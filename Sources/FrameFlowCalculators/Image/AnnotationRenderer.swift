@@ -241,16 +241,26 @@ extension AnnotationOverlayCalculator.Canvas {
         let vx = Double(b.x - a.x), vy = Double(b.y - a.y)
         let length = (vx * vx + vy * vy).squareRoot()
         if length > 0 {
+            // Row by row, the pixels with `along` in [−½, length + ½] and |across| ≤ half + ½
+            // form one run: solve both linear conditions for x.
             let ux = vx / length, uy = vy / length, reach = Double(half) + 0.5
-            let xs = max(0, min(a.x, b.x) - half - 1)...min(image.width - 1, max(a.x, b.x) + half + 1)
-            let ys = max(0, min(a.y, b.y) - half - 1)...min(image.height - 1, max(a.y, b.y) + half + 1)
-            if !xs.isEmpty && !ys.isEmpty {
-                for y in ys {
-                    for x in xs {
-                        let px = Double(x - a.x), py = Double(y - a.y)
-                        let along = px * ux + py * uy, across = abs(py * ux - px * uy)
-                        if along >= -0.5 && along <= length + 0.5 && across <= reach { put(x, y, c) }
+            let top = max(0, min(a.y, b.y) - half - 1), bottom = min(image.height - 1, max(a.y, b.y) + half + 1)
+            if top <= bottom {
+                for y in top...bottom {
+                    let py = Double(y - a.y)
+                    var lo = -Double.infinity, hi = Double.infinity
+                    // along = ux·px + uy·py; across = ux·py − uy·px.
+                    for (k, c, low, high) in [(ux, uy * py, -0.5, length + 0.5), (-uy, ux * py, -reach, reach)] {
+                        if k == 0 {
+                            if c < low || c > high { lo = .infinity }
+                            continue
+                        }
+                        let e0 = (low - c) / k, e1 = (high - c) / k
+                        lo = max(lo, min(e0, e1))
+                        hi = min(hi, max(e0, e1))
                     }
+                    guard lo <= hi else { continue }
+                    span(y, a.x + Int(lo.rounded(.up)), a.x + Int(hi.rounded(.down)), c)
                 }
             }
         }

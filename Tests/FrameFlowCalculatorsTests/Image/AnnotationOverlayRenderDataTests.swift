@@ -1,3 +1,4 @@
+import Foundation
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowTesting
@@ -140,6 +141,22 @@ import Testing
         #expect(flipped.ys == 20...33, "upside down below the baseline")
         let outlined = try #require(try rows(.init(outlineThickness: 1, outlineColor: RenderColor(r: 0, g: 0, b: 9))))
         #expect(outlined.ys == 5...20, "the outline widens the glyphs by 1 px")
+    }
+
+    @Test func renderDataJSONNestsAsMediaPipesProto() throws {
+        let filled = RenderAnnotation(
+            .rectangle(left: 1, top: 2, right: 3, bottom: 4, normalized: false, filled: true, fillColor: RenderColor(r: 9, g: 8, b: 7)),
+            sceneTag: "BOX")
+        let data = try JSONEncoder().encode(RenderData([filled], sceneClass: "S"))
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#""filled_rectangle":{"#) && text.contains(#""fill_color":{"#) && text.contains(#""scene_tag":"BOX""#))
+        #expect(try JSONDecoder().decode(RenderData.self, from: data) == RenderData([filled], sceneClass: "S"))
+        // Fields the JSON leaves out take the proto's defaults (font height 8, not normalized).
+        let sparse = try JSONDecoder().decode(RenderAnnotation.self, from: Data(#"{"text":{"display_text":"a"}}"#.utf8))
+        #expect(sparse.shape == .text("a", left: 0, baseline: 0, fontHeight: 8, normalized: false) && sparse.thickness == 1)
+        let oval = try JSONDecoder().decode(
+            RenderAnnotation.self, from: Data(#"{"filled_oval":{"oval":{"rectangle":{"left":1,"right":5,"rotation":0.5}}}}"#.utf8))
+        #expect(oval.shape == .oval(left: 1, top: 0, right: 5, bottom: 0, normalized: false, filled: true, rotation: 0.5))
     }
 
     @Test func gradientLineBlendsFromStartToEnd() throws {
