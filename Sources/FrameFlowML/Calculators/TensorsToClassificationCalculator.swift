@@ -19,23 +19,126 @@ extension Array: JSONLinesRepresentable where Element == Classification {
     }
 }
 
-/// Turns a classifier's scores into the top-k classes.
+/// Turns a classifier's scores into classes, as MediaPipe's `TensorsToClassificationCalculator`
+/// does.
+///
+/// Each score of the tensor is a class (index = position) unless the class is ignored (or not
+/// allowed) or under `min_score_threshold`; with `binary_classification` the single score s
+/// gives class 0 with s and class 1 with 1 − s. With `top_k` > 0 the best k remain, best
+/// first; otherwise the classes keep index order unless `sort_by_descending_score`. Names
+/// come from the label map (`label_map_path`: one label per line; `label_items`;
+/// `label_map`), which must have one entry per class.
 ///
 /// Inputs:
 ///   - `TENSORS`: `[Tensor]`; the first tensor's values are the class scores.
 /// Outputs:
-///   - `CLASSIFICATIONS`: `[Classification]`, best first (at most `top_k`, score ≥
-///     `min_score_threshold`). As JSON Lines: `{"index":7,"label":"7","score":0.99}`.
-/// Options: `frameflow.TensorsToClassificationCalculatorOptions` { apply_softmax (false),
-/// top_k (1; 0 = all), min_score_threshold (-inf), label_map_path (one label per line),
-/// labels (inline) }.
+///   - `CLASSIFICATIONS`: `[Classification]`. As JSON Lines: `{"index":7,"label":"7","score":0.99}`.
+/// Options: `mediapipe.TensorsToClassificationCalculatorOptions` { min_score_threshold,
+/// top_k (0: all), sort_by_descending_score, label_map_path, label_map { entries { id label } },
+/// label_items { key value { name display_name } }, binary_classification, ignore_classes,
+/// allow_classes }, and FrameFlow's apply_softmax (false: softmax over the scores first) and
+/// labels (inline, by index).
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "TensorsToClassificationCalculator"
+///   input_stream: "TENSORS:logits"
+///   output_stream: "CLASSIFICATIONS:classification"
+///   options { [mediapipe.TensorsToClassificationCalculatorOptions.ext] {
+///     top_k: 1 label_map_path: "Models/digits.txt" apply_softmax: true } }
+/// }
+/// ```
 public final class TensorsToClassificationCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
-        public static let typeName: String? = "frameflow.TensorsToClassificationCalculatorOptions"
-        public var applySoftmax = false
-        public var topK = 1
-        public var minScoreThreshold = -Double.infinity
+        public static let typeName: String? = "mediapipe.TensorsToClassificationCalculatorOptions"
+        public static var protoSchema: ProtoSchema? {
+            let item = ProtoSchema(
+                "mediapipe.LabelMapItem",
+                fields: [.init(1, "name", .string), .init(2, "display_name", .string), .repeated(3, "child_name", .string)])
+            return ProtoSchema(
+                "mediapipe.TensorsToClassificationCalculatorOptions", extension: 335742638,
+                fields: [
+                    .init(1, "min_score_threshold", .float), .init(2, "top_k", .int32), .init(9, "sort_by_descending_score", .bool),
+                    .init(3, "label_map_path", .string),
+                    .init(
+                        5, "label_map",
+                        .message(
+                            ProtoSchema(
+                                "mediapipe.TensorsToClassificationCalculatorOptions.LabelMap",
+                                fields: [
+                                    .repeated(
+                                        1, "entries",
+                                        .message(
+                                            ProtoSchema(
+                                                "mediapipe.TensorsToClassificationCalculatorOptions.LabelMap.Entry",
+                                                fields: [.init(1, "id", .int32), .init(2, "label", .string)])))
+                                ]))),
+                    .repeated(
+                        6, "label_items",
+                        .message(
+                            ProtoSchema(
+                                "mediapipe.TensorsToClassificationCalculatorOptions.LabelItemsEntry",
+                                fields: [.init(1, "key", .int64), .init(2, "value", .message(item))]))),
+                    .init(4, "binary_classification", .bool), .repeated(7, "ignore_classes", .int32), .repeated(8, "allow_classes", .int32),
+                ])
+        }
+
+        /// MediaPipe's `LabelMap`: labels by class id.
+        public struct LabelMap: Codable, Sendable, Equatable {
+            public struct Entry: Codable, Sendable, Equatable {
+                public var id = 0
+                public var label = ""
+                public init(id: Int = 0, label: String = "") {
+                    self.id = id
+                    self.label = label
+                }
+                public init(from decoder: any Decoder) throws {
+                    let c = try decoder.container(keyedBy: CodingKeys.self)
+                    id = try c.decodeIfPresent(Int.self, forKey: .id) ?? 0
+                    label = try c.decodeIfPresent(String.self, forKey: .label) ?? ""
+                }
+            }
+            public var entries: [Entry] = []
+            public init(entries: [Entry] = []) { self.entries = entries }
+        }
+
+        /// One `label_items` map entry: a class id and its names.
+        public struct LabelItem: Codable, Sendable, Equatable {
+            public struct Value: Codable, Sendable, Equatable {
+                public var name: String?
+                public var displayName: String?
+                public var childName: [String]?
+                public init(name: String? = nil, displayName: String? = nil) {
+                    self.name = name
+                    self.displayName = displayName
+                }
+            }
+            public var key = 0
+            public var value = Value()
+            public init(key: Int = 0, value: Value = Value()) {
+                self.key = key
+                self.value = value
+            }
+            public init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                key = try c.decodeIfPresent(Int.self, forKey: .key) ?? 0
+                value = try c.decodeIfPresent(Value.self, forKey: .value) ?? Value()
+            }
+        }
+
+        /// Unset: every score passes.
+        public var minScoreThreshold: Double?
+        public var topK = 0
+        public var sortByDescendingScore = false
         public var labelMapPath = ""
+        public var labelMap: LabelMap?
+        public var labelItems: [LabelItem] = []
+        public var binaryClassification = false
+        public var ignoreClasses: [Int] = []
+        public var allowClasses: [Int] = []
+        // FrameFlow's fields.
+        public var applySoftmax = false
         public var labels: [String] = []
         public init() {}
     }
@@ -44,44 +147,109 @@ public final class TensorsToClassificationCalculator: Calculator {
         inputs: [PortSpec("TENSORS", [Tensor].self)], outputs: [PortSpec("CLASSIFICATIONS", [Classification].self)])
 
     private var options: Options
-    private var labels: [String]
+    private var labels: [Int: (name: String?, displayName: String?)]?
 
     public init(options: Options) throws {
-        guard options.topK >= 0 else { throw GraphError(.invalidOption, "top_k must be ≥ 0") }
         self.options = options
         labels = try Self.labels(options)
     }
 
-    static func labels(_ o: Options) throws -> [String] {
-        if o.labelMapPath.isEmpty { return o.labels }
-        guard let text = try? String(contentsOfFile: ResourcePaths.resolve(o.labelMapPath), encoding: .utf8) else {
-            throw GraphError(.invalidOption, "\(o.labelMapPath): cannot read the label map")
+    /// The label map `o` gives, by class id; `nil` without one.
+    static func labels(_ o: Options) throws -> [Int: (name: String?, displayName: String?)]? {
+        if !o.labelMapPath.isEmpty {
+            guard let text = try? String(contentsOfFile: ResourcePaths.resolve(o.labelMapPath), encoding: .utf8) else {
+                throw GraphError(.invalidOption, "label_map_path \(o.labelMapPath): cannot read the label map")
+            }
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+                String($0.hasSuffix("\r") ? $0.dropLast() : $0)
+            }
+            if lines.last == "" { lines.removeLast() }  // the final newline ends the last line
+            return Dictionary(
+                uniqueKeysWithValues: lines.enumerated().map { ($0.offset, (name: Optional($0.element), displayName: String?.none)) })
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .reversed().drop(while: \.isEmpty).reversed()
+        if !o.labelItems.isEmpty {
+            var m: [Int: (name: String?, displayName: String?)] = [:]
+            for item in o.labelItems { m[item.key] = (item.value.name, item.value.displayName) }
+            return m
+        }
+        if let map = o.labelMap {
+            var m: [Int: (name: String?, displayName: String?)] = [:]
+            for e in map.entries {
+                guard m[e.id] == nil else { throw GraphError(.invalidOption, "label_map: duplicate id \(e.id)") }
+                m[e.id] = (e.label, nil)
+            }
+            return m
+        }
+        if !o.labels.isEmpty {
+            return Dictionary(
+                uniqueKeysWithValues: o.labels.enumerated().map { ($0.offset, (name: Optional($0.element), displayName: String?.none)) })
+        }
+        return nil
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard let t = try cc.input("TENSORS", as: [Tensor].self).first else {
-            throw GraphError(.calculatorFailed, "TENSORS is empty", stream: cc.inputStreamName("TENSORS"))
+        let tensors = try cc.input("TENSORS", as: [Tensor].self)
+        guard let t = tensors.first, t.isFloat else {
+            throw GraphError(.calculatorFailed, "TENSORS must hold a float tensor of scores", stream: cc.inputStreamName("TENSORS"))
         }
-        try cc.emit(try Self.classify(t.asFloats, options: options, labels: labels), tag: "CLASSIFICATIONS")
+        do {
+            try cc.emit(try Self.classify(t.floats, options: options, labels: labels), tag: "CLASSIFICATIONS")
+        } catch var e as GraphError {
+            e.stream = cc.inputStreamName("TENSORS")
+            throw e
+        }
     }
 
-    public static func classify(_ scores: [Float], options o: Options, labels: [String]) throws -> [Classification] {
-        guard labels.isEmpty || labels.count == scores.count else {
-            throw GraphError(.calculatorFailed, "\(labels.count) labels for \(scores.count) scores")
+    /// The classes of `scores` under `o`, named by `labels` (from `labels(_:)`).
+    public static func classify(_ scores: [Float], options o: Options, labels: [Int: (name: String?, displayName: String?)]?) throws
+        -> [Classification]
+    {
+        let classes = o.binaryClassification ? 2 : scores.count
+        if o.binaryClassification && scores.count != 1 {
+            throw GraphError(.calculatorFailed, "binary_classification needs exactly one score, got \(scores.count)")
         }
-        var s = scores.map(Double.init)
-        if o.applySoftmax, let m = s.max() {
-            let e = s.map { exp($0 - m) }
-            let total = e.reduce(0, +)
-            s = e.map { $0 / total }
+        if let labels, labels.count != classes {
+            throw GraphError(.calculatorFailed, "the label map has \(labels.count) entries for \(classes) classes")
         }
-        var out = s.enumerated().filter { $0.element >= o.minScoreThreshold }
-            .sorted { $0.element != $1.element ? $0.element > $1.element : $0.offset < $1.offset }
-            .map { Classification(index: $0.offset, score: $0.element, label: labels.isEmpty ? nil : labels[$0.offset]) }
+        func named(_ i: Int, _ score: Double) -> Classification {
+            Classification(index: i, score: score, label: labels?[i]?.name, displayName: labels?[i]?.displayName)
+        }
+        var out: [Classification]
+        if o.binaryClassification {
+            let s = Double(scores[0])
+            out = [named(0, s), named(1, 1 - s)]
+        } else {
+            var s = scores.map(Double.init)
+            if o.applySoftmax, let m = s.max() {
+                let e = s.map { exp($0 - m) }
+                let total = e.reduce(0, +)
+                s = e.map { $0 / total }
+            }
+            let allow = Set(o.allowClasses), ignore = Set(o.ignoreClasses)
+            out = s.indices.filter { allow.isEmpty ? !ignore.contains($0) : allow.contains($0) }
+                .filter { o.minScoreThreshold == nil || Float(s[$0]) >= Float(o.minScoreThreshold!) }
+                .map { named($0, s[$0]) }
+        }
+        // Best first, ties in index order.
+        if o.topK > 0 || o.sortByDescendingScore {
+            out = out.enumerated().sorted {
+                $0.element.score != $1.element.score ? $0.element.score > $1.element.score : $0.offset < $1.offset
+            }.map(\.element)
+        }
         if o.topK > 0 && out.count > o.topK { out.removeLast(out.count - o.topK) }
         return out
+    }
+}
+
+extension TensorsToClassificationCalculator.Options {
+    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    public func validate() throws {
+        guard topK >= 0 else { throw GraphError(.invalidOption, "top_k must be ≥ 0, not \(topK)") }
+        guard allowClasses.isEmpty || ignoreClasses.isEmpty else {
+            throw GraphError(.invalidOption, "allow_classes and ignore_classes exclude each other")
+        }
+        guard !binaryClassification || (allowClasses.isEmpty && ignoreClasses.isEmpty) else {
+            throw GraphError(.invalidOption, "binary_classification takes no allow_classes or ignore_classes")
+        }
     }
 }

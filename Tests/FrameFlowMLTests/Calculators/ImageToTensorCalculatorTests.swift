@@ -250,27 +250,3 @@ import Testing
         }
     }
 }
-
-@Suite struct TensorsToClassificationCalculatorTests {
-    @Test func softmaxTopKAndLabels() throws {
-        var o = TensorsToClassificationCalculator.Options()
-        o.applySoftmax = true; o.topK = 2; o.labels = ["a", "b", "c"]
-        let out = try TensorsToClassificationCalculator.classify([1, 3, 2], options: o, labels: o.labels)
-        let e = [exp(1.0), exp(3.0), exp(2.0)], total = e.reduce(0, +)
-        #expect(out.map(\.index) == [1, 2] && out.map(\.label) == ["b", "c"])
-        #expect(abs(out[0].score - e[1] / total) < 1e-9 && abs(out[1].score - e[2] / total) < 1e-9)
-        #expect(throws: GraphError.self) { try TensorsToClassificationCalculator.classify([1, 2], options: o, labels: o.labels) }
-        var f = o
-        f.labelMapPath = "/nonexistent/labels.txt"
-        #expect(throws: GraphError.self) { try TensorsToClassificationCalculator(options: f) }
-    }
-
-    @Test func inferenceNamesAMissingModel() throws {
-        var o = InferenceCalculator.Options()
-        o.modelPath = "/nonexistent/model.onnx"
-        let c = try InferenceCalculator(options: o)
-        var n = o
-        n.modelPath = "/nonexistent/other.onnx"
-        #expect { try c.update(options: n) } throws: { "\($0)".contains("/nonexistent/other.onnx") }
-    }
-}

@@ -113,4 +113,13 @@ import Testing
             "\($0)".contains("MODEL_BLOB")
         }
     }
+
+    @Test func updateNamesAMissingModel() throws {
+        var o = InferenceCalculator.Options()
+        o.modelPath = "/nonexistent/model.onnx"
+        let c = try InferenceCalculator(options: o)
+        var n = o
+        n.modelPath = "/nonexistent/other.onnx"
+        #expect { try c.update(options: n) } throws: { "\($0)".contains("/nonexistent/other.onnx") }
+    }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import FrameFlow
+import FrameFlowTesting
+import Testing
+
+@testable import FrameFlowML
+
+/// TensorsToClassificationCalculator against MediaPipe's semantics written out by hand.
+@Suite struct TensorsToClassificationCalculatorTests {
+    typealias Options = TensorsToClassificationCalculator.Options
+
+    @Test func orderThresholdAndTopK() throws {
+        var o = Options()
+        let scores: [Float] = [0.1, 0.7, 0.3, 0.7]
+        // No top_k: every class, index order.
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [0, 1, 2, 3])
+        o.sortByDescendingScore = true
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [1, 3, 2, 0])
+        o.sortByDescendingScore = false
+        o.topK = 2
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [1, 3])
+        o.topK = 0
+        o.minScoreThreshold = 0.3
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [1, 2, 3])
+        o.ignoreClasses = [1]
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [2, 3])
+        o.ignoreClasses = []
+        o.allowClasses = [0, 2]
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [2])
+    }
+
+    @Test func binaryClassificationAndLabelMaps() throws {
+        var o = Options()
+        o.binaryClassification = true
+        o.labelMap = .init(entries: [.init(id: 1, label: "no"), .init(id: 0, label: "yes")])
+        let labels = try TensorsToClassificationCalculator.labels(o)
+        let out = try TensorsToClassificationCalculator.classify([0.8], options: o, labels: labels)
+        #expect(out.map(\.index) == [0, 1] && out.map(\.label) == ["yes", "no"])
+        #expect(abs(out[0].score - Double(Float(0.8))) < 1e-12 && abs(out[1].score - (1 - Double(Float(0.8)))) < 1e-12)
+        #expect(throws: GraphError.self) { try TensorsToClassificationCalculator.classify([0.8, 0.1], options: o, labels: labels) }
+        var items = Options()
+        items.labelItems = [.init(key: 1, value: .init(name: "cat", displayName: "Cat")), .init(key: 0, value: .init(name: "dog"))]
+        let named = try TensorsToClassificationCalculator.classify(
+            [0.2, 0.9], options: items, labels: try TensorsToClassificationCalculator.labels(items))
+        #expect(named[1].label == "cat" && named[1].displayName == "Cat" && named[0].label == "dog")
+        #expect {
+            try TensorsToClassificationCalculator.classify(
+                [0.2, 0.9, 0.1], options: items, labels: try TensorsToClassificationCalculator.labels(items))
+        } throws: {
+            "\($0)".contains("2 entries for 3 classes")
+        }
+        var dup = Options()
+        dup.labelMap = .init(entries: [.init(id: 1, label: "a"), .init(id: 1, label: "b")])
+        #expect { try TensorsToClassificationCalculator(options: dup) } throws: { "\($0)".contains("duplicate") }
+        var f = Options()
+        f.labelMapPath = "/nonexistent/labels.txt"
+        #expect { try TensorsToClassificationCalculator(options: f) } throws: { "\($0)".contains("/nonexistent/labels.txt") }
+    }
+
+    /// FrameFlow's apply_softmax runs first; labels inline.
+    @Test func softmaxAndInlineLabels() throws {
+        var o = Options()
+        o.applySoftmax = true; o.topK = 2; o.labels = ["a", "b", "c"]
+        let out = try TensorsToClassificationCalculator.classify(
+            [1, 3, 2], options: o, labels: try TensorsToClassificationCalculator.labels(o))
+        let e = [exp(1.0), exp(3.0), exp(2.0)], total = e.reduce(0, +)
+        #expect(out.map(\.index) == [1, 2] && out.map(\.label) == ["b", "c"])
+        #expect(abs(out[0].score - e[1] / total) < 1e-6 && abs(out[1].score - e[2] / total) < 1e-6)
+    }
+
+    @Test func badOptions() throws {
+        for (bad, field) in [
+            ({ (x: inout Options) in x.topK = -1 }, "top_k"),
+            (
+                {
+                    $0.allowClasses = [1]; $0.ignoreClasses = [2]
+                }, "allow_classes"
+            ),
+            (
+                {
+                    $0.binaryClassification = true; $0.ignoreClasses = [0]
+                }, "binary_classification"
+            ),
+        ] {
+            var o = Options()
+            bad(&o)
+            #expect { try o.validate() } throws: { "\($0)".contains(field) }
+        }
+    }
+}
