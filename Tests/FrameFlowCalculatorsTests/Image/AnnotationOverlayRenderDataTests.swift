@@ -74,19 +74,38 @@ import Testing
     @Test func thickLineMatchesOpenCVUpToEdgePixels() throws {
         let line = RenderAnnotation(.line(xStart: 3, yStart: 30, xEnd: 44, yEnd: 7, normalized: false), thickness: 4, color: white)
         let ours = try draw([line]), ref = try reference("annotation_line_t4.pgm")
-        let d = mismatches(ours, ref)
-        let refCount = ref.joined().reduce(0, +)
         // OpenCV fills a fixed-point polygon for the sides: a few edge pixels may differ,
         // never more than 8 % of the line, and each next to a pixel of the other kind.
-        #expect(Double(d.count) <= 0.08 * Double(refCount), "\(d.count) of \(refCount) differ")
+        expectEdgeDifferences(ours, ref, atMost: 0.08)
+    }
+
+    /// Checks that `ours` differs from `ref` in at most `fraction` of `ref`'s pixels, each
+    /// on an edge of the reference shape.
+    func expectEdgeDifferences(
+        _ ours: [[Int]], _ ref: [[Int]], atMost fraction: Double, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+        let d = mismatches(ours, ref)
+        let refCount = ref.joined().reduce(0, +)
+        #expect(Double(d.count) <= fraction * Double(refCount), "\(d.count) of \(refCount) differ", sourceLocation: sourceLocation)
         for p in d {
             let v = ref[p.y][p.x]
             let neighbours = [(-1, 0), (1, 0), (0, -1), (0, 1)].compactMap { o -> Int? in
                 let x = p.x + o.0, y = p.y + o.1
                 return ref.indices.contains(y) && ref[y].indices.contains(x) ? ref[y][x] : nil
             }
-            #expect(neighbours.contains(1 - v), "(\(p.x), \(p.y)) is not on the line's edge")
+            #expect(neighbours.contains(1 - v), "(\(p.x), \(p.y)) is not on the shape's edge", sourceLocation: sourceLocation)
         }
+    }
+
+    @Test func ovalsFollowOpenCVsEllipse() throws {
+        func oval(filled: Bool) -> RenderAnnotation {
+            RenderAnnotation(
+                .oval(left: 12, top: 12, right: 36, bottom: 28, normalized: false, filled: filled, rotation: Double.pi / 6), thickness: 1,
+                color: white)
+        }
+        let outline = mismatches(try draw([oval(filled: false)]), try reference("annotation_oval_t1.pgm"))
+        #expect(outline.isEmpty, "\(outline.count) pixels differ, first \(outline.prefix(5))")
+        expectEdgeDifferences(try draw([oval(filled: true)]), try reference("annotation_oval_filled.pgm"), atMost: 0.04)
     }
 
     @Test func rotatedRectangleIsLinesBetweenRotatedCorners() throws {
