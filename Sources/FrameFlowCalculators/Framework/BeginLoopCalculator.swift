@@ -22,7 +22,10 @@ import FrameFlow
 ///     element.
 /// A batch without elements (an empty vector, or a timestamp whose `ITERABLE` packet is
 /// missing) still takes one loop timestamp: `ITEM` and `CLONE` only advance their bounds and
-/// `BATCH_END` goes out there, so `EndLoop` advances its output past the batch.
+/// `BATCH_END` goes out there, so `EndLoop` advances its output past the batch. After every
+/// batch `ITEM`'s and each `CLONE`'s bound move to the next loop timestamp (beyond MediaPipe,
+/// which leaves a `CLONE` without a packet where it was), so loop nodes never wait on a clone
+/// the batch did not have.
 ///
 /// Example usage:
 /// ```
@@ -82,12 +85,12 @@ open class BeginLoopCalculator<Item: Sendable>: Calculator {
                 loopTimestamp = loopTimestamp.next
             }
         }
-        if loopTimestamp == start {
-            // No element: the batch still takes a loop timestamp, on which nothing else comes.
-            loopTimestamp = loopTimestamp.next
-            cc.setNextTimestampBound(loopTimestamp, tag: "ITEM")
-            for i in clones { cc.setNextTimestampBound(loopTimestamp, tag: "CLONE", index: i) }
-        }
+        // No element: the batch still takes a loop timestamp, on which nothing else comes.
+        if loopTimestamp == start { loopTimestamp = loopTimestamp.next }
+        // Nothing comes below the next loop timestamp any more: loop nodes waiting on an item,
+        // or on a clone this batch's input lacked, go on at once.
+        cc.setNextTimestampBound(loopTimestamp, tag: "ITEM")
+        for i in clones { cc.setNextTimestampBound(loopTimestamp, tag: "CLONE", index: i) }
         try cc.emit(cc.inputTimestamp, tag: "BATCH_END", at: Timestamp(loopTimestamp.microseconds - 1))
     }
 }

@@ -7,14 +7,15 @@ import Testing
 /// which also shows the generic type is usable from outside the module.
 private final class EndLoopIntTestCalculator: EndLoopCalculator<Int> {}
 
-/// The loop body: adds the `OFFSET` clone to each item; drops negative items.
+/// The loop body: adds the `OFFSET` clone (0 without one) to each item; drops negative items.
 private final class AddOffsetCalculator: Calculator {
     static let contract = CalculatorContract(
         inputs: [.init("", Int.self), .init("OFFSET", Int.self)], outputs: [.init("", Int.self)])
     init(options: NoOptions) {}
     func process(_ cc: CalculatorContext) throws {
         let item = try cc.input(as: Int.self)
-        if item >= 0 { try cc.emit(item + cc.input("OFFSET", as: Int.self)) }
+        let offset = cc.hasInput("OFFSET") ? try cc.input("OFFSET", as: Int.self) : 0
+        if item >= 0 { try cc.emit(item + offset) }
     }
 }
 
@@ -109,6 +110,20 @@ private final class JoinResultCalculator: Calculator {
         try g.closeAllInputStreams()
         try g.waitUntilDone()
         #expect(try joined.packets.map { try $0.get(String.self) } == ["10:[1]", "25:none", "30:[12, 13]"])
+    }
+
+    @Test func aBatchWithoutItsCloneDoesNotWait() throws {
+        let g = try loopGraph()
+        let results = try PacketCollector(g, "results")
+        try g.start()
+        try g.send([1, 2], to: "ints", at: 10)
+        try g.setTimestampBound(11, on: "offset")
+        // The loop body has no OFFSET clone for these items: the clone's bound lets it go on.
+        try g.waitUntilIdle()
+        #expect(try results.packets.map { try $0.get([Int].self) } == [[1, 2]])
+        #expect(results.timestamps == [10])
+        try g.closeAllInputStreams()
+        try g.waitUntilDone()
     }
 
     @Test func beginLoopStampsItemsWithItsOwnCounter() throws {
