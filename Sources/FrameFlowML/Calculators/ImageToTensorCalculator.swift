@@ -212,29 +212,40 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         let dyX = -2 * a * roi.height / Double(H), dyY = 2 * b * roi.height / Double(H)
         let sw = src.width, sh = src.height
         var out = [UInt8](repeating: 0, count: W * H * C)
-        out.withUnsafeMutableBufferPointer { O in
-            let rows = (0..<sh).map { src.row($0).baseAddress! }
-            var px = [Float](repeating: 0, count: 4)
-            for y in 0..<H {
-                for x in 0..<W {
-                    let fx = topLeftX + Double(x) * dxX + Double(y) * dyX
-                    let fy = topLeftY + Double(x) * dxY + Double(y) * dyY
-                    let qx = Int((fx * 32).rounded(.toNearestOrEven)), qy = Int((fy * 32).rounded(.toNearestOrEven))
-                    let x0 = qx >> 5, y0 = qy >> 5
-                    let ax = Float(qx & 31) / 32, ay = Float(qy & 31) / 32
-                    let w = [(1 - ax) * (1 - ay), ax * (1 - ay), (1 - ax) * ay, ax * ay]
-                    let o = (y * W + x) * C
-                    if !replicate && (x0 >= sw || y0 >= sh || x0 + 1 < 0 || y0 + 1 < 0) { continue }
-                    for c in 0..<C {
-                        for (k, (tx, ty)) in [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)].enumerated() {
-                            if replicate {
-                                px[k] = Float(rows[min(max(ty, 0), sh - 1)][min(max(tx, 0), sw - 1) * C + c])
-                            } else {
-                                px[k] = tx >= 0 && tx < sw && ty >= 0 && ty < sh ? Float(rows[ty][tx * C + c]) : 0
+        let rows = (0..<sh).map { src.row($0).baseAddress! }
+        rows.withUnsafeBufferPointer { R in
+            out.withUnsafeMutableBufferPointer { O in
+                // One tap: the pixel, or the border's value outside the image.
+                @inline(__always) func tap(_ tx: Int, _ ty: Int, _ c: Int) -> Float {
+                    if tx >= 0 && tx < sw && ty >= 0 && ty < sh { return Float(R[ty][tx &* C &+ c]) }
+                    if !replicate { return 0 }
+                    return Float(R[min(max(ty, 0), sh - 1)][min(max(tx, 0), sw - 1) &* C &+ c])
+                }
+                for y in 0..<H {
+                    for x in 0..<W {
+                        let fx = topLeftX + Double(x) * dxX + Double(y) * dyX
+                        let fy = topLeftY + Double(x) * dxY + Double(y) * dyY
+                        let qx = Int((fx * 32).rounded(.toNearestOrEven)), qy = Int((fy * 32).rounded(.toNearestOrEven))
+                        let x0 = qx >> 5, y0 = qy >> 5
+                        // Wholly outside with a zero border: stays 0.
+                        if !replicate && (x0 >= sw || y0 >= sh || x0 + 1 < 0 || y0 + 1 < 0) { continue }
+                        let ax = Float(qx & 31) / 32, ay = Float(qy & 31) / 32
+                        let w00 = (1 - ax) * (1 - ay), w01 = ax * (1 - ay), w10 = (1 - ax) * ay, w11 = ax * ay
+                        let o = (y &* W &+ x) &* C
+                        if x0 >= 0 && y0 >= 0 && x0 + 1 < sw && y0 + 1 < sh {
+                            let r0 = R[y0] + x0 &* C, r1 = R[y0 + 1] + x0 &* C
+                            for c in 0..<C {
+                                let v = Float(r0[c]) * w00 + Float(r0[C &+ c]) * w01 + Float(r1[c]) * w10 + Float(r1[C &+ c]) * w11
+                                O[o &+ c] = UInt8(max(0, min(255, v.rounded())))
+                            }
+                        } else {
+                            for c in 0..<C {
+                                let v =
+                                    tap(x0, y0, c) * w00 + tap(x0 + 1, y0, c) * w01 + tap(x0, y0 + 1, c) * w10 + tap(x0 + 1, y0 + 1, c)
+                                    * w11
+                                O[o &+ c] = UInt8(max(0, min(255, v.rounded())))
                             }
                         }
-                        let v = px[0] * w[0] + px[1] * w[1] + px[2] * w[2] + px[3] * w[3]
-                        O[o + c] = UInt8(max(0, min(255, v.rounded())))
                     }
                 }
             }
