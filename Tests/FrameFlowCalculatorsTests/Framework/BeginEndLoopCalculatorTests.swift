@@ -148,6 +148,18 @@ private final class JoinResultCalculator: Calculator {
         #expect(try ends.map { try $0.get(Timestamp.self) } == [5, 6, 7], "carrying the input timestamp")
     }
 
+    @Test func aTickEndsABatchWithoutIterable() throws {
+        let runner = try CalculatorRunner(
+            BeginLoopIntCalculator.self, inputs: ["ITERABLE:ints", "TICK:tick"], outputs: ["ITEM:item", "BATCH_END:end"])
+        runner.add([4], tag: "ITERABLE", at: 1)
+        runner.add(true, tag: "TICK", at: 1)
+        runner.add(true, tag: "TICK", at: 2)
+        try runner.run()
+        #expect(try runner.outputs("ITEM").map { try $0.get(Int.self) } == [4])
+        #expect(try runner.outputs("BATCH_END").map { try $0.get(Timestamp.self) } == [1, 2])
+        #expect(runner.outputs("BATCH_END").map(\.timestamp) == [0, 1])
+    }
+
     @Test func wrongPayloadNamesTheStream() throws {
         let g = try loopGraph()
         try g.start()
@@ -185,6 +197,14 @@ private final class JoinResultCalculator: Calculator {
             "EndLoopNormalizedRectCalculator", "EndLoopDetectionCalculator", "EndLoopNormalizedLandmarkListVectorCalculator",
             "EndLoopLandmarkListVectorCalculator", "EndLoopClassificationListCalculator", "EndLoopRenderDataCalculator",
             "EndLoopBooleanCalculator", "EndLoopImageFrameCalculator",
+            // The other vector calculators MediaPipe's modules use.
+            "ClipDetectionVectorSizeCalculator", "ClipNormalizedRectVectorSizeCalculator",
+            "ConcatenateDetectionVectorCalculator", "ConcatenateFloatVectorCalculator",
+            "ConcatenateNormalizedLandmarkListCalculator", "ConcatenateNormalizedLandmarkListVectorCalculator",
+            "ConcatenateRenderDataVectorCalculator", "SplitClassificationListVectorCalculator", "SplitDetectionVectorCalculator",
+            "SplitLandmarkListCalculator", "SplitNormalizedLandmarkListCalculator", "SplitNormalizedLandmarkListVectorCalculator",
+            "SplitNormalizedRectVectorCalculator", "ClassificationListVectorHasMinSizeCalculator",
+            "NormalizedRectVectorHasMinSizeCalculator", "NormalizedLandmarkListVectorHasMinSizeCalculator",
         ]
         for name in names { #expect(r.calculator(named: name)?.name == name) }
         let renderData = r.calculator(named: "EndLoopRenderDataCalculator").map(ObjectIdentifier.init)
