@@ -1,5 +1,5 @@
 /// MediaPipe's `RenderData`: annotations for an overlay to draw (rectangles, ovals, points,
-/// lines, text), each with its colour and thickness. Coordinates are pixels, or fractions of
+/// lines, gradient lines, arrows, scribbles, text), each with its colour and thickness. Coordinates are pixels, or fractions of
 /// the image when `normalized`.
 ///
 /// Produced by the `*ToRenderDataCalculator`s, drawn by `AnnotationOverlayCalculator`. JSON
@@ -99,6 +99,22 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
         /// Text whose baseline starts at (`left`, `baseline`); `fontHeight` is the height of
         /// capitals, a fraction of the image height when `normalized`.
         case text(String, left: Double, baseline: Double, fontHeight: Double, normalized: Bool, style: TextStyle = TextStyle())
+        /// A line with an arrow head at the end (two strokes a fifth of the line long).
+        case arrow(xStart: Double, yStart: Double, xEnd: Double, yEnd: Double, normalized: Bool)
+        /// Points drawn as discs of the annotation's thickness, each normalized or not.
+        case scribble([ScribblePoint])
+    }
+
+    /// One point of a scribble (MediaPipe's `RenderAnnotation.Point`).
+    public struct ScribblePoint: Sendable, Hashable {
+        public var x: Double
+        public var y: Double
+        public var normalized: Bool
+        public init(x: Double, y: Double, normalized: Bool) {
+            self.x = x
+            self.y = y
+            self.normalized = normalized
+        }
     }
 
     public var shape: Shape
@@ -120,7 +136,7 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
     // shapes nested as the proto nests them.
     enum CodingKeys: String, CodingKey {
         case thickness, color, sceneTag = "scene_tag", rectangle, filledRectangle = "filled_rectangle", oval, filledOval = "filled_oval"
-        case point, line, gradientLine = "gradient_line", text
+        case point, line, gradientLine = "gradient_line", text, arrow, scribble
     }
 
     private struct Box: Codable {
@@ -160,6 +176,7 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
     // Bodies as the proto's optional fields: whatever JSON leaves out takes the proto's
     // default (0, false, a font height of 8).
     private struct PointBody: Codable { var x: Double?, y: Double?, normalized: Bool? }
+    private struct ScribbleBody: Codable { var point: [PointBody]? }
     private struct LineBody: Codable {
         var xStart: Double?, yStart: Double?, xEnd: Double?, yEnd: Double?, normalized: Bool?
         var color1: RenderColor?, color2: RenderColor?
@@ -208,6 +225,10 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
                     displayText: s, left: l, baseline: b, fontHeight: h, normalized: n, fontFace: st.fontFace,
                     centerHorizontally: st.centerHorizontally, centerVertically: st.centerVertically,
                     outlineThickness: st.outlineThickness, outlineColor: st.outlineColor), forKey: .text)
+        case .arrow(let xs, let ys, let xe, let ye, let n):
+            try c.encode(LineBody(xStart: xs, yStart: ys, xEnd: xe, yEnd: ye, normalized: n), forKey: .arrow)
+        case .scribble(let points):
+            try c.encode(ScribbleBody(point: points.map { PointBody(x: $0.x, y: $0.y, normalized: $0.normalized) }), forKey: .scribble)
         }
     }
 
@@ -242,6 +263,11 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
             shape = .gradientLine(
                 xStart: l.xStart ?? 0, yStart: l.yStart ?? 0, xEnd: l.xEnd ?? 0, yEnd: l.yEnd ?? 0, normalized: l.normalized ?? false,
                 color1: l.color1 ?? RenderColor(), color2: l.color2 ?? RenderColor())
+        } else if let l = try c.decodeIfPresent(LineBody.self, forKey: .arrow) {
+            shape = .arrow(
+                xStart: l.xStart ?? 0, yStart: l.yStart ?? 0, xEnd: l.xEnd ?? 0, yEnd: l.yEnd ?? 0, normalized: l.normalized ?? false)
+        } else if let b = try c.decodeIfPresent(ScribbleBody.self, forKey: .scribble) {
+            shape = .scribble((b.point ?? []).map { ScribblePoint(x: $0.x ?? 0, y: $0.y ?? 0, normalized: $0.normalized ?? false) })
         } else if let t = try c.decodeIfPresent(TextBody.self, forKey: .text) {
             let style = TextStyle(
                 fontFace: t.fontFace ?? 0, centerHorizontally: t.centerHorizontally ?? false, centerVertically: t.centerVertically ?? false,

@@ -15,7 +15,10 @@ import FrameFlow
 ///     hence unrotated rectangles, come out exact;
 ///   - rectangles: the outline from (left, top) to (right − 1, bottom − 1) as four lines,
 ///     nothing for an empty box; filled: left…right − 1 × top…bottom − 1;
-///   - points: a filled disc of radius = thickness by OpenCV's integer circle — exact;
+///   - points (and each point of a scribble): a filled disc of radius = thickness by
+///     OpenCV's integer circle — exact;
+///   - arrows: the line and two head strokes from the points a fifth of its length back
+///     and to each side of the tip (rounded), as MediaPipe computes them;
 ///   - rotated rectangles: lines between the rotated corners (rounded half to even, as
 ///     OpenCV converts them); filled ones as a convex polygon with its edges;
 ///   - ovals: OpenCV's ellipse polygon (a vertex every 90°/30°/18°/5° by size, turned by
@@ -84,6 +87,26 @@ struct AnnotationRenderer {
         case .gradientLine(let xs, let ys, let xe, let ye, let n, let c1, let c2):
             let a = pixel(xs, ys, n), b = pixel(xe, ye, n)
             canvas.gradientLine((a.0, a.1), (b.0, b.1), thickness, Self.rgb(c1), Self.rgb(c2))
+        case .arrow(let xs, let ys, let xe, let ye, let n):
+            let a = pixel(xs, ys, n), b = pixel(xe, ye, n)
+            canvas.line((a.0, a.1), (b.0, b.1), thickness, color)
+            // The head: two strokes from points a fifth of the length back from the tip
+            // and as far to either side, rounded.
+            let dx = Double(b.0 - a.0), dy = Double(b.1 - a.1)
+            let length = (dx * dx + dy * dy).squareRoot()
+            if length > 0 {
+                let (ux, uy) = (dx / length, dy / length), tip = 0.2 * length
+                for side in [1.0, -1.0] {
+                    // The side direction is the unit vector turned a quarter: (−uy, ux).
+                    let x = Double(b.0) - tip * ux - side * tip * uy, y = Double(b.1) - tip * uy + side * tip * ux
+                    canvas.line((Int(x.rounded()), Int(y.rounded())), (b.0, b.1), thickness, color)
+                }
+            }
+        case .scribble(let points):
+            for p in points {
+                let q = pixel(p.x, p.y, p.normalized)
+                canvas.disc(q.0, q.1, thickness, color)
+            }
         case .text(let s, let l, let baseline, let fontHeight, let n, let style):
             let origin = pixel(l, baseline, n)
             let fontSize = n ? Int((fontHeight * Double(height)).rounded()) : Int(fontHeight)

@@ -178,6 +178,19 @@ import Testing
         #expect(oval.shape == .oval(left: 1, top: 0, right: 5, bottom: 0, normalized: false, filled: true, rotation: 0.5))
     }
 
+    @Test func arrowAndScribble() throws {
+        let arrow = RenderAnnotation(.arrow(xStart: 6, yStart: 30, xEnd: 40, yEnd: 10, normalized: false), color: white)
+        let d = mismatches(try draw([arrow]), try reference("annotation_arrow.pgm"))
+        #expect(d.isEmpty, "\(d.count) pixels differ, first \(d.prefix(5))")
+        let scribble = RenderAnnotation(
+            .scribble([.init(x: 20, y: 18, normalized: false), .init(x: 0.75, y: 0.25, normalized: true)]), thickness: 7, color: white)
+        let drawn = try draw([scribble])
+        #expect(drawn[18][27] == 1 && drawn[18][28] == 0, "a radius-7 disc at (20, 18)")
+        #expect(drawn[10][43] == 1 && drawn[10][44] == 0, "and one at (0.75 × 48, 0.25 × 40)")
+        let json = try JSONEncoder().encode(RenderData([arrow, scribble]))
+        #expect(try JSONDecoder().decode(RenderData.self, from: json) == RenderData([arrow, scribble]))
+    }
+
     @Test func gradientLineBlendsFromStartToEnd() throws {
         let g = RenderAnnotation(
             .gradientLine(
