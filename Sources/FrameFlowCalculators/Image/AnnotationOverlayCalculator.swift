@@ -3,7 +3,8 @@ import FrameFlow
 
 /// Draws annotations onto video frames, as MediaPipe's `AnnotationOverlayCalculator`:
 /// `RenderData` from the `*ToRenderDataCalculator`s (rectangles, rotated too, filled
-/// rectangles, ovals, points, lines, gradient lines, text), plus FrameFlow's own inputs:
+/// rectangles, ovals, points, lines, gradient lines, arrows, scribbles, text; not MediaPipe's
+/// rounded rectangles, which `RenderData` does not carry), plus FrameFlow's own inputs:
 /// detections drawn directly (boxes with "label score" in the built-in bitmap font), points,
 /// polylines, and a mask alpha-blended in a colour — the "mask over live video" of a face app.
 ///
@@ -233,7 +234,24 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         mutating func fill(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ c: [Int]) {
             let xa = max(0, x0), xb = min(x1, image.width - 1), ya = max(0, y0), yb = min(y1, image.height - 1)
             guard xa <= xb, ya <= yb else { return }  // clipped away
-            for y in ya...yb { for x in xa...xb { put(x, y, c) } }
+            guard let l = layout else { return }
+            // One row access per row, the colour's bytes worked out once.
+            let luma = UInt8((0.299 * Double(c[0]) + 0.587 * Double(c[1]) + 0.114 * Double(c[2])).rounded())
+            let r = UInt8(c[0]), g = UInt8(c[1]), b = UInt8(c[2])
+            for y in ya...yb {
+                image.withMutableRow(y) { row in
+                    for x in xa...xb {
+                        let p = x * l.bpp
+                        if l.bpp == 1 {
+                            row[p] = luma
+                        } else {
+                            row[p + l.r] = r
+                            row[p + l.g] = g
+                            row[p + l.b] = b
+                        }
+                    }
+                }
+            }
         }
 
         mutating func disc(_ p: Point, _ r: Int, _ c: [Int]) {
