@@ -122,4 +122,57 @@ import Testing
         bad.numDetectionStreams = 0
         #expect { try bad.validate() } throws: { "\($0)".contains("num_detection_streams") }
     }
+
+    struct Fixture: Decodable {
+        struct Det: Decodable {
+            var box: [Double]
+            var score: Double
+            var label_id: Int
+            var keypoints: [[Double]]
+        }
+        struct Case: Decodable {
+            var overlap_type: String
+            var algorithm: String
+            var min_suppression_threshold: Double
+            var min_score_threshold: Double
+            var max_num_detections: Int
+            var output: [Det]
+        }
+        var detections: [Det]
+        var cases: [Case]
+    }
+
+    /// Clustered random detections against a numpy re-implementation of MediaPipe's NMS
+    /// (scripts/fixtures/make_nms_fixtures.py): every overlap type, both algorithms, with and
+    /// without score and count limits.
+    @Test func matchesTheNumpyReference() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: MLFixtures.path("Tests/Fixtures/nms/cases.json")))
+        let fixture = try JSONDecoder().decode(Fixture.self, from: data)
+        func detection(_ d: Fixture.Det) -> Detection {
+            Detection(
+                relativeBox: Rect(x: d.box[0], y: d.box[1], width: d.box[2], height: d.box[3]), score: d.score, labelID: d.label_id,
+                keypoints: d.keypoints.map { Point(x: $0[0], y: $0[1]) })
+        }
+        let input = fixture.detections.map(detection)
+        #expect(fixture.cases.count == 12)
+        for c in fixture.cases {
+            var o = NonMaxSuppressionCalculator.Options()
+            o.overlapType = try #require(.init(rawValue: c.overlap_type))
+            o.algorithm = try #require(.init(rawValue: c.algorithm))
+            o.minSuppressionThreshold = c.min_suppression_threshold
+            o.minScoreThreshold = c.min_score_threshold
+            o.maxNumDetections = c.max_num_detections
+            let got = NonMaxSuppressionCalculator.suppress(input, options: o)
+            let name = "\(c.overlap_type) \(c.algorithm) \(c.min_suppression_threshold)"
+            #expect(got.count == c.output.count, "\(name)")
+            for (g, w) in zip(got, c.output.map(detection)) {
+                #expect(g.score == w.score && g.labelIDs == w.labelIDs, "\(name)")
+                let gb = g.box, wb = w.box
+                #expect(
+                    abs(gb.x - wb.x) < 1e-6 && abs(gb.y - wb.y) < 1e-6 && abs(gb.width - wb.width) < 1e-6
+                        && abs(gb.height - wb.height) < 1e-6, "\(name): \(gb) vs \(wb)")
+                for (p, q) in zip(g.keypoints, w.keypoints) { #expect(abs(p.x - q.x) < 1e-6 && abs(p.y - q.y) < 1e-6, "\(name)") }
+            }
+        }
+    }
 }
