@@ -7,7 +7,9 @@ import FrameFlow
 ///
 /// Line `i`'s baseline is `vertical_offset_px + (i + 1) · line` pixels from the top, a line
 /// being ⌈1.25 · font_height_px⌉; with `BOTTOM_LEFT` the last line's baseline sits at the
-/// video's height (from `VIDEO_PRESTREAM`) plus the offset. Text starts at
+/// video's height (from `VIDEO_PRESTREAM`) plus the offset. (MediaPipe's own check rejects
+/// `BOTTOM_LEFT` on every frame packet, so it never draws there; FrameFlow draws what the
+/// option describes, and requires `VIDEO_PRESTREAM` for it when the graph starts.) Text starts at
 /// `horizontal_offset_px`. Colours cycle through `color` (red when none); with `SCORES`, or
 /// `display_classification_score` for classifications, the text is `label:score`.
 ///

@@ -63,6 +63,10 @@ import Testing
         try runner.run()
         let t = texts(try runner.outputs("RENDER_DATA")[0].get(RenderData.self))
         #expect(t.map(\.2) == [455, 480], "the last line on the bottom edge")
+        let noHeader = try CalculatorRunner(Calc.self, options: o, inputs: ["LABELS:l"], outputs: ["RENDER_DATA:r"])
+        noHeader.add(["a"], tag: "LABELS", at: 0)
+        let e = #expect(throws: (any Error).self) { try noHeader.run() }
+        #expect("\(String(describing: e))".contains("VIDEO_PRESTREAM"))
     }
 
     @Test func graphFileOptionsAndBadOptions() throws {
