@@ -93,6 +93,9 @@ PY
     [ -s "$models/face_detection_short_range.input_0.pb" ] && [ -s "$models/recurrent_chain.output_3.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
     # BlazeFace detections of an independent reference pipeline (LiteRT + OpenCV + numpy).
     [ -s .build/fixtures/blazeface/expected.json ] || python3 scripts/fixtures/make_blazeface_fixtures.py
+    # Real photos for MediaPipe's face detection (MediaPipe's answers on them are committed in
+    # Tests/Fixtures/mediapipe/, made by the same script in a venv with mediapipe==0.10.21).
+    [ -s .build/fixtures/faces/carphone_060.ppm ] || python3 scripts/fixtures/make_mediapipe_face_fixtures.py images
     # The digit classifier's held-out images (opencv-doc's digits.png) and onnxruntime's answers.
     [ .build/fixtures/digits/expected.json -nt Models/digit_classifier.onnx ] || python3 scripts/fixtures/make_digit_fixtures.py
 fi

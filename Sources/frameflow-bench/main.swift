@@ -7,7 +7,7 @@ import Foundation
 /// `frameflow-bench`: FrameFlow against reference tools on the same input, in one run,
 /// printed as ratios (FrameFlow time / reference time; below 1.0 FrameFlow is faster).
 ///
-/// usage: frameflow-bench [edges] [overhead] [media] [filters] [haar] [models] [blazeface] [--quick]
+/// usage: frameflow-bench [edges] [overhead] [media] [filters] [haar] [models] [blazeface] [mediapipe] [--quick]
 let args = Set(CommandLine.arguments.dropFirst())
 let quick = args.contains("--quick")
 let all = args.subtracting(["--quick"]).isEmpty
@@ -456,6 +456,74 @@ if all || args.contains("blazeface") {
         }
     } else {
         print("  clip or ffmpeg missing (scripts/setup.sh bench)")
+    }
+}
+
+// (h) MediaPipe's face detection from its own compiled graph, against MediaPipe's Python solution.
+if all || args.contains("mediapipe") {
+    let root = repoRoot.appendingPathComponent(".build/fixtures/mediapipe").path
+    let graphPath = root + "/mediapipe/modules/face_detection/face_detection_short_range_cpu.binarypb"
+    let python = repoRoot.appendingPathComponent(".build/venv-mediapipe/bin/python").path
+    let clip = repoRoot.appendingPathComponent(".build/fixtures/carphone_pristine.mp4").path
+    let (w, h) = (640, 480)
+    let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-\(getpid()).rgb")
+    defer { try? FileManager.default.removeItem(at: raw) }
+    print("\n(h) MediaPipe face detection (face_detection_short_range_cpu.binarypb, MediaPipe's model) on carphone_pristine.mp4 at \(w)×\(h): ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster")
+    if FileManager.default.fileExists(atPath: graphPath),
+        run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", quick ? "30" : "120", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
+        let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
+    {
+        let frameBytes = w * h * 3
+        let frames = try (0..<(bytes.count / frameBytes)).map { k in
+            let buffer = ImageBuffer(byteCount: frameBytes)
+            bytes.withUnsafeBytes { buffer.baseAddress.copyMemory(from: $0.baseAddress! + k * frameBytes, byteCount: frameBytes) }
+            return try ImageFrame(width: w, height: h, format: .rgb8, planes: [ImagePlane(buffer: buffer, offset: 0, bytesPerRow: w * 3, rows: h)])
+        }
+        ResourcePaths.root = root
+        let registry = try CalculatorRegistry.withML()
+        // Frames go in as fast as the graph takes them (it pipelines its stages); MediaPipe's
+        // Python solution takes one frame per call.
+        func graphFPS(threads: Int) throws -> (fps: Double, faces: Int) {
+            var config = try GraphConfig(contentsOfFile: graphPath, registry: registry)
+            config.numThreads = threads
+            let graph = try Graph(config, registry: registry)
+            let faces = Locked(0)
+            try graph.observe("detections") { p in if let d = try? p.get([Detection].self), !d.isEmpty { faces.withLock { $0 += 1 } } }
+            try graph.start()
+            let t = monotonicNanoseconds()
+            for (k, f) in frames.enumerated() { try graph.send(f, to: "image", at: Timestamp(Int64(k) * 33_333)) }
+            try graph.closeAllInputStreams()
+            try graph.waitUntilDone()
+            return (Double(frames.count) / (Double(monotonicNanoseconds() - t) / 1e9), faces.withLock { $0 })
+        }
+        func mediapipeFPS(threads: Int) -> (fps: Double, faces: Int)? {
+            let script = repoRoot.appendingPathComponent("scripts/bench/reference_mediapipe_face.py").path
+            let out = threads == 1
+                ? run("taskset", ["-c", "0", python, script, raw.path, "\(w)", "\(h)"])
+                : run(python, [script, raw.path, "\(w)", "\(h)"])
+            guard let line = out?.split(separator: "\n").last,
+                let j = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Double], let fps = j["fps"]
+            else { return nil }
+            return (fps, Int(j["faces"] ?? -1))
+        }
+        for threads in [1, 2] {
+            _ = try graphFPS(threads: threads)  // warm-up: model load, pools
+            var ours = (fps: 0.0, faces: 0)
+            var theirs: (fps: Double, faces: Int)?
+            for _ in 0..<2 {
+                for _ in 0..<3 { let r = try graphFPS(threads: threads); if r.fps > ours.fps { ours = r } }
+                if let m = mediapipeFPS(threads: threads), m.fps > theirs?.fps ?? 0 { theirs = m }
+            }
+            if let theirs {
+                row("MediaPipe face detection, \(threads) thread\(threads == 1 ? "" : "s")", 1000 / ours.fps, 1000 / theirs.fps, unit: "ms", refName: "mediapipe==0.10.21 Python solution")
+                print(String(format: "    FrameFlow %.1f fps (faces on %d of %d frames), MediaPipe %.1f fps (faces on %d)", ours.fps, ours.faces, frames.count, theirs.fps, theirs.faces))
+            } else {
+                print(String(format: "  FrameFlow, %d thread(s): %.1f fps; MediaPipe's Python solution unavailable (python3 -m venv .build/venv-mediapipe && .build/venv-mediapipe/bin/pip install mediapipe==0.10.21)", threads, ours.fps))
+            }
+        }
+        ResourcePaths.root = nil
+    } else {
+        print("  graph, clip or ffmpeg missing (scripts/setup.sh bench)")
     }
 }
 

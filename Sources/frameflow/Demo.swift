@@ -5,8 +5,17 @@ import FrameFlowMedia
 import FrameFlowML
 import Foundation
 
-/// The registry `frameflow` uses: every built-in calculator plus the media ones.
-let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self] + CalculatorRegistry.mlCalculators)
+/// The registry `frameflow` uses: every built-in calculator plus the media ones, and the
+/// built-in subgraphs.
+let registry: CalculatorRegistry = {
+    let r = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self] + CalculatorRegistry.mlCalculators)
+    do {
+        try r.registerMLSubgraphs()
+    } catch {
+        fatalError("a built-in subgraph does not parse (a defect, caught by FrameFlowMLTests): \(error)")
+    }
+    return r
+}()
 
 /// Runs the edge-detection graph on FFmpeg's generated test pattern and writes
 /// `demo-output.mp4`. Nothing to download.

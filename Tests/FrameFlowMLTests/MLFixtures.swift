@@ -8,7 +8,10 @@ import FrameFlowTesting
 enum MLFixtures {
     static func path(_ relative: String) -> String { RepositoryFiles.path(relative) }
 
-    static let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
+    /// The standard and ML calculators with the built-in subgraphs (their parsing is tested on
+    /// its own in BuiltInSubgraphTests).
+    static let registry: CalculatorRegistry = (try? CalculatorRegistry.withML())
+        ?? CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
 
     /// `Graphs/<name>.pbtxt`, its model and label paths (relative to the repository) made absolute.
     static func graph(_ name: String) throws -> Graph {

@@ -35,6 +35,7 @@ public final class CalculatorContext {
     @exclusivity(unchecked) var emitted: [(Int, Packet)] = []
     @exclusivity(unchecked) var sideOutputs: [(Int, Packet)] = []
     @exclusivity(unchecked) var sourceFinished = false
+    @exclusivity(unchecked) var droppedByCalculator = 0
     @exclusivity(unchecked) var boundUpdates: [(Int, Timestamp)] = []
     @exclusivity(unchecked) var inputBounds: [Timestamp]
     /// The run this context belongs to; the run owns the node that owns the context, so
@@ -232,6 +233,10 @@ public final class CalculatorContext {
             return PortID("", untagged)
         }
     }
+
+    /// Counts `count` packets the calculator dropped on purpose (a flow limiter's late frames),
+    /// so the graph's statistics and `frameflow run`'s summary report them with the queues' drops.
+    public func countDropped(_ count: Int = 1) { droppedByCalculator += count }
 
     /// Ends a source calculator (one without inputs): no further `process` calls.
     public func finishSource() { sourceFinished = true }

@@ -283,7 +283,8 @@ public struct GraphStatistics: Sendable {
     public var framesRejected: Int
     /// Packets accepted by `send`.
     public var packetsSent: Int
-    /// All packets dropped inside the graph by queue policies.
+    /// All packets dropped inside the graph: by queue policies and by calculators that drop
+    /// on purpose (`CalculatorContext.countDropped`).
     public var droppedInQueues: Int { nodes.reduce(0) { $0 + $1.dropped } }
 }
 

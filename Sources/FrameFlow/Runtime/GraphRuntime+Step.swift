@@ -256,6 +256,10 @@ extension GraphRuntime {
             }
             if case .source = kind, ctx.sourceFinished { node.sourceDone = true }
         }
+        if ctx.droppedByCalculator != 0 {
+            node.droppedByCalculator += ctx.droppedByCalculator
+            ctx.droppedByCalculator = 0
+        }
         ctx.emitted.removeAll(keepingCapacity: true)
         ctx.boundUpdates.removeAll(keepingCapacity: true)
     }

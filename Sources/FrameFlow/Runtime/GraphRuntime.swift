@@ -205,7 +205,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
                 nodes: nodes.map { n in
                     NodeStatistics(
                         name: n.name, calls: n.calls, busySeconds: Double(n.busyNanos) / 1e9,
-                        dropped: n.inputs.reduce(0) { $0 + $1.drops }, maxQueueDepth: n.inputs.map(\.maxDepth).max() ?? 0,
+                        dropped: n.inputs.reduce(n.droppedByCalculator) { $0 + $1.drops }, maxQueueDepth: n.inputs.map(\.maxDepth).max() ?? 0,
                         isOutput: n.isSink)
                 }, framesRejected: rejectedAtInput, packetsSent: sentPackets)
         }

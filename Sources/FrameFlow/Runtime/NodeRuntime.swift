@@ -44,6 +44,8 @@ final class NodeRuntime {
 
     // Statistics.
     @exclusivity(unchecked) var calls = 0
+    /// Packets the calculator reported dropping (`CalculatorContext.countDropped`).
+    @exclusivity(unchecked) var droppedByCalculator = 0
     @exclusivity(unchecked) var busyNanos: UInt64 = 0
     /// Recent average time of one step (exponentially weighted), to decide whether waking
     /// another worker for this node is worth a wake-up.

@@ -86,6 +86,7 @@ public final class FlowLimiterCalculator: Calculator {
         while queue.count > options.maxInQueue {
             queue.removeFirst()
             dropped += 1
+            cc.countDropped()
         }
         // Nothing below the oldest waiting frame (or past the newest input) will come.
         if let oldest = queue.first {

@@ -50,10 +50,7 @@ import Testing
 
     @Test func relativePathsResolveUnderTheResourceRoot() throws {
         let dir = try directory(["model.bin": [9, 8, 7]])
-        let saved = ResourcePaths.root
-        ResourcePaths.root = dir
-        defer { ResourcePaths.root = saved }
-        let g = try run([("", "m")], ["m": "model.bin"])
+        let g = try ResourcePaths.withRoot(dir) { try run([("", "m")], ["m": "model.bin"]) }
         #expect(try g.outputSidePacket("m_contents")?.get([UInt8].self) == [9, 8, 7])
     }
 

@@ -36,6 +36,10 @@ import Testing
         #expect(got.count < 200, "a slow node behind the limiter must see fewer frames")
         #expect(got.count >= 10, "after each catch-up the next frame must pass: \(got)")
         #expect(got == got.sorted())
+        // Every frame the limiter kept back is counted, so no frame goes missing silently.
+        let limiter = try #require(graph.statistics.nodes.first { $0.name == "FlowLimiterCalculator" })
+        #expect(limiter.dropped == 200 - got.count, "\(limiter.dropped) dropped, \(got.count) of 200 passed")
+        #expect(graph.statistics.droppedInQueues >= 200 - got.count)
     }
 
     @Test func passesEverythingWhenTheGuardedPartKeepsUp() throws {
