@@ -105,7 +105,7 @@ public final class SsdAnchorsCalculator: Calculator {
     public static func anchors(_ o: Options) throws -> [Anchor] {
         try o.validate()
         if !o.fixedAnchors.isEmpty { return o.fixedAnchors }
-        if o.multiscaleAnchorGeneration { return multiscale(o) }
+        if o.multiscaleAnchorGeneration { return try multiscale(o) }
         let strides = o.strides, n = strides.count
         let minScale = Float(o.minScale), maxScale = Float(o.maxScale)
         var out: [Anchor] = []
@@ -134,6 +134,7 @@ public final class SsdAnchorsCalculator: Calculator {
             // Feature maps given explicitly exist per layer even without strides.
             if n == 0 { last = layer + 1 }
             let (rows, cols) = featureMap(o, layer)
+            try checkCount(out.count, rows * cols * ratios.count)
             let offX = Float(o.anchorOffsetX), offY = Float(o.anchorOffsetY)
             for y in 0..<rows {
                 for x in 0..<cols {
@@ -151,6 +152,13 @@ public final class SsdAnchorsCalculator: Calculator {
         return out
     }
 
+    /// Refuses option sets that would make more than 2²² anchors (no model has that many).
+    static func checkCount(_ have: Int, _ more: Int) throws {
+        guard have + more <= 1 << 22 else {
+            throw GraphError(.invalidOption, "these options make more than \(1 << 22) anchors: check strides and input_size_width/height")
+        }
+    }
+
     /// Rows and columns of layer `index`'s feature map.
     static func featureMap(_ o: Options, _ index: Int) -> (rows: Int, cols: Int) {
         if !o.featureMapHeight.isEmpty { return (o.featureMapHeight[index], o.featureMapWidth[index]) }
@@ -160,7 +168,7 @@ public final class SsdAnchorsCalculator: Calculator {
 
     /// RetinaNet-style anchors: level l has stride 2^l, base size stride × anchor_scale, and
     /// per cell one anchor per (aspect ratio, octave scale 2^(k / scales_per_octave)).
-    static func multiscale(_ o: Options) -> [Anchor] {
+    static func multiscale(_ o: Options) throws -> [Anchor] {
         var out: [Anchor] = []
         for (i, level) in (o.minLevel...o.maxLevel).enumerated() {
             let stride = Float(pow(2.0, Double(level)))
@@ -170,6 +178,7 @@ public final class SsdAnchorsCalculator: Calculator {
             let offY: Float = o.inputSizeHeight % denominator == 0 || o.inputSizeHeight == 1 ? stride / 2 : 0
             let offX: Float = o.inputSizeWidth % denominator == 0 || o.inputSizeWidth == 1 ? stride / 2 : 0
             let (rows, cols) = featureMap(o, i)
+            try checkCount(out.count, rows * cols * o.aspectRatios.count * octave.count)
             let h = Float(o.inputSizeHeight), w = Float(o.inputSizeWidth)
             for y in 0..<rows {
                 for x in 0..<cols {

@@ -282,6 +282,8 @@ import Testing
         o = Self.faceOptions(fullRange: false)
         o.inputSizeWidth = 0
         #expect { try o.validate() } throws: { "\($0)".contains("input_size") }
+        o.inputSizeWidth = 16384; o.inputSizeHeight = 16384; o.strides = [1, 16, 16, 16]
+        #expect { try SsdAnchorsCalculator.anchors(o) } throws: { "\($0)".contains("more than") }
         let graph = try Graph(
             GraphConfig(
                 parsing: """
