@@ -7,7 +7,8 @@ import FrameFlow
 /// Coordinates: normalized values are scaled by the image size and rounded (half away from
 /// zero); pixel values are truncated toward zero. Thicknesses are rounded and clamped to
 /// 1…32767. Shapes use OpenCV's pixel coverage:
-///   - thin lines (thickness 1): OpenCV's 8-connected line, walked left to right — exact;
+///   - thin lines (thickness 1): OpenCV's 8-connected line, clipped to the image as OpenCV
+///     clips it and walked left to right — exact;
 ///   - thick lines: OpenCV's half width ⌊(t + 1) / 2⌋ with round end discs of that radius
 ///     (exact), the sides taken as pixel centres within half width + ½ of the segment —
 ///     OpenCV fills a fixed-point polygon there, so up to a few boundary pixels per line
@@ -99,7 +100,7 @@ struct AnnotationRenderer {
                 for side in [1.0, -1.0] {
                     // The side direction is the unit vector turned a quarter: (−uy, ux).
                     let x = Double(b.0) - tip * ux - side * tip * uy, y = Double(b.1) - tip * uy + side * tip * ux
-                    canvas.line((Int(x.rounded()), Int(y.rounded())), (b.0, b.1), thickness, color)
+                    canvas.line((Self.int(x.rounded()), Self.int(y.rounded())), (b.0, b.1), thickness, color)
                 }
             }
         case .scribble(let points):
@@ -109,7 +110,7 @@ struct AnnotationRenderer {
             }
         case .text(let s, let l, let baseline, let fontHeight, let n, let style):
             let origin = pixel(l, baseline, n)
-            let fontSize = n ? Int((fontHeight * Double(height)).rounded()) : Int(fontHeight)
+            let fontSize = n ? Self.int((fontHeight * Double(height)).rounded()) : Self.int(fontHeight)
             drawText(
                 s, origin: origin, fontSize: fontSize, thickness: thickness, annotationThickness: a.thickness, style: style, color: color)
         }
@@ -117,8 +118,15 @@ struct AnnotationRenderer {
 
     /// A point in pixels: normalized values scaled and rounded, pixel values truncated.
     func pixel(_ x: Double, _ y: Double, _ normalized: Bool) -> (Int, Int) {
-        if normalized { return (Int((x * Double(width)).rounded()), Int((y * Double(height)).rounded())) }
-        return (Int(x), Int(y))
+        if normalized { return (Self.int((x * Double(width)).rounded()), Self.int((y * Double(height)).rounded())) }
+        return (Self.int(x), Self.int(y))
+    }
+
+    /// `v` truncated toward zero, kept within ±2³⁰ (NaN as 0) so a wild coordinate cannot
+    /// trap or overflow later arithmetic; MediaPipe leaves such casts undefined.
+    static func int(_ v: Double) -> Int {
+        guard !v.isNaN else { return 0 }
+        return Int(min(max(v, -1_073_741_824), 1_073_741_824))
     }
 
     static func clampThickness(_ t: Double) -> Int {
@@ -230,8 +238,53 @@ extension AnnotationOverlayCalculator.Canvas {
         }
     }
 
+    /// The part of segment `a`–`b` inside the image, or nil when none is: OpenCV's integer
+    /// clipping (an end outside above or below moves to that edge along the segment, then one
+    /// outside left or right to that edge; each move truncated toward zero).
+    func clip(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int)) -> ((x: Int, y: Int), (x: Int, y: Int))? {
+        let right = image.width - 1, bottom = image.height - 1
+        guard right >= 0, bottom >= 0 else { return nil }
+        func outcode(_ x: Int, _ y: Int) -> Int { (x < 0 ? 1 : 0) | (x > right ? 2 : 0) | (y < 0 ? 4 : 0) | (y > bottom ? 8 : 0) }
+        func sideCode(_ x: Int) -> Int { (x < 0 ? 1 : 0) | (x > right ? 2 : 0) }
+        var (x1, y1, x2, y2) = (a.x, a.y, b.x, b.y)
+        var c1 = outcode(x1, y1), c2 = outcode(x2, y2)
+        if c1 & c2 == 0 && c1 | c2 != 0 {
+            if c1 & 12 != 0 {
+                let edge = c1 < 8 ? 0 : bottom
+                x1 += Int(Double(edge - y1) * Double(x2 - x1) / Double(y2 - y1))
+                y1 = edge
+                c1 = sideCode(x1)
+            }
+            if c2 & 12 != 0 {
+                let edge = c2 < 8 ? 0 : bottom
+                x2 += Int(Double(edge - y2) * Double(x2 - x1) / Double(y2 - y1))
+                y2 = edge
+                c2 = sideCode(x2)
+            }
+            if c1 & c2 == 0 && c1 | c2 != 0 {
+                if c1 != 0 {
+                    let edge = c1 == 1 ? 0 : right
+                    y1 += Int(Double(edge - x1) * Double(y2 - y1) / Double(x2 - x1))
+                    x1 = edge
+                    c1 = 0
+                }
+                if c2 != 0 {
+                    let edge = c2 == 1 ? 0 : right
+                    y2 += Int(Double(edge - x2) * Double(y2 - y1) / Double(x2 - x1))
+                    x2 = edge
+                    c2 = 0
+                }
+            }
+        }
+        guard c1 | c2 == 0 else { return nil }
+        return ((x: x1, y: y1), (x: x2, y: y2))
+    }
+
     /// The pixels of OpenCV's 8-connected line, walked from the left end.
-    static func linePixels(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int)) -> [(x: Int, y: Int)] {
+    func linePixels(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int)) -> [(x: Int, y: Int)] {
+        // OpenCV clips the segment to the image first and walks the clipped one, so the
+        // pixels inside are those of the clipped segment.
+        guard let (a, b) = clip(a, b) else { return [] }
         var p = b.x < a.x ? b : a
         let q = b.x < a.x ? a : b
         var dx = q.x - p.x, dy = q.y - p.y
@@ -260,7 +313,7 @@ extension AnnotationOverlayCalculator.Canvas {
     /// A line of `thickness` (see `AnnotationRenderer` for the coverage rules).
     mutating func line(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int), _ thickness: Int, _ c: [Int]) {
         if thickness <= 1 {
-            for p in Self.linePixels(a, b) { put(p.x, p.y, c) }
+            for p in linePixels(a, b) { put(p.x, p.y, c) }
             return
         }
         let half = (thickness + 1) / 2
@@ -330,6 +383,8 @@ extension AnnotationOverlayCalculator.Canvas {
     /// `thickness` square (from the pixel right and down) in the colour mixed
     /// `i / count` of the way from `c1` to `c2`.
     mutating func gradientLine(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int), _ thickness: Int, _ c1: [Int], _ c2: [Int]) {
+        // OpenCV's iterator walks the part inside the image (and blends along that part).
+        guard let (a, b) = clip(a, b) else { return }
         let dx = abs(b.x - a.x), dy = abs(b.y - a.y)
         let sx = b.x < a.x ? -1 : 1, sy = b.y < a.y ? -1 : 1
         let count = dx + dy + 1

@@ -71,6 +71,24 @@ import Testing
         #expect(d.isEmpty, "\(d.count) pixels differ, first \(d.prefix(5))")
     }
 
+    @Test func linesLeavingTheImageAreClippedAsOpenCVClipsThem() throws {
+        let ends: [(Double, Double, Double, Double)] = [(-30, 50, 70, -20), (10, -45, 95, 60), (60, 5, -9, 33)]
+        let lines = ends.map {
+            RenderAnnotation(.line(xStart: $0.0, yStart: $0.1, xEnd: $0.2, yEnd: $0.3, normalized: false), color: white)
+        }
+        let d = mismatches(try draw(lines), try reference("annotation_lines_clipped.pgm"))
+        #expect(d.isEmpty, "\(d.count) pixels differ, first \(d.prefix(5))")
+        // Far-off and non-finite coordinates neither trap nor walk billions of pixels.
+        let wild = [
+            RenderAnnotation(.line(xStart: -1e12, yStart: 5, xEnd: 1e12, yEnd: 5, normalized: false), color: white),
+            RenderAnnotation(.point(x: .nan, y: 3, normalized: true), color: white),
+            RenderAnnotation(
+                .gradientLine(xStart: 0, yStart: 0, xEnd: 3e9, yEnd: 2e9, normalized: false, color1: white, color2: white), color: white),
+        ]
+        let drawn = try draw(wild)
+        #expect(drawn[5].allSatisfy { $0 == 1 }, "the whole row 5")
+    }
+
     @Test func thickLineMatchesOpenCVUpToEdgePixels() throws {
         let line = RenderAnnotation(.line(xStart: 3, yStart: 30, xEnd: 44, yEnd: 7, normalized: false), thickness: 4, color: white)
         let ours = try draw([line]), ref = try reference("annotation_line_t4.pgm")
