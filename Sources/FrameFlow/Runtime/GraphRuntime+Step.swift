@@ -89,8 +89,12 @@ extension GraphRuntime {
             ctx.inputBounds[i] = node.inputs[i].frontier
             node.inputs[i].boundMoved = false
         }
-        let options = node.pendingOptions
-        node.pendingOptions = nil
+        // Options are rare: test before touching the existential (a copy per step otherwise).
+        var options: (any CalculatorOptions)?
+        if node.pendingOptions != nil {
+            options = node.pendingOptions
+            node.pendingOptions = nil
+        }
         // Until this step commits, `examine` queues no step beside it (it runs alone:
         // options wait above for the steps in flight).
         if options != nil { node.optionsInFlight = true }

@@ -16,6 +16,9 @@ final class NodeRuntime {
     let handler: any InputStreamHandler
     /// `handler.trimsQueues`, read for every delivered packet.
     let trimsQueues: Bool
+    /// The handler is the plain default one (no bound-only steps): examined inline, without a
+    /// call through the existential, as most nodes are on every step.
+    let isPlainDefault: Bool
     let rank: Int
     let location: SourceLocation?
     let isSink: Bool
@@ -72,6 +75,7 @@ final class NodeRuntime {
         self.contract = contract
         self.handler = handler
         self.trimsQueues = handler.trimsQueues
+        self.isPlainDefault = (handler as? DefaultInputStreamHandler)?.processesTimestampBounds == false
         self.rank = rank
         self.location = location
         self.inputs = inputs
@@ -91,10 +95,10 @@ final class NodeRuntime {
     var isSource: Bool { inputs.isEmpty }
 
     /// The timestamp the node can process now, or nil.
-    func readyTimestamp() -> Timestamp? { handler.readyTimestamp(self) }
+    @inline(__always) func readyTimestamp() -> Timestamp? { isPlainDefault ? synchronizedTimestamp : handler.readyTimestamp(self) }
 
     /// The node runs with no packet because an input's bound moved.
-    var hasBoundChange: Bool { handler.runsOnBoundChange(self) }
+    @inline(__always) var hasBoundChange: Bool { isPlainDefault ? false : handler.runsOnBoundChange(self) }
 
     /// All forward inputs are closed and drained.
     var inputsFinished: Bool {

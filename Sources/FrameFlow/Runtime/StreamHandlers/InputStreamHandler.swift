@@ -65,13 +65,21 @@ extension NodeRuntime {
     }
 
     /// The default policy's ready timestamp: the earliest head, once every other forward input
-    /// has a packet there or a bound past it.
+    /// has a packet there or a bound past it. One pass: the earliest head against the lowest
+    /// bound of the empty forward inputs.
     var synchronizedTimestamp: Timestamp? {
-        guard let head = earliestHead else { return nil }
-        for i in inputs.indices where inputs[i].packets.isEmpty && !inputs[i].isBackEdge {
-            if inputs[i].bound <= head { return nil }
+        var head = Timestamp.done
+        var any = false
+        var emptyBound = Timestamp.done
+        for i in inputs.indices {
+            if let t = inputs[i].packets.firstTimestamp {
+                any = true
+                if t < head { head = t }
+            } else if !inputs[i].isBackEdge, inputs[i].bound < emptyBound {
+                emptyBound = inputs[i].bound
+            }
         }
-        return head
+        return any && emptyBound > head ? head : nil
     }
 
     /// The same over the queues at `positions` only (a sync set).
