@@ -125,7 +125,14 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
             rect = r
         }
         let image = try cc.input("IMAGE", as: ImageFrame.self)
-        let out = try Self.convert(image, rect: rect, options: options, pool: cc.pool)
+        let out: (tensor: Tensor, matrix: ProjectionMatrix, padding: [Double])
+        do {
+            out = try Self.convert(image, rect: rect, options: options, pool: cc.pool)
+        } catch var e as GraphError {
+            // Name the node's stream rather than the port.
+            if e.stream == "NORM_RECT" { e.stream = cc.inputStreamName("NORM_RECT") }
+            throw e
+        }
         try cc.emit([out.tensor], tag: "TENSORS")
         if cc.hasOutputPort("MATRIX") { try cc.emit(out.matrix, tag: "MATRIX") }
         if cc.hasOutputPort("LETTERBOX_PADDING") { try cc.emit(out.padding, tag: "LETTERBOX_PADDING") }

@@ -189,7 +189,8 @@ public final class TensorsToDetectionsCalculator: Calculator {
         do {
             try cc.emit(try Self.decode(tensors, options: options, anchors: anchors, ignoreClasses: ignored), tag: "DETECTIONS")
         } catch var e as GraphError {
-            if e.stream == nil { e.stream = cc.inputStreamName("TENSORS") }
+            // Name the node's stream rather than the port.
+            if e.stream == nil || e.stream == "TENSORS" { e.stream = cc.inputStreamName("TENSORS") }
             throw e
         }
     }

@@ -207,6 +207,36 @@ import Testing
                 [Tensor(shape: [1, 4, 5], floats: Array(repeating: 0, count: 20))], options: y, anchors: nil)
         }
     }
+
+    /// In a graph, a tensor of the wrong shape fails naming the node's input stream.
+    @Test func badTensorsNameTheStream() throws {
+        let graph = try Graph(
+            GraphConfig(
+                parsing: """
+                    input_stream: "model_output"
+                    node {
+                      calculator: "SsdAnchorsCalculator"
+                      output_side_packet: "anchors"
+                      options { [mediapipe.SsdAnchorsCalculatorOptions.ext] {
+                        num_layers: 1 input_size_width: 16 input_size_height: 16 strides: 8 aspect_ratios: 1.0
+                        interpolated_scale_aspect_ratio: 0 fixed_anchor_size: true } }
+                    }
+                    node {
+                      calculator: "TensorsToDetectionsCalculator"
+                      input_stream: "TENSORS:model_output"
+                      input_side_packet: "ANCHORS:anchors"
+                      output_stream: "DETECTIONS:dets"
+                      options { [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
+                        num_classes: 1 num_boxes: 4 num_coords: 4 x_scale: 1 y_scale: 1 w_scale: 1 h_scale: 1 } }
+                    }
+                    """), registry: MLFixtures.registry)
+        try graph.start()
+        try graph.send(
+            [Tensor(shape: [1, 4, 5], floats: Array(repeating: 0, count: 20)), Tensor(shape: [1, 4, 1], floats: [0, 0, 0, 0])],
+            to: "model_output", at: Timestamp(0))
+        try graph.closeAllInputStreams()
+        #expect { try graph.waitUntilDone() } throws: { "\($0)".contains("model_output") && "\($0)".contains("[1, 4, 4]") }
+    }
 }
 
 /// SsdAnchorsCalculator against MediaPipe's algorithm written out here and its anchor counts.
