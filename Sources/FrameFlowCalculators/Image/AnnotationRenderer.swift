@@ -16,6 +16,8 @@ import FrameFlow
 ///     hence unrotated rectangles, come out exact;
 ///   - rectangles: the outline from (left, top) to (right − 1, bottom − 1) as four lines,
 ///     nothing for an empty box; filled: left…right − 1 × top…bottom − 1;
+///   - gradient lines: OpenCV's 4-connected walk from start to end (matched against
+///     OpenCV), a thickness-sized square per step in the blended colour;
 ///   - points (and each point of a scribble): a filled disc of radius = thickness by
 ///     OpenCV's integer circle — exact;
 ///   - arrows: the line and two head strokes from the points a fifth of its length back
@@ -379,30 +381,29 @@ extension AnnotationOverlayCalculator.Canvas {
         for i in pts.indices { line(pts[i], pts[(i + 1) % pts.count], 1, c) }
     }
 
-    /// MediaPipe's gradient line: OpenCV's 4-connected walk from `a` to `b`, each step a
+    /// MediaPipe's gradient line: OpenCV's 4-connected walk from `a` to `b` (not reordered
+    /// left to right, as MediaPipe's iterator is not), each step a
     /// `thickness` square (from the pixel right and down) in the colour mixed
     /// `i / count` of the way from `c1` to `c2`.
     mutating func gradientLine(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int), _ thickness: Int, _ c1: [Int], _ c2: [Int]) {
         // OpenCV's iterator walks the part inside the image (and blends along that part).
         guard let (a, b) = clip(a, b) else { return }
-        let dx = abs(b.x - a.x), dy = abs(b.y - a.y)
+        // OpenCV's 4-connected walk: along the longer axis while the error is ≥ 0, else one
+        // step across; dx + dy + 1 pixels from `a` to `b`.
+        var major = abs(b.x - a.x), minor = abs(b.y - a.y)
         let sx = b.x < a.x ? -1 : 1, sy = b.y < a.y ? -1 : 1
-        let count = dx + dy + 1
+        let steep = minor > major
+        if steep { swap(&major, &minor) }
+        let count = major + minor + 1
         var p = a
-        var err = 0  // dx·(y − a.y) − dy·(x − a.x), signs folded: 0 on the ideal line
+        var err = 0
         for i in 0..<count {
             let alpha = Double(i) / Double(count)
             let mixed = (0..<3).map { Int((Double(c1[$0]) * (1 - alpha) + Double(c2[$0]) * alpha).rounded(.toNearestOrEven)) }
             fill(p.x, p.y, p.x + thickness - 1, p.y + thickness - 1, mixed)
-            // One axis a step, whichever stays nearer the ideal line (never past the end).
-            let stepX = p.y == b.y || (p.x != b.x && abs(err - dy) <= abs(err + dx))
-            if stepX {
-                err -= dy
-                p.x += sx
-            } else {
-                err += dx
-                p.y += sy
-            }
+            let across = err < 0
+            err += across ? 2 * major : -2 * minor
+            if across == steep { p.x += sx } else { p.y += sy }
         }
     }
 }

@@ -209,6 +209,15 @@ import Testing
         #expect(try JSONDecoder().decode(RenderData.self, from: json) == RenderData([arrow, scribble]))
     }
 
+    @Test func gradientLinesWalkOpenCVsFourConnectedLine() throws {
+        let lines = [(2.0, 3.0, 45.0, 20.0), (5, 38, 30, 1)].map {
+            RenderAnnotation(
+                .gradientLine(xStart: $0.0, yStart: $0.1, xEnd: $0.2, yEnd: $0.3, normalized: false, color1: white, color2: white))
+        }
+        let d = mismatches(try draw(lines), try reference("annotation_lines4.pgm"))
+        #expect(d.isEmpty, "\(d.count) pixels differ, first \(d.prefix(5))")
+    }
+
     @Test func gradientLineBlendsFromStartToEnd() throws {
         let g = RenderAnnotation(
             .gradientLine(
