@@ -1,6 +1,6 @@
-/// MediaPipe's `RenderData`: annotations for an overlay to draw (rectangles, ovals, points,
-/// lines, gradient lines, arrows, scribbles, text), each with its colour and thickness. Coordinates are pixels, or fractions of
-/// the image when `normalized`.
+/// MediaPipe's `RenderData`: annotations for an overlay to draw (rectangles, rounded
+/// rectangles, ovals, points, lines, gradient lines, arrows, scribbles, text), each with its
+/// colour and thickness. Coordinates are pixels, or fractions of the image when `normalized`.
 ///
 /// Produced by the `*ToRenderDataCalculator`s, drawn by `AnnotationOverlayCalculator`. JSON
 /// uses the field names of mediapipe/util/render_data.proto.
@@ -103,6 +103,12 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
         case arrow(xStart: Double, yStart: Double, xEnd: Double, yEnd: Double, normalized: Bool)
         /// Points drawn as discs of the annotation's thickness, each normalized or not.
         case scribble([ScribblePoint])
+        /// A rectangle with quarter-circle corners of `cornerRadius` pixels; `lineType` is
+        /// OpenCV's (4: 4-connected, 8: 8-connected, 16: antialiased — drawn 8-connected).
+        /// `filled` fills it (MediaPipe's `FilledRoundedRectangle`).
+        case roundedRectangle(
+            left: Double, top: Double, right: Double, bottom: Double, normalized: Bool, cornerRadius: Int, lineType: Int = 4,
+            filled: Bool = false, fillColor: RenderColor? = nil)
     }
 
     /// One point of a scribble (MediaPipe's `RenderAnnotation.Point`).
@@ -137,6 +143,7 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case thickness, color, sceneTag = "scene_tag", rectangle, filledRectangle = "filled_rectangle", oval, filledOval = "filled_oval"
         case point, line, gradientLine = "gradient_line", text, arrow, scribble
+        case roundedRectangle = "rounded_rectangle", filledRoundedRectangle = "filled_rounded_rectangle"
     }
 
     private struct Box: Codable {
@@ -177,6 +184,17 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
     // default (0, false, a font height of 8).
     private struct PointBody: Codable { var x: Double?, y: Double?, normalized: Bool? }
     private struct ScribbleBody: Codable { var point: [PointBody]? }
+    private struct RoundedBody: Codable {
+        var rectangle: Box
+        var cornerRadius: Int?
+        var lineType: Int?
+        enum CodingKeys: String, CodingKey { case rectangle, cornerRadius = "corner_radius", lineType = "line_type" }
+    }
+    private struct FilledRoundedBody: Codable {
+        var roundedRectangle: RoundedBody
+        var fillColor: RenderColor?
+        enum CodingKeys: String, CodingKey { case roundedRectangle = "rounded_rectangle", fillColor = "fill_color" }
+    }
     private struct LineBody: Codable {
         var xStart: Double?, yStart: Double?, xEnd: Double?, yEnd: Double?, normalized: Bool?
         var color1: RenderColor?, color2: RenderColor?
@@ -229,6 +247,15 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
             try c.encode(LineBody(xStart: xs, yStart: ys, xEnd: xe, yEnd: ye, normalized: n), forKey: .arrow)
         case .scribble(let points):
             try c.encode(ScribbleBody(point: points.map { PointBody(x: $0.x, y: $0.y, normalized: $0.normalized) }), forKey: .scribble)
+        case .roundedRectangle(let l, let t, let r, let b, let n, let radius, let lineType, let filled, let fill):
+            let body = RoundedBody(
+                rectangle: Box(left: l, top: t, right: r, bottom: b, normalized: n, rotation: nil), cornerRadius: radius, lineType: lineType
+            )
+            if filled {
+                try c.encode(FilledRoundedBody(roundedRectangle: body, fillColor: fill), forKey: .filledRoundedRectangle)
+            } else {
+                try c.encode(body, forKey: .roundedRectangle)
+            }
         }
     }
 
@@ -268,6 +295,16 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
                 xStart: l.xStart ?? 0, yStart: l.yStart ?? 0, xEnd: l.xEnd ?? 0, yEnd: l.yEnd ?? 0, normalized: l.normalized ?? false)
         } else if let b = try c.decodeIfPresent(ScribbleBody.self, forKey: .scribble) {
             shape = .scribble((b.point ?? []).map { ScribblePoint(x: $0.x ?? 0, y: $0.y ?? 0, normalized: $0.normalized ?? false) })
+        } else if let r = try c.decodeIfPresent(RoundedBody.self, forKey: .roundedRectangle) {
+            let b = r.rectangle
+            shape = .roundedRectangle(
+                left: b.left, top: b.top, right: b.right, bottom: b.bottom, normalized: b.normalized, cornerRadius: r.cornerRadius ?? 0,
+                lineType: r.lineType ?? 4)
+        } else if let f = try c.decodeIfPresent(FilledRoundedBody.self, forKey: .filledRoundedRectangle) {
+            let r = f.roundedRectangle, b = r.rectangle
+            shape = .roundedRectangle(
+                left: b.left, top: b.top, right: b.right, bottom: b.bottom, normalized: b.normalized, cornerRadius: r.cornerRadius ?? 0,
+                lineType: r.lineType ?? 4, filled: true, fillColor: f.fillColor)
         } else if let t = try c.decodeIfPresent(TextBody.self, forKey: .text) {
             let style = TextStyle(
                 fontFace: t.fontFace ?? 0, centerHorizontally: t.centerHorizontally ?? false, centerVertically: t.centerVertically ?? false,

@@ -28,6 +28,13 @@ import FrameFlow
 ///     whole degrees) outlined with thin lines as OpenCV does (matching it in the reference
 ///     test); filled ovals fill that polygon, where OpenCV fills its sub-pixel version, so a
 ///     few edge pixels differ (under 4 % in the reference test);
+///   - rounded rectangles: MediaPipe's four shortened sides (4- or 8-connected as
+///     `line_type` asks; antialiasing is drawn 8-connected) and four quarter arcs drawn
+///     8-connected, closest to OpenCV's thin arcs: exact for 8-connected lines at most
+///     radii tried, while OpenCV's 4-connected arcs differ in some pixels next to the arc
+///     (6 % of the shape at radius 8, up to a fifth at radius 12). Filled ones are
+///     FrameFlow's own (MediaPipe hands OpenCV a negative line thickness, which OpenCV
+///     rejects): bands and corner discs;
 ///   - text: FrameFlow's 5×7 bitmap font instead of OpenCV's Hershey fonts. Placement and
 ///     size follow MediaPipe: (left, baseline) is the glyphs' bottom-left, capitals are
 ///     about `font_height` pixels high (the Hershey scale MediaPipe computes, at 7 rows per
@@ -105,6 +112,13 @@ struct AnnotationRenderer {
                     canvas.line((Self.int(x.rounded()), Self.int(y.rounded())), (b.0, b.1), thickness, color)
                 }
             }
+        case .roundedRectangle(let l, let t, let r, let b, let n, let radius, let lineType, let filled, _):
+            let (x0, y0) = pixel(l, t, n), (x1, y1) = pixel(r, b, n)
+            if filled {
+                canvas.fillRoundedRectangle(x0, y0, x1, y1, radius, color)
+            } else {
+                canvas.roundedRectangle(x0, y0, x1, y1, radius, thickness, connectivity: lineType == 4 ? 4 : 8, color)
+            }
         case .scribble(let points):
             for p in points {
                 let q = pixel(p.x, p.y, p.normalized)
@@ -169,6 +183,26 @@ struct AnnotationRenderer {
             out.append((px, py))
         }
         if out.count > 1, let first = out.first, let last = out.last, first == last { out.removeLast() }
+        return out
+    }
+
+    /// The vertices of a circular arc of `radius` from `start`° to `end`° (both included),
+    /// turned by `degrees`, spaced as OpenCV spaces ellipse vertices; repeats dropped.
+    static func arcPoints(centre: (x: Int, y: Int), radius: Int, degrees: Double, start: Int, end: Int) -> [(x: Int, y: Int)] {
+        let step = radius < 3 ? 90 : radius < 10 ? 30 : radius < 15 ? 18 : 5
+        let alpha = degrees.rounded(.toNearestOrEven) * Double.pi / 180
+        var out: [(x: Int, y: Int)] = []
+        var deg = start
+        while deg < end + step {
+            let t = Double(min(deg, end)) * Double.pi / 180
+            let x = Double(radius) * cos(t), y = Double(radius) * sin(t)
+            let p = (
+                x: Int((Double(centre.x) + x * cos(alpha) - y * sin(alpha)).rounded()),
+                y: Int((Double(centre.y) + x * sin(alpha) + y * cos(alpha)).rounded())
+            )
+            if out.last.map({ $0 != p }) ?? true { out.append(p) }
+            deg += step
+        }
         return out
     }
 
@@ -283,7 +317,7 @@ extension AnnotationOverlayCalculator.Canvas {
     }
 
     /// The pixels of OpenCV's 8-connected line, walked from the left end.
-    func linePixels(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int)) -> [(x: Int, y: Int)] {
+    func linePixels(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int), connectivity: Int = 8) -> [(x: Int, y: Int)] {
         // OpenCV clips the segment to the image first and walks the clipped one, so the
         // pixels inside are those of the clipped segment.
         guard let (a, b) = clip(a, b) else { return [] }
@@ -294,8 +328,20 @@ extension AnnotationOverlayCalculator.Canvas {
         dy = abs(dy)
         let steep = dy > dx
         if steep { swap(&dx, &dy) }
-        var err = dx - 2 * dy
         var out: [(x: Int, y: Int)] = []
+        if connectivity == 4 {
+            // Along the longer axis while the error is ≥ 0, else one step across.
+            var err = 0
+            out.reserveCapacity(dx + dy + 1)
+            for _ in 0...(dx + dy) {
+                out.append(p)
+                let across = err < 0
+                err += across ? 2 * dx : -2 * dy
+                if across == steep { p.x += 1 } else { p.y += sy }
+            }
+            return out
+        }
+        var err = dx - 2 * dy
         out.reserveCapacity(dx + 1)
         for _ in 0...dx {
             out.append(p)
@@ -313,9 +359,9 @@ extension AnnotationOverlayCalculator.Canvas {
     }
 
     /// A line of `thickness` (see `AnnotationRenderer` for the coverage rules).
-    mutating func line(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int), _ thickness: Int, _ c: [Int]) {
+    mutating func line(_ a: (x: Int, y: Int), _ b: (x: Int, y: Int), _ thickness: Int, connectivity: Int = 8, _ c: [Int]) {
         if thickness <= 1 {
-            for p in linePixels(a, b) { put(p.x, p.y, c) }
+            for p in linePixels(a, b, connectivity: connectivity) { put(p.x, p.y, c) }
             return
         }
         let half = (thickness + 1) / 2
@@ -353,6 +399,37 @@ extension AnnotationOverlayCalculator.Canvas {
     mutating func rectangle(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ thickness: Int, _ c: [Int]) {
         let corners = [(x: x0, y: y0), (x: x1, y: y0), (x: x1, y: y1), (x: x0, y: y1)]
         for i in 0..<4 { line(corners[i], corners[(i + 1) % 4], thickness, c) }
+    }
+
+    /// MediaPipe's rounded rectangle outline between corners (x0, y0) and (x1, y1): four
+    /// sides stopping `radius` short of each corner (`connectivity` for thin sides) and a
+    /// quarter-circle arc in each corner. OpenCV draws thin arcs 8-connected whatever the
+    /// line type asks, close to what this does (see `AnnotationRenderer`).
+    mutating func roundedRectangle(
+        _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ radius: Int, _ thickness: Int, connectivity: Int, _ c: [Int]
+    ) {
+        let r = radius
+        line((x0 + r, y0), (x1 - r, y0), thickness, connectivity: connectivity, c)
+        line((x1, y0 + r), (x1, y1 - r), thickness, connectivity: connectivity, c)
+        line((x0 + r, y1), (x1 - r, y1), thickness, connectivity: connectivity, c)
+        line((x0, y0 + r), (x0, y1 - r), thickness, connectivity: connectivity, c)
+        let corners: [((x: Int, y: Int), Double)] = [
+            ((x0 + r, y0 + r), 180), ((x1 - r, y0 + r), 270), ((x1 - r, y1 - r), 0), ((x0 + r, y1 - r), 90),
+        ]
+        for (centre, turn) in corners {
+            let arc = AnnotationRenderer.arcPoints(centre: centre, radius: r, degrees: turn, start: 0, end: 90)
+            for (p, q) in zip(arc, arc.dropFirst()) { line(p, q, thickness, c) }
+        }
+    }
+
+    /// A filled rounded rectangle: the two crossing bands and a disc in each corner.
+    /// (MediaPipe hands OpenCV a thickness it rejects here, so this is FrameFlow's reading.)
+    mutating func fillRoundedRectangle(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ radius: Int, _ c: [Int]) {
+        guard x1 >= x0, y1 >= y0 else { return }
+        let r = max(0, min(radius, (x1 - x0) / 2, (y1 - y0) / 2))
+        fill(x0 + r, y0, x1 - r, y1, c)
+        fill(x0, y0 + r, x1, y1 - r, c)
+        for (x, y) in [(x0 + r, y0 + r), (x1 - r, y0 + r), (x1 - r, y1 - r), (x0 + r, y1 - r)] { disc(x, y, r, c) }
     }
 
     /// A convex polygon: each row filled between its edges (pixel centres inside), and the

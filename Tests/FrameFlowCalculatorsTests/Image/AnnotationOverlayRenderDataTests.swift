@@ -196,6 +196,27 @@ import Testing
         #expect(oval.shape == .oval(left: 1, top: 0, right: 5, bottom: 0, normalized: false, filled: true, rotation: 0.5))
     }
 
+    @Test func roundedRectangles() throws {
+        func rounded(lineType: Int, filled: Bool = false) -> RenderAnnotation {
+            RenderAnnotation(
+                .roundedRectangle(
+                    left: 4, top: 3, right: 43, bottom: 36, normalized: false, cornerRadius: 8, lineType: lineType, filled: filled),
+                color: white)
+        }
+        let d = mismatches(try draw([rounded(lineType: 8)]), try reference("annotation_rounded_l8.pgm"))
+        #expect(d.isEmpty, "\(d.count) pixels differ, first \(d.prefix(5))")
+        // OpenCV's 4-connected arcs are not quite its 8-connected ones: edge pixels only.
+        expectEdgeDifferences(try draw([rounded(lineType: 4)]), try reference("annotation_rounded_l4.pgm"), atMost: 0.08)
+        let filled = try draw([rounded(lineType: 4, filled: true)])
+        #expect(filled[20][24] == 1 && filled[3][12] == 1 && filled[4][5] == 0 && filled[36][43] == 0, "inside filled, corners cut")
+        let json = try JSONEncoder().encode(RenderData([rounded(lineType: 4, filled: true), rounded(lineType: 16)]))
+        let text = String(decoding: json, as: UTF8.self)
+        #expect(text.contains(#""filled_rounded_rectangle""#) && text.contains(#""corner_radius":8"#) && text.contains(#""line_type":16"#))
+        #expect(
+            try JSONDecoder().decode(RenderData.self, from: json)
+                == RenderData([rounded(lineType: 4, filled: true), rounded(lineType: 16)]))
+    }
+
     @Test func arrowAndScribble() throws {
         let arrow = RenderAnnotation(.arrow(xStart: 6, yStart: 30, xEnd: 40, yEnd: 10, normalized: false), color: white)
         let d = mismatches(try draw([arrow]), try reference("annotation_arrow.pgm"))
