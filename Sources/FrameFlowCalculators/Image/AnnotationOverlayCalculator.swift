@@ -2,11 +2,11 @@ import Foundation
 import FrameFlow
 
 /// Draws annotations onto video frames, as MediaPipe's `AnnotationOverlayCalculator`:
-/// `RenderData` from the `*ToRenderDataCalculator`s (rectangles, rotated too, filled
-/// rectangles, ovals, points, lines, gradient lines, arrows, scribbles, text; not MediaPipe's
-/// rounded rectangles, which `RenderData` does not carry), plus FrameFlow's own inputs:
-/// detections drawn directly (boxes with "label score" in the built-in bitmap font), points,
-/// polylines, and a mask alpha-blended in a colour — the "mask over live video" of a face app.
+/// `RenderData` from the `*ToRenderDataCalculator`s (rectangles, rotated too, filled and
+/// rounded rectangles, ovals, points, lines, gradient lines, arrows, scribbles, text), plus
+/// FrameFlow's own inputs: detections drawn directly (boxes with "label score" in the
+/// built-in bitmap font), points, polylines, and a mask alpha-blended in a colour — the
+/// "mask over live video" of a face app.
 ///
 /// `RenderData` is drawn as MediaPipe's CPU renderer draws it (see `AnnotationRenderer`
 /// for the pixel rules): normalized coordinates scaled by the image size, OpenCV's
