@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func optionsReadFromABinaryGraph() throws {
-        let bytes = OptionsWire.graph(
+        let bytes = ProtobufWire.graph(
             calculator: "ConstantSidePacketCalculator", sideOutputs: ["PACKET:0:a", "PACKET:1:b", "PACKET:2:c"], ext: 291214597
         ) { o in
             o.message(1) { p in p.int(1, 42) }
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func binaryMessageValuedConstantIsRefusedNamingTheField() throws {
-        let bytes = OptionsWire.graph(calculator: "ConstantSidePacketCalculator", sideOutputs: ["PACKET:a"], ext: 291214597) { o in
+        let bytes = ProtobufWire.graph(calculator: "ConstantSidePacketCalculator", sideOutputs: ["PACKET:a"], ext: 291214597) { o in
             o.message(1) { p in p.message(7) { _ in } }
         }
         let e = thrownDescription {

@@ -244,7 +244,7 @@ import Testing
         let expected = GateCalculator.Options(emptyPacketsAsAllow: true, initialGateState: .disallow)
         let fromText = try Graph(GraphConfig(parsing: text), registry: .standard)
         #expect(fromText.options(ofNode: "node") as? GateCalculator.Options == expected)
-        let bytes = OptionsWire.graph(calculator: "GateCalculator", inputs: ["data"], outputs: ["out"], ext: 261754847) { o in
+        let bytes = ProtobufWire.graph(calculator: "GateCalculator", inputs: ["data"], outputs: ["out"], ext: 261754847) { o in
             o.int(1, 1)
             o.int(3, 3)
         }

@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func optionsReadFromABinaryGraph() throws {
-        let bytes = OptionsWire.graph(
+        let bytes = ProtobufWire.graph(
             calculator: "LocalFileContentsCalculator", sideInputs: ["FILE_PATH:p"], sideOutputs: ["CONTENTS:c"], ext: 346849340
         ) { o in o.int(1, 1) }
         let graph = try Graph(GraphConfig(binary: bytes, file: "lfc.binarypb", registry: .standard), registry: .standard)

@@ -7,16 +7,8 @@ import Testing
 /// through their protobuf schemas: MediaPipe's field and extension numbers, nested `Color`
 /// and `RenderAnnotation.Text` messages.
 @Suite struct RenderDataBinaryOptionsTests {
-    func options<O>(
-        _ calculator: String, ports: (inputs: [String], outputs: [String]), ext: Int, as: O.Type, _ build: (inout OptionsWire) -> Void
-    ) throws -> O? {
-        let bytes = OptionsWire.graph(calculator: calculator, inputs: ports.inputs, outputs: ports.outputs, ext: ext, build)
-        let graph = try Graph(GraphConfig(binary: bytes, file: "g.binarypb", registry: .standard), registry: .standard)
-        return graph.options(ofNode: "node") as? O
-    }
-
     @Test func detectionsToRenderData() throws {
-        let o = try options(
+        let o = try binaryGraphOptions(
             "DetectionsToRenderDataCalculator", ports: (["DETECTIONS:d"], ["RENDER_DATA:r"]), ext: 248360806,
             as: DetectionsToRenderDataCalculator.Options.self
         ) { w in
@@ -47,7 +39,7 @@ import Testing
     }
 
     @Test func rectAndLabelsToRenderData() throws {
-        let rect = try options(
+        let rect = try binaryGraphOptions(
             "RectToRenderDataCalculator", ports: (["NORM_RECT:r"], ["RENDER_DATA:o"]), ext: 262270380,
             as: RectToRenderDataCalculator.Options.self
         ) { w in
@@ -56,7 +48,7 @@ import Testing
             w.double(5, 4)
         }
         #expect(rect?.color == RenderColor(r: 0, g: 200, b: 0) && rect?.thickness == 2.5 && rect?.topLeftThickness == 4)
-        let labels = try options(
+        let labels = try binaryGraphOptions(
             "LabelsToRenderDataCalculator", ports: (["LABELS:l"], ["RENDER_DATA:o"]), ext: 271660364,
             as: LabelsToRenderDataCalculator.Options.self
         ) { w in
@@ -74,7 +66,7 @@ import Testing
     }
 
     @Test func annotationOverlay() throws {
-        let o = try options(
+        let o = try binaryGraphOptions(
             "AnnotationOverlayCalculator", ports: (["IMAGE:in"], ["IMAGE:out"]), ext: 250607623,
             as: AnnotationOverlayCalculator.Options.self
         ) { w in

@@ -6,16 +6,8 @@ import Testing
 /// The vector calculators' options from binary graphs (`.binarypb`), through their protobuf
 /// schemas: MediaPipe's field and extension numbers, the nested repeated `Range`.
 @Suite struct VectorCalculatorsBinaryOptionsTests {
-    func options<O>(
-        _ calculator: String, ports: (inputs: [String], outputs: [String]), ext: Int, as: O.Type, _ build: (inout OptionsWire) -> Void
-    ) throws -> O? {
-        let bytes = OptionsWire.graph(calculator: calculator, inputs: ports.inputs, outputs: ports.outputs, ext: ext, build)
-        let graph = try Graph(GraphConfig(binary: bytes, file: "g.binarypb", registry: .standard), registry: .standard)
-        return graph.options(ofNode: "node") as? O
-    }
-
     @Test func splitVector() throws {
-        let o = try options(
+        let o = try binaryGraphOptions(
             "SplitNormalizedLandmarkListCalculator", ports: (["in"], ["a"]), ext: 259438222, as: SplitVectorCalculatorOptions.self
         ) { w in
             w.message(1) { r in
@@ -29,18 +21,18 @@ import Testing
     }
 
     @Test func concatenateClipAndMinSize() throws {
-        let concat = try options(
+        let concat = try binaryGraphOptions(
             "ConcatenateRenderDataVectorCalculator", ports: (["a", "b"], ["out"]), ext: 259397839,
             as: ConcatenateVectorCalculatorOptions.self
         ) { w in w.int(1, 1) }
         #expect(concat == ConcatenateVectorCalculatorOptions(onlyEmitIfAllPresent: true))
 
-        let clip = try options(
+        let clip = try binaryGraphOptions(
             "ClipDetectionVectorSizeCalculator", ports: (["in"], ["out"]), ext: 274674998, as: ClipVectorSizeCalculatorOptions.self
         ) { w in w.int(1, 4) }
         #expect(clip == ClipVectorSizeCalculatorOptions(maxVecSize: 4))
 
-        let minSize = try options(
+        let minSize = try binaryGraphOptions(
             "NormalizedRectVectorHasMinSizeCalculator", ports: (["ITERABLE:in"], ["out"]), ext: 259397840,
             as: CollectionHasMinSizeCalculatorOptions.self
         ) { w in w.int(1, 2) }

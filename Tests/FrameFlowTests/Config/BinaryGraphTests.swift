@@ -1,49 +1,8 @@
+import Foundation
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowTesting
-import Foundation
 import Testing
-
-/// Protobuf wire-format bytes, written by hand for the tests.
-struct Wire {
-    var bytes: [UInt8] = []
-
-    mutating func varint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 {
-            bytes.append(UInt8(v & 0x7F) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
-    }
-    mutating func tag(_ field: Int, _ wire: Int) { varint(UInt64(field << 3 | wire)) }
-    mutating func int(_ field: Int, _ v: Int64) {
-        tag(field, 0)
-        varint(UInt64(bitPattern: v))
-    }
-    mutating func float(_ field: Int, _ v: Float) {
-        tag(field, 5)
-        bytes += withUnsafeBytes(of: v.bitPattern.littleEndian, Array.init)
-    }
-    mutating func data(_ field: Int, _ b: [UInt8]) {
-        tag(field, 2)
-        varint(UInt64(b.count))
-        bytes += b
-    }
-    mutating func string(_ field: Int, _ s: String) { data(field, Array(s.utf8)) }
-    mutating func message(_ field: Int, _ build: (inout Wire) -> Void) {
-        var w = Wire()
-        build(&w)
-        data(field, w.bytes)
-    }
-    /// `google.protobuf.Any` of type `mediapipe.<type>`.
-    mutating func any(_ field: Int, _ type: String, _ build: (inout Wire) -> Void) {
-        message(field) { a in
-            a.string(1, "type.googleapis.com/mediapipe.\(type)")
-            a.message(2, build)
-        }
-    }
-}
 
 /// MediaPipe's `.binarypb` graphs `scripts/setup.sh test` extracts from its wheel.
 enum WheelGraphs {
@@ -169,12 +128,16 @@ func canonical(_ m: TextMessage) -> String {
 
     /// `frameFlowText` serialized as MediaPipe would.
     static var frameFlowBinary: [UInt8] {
-        var g = Wire()
+        var g = ProtobufWire()
         g.string(10, "in")
         g.string(15, "out")
         g.message(12) { h in
             h.string(1, "FixedSizeInputStreamHandler")
-            h.message(3) { o in o.message(125744319) { f in f.int(1, 5); f.int(2, 3) } }
+            h.message(3) { o in
+                o.message(125744319) { f in
+                    f.int(1, 5); f.int(2, 3)
+                }
+            }
         }
         g.message(1) { n in
             n.string(1, "limiter")
@@ -182,15 +145,23 @@ func canonical(_ m: TextMessage) -> String {
             n.string(3, "in")
             n.string(3, "FINISHED:out")
             n.string(4, "limited")
-            n.message(7) { o in o.message(326963320) { f in f.int(1, 3); f.int(2, 2); f.int(3, -5) } }
-            n.message(13) { i in i.string(1, "FINISHED"); i.int(2, 1) }
+            n.message(7) { o in
+                o.message(326963320) { f in
+                    f.int(1, 3); f.int(2, 2); f.int(3, -5)
+                }
+            }
+            n.message(13) { i in
+                i.string(1, "FINISHED"); i.int(2, 1)
+            }
         }
         g.message(1) { n in
             n.string(1, "transform")
             n.string(2, "ImageTransformationCalculator")
             n.string(3, "IMAGE:limited")
             n.string(4, "IMAGE:out")
-            n.any(8, "ImageTransformationCalculatorOptions") { o in o.int(1, 64); o.int(2, 48); o.int(5, 1); o.int(6, 2) }
+            n.any(8, "ImageTransformationCalculatorOptions") { o in
+                o.int(1, 64); o.int(2, 48); o.int(5, 1); o.int(6, 2)
+            }
             n.message(11) { h in
                 h.string(1, "SyncSetInputStreamHandler")
                 h.message(3) { o in o.message(155816273) { s in s.message(1) { t in t.string(1, "IMAGE") } } }
@@ -201,7 +172,11 @@ func canonical(_ m: TextMessage) -> String {
             n.string(2, "ImageCroppingCalculator")
             n.string(3, "IMAGE:out")
             n.string(4, "IMAGE:cropped")
-            n.message(7) { o in o.message(262466399) { f in f.int(1, 10); f.int(2, 8); f.float(4, 0.3); f.float(5, 0.7) } }
+            n.message(7) { o in
+                o.message(262466399) { f in
+                    f.int(1, 10); f.int(2, 8); f.float(4, 0.3); f.float(5, 0.7)
+                }
+            }
         }
         return g.bytes
     }
@@ -239,7 +214,7 @@ func canonical(_ m: TextMessage) -> String {
         let g = try Graph(contentsOfFile: RepositoryFiles.fixture("fuzz/binarygraph/frameflow-options.binarypb"), registry: registry)
         #expect((g.options(ofNode: "limiter") as? FlowLimiterCalculator.Options)?.maxInFlight == 3)
         // An options extension nobody registered is an error naming it and the file.
-        var w = Wire()
+        var w = ProtobufWire()
         w.message(1) { n in
             n.string(2, "FlowLimiterCalculator")
             n.message(7) { o in o.message(99_998) { f in f.int(1, 1) } }
@@ -252,9 +227,11 @@ func canonical(_ m: TextMessage) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("binarygraph-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        var w = Wire()
+        var w = ProtobufWire()
         w.string(10, "in")
-        w.message(1) { n in n.string(2, "PassThroughCalculator"); n.string(3, "in"); n.string(4, "out") }
+        w.message(1) { n in
+            n.string(2, "PassThroughCalculator"); n.string(3, "in"); n.string(4, "out")
+        }
         w.string(15, "out")
         for name in ["g.binarypb", "g.pb", "g.pbtxt"] {
             let path = dir.appendingPathComponent(name).path
@@ -328,33 +305,38 @@ func canonical(_ m: TextMessage) -> String {
             try #require(throws: GraphError.self) { try BinaryGraph.decode(bytes, file: "bad.binarypb") }
         }
         // `node` (1) as a varint.
-        var wrongWire = Wire()
+        var wrongWire = ProtobufWire()
         wrongWire.int(1, 7)
         var e = try failure(wrongWire.bytes)
-        #expect(e.description == "bad.binarypb:0:0: field 'node' (1) of mediapipe.CalculatorGraphConfig has wire type 0, expected 2 at byte 0")
+        #expect(
+            e.description == "bad.binarypb:0:0: field 'node' (1) of mediapipe.CalculatorGraphConfig has wire type 0, expected 2 at byte 0")
         // A string whose length runs past the end.
         e = try failure([0x52, 0x7F, 0x61, 0x62])
         #expect(e.location?.file == "bad.binarypb")
         #expect(e.message == "length 127 runs past the end (2 bytes left) at byte 2 in mediapipe.CalculatorGraphConfig")
         // An options type nobody registered, as Any and as an extension.
-        var any = Wire()
-        any.message(1) { n in n.string(2, "X"); n.any(8, "NoSuchOptions") { o in o.int(1, 1) } }
+        var any = ProtobufWire()
+        any.message(1) { n in
+            n.string(2, "X"); n.any(8, "NoSuchOptions") { o in o.int(1, 1) }
+        }
         e = try failure(any.bytes)
         #expect(e.kind == .unknownOption)
         #expect(e.message.contains("unknown options type 'mediapipe.NoSuchOptions'"))
         #expect(e.location?.file == "bad.binarypb")
-        var ext = Wire()
-        ext.message(1) { n in n.string(2, "X"); n.message(7) { o in o.message(99_999) { _ in } } }
+        var ext = ProtobufWire()
+        ext.message(1) { n in
+            n.string(2, "X"); n.message(7) { o in o.message(99_999) { _ in } }
+        }
         e = try failure(ext.bytes)
         #expect(e.kind == .unknownOption)
         #expect(e.message.contains("unknown options extension 99999"))
         // A field number the message does not have, deep inside options.
-        var unknown = Wire()
+        var unknown = ProtobufWire()
         unknown.message(1) { n in n.message(7) { o in o.message(261754847) { g in g.int(9, 1) } } }
         e = try failure(unknown.bytes)
         #expect(e.message.contains("unknown field 9 (wire type 0) in mediapipe.GateCalculatorOptions"))
         // Any without a type, a bad varint, a group wire type, invalid UTF-8.
-        var noType = Wire()
+        var noType = ProtobufWire()
         noType.message(1) { n in n.message(8) { a in a.data(2, []) } }
         #expect(try failure(noType.bytes).message.contains("without a type_url"))
         #expect(try failure([0x08 | 0x50, 0xFF, 0xFF]).message.contains("truncated varint"))
@@ -365,16 +347,16 @@ func canonical(_ m: TextMessage) -> String {
     @Test func nestingIsBounded() throws {
         // SwitchContainer nodes inside SwitchContainer nodes, deeper than the limit.
         func node(_ depth: Int) -> [UInt8] {
-            var n = Wire()
+            var n = ProtobufWire()
             n.string(2, "SwitchContainer")
             if depth > 0 { n.message(7) { o in o.message(345967970) { s in s.data(2, node(depth - 1)) } } }
             return n.bytes
         }
-        var g = Wire()
+        var g = ProtobufWire()
         g.data(1, node(60))
         let e = try #require(throws: GraphError.self) { try BinaryGraph.decode(g.bytes, file: "deep.binarypb") }
         #expect(e.message.contains("ResourceLimits.maxNestingDepth"))
-        var ok = Wire()
+        var ok = ProtobufWire()
         ok.data(1, node(10))
         _ = try BinaryGraph.decode(ok.bytes, file: "deep.binarypb")
     }
@@ -382,7 +364,9 @@ func canonical(_ m: TextMessage) -> String {
     @Test func floatsReadBackToTheSameFloat() throws {
         // AssociationCalculatorOptions' float, through options decoding's path (text → Double
         // → Float): edge cases and a spread of bit patterns.
-        var values: [Float] = [0, -0.0, 0.1, 0.3, 1.0 / 3, .pi, 1e-45, .leastNormalMagnitude, .greatestFiniteMagnitude, 16_777_217, 1e20, -2.5e-8]
+        var values: [Float] = [
+            0, -0.0, 0.1, 0.3, 1.0 / 3, .pi, 1e-45, .leastNormalMagnitude, .greatestFiniteMagnitude, 16_777_217, 1e20, -2.5e-8,
+        ]
         var x: UInt32 = 0x1234_5678
         for _ in 0..<5000 {
             x = x &* 1_664_525 &+ 1_013_904_223
@@ -390,8 +374,10 @@ func canonical(_ m: TextMessage) -> String {
             if f.isFinite { values.append(f) }
         }
         for f in values {
-            var g = Wire()
-            g.message(1) { n in n.string(2, "X"); n.message(7) { o in o.message(275124847) { a in a.float(1, f) } } }
+            var g = ProtobufWire()
+            g.message(1) { n in
+                n.string(2, "X"); n.message(7) { o in o.message(275124847) { a in a.float(1, f) } }
+            }
             let tree = try BinaryGraph.decode(g.bytes)
             guard case .message(let node) = tree.fields[0].value.kind, case .message(let opts) = node.fields[1].value.kind,
                 case .message(let assoc) = opts.fields[0].value.kind, case .number(let s) = assoc.fields[0].value.kind
@@ -403,7 +389,7 @@ func canonical(_ m: TextMessage) -> String {
         }
         // Infinities and NaN come out as text format writes them.
         for (f, s) in [(Float.infinity, "inf"), (-Float.infinity, "-inf"), (Float.nan, "nan"), (-Float.nan, "nan")] {
-            var g = Wire()
+            var g = ProtobufWire()
             g.message(1) { n in n.message(7) { o in o.message(275124847) { a in a.float(1, f) } } }
             #expect(canonical(try BinaryGraph.decode(g.bytes)).contains("min_similarity_threshold: \(s)"))
         }
@@ -411,10 +397,10 @@ func canonical(_ m: TextMessage) -> String {
 
     @Test func packedAndUnpackedRepeatedFieldsAreTheSame() throws {
         func graph(packed: Bool) throws -> String {
-            var g = Wire()
+            var g = ProtobufWire()
             g.any(1002, "FaceDetectionOptions") { o in
                 if packed {
-                    var run = Wire()
+                    var run = ProtobufWire()
                     for s in [8, 16, 16, 16] { run.varint(UInt64(s)) }
                     o.data(24, run.bytes)
                 } else {
@@ -433,7 +419,7 @@ func canonical(_ m: TextMessage) -> String {
     }
 
     @Test func singularFieldsKeepTheLast() throws {
-        var g = Wire()
+        var g = ProtobufWire()
         g.int(11, 4)
         g.int(11, 9)
         let c = try GraphConfig(binary: g.bytes)

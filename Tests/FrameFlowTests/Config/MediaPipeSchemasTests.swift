@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowTesting
 import Testing
 
 @Suite struct MediaPipeSchemasTests {
@@ -34,7 +35,7 @@ import Testing
 
     /// FaceDetectionOptions as its graphs' `graph_options` carry it: every kind of field.
     @Test func faceDetectionOptionsDecode() throws {
-        var g = Wire()
+        var g = ProtobufWire()
         g.any(1002, "FaceDetectionOptions") { o in
             o.string(1, "face.tflite")
             o.int(11, 1)
