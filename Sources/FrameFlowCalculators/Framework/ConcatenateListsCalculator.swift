@@ -21,33 +21,14 @@ import FrameFlow
 ///   output_stream: "all_landmarks"
 /// }
 /// ```
-open class ConcatenateListsCalculator<List: ElementList & Sendable>: Calculator {
-    public typealias Options = ConcatenateVectorCalculatorOptions
-
-    /// Any number of untagged inputs; one untagged output (checked in `open`).
-    public static var contract: CalculatorContract { CalculatorContract(acceptsAnyPorts: true) }
-
-    public let options: Options
-
-    public required init(options: Options) { self.options = options }
-
-    open func open(_ cc: CalculatorContext) throws {
-        guard cc.inputCount >= 1, cc.outputCount == 1 else {
-            throw GraphError(
-                .invalidPort, "takes one or more input streams and one output stream, got \(cc.inputCount) and \(cc.outputCount)",
-                node: cc.nodeName)
-        }
+open class ConcatenateListsCalculator<List: ElementList & Sendable>: ConcatenatingCalculator<List.Element> {
+    /// The list's elements; a packet holding something else is an error naming the stream.
+    open override func elements(of packet: Packet, atPosition position: Int, _ cc: CalculatorContext) throws -> [List.Element] {
+        try packet.get(List.self, stream: cc.inputStreamName(atPosition: position)).elements
     }
 
-    open func process(_ cc: CalculatorContext) throws {
-        if options.onlyEmitIfAllPresent && (0..<cc.inputCount).contains(where: { cc.input(at: $0).isEmpty }) { return }
-        var joined: [List.Element] = []
-        for i in 0..<cc.inputCount {
-            let packet = cc.input(at: i)
-            if packet.isEmpty { continue }
-            joined += try packet.get(List.self, stream: cc.inputStreamName(atPosition: i)).elements
-        }
-        cc.emit(packet: Packet(List(elements: joined), at: cc.inputTimestamp), atPosition: 0)
+    open override func output(_ elements: [List.Element], at timestamp: Timestamp) -> Packet {
+        Packet(List(elements: elements), at: timestamp)
     }
 }
 

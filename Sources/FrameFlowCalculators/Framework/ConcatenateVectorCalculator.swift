@@ -35,42 +35,18 @@ public struct ConcatenateVectorCalculatorOptions: CalculatorOptions, Equatable {
 ///   output_stream: "render_data"
 /// }
 /// ```
-open class ConcatenateVectorCalculator<Element: Sendable>: Calculator {
-    public typealias Options = ConcatenateVectorCalculatorOptions
-
-    /// Any number of untagged inputs; one untagged output (checked in `open`).
-    public static var contract: CalculatorContract { CalculatorContract(acceptsAnyPorts: true) }
-
-    public let options: Options
-
-    public required init(options: Options) { self.options = options }
-
-    open func open(_ cc: CalculatorContext) throws {
-        guard cc.inputCount >= 1, cc.outputCount == 1 else {
-            throw GraphError(
-                .invalidPort, "takes one or more input streams and one output stream, got \(cc.inputCount) and \(cc.outputCount)",
-                node: cc.nodeName)
-        }
+open class ConcatenateVectorCalculator<Element: Sendable>: ConcatenatingCalculator<Element> {
+    /// One `Element`, or an `[Element]`'s elements.
+    open override func elements(of packet: Packet, atPosition position: Int, _ cc: CalculatorContext) throws -> [Element] {
+        guard let payload = packet.payload else { return [] }
+        if let one = payload as? Element { return [one] }
+        if let many = payload as? [Element] { return many }
+        throw GraphError(
+            .typeMismatch, "packet at \(cc.inputTimestamp) holds \(type(of: payload)), not \(Element.self) or [\(Element.self)]",
+            node: cc.nodeName, stream: cc.inputStreamName(atPosition: position))
     }
 
-    open func process(_ cc: CalculatorContext) throws {
-        if options.onlyEmitIfAllPresent && (0..<cc.inputCount).contains(where: { cc.input(at: $0).isEmpty }) { return }
-        var joined: [Element] = []
-        for i in 0..<cc.inputCount {
-            guard let payload = cc.input(at: i).payload else { continue }
-            if let one = payload as? Element {
-                joined.append(one)
-            } else if let many = payload as? [Element] {
-                joined += many
-            } else {
-                throw GraphError(
-                    .typeMismatch,
-                    "packet at \(cc.inputTimestamp) holds \(type(of: payload)), not \(Element.self) or [\(Element.self)]",
-                    node: cc.nodeName, stream: cc.inputStreamName(atPosition: i))
-            }
-        }
-        cc.emit(packet: Packet(joined, at: cc.inputTimestamp), atPosition: 0)
-    }
+    open override func output(_ elements: [Element], at timestamp: Timestamp) -> Packet { Packet(elements, at: timestamp) }
 }
 
 /// `ConcatenateVectorCalculator` of `RenderData`.

@@ -17,10 +17,7 @@ import FrameFlow
 /// ```
 public final class ImagePropertiesCalculator: Calculator {
     public static let contract = CalculatorContract(
-        inputs: [
-            .init("IMAGE", ImageFrame.self, optional: true), .init("IMAGE_CPU", ImageFrame.self, optional: true),
-            .init("IMAGE_GPU", optional: true),
-        ],
+        inputs: ImageTags.inputs,
         outputs: [.init("SIZE", ImageSize.self)])
 
     private var tag = "IMAGE"

@@ -18,10 +18,7 @@ import FrameFlow
 /// ```
 public final class ToImageCalculator: Calculator {
     public static let contract = CalculatorContract(
-        inputs: [
-            .init("IMAGE", ImageFrame.self, optional: true), .init("IMAGE_CPU", ImageFrame.self, optional: true),
-            .init("IMAGE_GPU", optional: true),
-        ],
+        inputs: ImageTags.inputs,
         outputs: [.init("IMAGE", ImageFrame.self)])
 
     private var tag = "IMAGE"

@@ -120,12 +120,7 @@ public final class InferenceCalculator: Calculator {
             model = try Self.load(options.modelPath)
         }
         if let m = model {
-            inputNames = try Self.names(
-                m.inputs.map(\.name), names: options.inputNames, map: options.inputOutputConfig?.inputTensorNamesMap,
-                indices: options.inputOutputConfig?.inputTensorIndicesMap, side: "input")
-            outputNames = try Self.names(
-                m.outputs.map(\.name), names: options.outputNames, map: options.inputOutputConfig?.outputTensorNamesMap,
-                indices: options.inputOutputConfig?.outputTensorIndicesMap, side: "output")
+            try selectTensorNames(of: m, options)
         }
         self.options = options
     }
@@ -152,7 +147,11 @@ public final class InferenceCalculator: Calculator {
             }
             model = try Self.load(options.modelPath)
         }
-        let m = model!
+        try selectTensorNames(of: model!, options)
+    }
+
+    /// Sets the model's input and output tensors the streams carry, in order, as `options` select.
+    private func selectTensorNames(of m: Model, _ options: Options) throws {
         inputNames = try Self.names(
             m.inputs.map(\.name), names: options.inputNames, map: options.inputOutputConfig?.inputTensorNamesMap,
             indices: options.inputOutputConfig?.inputTensorIndicesMap, side: "input")

@@ -16,6 +16,26 @@ import Testing
         return r
     }
 
+    /// A graph with MAIN on "main", LOOP on "loop" (a back edge) and PREV_LOOP on "prev", and
+    /// a PacketPresenceCalculator writing PREV_LOOP's presence to "present". "loop" is a graph
+    /// input unless `loopNode` writes it.
+    func presenceGraph(loopNode: String? = nil) throws -> Graph {
+        let text = """
+            input_stream: "main"
+            \(loopNode == nil ? "input_stream: \"loop\"" : "")
+            node {
+              calculator: "PreviousLoopbackCalculator"
+              input_stream: "MAIN:main"
+              input_stream: "LOOP:loop"
+              input_stream_info: { tag_index: "LOOP" back_edge: true }
+              output_stream: "PREV_LOOP:prev"
+            }
+            node { calculator: "PacketPresenceCalculator" input_stream: "PACKET:prev" output_stream: "PRESENCE:present" }
+            \(loopNode ?? "")
+            """
+        return try Graph(GraphConfig(parsing: text), registry: .standard)
+    }
+
     @Test func eachMainGetsThePreviousLoopPacket() throws {
         let r = try runner()
         try r.push("m1", tag: "MAIN", at: 1)
@@ -49,19 +69,7 @@ import Testing
     @Test func aLoopWithoutPacketAdvancesTheBound() throws {
         // MAIN 1, 2, 3; LOOP has 1, skips 2 (its bound passes it), has 3: PREV_LOOP carries
         // the packet of 1 at 2, nothing at 3, and the bound past 3 reaches a consumer at once.
-        let text = """
-            input_stream: "main"
-            input_stream: "loop"
-            node {
-              calculator: "PreviousLoopbackCalculator"
-              input_stream: "MAIN:main"
-              input_stream: "LOOP:loop"
-              input_stream_info: { tag_index: "LOOP" back_edge: true }
-              output_stream: "PREV_LOOP:prev"
-            }
-            node { calculator: "PacketPresenceCalculator" input_stream: "PACKET:prev" output_stream: "PRESENCE:present" }
-            """
-        let graph = try Graph(GraphConfig(parsing: text), registry: .standard)
+        let graph = try presenceGraph()
         let prev = try PacketCollector(graph, "prev")
         let present = try PacketCollector(graph, "present")
         try graph.start()
@@ -80,19 +88,7 @@ import Testing
     }
 
     @Test func aMainBoundMovesThePrevLoopBound() throws {
-        let text = """
-            input_stream: "main"
-            input_stream: "loop"
-            node {
-              calculator: "PreviousLoopbackCalculator"
-              input_stream: "MAIN:main"
-              input_stream: "LOOP:loop"
-              input_stream_info: { tag_index: "LOOP" back_edge: true }
-              output_stream: "PREV_LOOP:prev"
-            }
-            node { calculator: "PacketPresenceCalculator" input_stream: "PACKET:prev" output_stream: "PRESENCE:present" }
-            """
-        let graph = try Graph(GraphConfig(parsing: text), registry: .standard)
+        let graph = try presenceGraph()
         let present = try PacketCollector(graph, "present")
         try graph.start()
         try graph.send("m1", to: "main", at: 1)
@@ -145,23 +141,11 @@ import Testing
     @Test func anEmptyLoopForeverNeverBlocksTheConsumer() throws {
         // The loop's producer is a closed gate: LOOP only ever moves its bound. Each MAIN
         // timestamp must still reach the consumer (as an empty PREV_LOOP) at once.
-        let text = """
-            input_stream: "x"
-            node {
-              calculator: "PreviousLoopbackCalculator"
-              input_stream: "MAIN:x"
-              input_stream: "LOOP:looped"
-              input_stream_info: { tag_index: "LOOP" back_edge: true }
-              output_stream: "PREV_LOOP:prev"
-            }
-            node { calculator: "PacketPresenceCalculator" input_stream: "PACKET:prev" output_stream: "PRESENCE:present" }
-            node { calculator: "GateCalculator" input_stream: "x" output_stream: "looped" }
-            """
-        let graph = try Graph(GraphConfig(parsing: text), registry: .standard)
+        let graph = try presenceGraph(loopNode: #"node { calculator: "GateCalculator" input_stream: "main" output_stream: "loop" }"#)
         let present = try PacketCollector(graph, "present")
         try graph.start()
         for t: Int64 in [1, 2, 3, 5, 15] {
-            try graph.send(Int(t), to: "x", at: Timestamp(t))
+            try graph.send(Int(t), to: "main", at: Timestamp(t))
             try graph.waitUntilIdle()
             #expect(present.timestamps.last == Timestamp(t), "PREV_LOOP blocked at \(t): \(present.timestamps)")
         }
