@@ -21,15 +21,20 @@ import Testing
         }
     }
 
-    @Test func splitCutsTensorVectors() throws {
-        let r = try CalculatorRunner(
+    /// A SplitTensorVectorCalculator with two outputs, cut by `ranges` (its options' fields).
+    func split(_ ranges: String) throws -> CalculatorRunner {
+        try CalculatorRunner(
             node: """
                 calculator: "SplitTensorVectorCalculator"
                 input_stream: "tensors"
-                output_stream: "first"
-                output_stream: "rest"
-                options { [mediapipe.SplitVectorCalculatorOptions.ext] { ranges: { begin: 0 end: 1 } ranges: { begin: 1 end: 3 } } }
+                output_stream: "a"
+                output_stream: "b"
+                options { [mediapipe.SplitVectorCalculatorOptions.ext] { \(ranges) } }
                 """, registry: registry)
+    }
+
+    @Test func splitCutsTensorVectors() throws {
+        let r = try split("ranges: { begin: 0 end: 1 } ranges: { begin: 1 end: 3 }")
         r.add([tensor(1), tensor(2), tensor(3)], at: 5)
         try r.run()
         #expect(try r.outputs("", 0).map(values) == [[1]])
@@ -37,14 +42,7 @@ import Testing
     }
 
     @Test func splitRefusesOverlappingTensorRanges() throws {
-        let r = try CalculatorRunner(
-            node: """
-                calculator: "SplitTensorVectorCalculator"
-                input_stream: "tensors"
-                output_stream: "a"
-                output_stream: "b"
-                options { [mediapipe.SplitVectorCalculatorOptions.ext] { ranges: { begin: 0 end: 3 } ranges: { begin: 1 end: 4 } } }
-                """, registry: registry)
+        let r = try split("ranges: { begin: 0 end: 3 } ranges: { begin: 1 end: 4 }")
         r.add((0..<4).map { tensor(Float($0)) }, at: 0)
         #expect { try r.run() } throws: { "\($0)".contains("overlap") }
     }
