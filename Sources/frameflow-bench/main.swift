@@ -479,6 +479,13 @@ if all || args.contains("mediapipe") {
             bytes.withUnsafeBytes { buffer.baseAddress.copyMemory(from: $0.baseAddress! + k * frameBytes, byteCount: frameBytes) }
             return try ImageFrame(width: w, height: h, format: .rgb8, planes: [ImagePlane(buffer: buffer, offset: 0, bytesPerRow: w * 3, rows: h)])
         }
+        // The pre-processing on its own: one 640×480 frame letterboxed into 128×128 floats.
+        var toTensor = ImageToTensorCalculator.Options()
+        (toTensor.outputTensorWidth, toTensor.outputTensorHeight, toTensor.keepAspectRatio) = (128, 128, true)
+        toTensor.outputTensorFloatRange = .init(min: -1, max: 1)
+        toTensor.borderMode = .zero
+        let preprocess = try medianMilliseconds(iterations: quick ? 20 : 200) { _ = try ImageToTensorCalculator.convert(frames[0], options: toTensor) }
+        print(String(format: "  ImageToTensorCalculator alone, 640×480 → 128×128: %.3f ms", preprocess))
         ResourcePaths.root = root
         let registry = try CalculatorRegistry.withML()
         // Frames go in as fast as the graph takes them (it pipelines its stages); MediaPipe's
@@ -494,7 +501,13 @@ if all || args.contains("mediapipe") {
             for (k, f) in frames.enumerated() { try graph.send(f, to: "image", at: Timestamp(Int64(k) * 33_333)) }
             try graph.closeAllInputStreams()
             try graph.waitUntilDone()
-            return (Double(frames.count) / (Double(monotonicNanoseconds() - t) / 1e9), faces.withLock { $0 })
+            let seconds = Double(monotonicNanoseconds() - t) / 1e9
+            if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
+                for n in graph.statistics.nodes where !n.isOutput && n.calls > 0 {
+                    print(String(format: "    %@: %.3f ms per call", n.name, n.busySeconds * 1000 / Double(n.calls)))
+                }
+            }
+            return (Double(frames.count) / seconds, faces.withLock { $0 })
         }
         func mediapipeFPS(threads: Int) -> (fps: Double, faces: Int)? {
             let script = repoRoot.appendingPathComponent("scripts/bench/reference_mediapipe_face.py").path

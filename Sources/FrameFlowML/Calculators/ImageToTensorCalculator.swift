@@ -228,10 +228,45 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                     if !replicate { return 0 }
                     return Float(R[min(max(ty, 0), sh - 1)][min(max(tx, 0), sw - 1) &* C &+ c])
                 }
+                // Axis-aligned (no rotation: the usual letterbox): each column's sampling x and
+                // each row's y are computed once, with the same arithmetic as below.
+                if dxY == 0 && dyX == 0 && C == 3 {
+                    let columns = (0..<W).map { x in Int(((topLeftX + Double(x) * dxX) * 32).rounded(.toNearestOrEven)) }
+                    for y in 0..<H {
+                        let qy = Int(((topLeftY + Double(y) * dyY) * 32).rounded(.toNearestOrEven))
+                        let y0 = qy >> 5
+                        if !replicate && (y0 >= sh || y0 + 1 < 0) { continue }
+                        let ay = Float(qy & 31) / 32
+                        let rowInside = y0 >= 0 && y0 + 1 < sh
+                        for x in 0..<W {
+                            let qx = columns[x], x0 = qx >> 5
+                            if !replicate && (x0 >= sw || x0 + 1 < 0) { continue }
+                            let ax = Float(qx & 31) / 32
+                            let w00 = (1 - ax) * (1 - ay), w01 = ax * (1 - ay), w10 = (1 - ax) * ay, w11 = ax * ay
+                            let o = (y &* W &+ x) &* 3
+                            if rowInside && x0 >= 0 && x0 + 1 < sw {
+                                let r0 = R[y0] + x0 &* 3, r1 = R[y0 + 1] + x0 &* 3
+                                for c in 0..<3 {
+                                    let v = Float(r0[c]) * w00 + Float(r0[3 &+ c]) * w01 + Float(r1[c]) * w10 + Float(r1[3 &+ c]) * w11
+                                    O[o &+ c] = UInt8(truncatingIfNeeded: Int(min(255, v + 0.5)))
+                                }
+                            } else {
+                                for c in 0..<3 {
+                                    let v =
+                                        tap(x0, y0, c) * w00 + tap(x0 + 1, y0, c) * w01 + tap(x0, y0 + 1, c) * w10
+                                        + tap(x0 + 1, y0 + 1, c) * w11
+                                    O[o &+ c] = UInt8(max(0, min(255, v.rounded())))
+                                }
+                            }
+                        }
+                    }
+                    return
+                }
                 for y in 0..<H {
+                    let rowX = topLeftX + Double(y) * dyX, rowY = topLeftY + Double(y) * dyY
                     for x in 0..<W {
-                        let fx = topLeftX + Double(x) * dxX + Double(y) * dyX
-                        let fy = topLeftY + Double(x) * dxY + Double(y) * dyY
+                        let fx = rowX + Double(x) * dxX
+                        let fy = rowY + Double(x) * dxY
                         let qx = Int((fx * 32).rounded(.toNearestOrEven)), qy = Int((fy * 32).rounded(.toNearestOrEven))
                         let x0 = qx >> 5, y0 = qy >> 5
                         // Wholly outside with a zero border: stays 0.
@@ -243,7 +278,9 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                             let r0 = R[y0] + x0 &* C, r1 = R[y0 + 1] + x0 &* C
                             for c in 0..<C {
                                 let v = Float(r0[c]) * w00 + Float(r0[C &+ c]) * w01 + Float(r1[c]) * w10 + Float(r1[C &+ c]) * w11
-                                O[o &+ c] = UInt8(max(0, min(255, v.rounded())))
+                                // v ≥ 0: adding ½ and truncating rounds half away from zero, as
+                                // `rounded()` does, without its library call.
+                                O[o &+ c] = UInt8(truncatingIfNeeded: Int(min(255, v + 0.5)))
                             }
                         } else {
                             for c in 0..<C {
@@ -326,6 +363,20 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                 scale[c] = Float((r.max - r.min) / 255)
                 bias[c] = Float(r.min)
             }
+        }
+        if !nchw && order == Array(0..<C) {
+            // Channels already in place (NHWC, RGB or gray): one pass, no per-element closure.
+            let values = [Float](unsafeUninitializedCapacity: W * H * C) { v, n in
+                pixels.withUnsafeBufferPointer { p in
+                    var i = 0
+                    while i < W * H * C {
+                        for c in 0..<C { v[i &+ c] = Float(p[i &+ c]) * scale[c] + bias[c] }
+                        i &+= C
+                    }
+                }
+                n = W * H * C
+            }
+            return Tensor(shape: shape, floats: values)
         }
         return Tensor(shape: shape, floats: layout({ b, c in Float(b) * scale[c] + bias[c] }, zero: 0))
     }
