@@ -30,6 +30,13 @@ public struct SwitchContainerOptions: CalculatorOptions, Equatable {
 /// each timestamp, from the options, a `SELECT` / `ENABLE` side packet and, over time, a
 /// `SELECT` / `ENABLE` input stream.
 struct SwitchChannels {
+    /// Both halves' contract: any ports, a `SELECT` (Int) or `ENABLE` (Bool) side packet, the
+    /// immediate policy (packets wait in the calculator until the selection settles them), and
+    /// bounds set by the calculator.
+    static let contract = CalculatorContract(
+        inputSidePackets: [.init("SELECT", Int.self, optional: true), .init("ENABLE", Bool.self, optional: true)],
+        acceptsAnyPorts: true, inputPolicy: .immediate, timestampOffset: nil)
+
     /// (first timestamp, channel), ascending; the first entry holds from the start.
     private(set) var history: [(Timestamp, Int)]
     /// Position of the `SELECT` / `ENABLE` input stream, if the node has one.

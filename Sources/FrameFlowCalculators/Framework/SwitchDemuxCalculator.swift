@@ -11,9 +11,7 @@ import FrameFlow
 /// Options: `SwitchContainerOptions`. Written by `SwitchContainer`'s expansion, not by hand.
 public final class SwitchDemuxCalculator: OptionsStoringCalculator {
     public typealias Options = SwitchContainerOptions
-    public static let contract = CalculatorContract(
-        inputSidePackets: [.init("SELECT", Int.self, optional: true), .init("ENABLE", Bool.self, optional: true)],
-        acceptsAnyPorts: true, inputPolicy: .immediate, timestampOffset: nil)
+    public static let contract = SwitchChannels.contract
 
     public var options: Options
     private var channels: SwitchChannels!

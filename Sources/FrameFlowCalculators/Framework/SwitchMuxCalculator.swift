@@ -10,9 +10,7 @@ import FrameFlow
 /// Written by `SwitchContainer`'s expansion, not by hand.
 public final class SwitchMuxCalculator: OptionsStoringCalculator {
     public typealias Options = SwitchContainerOptions
-    public static let contract = CalculatorContract(
-        inputSidePackets: [.init("SELECT", Int.self, optional: true), .init("ENABLE", Bool.self, optional: true)],
-        acceptsAnyPorts: true, inputPolicy: .immediate, timestampOffset: nil)
+    public static let contract = SwitchChannels.contract
 
     public var options: Options
     private var channels: SwitchChannels!
