@@ -15,6 +15,7 @@ extension CalculatorRegistry {
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
             // Framework calculators (constants, files, gates, loopback, merge, presence, image tags).
             ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
+            ThresholdingCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
