@@ -13,6 +13,7 @@ extension CalculatorRegistry {
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
             HaarCascadeDetectorCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
+            DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
             // Framework calculators (constants, files, gates, loopback, merge, presence, image tags).
             ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
             ThresholdingCalculator.self,

@@ -1,0 +1,245 @@
+import Foundation
+import FrameFlow
+
+/// Turns detections into rectangles, as MediaPipe's `DetectionsToRectsCalculator`: the
+/// region a landmark model should look at next (face mesh, hands, pose).
+///
+/// The rect is the detection's box by its centre (`DEFAULT` / `USE_BOUNDING_BOX`; pixel boxes
+/// for `RECT(S)`, relative boxes for `NORM_RECT(S)`), or the box around its relative
+/// keypoints (`USE_KEYPOINTS`; pixel rects then round keypoint box × `IMAGE_SIZE`). A pixel
+/// box's centre is `xmin + width / 2` in integers, as MediaPipe's `int32` proto fields give.
+///
+/// With `rotation_vector_start_keypoint_index` the rect is rotated so that the vector from
+/// the start keypoint to the end keypoint (in pixels of `IMAGE_SIZE`, y pointing up) points
+/// at the target angle: `rotation = normalize(target − atan2(−(y1 − y0), x1 − x0))`, in
+/// [−π, π). A timestamp without an `IMAGE_SIZE` packet then gives no output.
+///
+/// An empty `DETECTIONS` vector gives no output, or with
+/// `output_zero_rect_for_empty_detections` an all-zero `RECT` / `NORM_RECT`, or a
+/// `NORM_RECTS` of one all-zero rect (`RECTS` still gets nothing, as in MediaPipe).
+///
+/// Inputs (exactly one of `DETECTION` and `DETECTIONS`):
+///   - `DETECTION`: `Detection`.
+///   - `DETECTIONS`: `[Detection]`; single-rect outputs use the first.
+///   - `IMAGE_SIZE` (`ImageSize`, optional): needed for rotation and for `USE_KEYPOINTS` to `RECT(S)`.
+/// Outputs (exactly one):
+///   - `NORM_RECT`: `NormalizedRect`.
+///   - `RECT`: `RotatedRect` (pixels).
+///   - `NORM_RECTS`: `[NormalizedRect]`, one per detection.
+///   - `RECTS`: `[RotatedRect]`, one per detection.
+/// Options: `mediapipe.DetectionsToRectsCalculatorOptions` {
+///   rotation_vector_start_keypoint_index, rotation_vector_end_keypoint_index (both or
+///   neither), rotation_vector_target_angle (radians) | rotation_vector_target_angle_degrees
+///   (exactly one with a start index), output_zero_rect_for_empty_detections (false),
+///   conversion_mode (DEFAULT | USE_BOUNDING_BOX | USE_KEYPOINTS) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "DetectionsToRectsCalculator"
+///   input_stream: "DETECTION:face_detection"
+///   input_stream: "IMAGE_SIZE:image_size"
+///   output_stream: "NORM_RECT:face_rect"
+///   options {
+///     [mediapipe.DetectionsToRectsCalculatorOptions.ext] {
+///       rotation_vector_start_keypoint_index: 0  # right eye
+///       rotation_vector_end_keypoint_index: 1  # left eye
+///       rotation_vector_target_angle_degrees: 0
+///     }
+///   }
+/// }
+/// ```
+public final class DetectionsToRectsCalculator: OptionsStoringCalculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.DetectionsToRectsCalculatorOptions"
+        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.detectionsToRectsCalculator }
+
+        /// Where the rect comes from.
+        public enum ConversionMode: String, Codable, Sendable {
+            /// The box (as `USE_BOUNDING_BOX`).
+            case `default` = "DEFAULT"
+            /// The detection's box: pixel for `RECT(S)`, relative for `NORM_RECT(S)`.
+            case useBoundingBox = "USE_BOUNDING_BOX"
+            /// The box around the relative keypoints (at least two).
+            case useKeypoints = "USE_KEYPOINTS"
+        }
+
+        /// Keypoint the rotation vector starts at; set, it turns rotation on.
+        public var rotationVectorStartKeypointIndex: Int?
+        /// Keypoint the rotation vector ends at.
+        public var rotationVectorEndKeypointIndex: Int?
+        /// The angle (radians, counter-clockwise from +x) the vector should point at.
+        public var rotationVectorTargetAngle: Double?
+        /// The same in degrees.
+        public var rotationVectorTargetAngleDegrees: Double?
+        /// Emit a zero rect for an empty `DETECTIONS` vector instead of nothing.
+        public var outputZeroRectForEmptyDetections = false
+        public var conversionMode = ConversionMode.default
+        public init() {}
+
+        /// The target angle in radians, when rotation is on.
+        var targetAngle: Double? {
+            guard rotationVectorStartKeypointIndex != nil else { return nil }
+            if let a = rotationVectorTargetAngle { return a }
+            return rotationVectorTargetAngleDegrees.map { Double.pi * $0 / 180 }
+        }
+
+        public func validate() throws {
+            guard let start = rotationVectorStartKeypointIndex else { return }
+            guard let end = rotationVectorEndKeypointIndex else {
+                throw GraphError(
+                    .invalidOption, "rotation_vector_end_keypoint_index is required with rotation_vector_start_keypoint_index")
+            }
+            guard start >= 0, end >= 0 else {
+                throw GraphError(.invalidOption, "rotation_vector_start/end_keypoint_index must be ≥ 0, got \(start) and \(end)")
+            }
+            guard (rotationVectorTargetAngle == nil) != (rotationVectorTargetAngleDegrees == nil) else {
+                throw GraphError(
+                    .invalidOption,
+                    "exactly one of rotation_vector_target_angle and rotation_vector_target_angle_degrees is required with "
+                        + "rotation_vector_start_keypoint_index")
+            }
+        }
+    }
+
+    static let inputTags = ["DETECTION", "DETECTIONS"]
+    static let outputTags = ["NORM_RECT", "RECT", "NORM_RECTS", "RECTS"]
+
+    public static let contract = CalculatorContract(
+        inputs: [
+            PortSpec("DETECTION", Detection.self, optional: true), PortSpec("DETECTIONS", [Detection].self, optional: true),
+            PortSpec("IMAGE_SIZE", ImageSize.self, optional: true),
+        ],
+        outputs: [
+            PortSpec("NORM_RECT", NormalizedRect.self, optional: true), PortSpec("RECT", RotatedRect.self, optional: true),
+            PortSpec("NORM_RECTS", [NormalizedRect].self, optional: true), PortSpec("RECTS", [RotatedRect].self, optional: true),
+        ])
+
+    public var options: Options
+
+    public init(options: Options) throws {
+        self.options = options
+    }
+
+    public func open(_ cc: CalculatorContext) throws {
+        let inputs = Self.inputTags.filter { cc.hasInputPort($0) }
+        guard inputs.count == 1 else {
+            throw GraphError(
+                .invalidPort, "DetectionsToRectsCalculator takes exactly one of DETECTION or DETECTIONS (given: \(inputs))",
+                node: cc.nodeName)
+        }
+        let outputs = Self.outputTags.filter { cc.hasOutputPort($0) }
+        guard outputs.count == 1 else {
+            throw GraphError(
+                .invalidPort,
+                "DetectionsToRectsCalculator gives exactly one of NORM_RECT, RECT, NORM_RECTS or RECTS (given: \(outputs))",
+                node: cc.nodeName)
+        }
+        if options.targetAngle != nil, !cc.hasInputPort("IMAGE_SIZE") {
+            throw GraphError(
+                .invalidPort, "rotation_vector_start_keypoint_index needs the IMAGE_SIZE input", node: cc.nodeName)
+        }
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        let imageSize = cc.hasInput("IMAGE_SIZE") ? try cc.input("IMAGE_SIZE", as: ImageSize.self) : nil
+        if options.targetAngle != nil, imageSize == nil { return }
+        let detections: [Detection]
+        if cc.hasInputPort("DETECTION") {
+            guard cc.hasInput("DETECTION") else { return }
+            detections = [try cc.input("DETECTION", as: Detection.self)]
+        } else {
+            guard cc.hasInput("DETECTIONS") else { return }
+            detections = try cc.input("DETECTIONS", as: [Detection].self)
+        }
+        if detections.isEmpty {
+            guard options.outputZeroRectForEmptyDetections else { return }
+            let zero = NormalizedRect(xCenter: 0, yCenter: 0, width: 0, height: 0)
+            if cc.hasOutputPort("RECT") { try cc.emit(RotatedRect(xCenter: 0, yCenter: 0, width: 0, height: 0), tag: "RECT") }
+            if cc.hasOutputPort("NORM_RECT") { try cc.emit(zero, tag: "NORM_RECT") }
+            if cc.hasOutputPort("NORM_RECTS") { try cc.emit([zero], tag: "NORM_RECTS") }
+            return
+        }
+        if cc.hasOutputPort("RECT") { try cc.emit(try pixelRect(detections[0], imageSize: imageSize), tag: "RECT") }
+        if cc.hasOutputPort("NORM_RECT") { try cc.emit(try normalizedRect(detections[0], imageSize: imageSize), tag: "NORM_RECT") }
+        if cc.hasOutputPort("RECTS") { try cc.emit(try detections.map { try pixelRect($0, imageSize: imageSize) }, tag: "RECTS") }
+        if cc.hasOutputPort("NORM_RECTS") {
+            try cc.emit(try detections.map { try normalizedRect($0, imageSize: imageSize) }, tag: "NORM_RECTS")
+        }
+    }
+
+    /// The pixel rect of `detection`.
+    public func pixelRect(_ detection: Detection, imageSize: ImageSize?) throws -> RotatedRect {
+        let location = detection.locationData
+        var rect: RotatedRect
+        switch options.conversionMode {
+        case .default, .useBoundingBox:
+            guard location.format == .boundingBox, let b = location.boundingBox else {
+                throw GraphError(.calculatorFailed, "only BOUNDING_BOX detections convert to RECT (got \(location.format))")
+            }
+            rect = RotatedRect(xCenter: b.xmin + b.width / 2, yCenter: b.ymin + b.height / 2, width: b.width, height: b.height)
+        case .useKeypoints:
+            guard let size = imageSize else {
+                throw GraphError(.calculatorFailed, "USE_KEYPOINTS to RECT needs an IMAGE_SIZE packet")
+            }
+            let n = try Self.keypointBox(location)
+            let w = Double(size.width), h = Double(size.height)
+            rect = RotatedRect(
+                xCenter: Int((n.xCenter * w).rounded()), yCenter: Int((n.yCenter * h).rounded()),
+                width: Int((n.width * w).rounded()), height: Int((n.height * h).rounded()))
+        }
+        if let angle = options.targetAngle { rect.rotation = try rotation(location, imageSize: imageSize, target: angle) }
+        return rect
+    }
+
+    /// The normalized rect of `detection`.
+    public func normalizedRect(_ detection: Detection, imageSize: ImageSize?) throws -> NormalizedRect {
+        let location = detection.locationData
+        var rect: NormalizedRect
+        switch options.conversionMode {
+        case .default, .useBoundingBox:
+            guard location.format == .relativeBoundingBox, let b = location.relativeBoundingBox else {
+                throw GraphError(
+                    .calculatorFailed, "only RELATIVE_BOUNDING_BOX detections convert to NORM_RECT (got \(location.format))")
+            }
+            rect = NormalizedRect(xCenter: b.xmin + b.width / 2, yCenter: b.ymin + b.height / 2, width: b.width, height: b.height)
+        case .useKeypoints:
+            rect = try Self.keypointBox(location)
+        }
+        if let angle = options.targetAngle { rect.rotation = try rotation(location, imageSize: imageSize, target: angle) }
+        return rect
+    }
+
+    /// The axis-aligned box around the relative keypoints, by its centre.
+    static func keypointBox(_ location: LocationData) throws -> NormalizedRect {
+        let points = location.relativeKeypoints
+        guard points.count > 1 else {
+            throw GraphError(.calculatorFailed, "USE_KEYPOINTS needs 2 or more keypoints, the detection has \(points.count)")
+        }
+        let xs = points.map(\.x), ys = points.map(\.y)
+        let xmin = xs.min()!, xmax = xs.max()!, ymin = ys.min()!, ymax = ys.max()!
+        return NormalizedRect(xCenter: (xmin + xmax) / 2, yCenter: (ymin + ymax) / 2, width: xmax - xmin, height: ymax - ymin)
+    }
+
+    /// The rotation that turns the start→end keypoint vector to `target` (radians, clockwise
+    /// positive as `NormalizedRect.rotation`), normalized to [−π, π).
+    func rotation(_ location: LocationData, imageSize: ImageSize?, target: Double) throws -> Double {
+        guard let size = imageSize else { throw GraphError(.calculatorFailed, "rotation needs an IMAGE_SIZE packet") }
+        let points = location.relativeKeypoints
+        let start = options.rotationVectorStartKeypointIndex ?? 0, end = options.rotationVectorEndKeypointIndex ?? 0
+        guard start < points.count, end < points.count else {
+            throw GraphError(
+                .calculatorFailed,
+                "rotation_vector_start/end_keypoint_index (\(start), \(end)) out of range: the detection has \(points.count) keypoints")
+        }
+        let w = Double(size.width), h = Double(size.height)
+        let x0 = points[start].x * w, y0 = points[start].y * h
+        let x1 = points[end].x * w, y1 = points[end].y * h
+        return normalizeRadians(target - atan2(-(y1 - y0), x1 - x0))
+    }
+}
+
+/// `angle` moved by whole turns into [−π, π), as MediaPipe's `NormalizeRadians`.
+func normalizeRadians(_ angle: Double) -> Double {
+    angle - 2 * Double.pi * ((angle + Double.pi) / (2 * Double.pi)).rounded(.down)
+}
