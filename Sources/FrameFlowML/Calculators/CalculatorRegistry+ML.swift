@@ -10,7 +10,7 @@ extension CalculatorRegistry {
             SsdAnchorsCalculator.self, DetectionProjectionCalculator.self, DetectionLetterboxRemovalCalculator.self,
             TfLiteModelCalculator.self, TfLiteCustomOpResolverCalculator.self,
             BeginLoopTensorCalculator.self, EndLoopTensorCalculator.self, SplitTensorVectorCalculator.self,
-            ConcatenateTensorVectorCalculator.self, TensorsToFloatsCalculator.self,
+            ConcatenateTensorVectorCalculator.self, TensorsToFloatsCalculator.self, TensorsToLandmarksCalculator.self,
         ]
     }
 }

@@ -1,0 +1,180 @@
+import Foundation
+import FrameFlow
+
+/// Decodes a landmark model's output tensor into landmarks, as MediaPipe's
+/// `TensorsToLandmarksCalculator` does.
+///
+/// The first tensor holds `num_landmarks` landmarks one after another, each of
+/// d = elements / `num_landmarks` values (integer division, at least 1): x, then y, z,
+/// visibility and presence as far as d goes. With a horizontal flip x becomes
+/// `input_image_width` − x, with a vertical flip y becomes `input_image_height` − y.
+/// Visibility and presence go through their activation (SIGMOID: 1 / (1 + e^−v)).
+/// `NORM_LANDMARKS` divides x by the width, y by the height and z by the width and by
+/// `normalize_z`; visibility and presence are kept only when the model gives them.
+///
+/// Inputs:
+///   - `TENSORS`: `[Tensor]`; the first must be a float tensor.
+///   - `FLIP_HORIZONTALLY`, `FLIP_VERTICALLY`: `Bool` (optional), per timestamp; a timestamp
+///     without a packet uses the option.
+/// Input side packets:
+///   - `FLIP_HORIZONTALLY`, `FLIP_VERTICALLY`: `Bool` (optional), for the whole run (instead
+///     of the stream of the same tag).
+/// Outputs:
+///   - `LANDMARKS`: `LandmarkList` (optional), in the model's input pixels.
+///   - `NORM_LANDMARKS`: `NormalizedLandmarkList` (optional), as fractions of the input image.
+/// Options: `mediapipe.TensorsToLandmarksCalculatorOptions` { num_landmarks (required),
+/// input_image_width, input_image_height (required for NORM_LANDMARKS and for flips),
+/// flip_vertically, flip_horizontally, normalize_z (default 1), visibility_activation,
+/// presence_activation (NONE, SIGMOID) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "TensorsToLandmarksCalculator"
+///   input_stream: "TENSORS:landmark_tensors"
+///   output_stream: "NORM_LANDMARKS:landmarks"
+///   options { [mediapipe.TensorsToLandmarksCalculatorOptions.ext] {
+///     num_landmarks: 468 input_image_width: 192 input_image_height: 192 } }
+/// }
+/// ```
+public final class TensorsToLandmarksCalculator: Calculator {
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.TensorsToLandmarksCalculatorOptions"
+        public static var protoSchema: ProtoSchema? {
+            let activation = ProtoField.Kind.enumeration([0: "NONE", 1: "SIGMOID"])
+            return ProtoSchema(
+                "mediapipe.TensorsToLandmarksCalculatorOptions", extension: 335742640,
+                fields: [
+                    .init(1, "num_landmarks", .int32), .init(2, "input_image_width", .int32), .init(3, "input_image_height", .int32),
+                    .init(4, "flip_vertically", .bool), .init(6, "flip_horizontally", .bool), .init(5, "normalize_z", .float),
+                    .init(7, "visibility_activation", activation), .init(8, "presence_activation", activation),
+                ])
+        }
+
+        public enum Activation: String, Codable, Sendable {
+            case none = "NONE", sigmoid = "SIGMOID"
+        }
+
+        /// Required.
+        public var numLandmarks: Int?
+        public var inputImageWidth: Int?
+        public var inputImageHeight: Int?
+        public var flipVertically = false
+        public var flipHorizontally = false
+        public var normalizeZ = 1.0
+        public var visibilityActivation = Activation.none
+        public var presenceActivation = Activation.none
+        public init() {}
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [
+            PortSpec("TENSORS", [Tensor].self), PortSpec("FLIP_HORIZONTALLY", Bool.self, optional: true),
+            PortSpec("FLIP_VERTICALLY", Bool.self, optional: true),
+        ],
+        outputs: [
+            PortSpec("LANDMARKS", LandmarkList.self, optional: true),
+            PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self, optional: true),
+        ],
+        inputSidePackets: [
+            PortSpec("FLIP_HORIZONTALLY", Bool.self, optional: true), PortSpec("FLIP_VERTICALLY", Bool.self, optional: true),
+        ])
+
+    private let options: Options
+    private var absolute = false
+    private var normalized = false
+
+    public init(options: Options) throws {
+        self.options = options
+        guard let n = options.numLandmarks, n > 0 else {
+            throw GraphError(.invalidOption, "num_landmarks must be set and > 0, not \(options.numLandmarks.map(String.init) ?? "unset")")
+        }
+    }
+
+    public func open(_ cc: CalculatorContext) throws {
+        let outs = Set(cc.outputPorts)
+        absolute = outs.contains(PortID("LANDMARKS", 0))
+        normalized = outs.contains(PortID("NORM_LANDMARKS", 0))
+        let size = options.inputImageWidth != nil && options.inputImageHeight != nil
+        if normalized && !size {
+            throw GraphError(
+                .invalidOption, "input_image_width and input_image_height are needed for NORM_LANDMARKS", node: cc.nodeName)
+        }
+        let flips = ["FLIP_HORIZONTALLY", "FLIP_VERTICALLY"]
+        let flipPorts = flips.contains { cc.hasInputPort($0) || cc.sidePacketPorts.contains(PortID($0, 0)) }
+        if absolute && !size && (options.flipHorizontally || options.flipVertically || flipPorts) {
+            throw GraphError(
+                .invalidOption, "input_image_width and input_image_height are needed to flip LANDMARKS", node: cc.nodeName)
+        }
+        for tag in flips where cc.hasInputPort(tag) && cc.sidePacketPorts.contains(PortID(tag, 0)) {
+            throw GraphError(.invalidPort, "\(tag) is either an input stream or an input side packet, not both", node: cc.nodeName)
+        }
+    }
+
+    /// The flip `tag` asks for at this timestamp: its side packet, else its stream's packet,
+    /// else `fallback`.
+    private func flip(_ cc: CalculatorContext, _ tag: String, _ fallback: Bool) throws -> Bool {
+        if cc.sidePacketPorts.contains(PortID(tag, 0)) { return try cc.sidePacket(tag, as: Bool.self) }
+        if cc.hasInputPort(tag) && cc.hasInput(tag) { return try cc.input(tag, as: Bool.self) }
+        return fallback
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        guard cc.hasInput("TENSORS") else { return }
+        let stream = cc.inputStreamName("TENSORS")
+        let tensors = try cc.input("TENSORS", as: [Tensor].self)
+        guard let t = tensors.first, t.isFloat else {
+            throw GraphError(.calculatorFailed, "TENSORS must hold a float tensor of landmarks", stream: stream)
+        }
+        var o = options
+        o.flipHorizontally = try flip(cc, "FLIP_HORIZONTALLY", options.flipHorizontally)
+        o.flipVertically = try flip(cc, "FLIP_VERTICALLY", options.flipVertically)
+        let landmarks: LandmarkList
+        do {
+            landmarks = try Self.decode(t.floats, options: o)
+        } catch var e as GraphError {
+            e.stream = stream
+            throw e
+        }
+        if normalized { try cc.emit(Self.normalized(landmarks, options: o), tag: "NORM_LANDMARKS") }
+        if absolute { try cc.emit(landmarks, tag: "LANDMARKS") }
+    }
+
+    /// The landmarks in `values` under `o` (flips included), in the model's input pixels.
+    public static func decode(_ values: [Float], options o: Options) throws -> LandmarkList {
+        let n = o.numLandmarks ?? 0
+        guard n > 0 else { throw GraphError(.invalidOption, "num_landmarks must be set and > 0") }
+        let d = values.count / n
+        guard d > 0 else {
+            throw GraphError(.calculatorFailed, "TENSORS has \(values.count) values, fewer than num_landmarks (\(n))")
+        }
+        let width = Float(o.inputImageWidth ?? 0), height = Float(o.inputImageHeight ?? 0)
+        func activate(_ a: Options.Activation, _ v: Float) -> Float { a == .sigmoid ? 1 / (1 + exp(-v)) : v }
+        var out: [Landmark] = []
+        out.reserveCapacity(n)
+        for i in 0..<n {
+            let v = values[(i * d)...]
+            let base = v.startIndex
+            let x = o.flipHorizontally ? width - v[base] : v[base]
+            var y: Float = 0, z: Float = 0
+            if d > 1 { y = o.flipVertically ? height - v[base + 1] : v[base + 1] }
+            if d > 2 { z = v[base + 2] }
+            var p = Landmark(x: Double(x), y: Double(y), z: Double(z))
+            if d > 3 { p.visibility = Double(activate(o.visibilityActivation, v[base + 3])) }
+            if d > 4 { p.presence = Double(activate(o.presenceActivation, v[base + 4])) }
+            out.append(p)
+        }
+        return LandmarkList(out)
+    }
+
+    /// `landmarks` as fractions of the input image (z by the width and by `normalize_z`).
+    public static func normalized(_ landmarks: LandmarkList, options o: Options) -> NormalizedLandmarkList {
+        let width = Float(o.inputImageWidth ?? 1), height = Float(o.inputImageHeight ?? 1), nz = Float(o.normalizeZ)
+        return NormalizedLandmarkList(
+            landmarks.landmark.map {
+                NormalizedLandmark(
+                    x: Double(Float($0.x) / width), y: Double(Float($0.y) / height), z: Double(Float($0.z) / width / nz),
+                    visibility: $0.visibility, presence: $0.presence)
+            })
+    }
+}
