@@ -16,7 +16,7 @@ extension CalculatorRegistry {
             DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
             // Framework calculators (constants, files, gates, loopback, merge, presence, image tags).
             ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
-            ThresholdingCalculator.self,
+            ThresholdingCalculator.self, LandmarkProjectionCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
