@@ -101,6 +101,27 @@ public final class CalculatorContext {
     /// Whether the node connects output port `tag:index`.
     public func hasOutputPort(_ tag: String = "", _ index: Int = 0) -> Bool { outputIndex[PortID(tag, index)] != nil }
 
+    /// The one of `tags` the node connects as an input, for calculators that take a value in
+    /// one of several forms (`NORM_RECT`, `RECT`, …).
+    /// - Throws: `GraphError(.invalidPort)` naming the tags when it connects none or several.
+    public func connectedInputTag(oneOf tags: [String]) throws -> String {
+        try Self.onlyOne(of: tags, tags.filter { hasInputPort($0) }, "takes", nodeName)
+    }
+
+    /// The one of `tags` the node connects as an output (see `connectedInputTag(oneOf:)`).
+    public func connectedOutputTag(oneOf tags: [String]) throws -> String {
+        try Self.onlyOne(of: tags, tags.filter { hasOutputPort($0) }, "gives", nodeName)
+    }
+
+    private static func onlyOne(of tags: [String], _ connected: [String], _ verb: String, _ node: String) throws -> String {
+        guard connected.count == 1 else {
+            let list = tags.count > 1 ? tags.dropLast().joined(separator: ", ") + " and " + tags.last! : tags.joined()
+            let given = connected.isEmpty ? "none" : connected.joined(separator: ", ")
+            throw GraphError(.invalidPort, "\(node) \(verb) exactly one of \(list) (connected: \(given))", node: node)
+        }
+        return connected[0]
+    }
+
     /// The indexes the node connects for input tag `tag`, ascending.
     public func inputIndexes(tag: String) -> [Int] {
         inputIndex.keys.filter { $0.tag == tag }.map(\.index).sorted()

@@ -122,19 +122,8 @@ public final class DetectionsToRectsCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        let inputs = Self.inputTags.filter { cc.hasInputPort($0) }
-        guard inputs.count == 1 else {
-            throw GraphError(
-                .invalidPort, "DetectionsToRectsCalculator takes exactly one of DETECTION or DETECTIONS (given: \(inputs))",
-                node: cc.nodeName)
-        }
-        let outputs = Self.outputTags.filter { cc.hasOutputPort($0) }
-        guard outputs.count == 1 else {
-            throw GraphError(
-                .invalidPort,
-                "DetectionsToRectsCalculator gives exactly one of NORM_RECT, RECT, NORM_RECTS or RECTS (given: \(outputs))",
-                node: cc.nodeName)
-        }
+        _ = try cc.connectedInputTag(oneOf: Self.inputTags)
+        _ = try cc.connectedOutputTag(oneOf: Self.outputTags)
         if options.targetAngle != nil, !cc.hasInputPort("IMAGE_SIZE") {
             throw GraphError(
                 .invalidPort, "rotation_vector_start_keypoint_index needs the IMAGE_SIZE input", node: cc.nodeName)

@@ -17,12 +17,6 @@ enum ImageTags {
                 .invalidPort, "\(calculator): IMAGE_GPU is not supported (FrameFlow has no GPU images); use IMAGE or IMAGE_CPU",
                 node: cc.nodeName, stream: cc.inputStreamName("IMAGE_GPU"))
         }
-        let connected = ["IMAGE", "IMAGE_CPU"].filter { cc.hasInputPort($0) }
-        guard connected.count == 1 else {
-            throw GraphError(
-                .invalidPort, "\(calculator) takes exactly one of IMAGE and IMAGE_CPU (connected: \(connected))",
-                node: cc.nodeName)
-        }
-        return connected[0]
+        return try cc.connectedInputTag(oneOf: ["IMAGE", "IMAGE_CPU"])
     }
 }

@@ -65,11 +65,7 @@ public final class RectToRenderDataCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        let connected = Self.tags.filter { cc.hasInputPort($0) }
-        guard connected.count == 1 else {
-            throw GraphError(
-                .invalidPort, "RectToRenderDataCalculator takes exactly one of NORM_RECT, RECT, NORM_RECTS or RECTS (given: \(connected))")
-        }
+        _ = try cc.connectedInputTag(oneOf: Self.tags)
     }
 
     public func process(_ cc: CalculatorContext) throws {

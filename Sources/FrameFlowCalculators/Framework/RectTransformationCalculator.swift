@@ -103,15 +103,9 @@ public final class RectTransformationCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        let connected = Self.tags.filter { cc.hasInputPort($0) }
-        guard connected.count == 1 else {
-            throw GraphError(
-                .invalidPort,
-                "RectTransformationCalculator takes exactly one of NORM_RECT, NORM_RECTS, RECT or RECTS (given: \(connected))",
-                node: cc.nodeName)
-        }
-        if connected[0].hasPrefix("NORM"), !cc.hasInputPort("IMAGE_SIZE") {
-            throw GraphError(.invalidPort, "\(connected[0]) needs the IMAGE_SIZE input", node: cc.nodeName)
+        let connected = try cc.connectedInputTag(oneOf: Self.tags)
+        if connected.hasPrefix("NORM"), !cc.hasInputPort("IMAGE_SIZE") {
+            throw GraphError(.invalidPort, "\(connected) needs the IMAGE_SIZE input", node: cc.nodeName)
         }
     }
 
