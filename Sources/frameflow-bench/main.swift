@@ -52,6 +52,21 @@ func row(_ name: String, _ ours: Double, _ reference: Double?, unit: String, ref
     print(padded + String(format: "%10.3f %@", ours, unit) + "  " + refText + "  ratio " + r + "  (vs \(refName))")
 }
 
+/// Up to `count` frames of `clip` scaled to `width` × `height` as rgb8 images, decoded by the
+/// ffmpeg tool into `raw` (which the Python references read too); nil without ffmpeg or with
+/// fewer than ten frames.
+func clipFrames(_ clip: String, width w: Int, height h: Int, count: Int, into raw: URL) throws -> [ImageFrame]? {
+    guard run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", "\(count)", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
+        let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
+    else { return nil }
+    let frameBytes = w * h * 3
+    return try (0..<(bytes.count / frameBytes)).map { k in
+        let buffer = ImageBuffer(byteCount: frameBytes)
+        bytes.withUnsafeBytes { buffer.baseAddress.copyMemory(from: $0.baseAddress! + k * frameBytes, byteCount: frameBytes) }
+        return try ImageFrame(width: w, height: h, format: .rgb8, planes: [ImagePlane(buffer: buffer, offset: 0, bytesPerRow: w * 3, rows: h)])
+    }
+}
+
 print("frameflow-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores; ratio = FrameFlow / reference (≤ 1.0: FrameFlow as fast or faster)")
 
 // (a) Luminance + Sobel, 1920×1080 RGBA, one thread, against OpenCV.
@@ -404,16 +419,8 @@ if all || args.contains("blazeface") {
     let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-blazeface-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: raw) }
     print("\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps, best of 2 rounds × 3 passes each side, alternating; ratio = FrameFlow fps / reference fps, target ≥ 1.0)")
-    if run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", "\(wanted)", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
-        let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
-    {
-        let count = bytes.count / (w * h * 3)
-        let frameBytes = w * h * 3
-        let frames = try (0..<count).map { k in
-            let buffer = ImageBuffer(byteCount: frameBytes)
-            bytes.withUnsafeBytes { buffer.baseAddress.copyMemory(from: $0.baseAddress! + k * frameBytes, byteCount: frameBytes) }
-            return try ImageFrame(width: w, height: h, format: .rgb8, planes: [ImagePlane(buffer: buffer, offset: 0, bytesPerRow: w * 3, rows: h)])
-        }
+    if let frames = try clipFrames(clip, width: w, height: h, count: wanted, into: raw) {
+        let count = frames.count
         var text = try String(contentsOf: repoRoot.appendingPathComponent("Graphs/face_detection_short_range.pbtxt"), encoding: .utf8)
         text = text.replacingOccurrences(of: "\".build/fixtures/models/", with: "\"\(models)/")
         let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
@@ -469,16 +476,7 @@ if all || args.contains("mediapipe") {
     let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: raw) }
     print("\n(h) MediaPipe face detection (face_detection_short_range_cpu.binarypb, MediaPipe's model) on carphone_pristine.mp4 at \(w)×\(h): ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster")
-    if FileManager.default.fileExists(atPath: graphPath),
-        run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", quick ? "30" : "120", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
-        let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
-    {
-        let frameBytes = w * h * 3
-        let frames = try (0..<(bytes.count / frameBytes)).map { k in
-            let buffer = ImageBuffer(byteCount: frameBytes)
-            bytes.withUnsafeBytes { buffer.baseAddress.copyMemory(from: $0.baseAddress! + k * frameBytes, byteCount: frameBytes) }
-            return try ImageFrame(width: w, height: h, format: .rgb8, planes: [ImagePlane(buffer: buffer, offset: 0, bytesPerRow: w * 3, rows: h)])
-        }
+    if FileManager.default.fileExists(atPath: graphPath), let frames = try clipFrames(clip, width: w, height: h, count: quick ? 30 : 120, into: raw) {
         // The pre-processing on its own: one 640×480 frame letterboxed into 128×128 floats.
         var toTensor = ImageToTensorCalculator.Options()
         (toTensor.outputTensorWidth, toTensor.outputTensorHeight, toTensor.keepAspectRatio) = (128, 128, true)
