@@ -19,6 +19,12 @@ struct TFLiteGraph {
         /// `inputs` of a tensor with the output's shape, or fewer channels (zero-padded).
         var residual: Int? = nil
 
+        /// For `CUSTOM`: which custom operator, with its options.
+        var custom: TFLiteCustomOperator? = nil
+
+        /// The builtin's name, or the custom operator's ("CONV_2D", "TransformLandmarks").
+        var name: String { custom?.name ?? code.name }
+
         /// The fused activation: the one fused at load, else the builtin option at `field`.
         func activation(field: Int) throws -> UInt8 { try fusedActivation ?? options?.byte(field) ?? 0 }
     }
@@ -47,6 +53,7 @@ struct TFLiteGraph {
             let code = try c.int(3)
             return max(dep, code)
         }
+        let customCodes = try model.tables(1).map { (try $0.string(1), Int(try $0.int(2, 1))) }  // custom_code, version
         let buffers = try model.tables(4)
         guard let sg = try model.tables(2).first else { throw ModelError("\(file): no subgraph") }
         for (i, t) in try sg.tables(0).enumerated() {
@@ -95,9 +102,14 @@ struct TFLiteGraph {
             guard let code = TFLiteOperator(rawValue: codes[idx]) else {
                 throw ModelError("\(file): operator \(k) uses builtin op \(codes[idx]), which FrameFlow does not implement")
             }
-            ops.append(Op(code: code, inputs: ins, outputs: outs, options: try o.table(4)))
+            let custom = code != .custom ? nil : try TFLiteCustomOperator(
+                code: customCodes[idx].0, version: customCodes[idx].1, options: try o.bytesVector(5), context: "\(file): operator \(k)")
+            guard custom.map({ $0.inputCount == ins.count && outs.count == 1 }) ?? true else {
+                throw ModelError("\(file): operator \(k) (\(custom!.name)) has \(ins.count) inputs and \(outs.count) outputs")
+            }
+            ops.append(Op(code: code, inputs: ins, outputs: outs, options: try o.table(4), custom: custom))
         }
-        declaredOps = Set(ops.map(\.code.name))
+        declaredOps = Set(ops.map(\.name))
         fuseActivations()
         foldDequantize()
         packFilters()

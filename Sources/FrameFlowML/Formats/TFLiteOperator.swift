@@ -16,6 +16,7 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
     case reshape = 22
     case resizeBilinear = 23
     case softmax = 25
+    case custom = 32  // a TFLiteCustomOperator, by its custom_code
     case pad = 34
     case mean = 40
     case stridedSlice = 45
@@ -39,6 +40,7 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
         case .reshape: "RESHAPE"
         case .resizeBilinear: "RESIZE_BILINEAR"
         case .softmax: "SOFTMAX"
+        case .custom: "CUSTOM"
         case .pad: "PAD"
         case .mean: "MEAN"
         case .stridedSlice: "STRIDED_SLICE"

@@ -208,6 +208,9 @@ extension NHWC {
                 begin: Int(try o?.int(0) ?? 0), end: Int(try o?.int(1) ?? 0), ellipsis: Int(try o?.int(2) ?? 0),
                 newAxis: Int(try o?.int(3) ?? 0), shrinkAxis: Int(try o?.int(4) ?? 0), offset: try o?.byte(5) ?? 0 != 0)
             return try stridedSlice(try input(0), begin: try input(1).asInts, end: try input(2).asInts, strides: try input(3).asInts, masks: masks)
+        case .custom:  // MediaPipe's operators, read at load
+            guard let custom = op.custom else { throw ModelError("CUSTOM operator without a custom code") }
+            return try custom.run(input, inputCount: inputCount, outShape: outShape)
         case .relu, .relu6:  // the fused-activation loops
             var t = try input(0)
             t.floats = t.asFloats

@@ -9,7 +9,7 @@ extension TFLiteGraph {
         for (k, op) in ops.enumerated() {
             func input(_ i: Int) throws -> Tensor {
                 guard i < op.inputs.count, op.inputs[i] >= 0, let t = values[op.inputs[i]] else {
-                    throw ModelError("operator \(k) (\(op.code.name)): input \(i) is missing")
+                    throw ModelError("operator \(k) (\(op.name)): input \(i) is missing")
                 }
                 return t
             }
@@ -19,10 +19,10 @@ extension TFLiteGraph {
                 out = try NHWC.run(op, input, inputCount: op.inputs.count, outShape: tensors[op.outputs[0]].shape)
                 if let timing {
                     let ns = monotonicNanoseconds() - start
-                    timing(op.code.name, { "#\(k) \(tensors[op.outputs[0]].shape)" }, ns)
+                    timing(op.name, { "#\(k) \(tensors[op.outputs[0]].shape)" }, ns)
                 }
             } catch let e as ModelError {
-                throw ModelError("operator \(k) (\(op.code.name)): \(e.message)")
+                throw ModelError("operator \(k) (\(op.name)): \(e.message)")
             }
             values[op.outputs[0]] = out
             for i in lastUses[k] where !op.outputs.contains(i) {
