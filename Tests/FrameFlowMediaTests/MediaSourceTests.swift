@@ -26,6 +26,26 @@ import Testing
         #expect(maxDiff <= 2, "same decoder and converter: differences only from conversion rounding; saw \(maxDiff)")
     }
 
+    /// Widths whose RGB rows end inside a converter's SIMD block (360 × 3 bytes padded to 1088,
+    /// written as 368 pixels): the last row used to run past the image's memory.
+    @Test(arguments: [360, 200, 344])
+    func rgbRowsOfAnyWidthStayInTheirImage(width: Int) throws {
+        let path = try MediaFixtures.make("w\(width).mp4", [
+            "-f", "lavfi", "-i", "testsrc=size=\(width)x64:rate=10:duration=0.5", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+        ])
+        let source = try MediaSource(path, options: .init(pixelFormat: .rgb8))
+        let raw = [UInt8](try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
+        var k = 0, maxDiff = 0
+        while let f = try source.read() {
+            let ours = f.image.packedBytes()
+            #expect(ours.count == width * 64 * 3)
+            for (i, v) in ours.enumerated() where k + i < raw.count { maxDiff = max(maxDiff, abs(Int(v) - Int(raw[k + i]))) }
+            k += ours.count
+        }
+        #expect(k == raw.count && k > 0)
+        #expect(maxDiff <= 2, "saw \(maxDiff)")
+    }
+
     @Test func realClipFromAPackage() throws {
         let path = try MediaFixtures.carphone()
         let source = try MediaSource(path, options: .init(pixelFormat: .nv12(.video)))

@@ -107,8 +107,11 @@ public final class ImagePool: Sendable {
         state.withLock { ($0.allocations, $0.reuses) }
     }
 
-    /// A new image of `width`×`height` in `format`, with rows padded to 64 bytes,
-    /// backed by recycled memory.
+    /// Bytes allocated past an image's last row.
+    public static let tailPadding = 256
+
+    /// A new image of `width`×`height` in `format`, with rows padded to 64 bytes and
+    /// `tailPadding` spare bytes at the end, backed by recycled memory.
     public func makeImage(width: Int, height: Int, format: PixelFormat) throws -> MutableImageFrame {
         guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
             throw ImageError.invalidSize(width: width, height: height)
@@ -121,7 +124,9 @@ public final class ImagePool: Sendable {
             layouts.append((total, stride, ph))
             total += stride * ph
         }
-        let buf = buffer(byteCount: total)
+        // Spare bytes after the last row: FFmpeg's converters write whole SIMD blocks, up to
+        // a block past a row's end (a 360-pixel RGB row is written as 368 pixels).
+        let buf = buffer(byteCount: total + Self.tailPadding)
         let planes = layouts.map { ImagePlane(buffer: buf, offset: $0.offset, bytesPerRow: $0.bytesPerRow, rows: $0.rows) }
         return MutableImageFrame(
             frame: ImageFrame(uncheckedWidth: width, height: height, format: format, planes: planes))
