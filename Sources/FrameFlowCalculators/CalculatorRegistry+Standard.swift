@@ -17,6 +17,9 @@ extension CalculatorRegistry {
             // Framework calculators (constants, files, gates, loopback, merge, presence, image tags).
             ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
             ThresholdingCalculator.self, LandmarkProjectionCalculator.self,
+            // Landmark calculators (Face Mesh, Hands).
+            LandmarksToDetectionCalculator.self, LandmarksToRenderDataCalculator.self,
+            WorldLandmarkProjectionCalculator.self, LandmarkLetterboxRemovalCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
