@@ -18,7 +18,7 @@ extension CalculatorRegistry {
             ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
             ThresholdingCalculator.self, LandmarkProjectionCalculator.self,
             // Landmark calculators (Face Mesh, Hands).
-            LandmarksToDetectionCalculator.self, LandmarksToRenderDataCalculator.self,
+            LandmarksToDetectionCalculator.self, LandmarksRefinementCalculator.self, LandmarksToRenderDataCalculator.self,
             WorldLandmarkProjectionCalculator.self, LandmarkLetterboxRemovalCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
