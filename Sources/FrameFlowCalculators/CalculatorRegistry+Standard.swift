@@ -14,6 +14,7 @@ extension CalculatorRegistry {
             HaarCascadeDetectorCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
             DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
+            AlignmentPointsRectsCalculator.self, AssociationNormRectCalculator.self, HandLandmarksToRectCalculator.self,
             // Framework calculators (constants, files, gates, loopback, merge, presence, image tags).
             ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
             ThresholdingCalculator.self, LandmarkProjectionCalculator.self,

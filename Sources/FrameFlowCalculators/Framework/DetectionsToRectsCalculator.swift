@@ -49,7 +49,7 @@ import FrameFlow
 ///   }
 /// }
 /// ```
-public final class DetectionsToRectsCalculator: OptionsStoringCalculator {
+public class DetectionsToRectsCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.DetectionsToRectsCalculatorOptions"
         public static var protoSchema: ProtoSchema? { MediaPipeSchemas.detectionsToRectsCalculator }
@@ -117,7 +117,7 @@ public final class DetectionsToRectsCalculator: OptionsStoringCalculator {
 
     public var options: Options
 
-    public init(options: Options) throws {
+    public required init(options: Options) throws {
         self.options = options
     }
 
