@@ -357,11 +357,22 @@ if all || args.contains("models") {
     var refs: [String: [String: Double]] = [:]
     var best: [String: (one: Double, two: Double)] = [:]
     var loaded: [String: (model: Model, input: Tensor)] = [:]
-    let names = ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range"].filter { only?.contains($0) ?? true }
+    // MediaPipe's landmark and palm models (mediapipe==0.10.21's), on the photo crop the
+    // LiteRT op fixtures use (scripts/fixtures/make_litert_op_fixtures.py).
+    let mediapipeModels = [
+        "face_landmark": "face_landmark", "hand_landmark_full": "hand_landmark", "hand_landmark_lite": "hand_landmark",
+        "palm_detection_full": "palm_detection", "palm_detection_lite": "palm_detection",
+    ]
+    let names = ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "face_landmark", "hand_landmark_full",
+        "hand_landmark_lite", "palm_detection_full", "palm_detection_lite"].filter { only?.contains($0) ?? true }
+    let tflite = Set(mediapipeModels.keys).union(["face_detection_short_range"])
     for name in names {
-        let ext = name.hasPrefix("face_detection") ? "tflite" : "onnx"
-        if let model = try? Model(contentsOf: URL(fileURLWithPath: "\(dir)/\(name).\(ext)")),
-            let input = try? loadTensorProto(contentsOfFile: "\(dir)/\(name).input_0.pb").tensor
+        let fixtures = repoRoot.appendingPathComponent(".build/fixtures").path
+        let (modelPath, inputPath) = mediapipeModels[name].map {
+            ("\(fixtures)/mediapipe/mediapipe/modules/\($0)/\(name).tflite", "\(fixtures)/litert_ops/\(name).image.input_0.pb")
+        } ?? ("\(dir)/\(name).\(tflite.contains(name) ? "tflite" : "onnx")", "\(dir)/\(name).input_0.pb")
+        if let model = try? Model(contentsOf: URL(fileURLWithPath: modelPath)),
+            let input = try? loadTensorProto(contentsOfFile: inputPath).tensor
         {
             loaded[name] = (model, input)
         }
@@ -398,7 +409,7 @@ if all || args.contains("models") {
             }
         }
         let shape = input.shape.map(String.init).joined(separator: "×")
-        if !name.hasPrefix("face_detection") {
+        if !tflite.contains(name) {
             row("\(name) \(shape), 1 thread", ms, refs[name]?["ort1"], unit: "ms", refName: "onnxruntime, 1 intra-op thread")
             row("\(name) \(shape), \(workers.threads) threads", ms2, refs[name]?["ort2"], unit: "ms", refName: "onnxruntime, 2 intra-op threads")
         } else {

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Reference latencies for frameflow-bench's model section: onnxruntime (1 and 2 intra-op
-threads) and LiteRT, on the inputs of .build/fixtures/models/<name>.input_0.pb.
+threads) and LiteRT, on the inputs of .build/fixtures/models/<name>.input_0.pb (MediaPipe's
+landmark and palm models: .build/fixtures/litert_ops/<name>.image.input_0.pb).
 
 usage: reference_models.py MODELS_DIR ITERATIONS   → JSON {name: {"ort1": ms, "ort2": ms} or {"litert1": ms, "litert2": ms}}
 """
 import json
+import pathlib
 import sys
 from timing import median_ms
 
@@ -14,10 +16,14 @@ from onnx import numpy_helper, TensorProto
 d, iters = sys.argv[1], int(sys.argv[2])
 
 
-def load(name):
+def load_file(path):
     t = TensorProto()
-    t.ParseFromString(open(f"{d}/{name}.input_0.pb", "rb").read())
+    t.ParseFromString(open(path, "rb").read())
     return numpy_helper.to_array(t)
+
+
+def load(name):
+    return load_file(f"{d}/{name}.input_0.pb")
 
 
 out = {}
@@ -32,16 +38,26 @@ for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer"]:
         feed = {s.get_inputs()[0].name: x}
         out[name][f"ort{threads}"] = median_ms(lambda: s.run(None, feed), iters)
 from ai_edge_litert.interpreter import Interpreter
-x = load("face_detection_short_range")
-out["face_detection_short_range"] = {}
-for threads in (1, 2):
-    tfl = Interpreter(model_path=f"{d}/face_detection_short_range.tflite", num_threads=threads)
-    tfl.allocate_tensors()
-    i = tfl.get_input_details()[0]["index"]
 
-    def run():
-        tfl.set_tensor(i, x)
-        tfl.invoke()
+# MediaPipe's landmark and palm models, on the photo crop of make_litert_op_fixtures.py.
+fixtures = pathlib.Path(__file__).resolve().parents[2] / ".build/fixtures"
+tflite = {"face_detection_short_range": (f"{d}/face_detection_short_range.tflite", f"{d}/face_detection_short_range.input_0.pb")}
+for name, folder in [("face_landmark", "face_landmark"), ("hand_landmark_full", "hand_landmark"), ("hand_landmark_lite", "hand_landmark"),
+                     ("palm_detection_full", "palm_detection"), ("palm_detection_lite", "palm_detection")]:
+    tflite[name] = (f"{fixtures}/mediapipe/mediapipe/modules/{folder}/{name}.tflite", f"{fixtures}/litert_ops/{name}.image.input_0.pb")
+for name, (model, inp) in tflite.items():
+    if not (pathlib.Path(model).exists() and pathlib.Path(inp).exists()):
+        continue
+    x = load_file(inp)
+    out[name] = {}
+    for threads in (1, 2):
+        tfl = Interpreter(model_path=model, num_threads=threads)
+        tfl.allocate_tensors()
+        i = tfl.get_input_details()[0]["index"]
 
-    out["face_detection_short_range"][f"litert{threads}"] = median_ms(run, iters)
+        def run():
+            tfl.set_tensor(i, x)
+            tfl.invoke()
+
+        out[name][f"litert{threads}"] = median_ms(run, iters)
 print(json.dumps(out))

@@ -63,18 +63,21 @@ extension NHWC {
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
                 let fast3x3 = kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8
+                let blocks = !fast3x3 && dh == 1 && dw == 1 && c >= 8  // other filter sizes (5 × 5), channel blocks too
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
                     let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                     for b in 0..<n {
                         let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
                         if fast3x3 {
                             depthwise3x3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
+                        } else if blocks {
+                            depthwiseBlocks(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
                         } else {
                             depthwise3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb)
                         }
                     }
                 } } }
-                if !fast3x3 || clampRange(act) == nil { activation(act, &out) }  // depthwise3x3 clamps as it stores
+                if !(fast3x3 || blocks) || clampRange(act) == nil { activation(act, &out) }  // these two clamp as they store
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
