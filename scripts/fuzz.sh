@@ -40,7 +40,8 @@ case "$target" in
               [ -f "/usr/share/libonnx-testdata/data/node/test_$t/model.onnx" ] && cp "/usr/share/libonnx-testdata/data/node/test_$t/model.onnx" "$corpus/$t.onnx"
           done
           cp .build/fixtures/models/pnet.onnx "$corpus"/ 2>/dev/null || true ;;
-    tflite) cp .build/fixtures/models/face_detection_short_range.tflite "$corpus"/ 2>/dev/null || true ;;
+    tflite) cp .build/fixtures/models/face_detection_short_range.tflite "$corpus"/ 2>/dev/null || true
+            cp Tests/Fixtures/mediapipe/custom_ops_seed.tflite "$corpus"/ ;;  # CUSTOM ops, FlexBuffer options
 esac
 for f in Tests/Fixtures/fuzz/$target/*; do [ -f "$f" ] && cp "$f" "$corpus"/; done 2>/dev/null || true
 largest=$(find "$corpus" -type f -printf '%s\n' | sort -n | tail -1)

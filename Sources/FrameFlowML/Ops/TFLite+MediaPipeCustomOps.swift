@@ -100,6 +100,7 @@ extension TFLiteCustomOperator {
         mx[3] = Float(Double(mx[3]) + (Double(mx[0]) * 0.5 + Double(mx[1]) * 0.5 - 0.5))
         my[3] = Float(Double(my[3]) + (Double(my[0]) * 0.5 + Double(my[1]) * 0.5 - 0.5))
         let n = try Checked.elements([1, height, width, c], "TransformTensorBilinear output")
+        guard n > 0 else { return Tensor(shape: [1, height, width, c], floats: []) }  // no channels: no grid walk
         var out = [Float](repeating: 0, count: n)
         let xf = x.asFloats
         func read(_ row: Int, _ col: Int, _ ch: Int) -> Double {

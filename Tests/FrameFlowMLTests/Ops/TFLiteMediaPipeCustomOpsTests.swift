@@ -169,6 +169,9 @@ import Testing
         }
         #expect(throws: ModelError.self) { try TFLiteCustomOperator.transformLandmarks.run({ [Tensor(shape: [1, 5, 4], floats: Array(repeating: 0, count: 20)), m][$0] }, inputCount: 2, outShape: []) }
         #expect(throws: ModelError.self) { try TFLiteCustomOperator.transformLandmarks.run({ [m][$0] }, inputCount: 1, outShape: []) }
+        // No channels: an empty output at once, however large the grid.
+        let huge = TFLiteCustomOperator.transformTensorBilinear(height: 1 << 30, width: 1 << 30)
+        #expect((try? huge.run({ [Tensor(shape: [1, 4, 4, 0], floats: []), m][$0] }, inputCount: 2, outShape: []))?.shape == [1, 1 << 30, 1 << 30, 0])
         // A matrix of NaNs samples nothing (MediaPipe's floor of NaN would be undefined).
         let nan = Tensor(shape: [1, 4, 4], floats: Array(repeating: .nan, count: 16))
         let out = try? bilinear.run({ [Tensor(shape: [1, 3, 3, 1], floats: Array(repeating: 1, count: 9)), nan][$0] }, inputCount: 2, outShape: [1, 2, 2, 1])
@@ -195,6 +198,26 @@ import Testing
             let (e, r) = Self.excess(got.floats, want.floats)
             #expect(e <= 1e-4, "\(name): worst excess \(e), worst relative difference \(r)")
         }
+    }
+
+    /// The engine's wiring (CUSTOM read at load, the dispatch, two-input ops, a tensor read by
+    /// two ops): custom_ops_seed.tflite (one of each operator, made by the script's `seed` mode)
+    /// gives what the kernels give when called in turn.
+    @Test func seedModelRunsTheKernelsInTurn() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("mediapipe/custom_ops_seed.tflite"))))
+        let model = try Model(tflite: bytes, file: "custom_ops_seed.tflite")
+        #expect(model.opTypes == ["Landmarks2TransformMatrix", "TransformTensorBilinear", "TransformLandmarks"])
+        let landmarks = Tensor(shape: [1, 12, 3], floats: (0..<36).map { Float(($0 * 37) % 23) / 4 })
+        let features = Tensor(shape: [1, 6, 6, 2], floats: (0..<72).map { Float(($0 * 11) % 17) })
+        let points = Tensor(shape: [1, 5, 2], floats: (0..<10).map { Float($0) - 3 })
+        let outs = try model.run(["landmarks": landmarks, "features": features, "points": points])
+        let o = TFLiteCustomOperator.LandmarksToTransformMatrixOptions(
+            subset: [0, 2, 5, 7, 9, 11, 3, 3], left: 1, right: 4, targetRotation: 0.1, outputHeight: 16, outputWidth: 16, scaleX: 1.5, scaleY: 1.5)
+        let matrix = try TFLiteCustomOperator.landmarksToTransformMatrix(landmarks, o)
+        let crop = try TFLiteCustomOperator.transformTensorBilinear(features, matrix: matrix, height: 16, width: 16)
+        #expect(outs["crop"]?.shape == [1, 16, 16, 2] && outs["crop"]?.floats == crop.floats)
+        #expect(crop.floats.contains { $0 != 0 })  // the crop lands on the map
+        #expect(outs["moved"]?.floats == (try TFLiteCustomOperator.transformLandmarks(points, matrix: matrix)).floats)
     }
 
     /// A custom code FrameFlow does not run (the model's TransformLandmarks renamed) is refused
