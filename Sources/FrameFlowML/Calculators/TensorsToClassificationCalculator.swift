@@ -1,24 +1,6 @@
 import Foundation
 import FrameFlow
 
-/// As a `.jsonl` line: the best class's `label` (or its index as text), `score` and `index`,
-/// and `classifications` with the whole list when there is more than one; an empty list
-/// (nothing over the threshold) is `"classifications": []`.
-extension Array: JSONLinesRepresentable where Element == Classification {
-    public var jsonObject: [String: Any] {
-        var members: [String: Any] = [:]
-        if let best = first {
-            members = ["label": best.label ?? String(best.index), "score": best.score, "index": best.index]
-        }
-        if count != 1 {
-            members["classifications"] = map { c -> [String: Any] in
-                ["label": c.label ?? String(c.index), "score": c.score, "index": c.index]
-            }
-        }
-        return members
-    }
-}
-
 /// Turns a classifier's scores into classes, as MediaPipe's `TensorsToClassificationCalculator`
 /// does.
 ///
@@ -32,7 +14,8 @@ extension Array: JSONLinesRepresentable where Element == Classification {
 /// Inputs:
 ///   - `TENSORS`: `[Tensor]`; the first tensor's values are the class scores.
 /// Outputs:
-///   - `CLASSIFICATIONS`: `[Classification]`. As JSON Lines: `{"index":7,"label":"7","score":0.99}`.
+///   - `CLASSIFICATIONS`: `ClassificationList`. As JSON Lines:
+///     `{"classification":[{"index":7,"label":"7","score":0.99}],"index":7,"label":"7","score":0.99}`.
 /// Options: `mediapipe.TensorsToClassificationCalculatorOptions` { min_score_threshold,
 /// top_k (0: all), sort_by_descending_score, label_map_path, label_map { entries { id label } },
 /// label_items { key value { name display_name } }, binary_classification, ignore_classes,
@@ -144,7 +127,7 @@ public final class TensorsToClassificationCalculator: Calculator {
     }
 
     public static let contract = CalculatorContract(
-        inputs: [PortSpec("TENSORS", [Tensor].self)], outputs: [PortSpec("CLASSIFICATIONS", [Classification].self)])
+        inputs: [PortSpec("TENSORS", [Tensor].self)], outputs: [PortSpec("CLASSIFICATIONS", ClassificationList.self)])
 
     private var options: Options
     private var labels: [Int: (name: String?, displayName: String?)]?
@@ -193,7 +176,7 @@ public final class TensorsToClassificationCalculator: Calculator {
             throw GraphError(.calculatorFailed, "TENSORS must hold a float tensor of scores", stream: cc.inputStreamName("TENSORS"))
         }
         do {
-            try cc.emit(try Self.classify(t.floats, options: options, labels: labels), tag: "CLASSIFICATIONS")
+            try cc.emit(ClassificationList(try Self.classify(t.floats, options: options, labels: labels)), tag: "CLASSIFICATIONS")
         } catch var e as GraphError {
             e.stream = cc.inputStreamName("TENSORS")
             throw e

@@ -31,7 +31,7 @@ import Testing
         try graph.closeAllInputStreams()
         try graph.waitUntilDone()
         #expect(out.timestamps == (0..<images.count).map { Timestamp(Int64($0)) }, "one classification per image, none dropped")
-        return try out.packets.map { try $0.get([Classification].self) }
+        return try out.packets.map { try $0.get(ClassificationList.self).classification }
     }
 
     @Test func heldOutDigitsMatchOnnxRuntimeAndAreAccurate() throws {
@@ -67,13 +67,13 @@ import Testing
     }
 
     @Test func jsonLineHasTheBestLabelAndScore() throws {
-        let one = [Classification(index: 7, score: 0.75, label: "7")].jsonObject
+        let one = ClassificationList([Classification(index: 7, score: 0.75, label: "7")]).jsonObject
         #expect(one["label"] as? String == "7" && one["score"] as? Double == 0.75 && one["index"] as? Int == 7)
-        #expect(one["classifications"] == nil)
-        let two = [Classification(index: 3, score: 0.6), Classification(index: 8, score: 0.3)].jsonObject
+        #expect((one["classification"] as? [[String: Any]])?.count == 1)
+        let two = ClassificationList([Classification(index: 3, score: 0.6), Classification(index: 8, score: 0.3)]).jsonObject
         #expect(two["label"] as? String == "3", "no labels file: the index as text")
-        #expect((two["classifications"] as? [[String: Any]])?.count == 2)
-        let none = [Classification]().jsonObject
-        #expect(none["label"] == nil && (none["classifications"] as? [Any])?.isEmpty == true)
+        #expect((two["classification"] as? [[String: Any]])?.map { $0["index"] as? Int } == [3, 8])
+        let none = ClassificationList().jsonObject
+        #expect(none["label"] == nil && (none["classification"] as? [Any])?.isEmpty == true)
     }
 }

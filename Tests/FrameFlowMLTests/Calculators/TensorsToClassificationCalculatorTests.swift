@@ -57,6 +57,62 @@ import Testing
         #expect { try TensorsToClassificationCalculator(options: f) } throws: { "\($0)".contains("/nonexistent/labels.txt") }
     }
 
+    /// The handedness node of mediapipe/modules/hand_landmark/hand_landmark_cpu.pbtxt, its label
+    /// map as the wheel ships it ("Left\nRight\n") under the same relative path: one sigmoid
+    /// score s gives Left with s and Right with 1 − s (MediaPipe's binary semantics), top_k 1
+    /// keeps the better one, and the output is a `ClassificationList` as MediaPipe's.
+    @Test func handednessAsInHandLandmarkCpu() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("frameflow-handedness-\(getpid())")
+        let dir = root.appendingPathComponent("mediapipe/modules/hand_landmark")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data("Left\nRight\n".utf8).write(to: dir.appendingPathComponent("handedness.txt"))
+        let node = """
+            calculator: "TensorsToClassificationCalculator"
+            input_stream: "TENSORS:handedness_tensor"
+            output_stream: "CLASSIFICATIONS:handedness"
+            options: { [mediapipe.TensorsToClassificationCalculatorOptions.ext] {
+              top_k: 1 label_map_path: "mediapipe/modules/hand_landmark/handedness.txt" binary_classification: true } }
+            """
+        let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
+        let scores: [Float] = [0.875, 0.25, 0.5]
+        let lists = try ResourcePaths.withRoot(root.path) { () throws -> [ClassificationList] in
+            let runner = try CalculatorRunner(node: node, registry: registry)
+            for (t, s) in scores.enumerated() {
+                runner.add([Tensor(shape: [1, 1], floats: [s])], tag: "TENSORS", at: Timestamp(Int64(t)))
+            }
+            try runner.run()
+            return try runner.outputs("CLASSIFICATIONS").map { try $0.get(ClassificationList.self) }
+        }
+        let best = lists.map { $0.classification }
+        #expect(best.map { $0.map(\.label) } == [["Left"], ["Right"], ["Left"]], "a tie keeps the first class")
+        #expect(best.map { $0.map(\.index) } == [[0], [1], [0]])
+        #expect(best.map { $0.map(\.score) } == [[0.875], [0.75], [0.5]])
+        // Two scores for a binary classifier: an error naming the node and the stream.
+        let bad = try ResourcePaths.withRoot(root.path) { () throws -> String in
+            let runner = try CalculatorRunner(node: node, registry: registry)
+            runner.add([Tensor(shape: [1, 2], floats: [0.5, 0.5])], tag: "TENSORS", at: 0)
+            do { try runner.run() } catch { return "\(error)" }
+            return ""
+        }
+        #expect(bad.contains("node 'TensorsToClassificationCalculator'") && bad.contains("handedness_tensor"), "\(bad)")
+    }
+
+    /// The same options from a binary graph: MediaPipe's field numbers.
+    @Test func handednessOptionsFromBinary() throws {
+        let bytes = ProtobufWire.graph(
+            calculator: "TensorsToClassificationCalculator", inputs: ["TENSORS:t"], outputs: ["CLASSIFICATIONS:c"], ext: 335742638
+        ) { w in
+            w.int(2, 1)
+            w.string(3, "mediapipe/modules/hand_landmark/handedness.txt")
+            w.int(4, 1)
+        }
+        let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
+        let graph = try Graph(GraphConfig(binary: bytes, file: "g.binarypb", registry: registry), registry: registry)
+        let o = try #require(graph.options(ofNode: "node") as? Options)
+        #expect(o.topK == 1 && o.binaryClassification && o.labelMapPath == "mediapipe/modules/hand_landmark/handedness.txt")
+    }
+
     /// FrameFlow's apply_softmax runs first; labels inline.
     @Test func softmaxAndInlineLabels() throws {
         var o = Options()
