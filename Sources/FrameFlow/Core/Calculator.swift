@@ -177,11 +177,17 @@ public struct CalculatorContract: Sendable {
     /// timestamp that no packet carries (MediaPipe's `SetProcessTimestampBounds(true)`), so
     /// the calculator can pass the bound on (gates, loops, presence checks).
     public var processesTimestampBounds: Bool
+    /// Whether the node stays open after its forward inputs finish, until its back-edge inputs
+    /// finish too or it has closed every output (`PreviousLoopbackCalculator`: answers still
+    /// owed to the last frames wait for the loop's results). Otherwise back edges are not
+    /// waited for.
+    public var waitsForBackEdges: Bool
 
     public init(
         inputs: [PortSpec] = [], outputs: [PortSpec] = [], inputSidePackets: [PortSpec] = [],
         outputSidePackets: [PortSpec] = [], acceptsAnyPorts: Bool = false, inputPolicy: InputPolicy? = nil,
-        timestampOffset: Int64? = 0, concurrentProcess: Bool = false, processesTimestampBounds: Bool = false
+        timestampOffset: Int64? = 0, concurrentProcess: Bool = false, processesTimestampBounds: Bool = false,
+        waitsForBackEdges: Bool = false
     ) {
         self.inputs = inputs
         self.outputs = outputs
@@ -192,5 +198,6 @@ public struct CalculatorContract: Sendable {
         self.timestampOffset = timestampOffset
         self.concurrentProcess = concurrentProcess
         self.processesTimestampBounds = processesTimestampBounds
+        self.waitsForBackEdges = waitsForBackEdges
     }
 }

@@ -100,10 +100,13 @@ final class NodeRuntime {
     /// The node runs with no packet because an input's bound moved.
     @inline(__always) var hasBoundChange: Bool { isPlainDefault ? false : handler.runsOnBoundChange(self) }
 
-    /// All forward inputs are closed and drained.
+    /// All forward inputs are closed and drained (and, for a contract that waits for back
+    /// edges, the back edges too unless every output is closed).
     var inputsFinished: Bool {
         if isSource { return sourceDone }
-        return inputs.allSatisfy { $0.isBackEdge || $0.isDone }
+        guard inputs.allSatisfy({ $0.isBackEdge || $0.isDone }) else { return false }
+        guard contract.waitsForBackEdges else { return true }
+        return inputs.allSatisfy { !$0.isBackEdge || $0.isDone } || outputBounds.allSatisfy { $0 >= .done }
     }
 
     /// The smallest timestamp any forward input may still deliver.

@@ -29,7 +29,7 @@ import FrameFlow
 public final class PreviousLoopbackCalculator: Calculator {
     public static let contract = CalculatorContract(
         inputs: [.init("MAIN"), .init("LOOP")], outputs: [.init("PREV_LOOP")], inputPolicy: .immediate,
-        timestampOffset: nil, processesTimestampBounds: true)
+        timestampOffset: nil, processesTimestampBounds: true, waitsForBackEdges: true)
 
     /// A `MAIN` timestamp still to answer, and the `LOOP` timestamp that answers it (`.unset`
     /// for a bound move, which any `LOOP` progress answers with a bound).
@@ -77,8 +77,15 @@ public final class PreviousLoopbackCalculator: Calculator {
 
         var answered = 0
         var used = 0
-        while answered < pending.count, used < loop.count {
+        while answered < pending.count {
             let want = pending[answered]
+            if want.loopTimestamp == .unset {
+                // A bound move of MAIN needs no LOOP data: answer it in turn.
+                cc.setNextTimestampBound(want.timestamp >= .max ? .done : want.timestamp.next, tag: "PREV_LOOP")
+                answered += 1
+                continue
+            }
+            guard used < loop.count else { break }
             let candidate = loop[used]
             if want.loopTimestamp < candidate.timestamp {
                 // LOOP is past the timestamp this one needs: nothing to send, only a bound.
