@@ -18,6 +18,9 @@ struct TFLiteGraph {
         /// A residual added to this CONV_2D's output before its activation: the index in
         /// `inputs` of a tensor with the output's shape, or fewer channels (zero-padded).
         var residual: Int? = nil
+        /// A PRELU fused into this CONV_2D after its residual: one slope per output channel,
+        /// zero-padded to a multiple of 16.
+        var channelSlopes: [Float]? = nil
 
         /// For `CUSTOM`: which custom operator, with its options.
         var custom: TFLiteCustomOperator? = nil
@@ -114,6 +117,7 @@ struct TFLiteGraph {
         foldDequantize()
         packFilters()
         fuseResiduals()
+        fusePRelu()
         var seen = Set(outputs).union(constants.keys)
         lastUses = Array(repeating: [], count: ops.count)
         for (k, op) in ops.enumerated().reversed() {

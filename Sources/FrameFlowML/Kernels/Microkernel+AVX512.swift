@@ -162,7 +162,7 @@
             return partial(p, count: count)
         }
 
-        /// Column bias, residual and clamp for one 16-lane vector of a tile, as it is stored.
+        /// Column bias, residual, slope and clamp for one 16-lane vector of a tile, as it is stored.
         @_transparent
         private static func finish(_ v: SIMD16<Float>, row: Int, column: Int, _ e: GEMMEpilogue) -> SIMD16<Float> {
             var v = v
@@ -178,6 +178,7 @@
                     v += partial(rp, count: left)
                 }
             }
+            if let s = e.columnSlope { v = v.replacing(with: v * UnsafeRawPointer(s + column).loadUnaligned(as: SIMD16<Float>.self), where: v .< 0) }
             if e.lower > -.infinity || e.upper < .infinity {
                 let lo = SIMD16<Float>(repeating: e.lower), hi = SIMD16<Float>(repeating: e.upper)
                 v = v.replacing(with: lo, where: v .< lo)

@@ -15,6 +15,9 @@ struct GEMMEpilogue {
     /// Negative values are multiplied by their row's slope (a fused PRelu / LeakyRelu on
     /// an NCHW convolution, applied by `Conv.activate`; the tiles do not read it).
     var rowSlope: UnsafePointer<Float>? = nil
+    /// Negative values, after the residual, multiplied by their column's slope (a PRELU
+    /// fused into an NHWC convolution); readable like `columnBias`.
+    var columnSlope: UnsafePointer<Float>? = nil
     var lower: Float = -.infinity
     var upper: Float = .infinity
     /// A fused HardSwish after the above (NCHW convolutions, applied by `Conv.activate`).
@@ -122,6 +125,7 @@ enum Microkernel {
             let rp = r + row * e.residualStride + column
             v += column + 8 <= e.residualColumns ? UnsafeRawPointer(rp).loadUnaligned(as: SIMD8<Float>.self) : partial(rp, count: e.residualColumns - column)
         }
+        if let s = e.columnSlope { v = v.replacing(with: v * UnsafeRawPointer(s + column).loadUnaligned(as: SIMD8<Float>.self), where: v .< 0) }
         if e.lower > -.infinity || e.upper < .infinity { v = clamp(v, SIMD8(repeating: e.lower), SIMD8(repeating: e.upper)) }
         return v
     }

@@ -213,23 +213,27 @@ enum NHWC {
 
     /// A full convolution of one NHWC image (`g.c` input channels) into `outputs` channels:
     /// bands of output rows over the workers, each in chunks whose im2col rows stay in L1,
-    /// multiplied by the packed filter through `Microkernel` (bias, residual and clamp in
-    /// its epilogue) — or, without one, by OpenBLAS with the bias added after (the clamp is
+    /// multiplied by the packed filter through `Microkernel` (bias, residual, PRELU `slope`
+    /// — one per output channel, readable to a multiple of 16 — and clamp in its epilogue) — or, without one, by OpenBLAS with the bias added after (the clamp is
     /// then the caller's). `im2col` holds oh·ow·K floats (nil for a 1×1, stride 1 filter).
     static func convolve(
         _ g: Window, x xb: UnsafePointer<Float>, filter packed: PackedFilter?, weights wAll: UnsafePointer<Float>, bias bf: [Float]?,
         outputs oc: Int, y yAll: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?, residualChannels rc: Int,
-        clamp: (Float, Float)?, im2col cAll: UnsafeMutablePointer<Float>?
+        clamp: (Float, Float)?, im2col cAll: UnsafeMutablePointer<Float>?, slope: UnsafePointer<Float>? = nil
     ) {
         let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl)
         let K = kh * kw * c, P = oh * ow
         let direct = g.readsInputDirectly
         #if FRAMEFLOW_AVX512
             if let filter = packed, runsInPlace(g) {
-                return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp)
+                return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp, slope: slope)
             }
-            if takesShifted(g, residual: residual != nil) {
-                return shifted(g, x: xb, weights: wAll, bias: packed.map { Array($0.bias.prefix(oc)) } ?? bf, outputs: oc, y: yAll, clamp: clamp)
+            if takesShifted(g, residual: residual != nil || slope != nil && clamp != nil) {
+                shifted(g, x: xb, weights: wAll, bias: packed.map { Array($0.bias.prefix(oc)) } ?? bf, outputs: oc, y: yAll, clamp: clamp)
+                // The PRELU after, over the output just written (face mesh's first layer: 3
+                // input channels, whose im2col tiles cost six times the shifted product).
+                if let slope { preluRows(yAll, alpha: slope, rows: P, channels: oc, yAll) }
+                return
             }
         #endif
         Scratch.parallelFor(oh, work: P * K * oc) { band in
@@ -273,6 +277,7 @@ enum NHWC {
                 let yb = yAll + y0 * ow * oc
                 if let filter = packed {
                     var e = GEMMEpilogue()
+                    e.columnSlope = slope
                     if let r = residual {
                         e.residual = r + y0 * ow * rc
                         (e.residualStride, e.residualColumns) = (rc, rc)
@@ -309,7 +314,8 @@ enum NHWC {
         g.readsInputDirectly || packed && runsInPlace(g) || takesShifted(g, residual: residual) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
     }
 
-    /// Whether `convolve` runs `shifted` (AVX-512 builds, no fused residual).
+    /// Whether `convolve` runs `shifted` (AVX-512 builds, no fused residual, nor a PRELU
+    /// before a clamp).
     static func takesShifted(_ g: Window, residual: Bool) -> Bool {
         ShiftedConvolution.built && !residual && ShiftedConvolution.fits(g)
     }
@@ -336,7 +342,7 @@ enum NHWC {
         /// layer, more than L1 holds between writing and reading).
         static func convolveInPlace(
             _ g: Window, x xb: UnsafePointer<Float>, filter: PackedFilter, y yAll: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
-            residualChannels rc: Int, clamp: (Float, Float)?
+            residualChannels rc: Int, clamp: (Float, Float)?, slope: UnsafePointer<Float>? = nil
         ) {
             let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.pt, g.pl)
             let oc = filter.outputs, K = kh * kw * c
@@ -354,6 +360,7 @@ enum NHWC {
                 filter.weights.withUnsafeBufferPointer { W in filter.bias.withUnsafeBufferPointer { B in
                     var last = GEMMEpilogue()
                     last.columnBias = B.baseAddress
+                    last.columnSlope = slope
                     if let clamp { (last.lower, last.upper) = clamp }
                     if residual != nil { (last.residualStride, last.residualColumns) = (rc, rc) }
                     Scratch.parallelFor(oh, work: oh * ow * K * oc) { band in

@@ -43,22 +43,33 @@ extension NHWC {
                 }
                 let rf = residualTensor?.floats ?? []
                 let window = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
-                let colCount = NHWC.im2colCount(window, packed: packed != nil, residual: rc > 0)
+                // A PRELU fused at load (`fusePRelu`): in the tile epilogue with a packed filter.
+                let slopes = op.channelSlopes.flatMap { $0.count >= (oc + 15) / 16 * 16 ? $0 : nil }
+                if let s = op.channelSlopes, slopes == nil { throw ModelError("fused PRELU has \(s.count) slopes for \(oc) channels") }
+                let fusedSlopes = packed != nil ? slopes : nil
+                let colCount = NHWC.im2colCount(window, packed: packed != nil, residual: rc > 0 || fusedSlopes != nil && clampRange(act) != nil)
                 var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)  // im2col writes every entry
                 rf.withUnsafeBufferPointer { R in
                 let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add
+                (fusedSlopes ?? []).withUnsafeBufferPointer { S in
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
                     let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                     for b in 0..<n {
                         convolve(
                             g, x: X.baseAddress! + b * h * wd * c, filter: packed, weights: W.baseAddress!, bias: bf, outputs: oc,
                             y: Y.baseAddress! + b * P * oc, residual: residual.map { $0 + b * P * rc }, residualChannels: rc,
-                            clamp: clampRange(act), im2col: C.baseAddress)
+                            clamp: clampRange(act), im2col: C.baseAddress, slope: S.isEmpty ? nil : S.baseAddress)
                     }
                 } } } }
                 }
+                }
                 Scratch.recycle(&col)
                 if packed == nil || clampRange(act) == nil { activation(act, &out) }
+                if let s = slopes, fusedSlopes == nil {
+                    s.withUnsafeBufferPointer { S in out.withUnsafeMutableBufferPointer { Y in
+                        preluRows(Y.baseAddress!, alpha: S.baseAddress!, rows: n * P, channels: oc, Y.baseAddress!)
+                    } }
+                }
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {

@@ -104,4 +104,29 @@ extension TFLiteGraph {
         }
         removeOps(removed)
     }
+
+    /// Fuses a PRELU with one constant slope per channel into the CONV_2D before it (after
+    /// `fuseResiduals`, so also one whose residual ADD was fused) when the convolution has a
+    /// packed filter, no activation of its own and the PRELU is the only reader of its
+    /// output: the slopes go to the tile epilogue (MediaPipe's face mesh and palm detector
+    /// follow most convolutions with a PRELU: a separate pass over each tensor).
+    mutating func fusePRelu() {
+        let (readers, producer, graphOutputs) = dataflow()
+        var removed = Set<Int>()
+        for (k, op) in ops.enumerated() where op.code == .prelu && op.inputs.count == 2 && op.outputs.count == 1 {
+            let i = op.inputs[0]
+            guard i >= 0, readers[i] == 1, !graphOutputs.contains(i), let p = producer[i], ops[p].code == .conv2D, ops[p].outputs == [i],
+                let filter = ops[p].filter, ops[p].channelSlopes == nil, (try? ops[p].activation(field: 3)) == 0,
+                let alpha = constants[op.inputs[1]], alpha.isFloat, alpha.shape.last == filter.outputs,
+                alpha.shape.dropLast().allSatisfy({ $0 == 1 }), tensors[i].shape.last == filter.outputs,
+                tensors[op.outputs[0]].shape == tensors[i].shape
+            else { continue }
+            let slopes = alpha.asFloats
+            guard slopes.count == filter.outputs else { continue }
+            ops[p].channelSlopes = slopes + [Float](repeating: 0, count: (slopes.count + 15) / 16 * 16 - slopes.count)
+            ops[p].outputs = op.outputs
+            removed.insert(k)
+        }
+        removeOps(removed)
+    }
 }

@@ -34,7 +34,7 @@ import Testing
     /// filter rows (3 × 96: on AVX-512 builds the im2col-free `convolveInPlace`, whose k of
     /// 288 also crosses the microkernel's k blocks), narrow ones (3 × 3 × 3: im2col), strides
     /// 1 and 2, SAME and VALID, a row dilation, outputs narrower than 8, a residual with
-    /// fewer channels than the output, and a clamp. Without a residual, narrow filters take
+    /// fewer channels than the output and with it a PRELU's slopes, and a clamp. Without a residual, narrow filters take
     /// `ShiftedConvolution` on AVX-512 builds (3 × 5 × 5, stride 2: BlazeFace's first layer).
     @Test(arguments: [
         (96, 24, 3, 1, 1, true, true), (96, 24, 3, 2, 1, true, true), (96, 24, 3, 1, 1, false, true), (3, 16, 3, 2, 1, true, true),
@@ -48,18 +48,21 @@ import Testing
             let K = k * k * c, rc = withResidual ? max(1, oc - 4) : 0
             let x = GEMMTests.random(h * w * c, seed: 31), wt = GEMMTests.random(oc * K, seed: 32), bias = GEMMTests.random(oc, seed: 33)
             let residual = GEMMTests.random(max(1, oh * ow * rc), seed: 34)
+            // With the residual, a fused PRELU too: one slope per output channel, padded to 16.
+            let slope = GEMMTests.random((oc + 15) / 16 * 16, seed: 35)
             let filter = PackedFilter(outputsByInputs: wt, outputs: oc, bias: bias)
             var y = [Float](repeating: .nan, count: oh * ow * oc)
             var col = [Float](repeating: .nan, count: oh * ow * K)
             let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: dh, dw: 1, pt: pt, pl: pl)
             x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
-                residual.withUnsafeBufferPointer { R in col.withUnsafeMutableBufferPointer { C in
+                residual.withUnsafeBufferPointer { R in col.withUnsafeMutableBufferPointer { C in slope.withUnsafeBufferPointer { S in
                     Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
                     NHWC.convolve(
                         g, x: X.baseAddress!, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: Y.baseAddress!,
-                        residual: withResidual ? R.baseAddress : nil, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress)
+                        residual: withResidual ? R.baseAddress : nil, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress,
+                        slope: withResidual ? S.baseAddress : nil)
                     }
-                } }
+                } } }
             } } }
             var worst: Float = 0
             for oy in 0..<oh { for ox in 0..<ow { for o in 0..<oc {
@@ -68,6 +71,7 @@ import Testing
                     let iy = oy * s - pt + ky * dh, ix = ox * s - pl + kx
                     if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[o * K + (ky * k + kx) * c + ch] }
                 } } }
+                if withResidual && v < 0 { v *= slope[o] }
                 let got = y[(oy * ow + ox) * oc + o]
                 worst = max(worst, got.isNaN ? .infinity : abs(min(3, max(-2, v)) - got))
             } } }
