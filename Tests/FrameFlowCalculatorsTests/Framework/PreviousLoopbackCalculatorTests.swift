@@ -138,6 +138,35 @@ import Testing
         #expect(sum.timestamps == [1, 2, 4, 7, 8])
     }
 
+    /// Every frame is in and MAIN closed long before the loop's slow node answers the first:
+    /// the node stays open for the answers it owes (it used to close and drop them).
+    @Test func aSlowLoopStillAnswersAfterMainCloses() throws {
+        let text = """
+            input_stream: "x"
+            output_stream: "sum"
+            node {
+              calculator: "PreviousLoopbackCalculator"
+              input_stream: "MAIN:x"
+              input_stream: "LOOP:slow_sum"
+              input_stream_info: { tag_index: "LOOP" back_edge: true }
+              output_stream: "PREV_LOOP:prev_sum"
+            }
+            node { calculator: "SumCalculator" input_stream: "MAIN:x" input_stream: "PREV:prev_sum" output_stream: "SUM:sum" }
+            node {
+              calculator: "SleepCalculator" input_stream: "sum" output_stream: "slow_sum"
+              options { [SleepCalculator.Options] { microseconds: 20000 } }
+            }
+            """
+        let registry = CalculatorRegistry.standard.adding([SumCalculator.self, SleepCalculator.self])
+        let graph = try Graph(GraphConfig(parsing: text), registry: registry)
+        let sum = try PacketCollector(graph, "sum")
+        try graph.start()
+        for (i, t) in [1, 2, 4, 7, 8].enumerated() { try graph.send(i + 1, to: "x", at: Timestamp(Int64(t))) }
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        #expect(try values(sum.packets, as: Int.self).map(\.1) == [1, 3, 6, 10, 15])
+    }
+
     @Test func anEmptyLoopForeverNeverBlocksTheConsumer() throws {
         // The loop's producer is a closed gate: LOOP only ever moves its bound. Each MAIN
         // timestamp must still reach the consumer (as an empty PREV_LOOP) at once.
