@@ -5,7 +5,7 @@ extension CalculatorRegistry {
     /// MediaPipe registers them under. They are compiled into the library as text, so a copied
     /// binary needs no resource files beside it.
     public static func mlSubgraphs() throws -> [(name: String, config: GraphConfig)] {
-        try FaceDetectionSubgraphs.all.map { name, text in
+        try (FaceDetectionSubgraphs.all + FaceLandmarkSubgraphs.all + HandLandmarkSubgraphs.all + LandmarkRendererSubgraphs.all).map { name, text in
             (name, try GraphConfig(parsing: text, file: "<built-in \(name)>"))
         }
     }

@@ -1,0 +1,488 @@
+/// MediaPipe's Hands subgraphs under MediaPipe's names, ports and side packets, so that
+/// MediaPipe's compiled `hand_landmark_tracking_cpu.binarypb` (and graphs written for
+/// MediaPipe) find the subgraphs they name.
+///
+/// `HandLandmarkTrackingCpu` tracks up to `NUM_HANDS` hands: on a frame where the previous
+/// frame's landmarks (`USE_PREV_LANDMARKS`) do not already give enough hands, palm detection
+/// runs and each palm becomes a rotated square ROI around the whole hand; ROIs of palms and of
+/// the previous landmarks are merged, and `HandLandmarkCpu` crops each ROI, runs the landmark
+/// model (`MODEL_COMPLEXITY` 0: lite, 1: full) and gives 21 landmarks, 21 world landmarks (in
+/// metres, about the hand's centre) and the handedness. Each hand's landmarks give next
+/// frame's ROI.
+enum HandLandmarkSubgraphs {
+    static let all: [(name: String, text: String)] = [
+        ("HandLandmarkTrackingCpu", tracking),
+        ("HandLandmarkCpu", landmarkCpu),
+        ("HandLandmarkModelLoader", loader("HandLandmarkModelLoader", "hand_landmark/hand_landmark")),
+        ("HandLandmarkLandmarksToRoi", landmarksToRoi),
+        ("PalmDetectionCpu", palmDetection),
+        ("PalmDetectionModelLoader", loader("PalmDetectionModelLoader", "palm_detection/palm_detection")),
+        ("PalmDetectionDetectionToRoi", palmToRoi),
+    ]
+
+    /// Detection or tracking, then landmarks and handedness, for each hand.
+    static let tracking = """
+        type: "HandLandmarkTrackingCpu"
+        input_stream: "IMAGE:image"
+        input_side_packet: "NUM_HANDS:num_hands"
+        input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+        input_side_packet: "USE_PREV_LANDMARKS:use_prev_landmarks"
+        output_stream: "LANDMARKS:multi_hand_landmarks"
+        output_stream: "WORLD_LANDMARKS:multi_hand_world_landmarks"
+        output_stream: "HANDEDNESS:multi_handedness"
+        output_stream: "PALM_DETECTIONS:palm_detections"
+        output_stream: "HAND_ROIS_FROM_LANDMARKS:rois_from_landmarks"
+        output_stream: "HAND_ROIS_FROM_PALM_DETECTIONS:rois_from_palms"
+
+        # Last frame's ROIs, unless tracking is off.
+        node {
+          calculator: "GateCalculator"
+          input_stream: "last_rois"
+          input_side_packet: "ALLOW:use_prev_landmarks"
+          output_stream: "tracked_rois"
+          options { [mediapipe.GateCalculatorOptions.ext] { allow: true } }
+        }
+        node {
+          calculator: "NormalizedRectVectorHasMinSizeCalculator"
+          input_stream: "ITERABLE:tracked_rois"
+          input_side_packet: "num_hands"
+          output_stream: "tracking_is_enough"
+        }
+
+        # Palm detection runs only on frames where tracking does not give every hand.
+        node {
+          calculator: "GateCalculator"
+          input_stream: "image"
+          input_stream: "DISALLOW:tracking_is_enough"
+          output_stream: "detection_image"
+          options { [mediapipe.GateCalculatorOptions.ext] { empty_packets_as_allow: true } }
+        }
+        node {
+          calculator: "PalmDetectionCpu"
+          input_stream: "IMAGE:detection_image"
+          input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+          output_stream: "DETECTIONS:every_palm"
+        }
+        node {
+          calculator: "ClipDetectionVectorSizeCalculator"
+          input_stream: "every_palm"
+          input_side_packet: "num_hands"
+          output_stream: "palm_detections"
+        }
+        node {
+          calculator: "ImagePropertiesCalculator"
+          input_stream: "IMAGE:detection_image"
+          output_stream: "SIZE:detection_image_size"
+        }
+        node {
+          calculator: "BeginLoopDetectionCalculator"
+          input_stream: "ITERABLE:palm_detections"
+          input_stream: "CLONE:detection_image_size"
+          output_stream: "ITEM:one_palm"
+          output_stream: "CLONE:one_palm_image_size"
+          output_stream: "BATCH_END:palm_batch_end"
+        }
+        node {
+          calculator: "PalmDetectionDetectionToRoi"
+          input_stream: "DETECTION:one_palm"
+          input_stream: "IMAGE_SIZE:one_palm_image_size"
+          output_stream: "ROI:one_roi_from_palm"
+        }
+        node {
+          calculator: "EndLoopNormalizedRectCalculator"
+          input_stream: "ITEM:one_roi_from_palm"
+          input_stream: "BATCH_END:palm_batch_end"
+          output_stream: "ITERABLE:rois_from_palms"
+        }
+
+        # New ROIs that overlap a tracked one by more than half give way to it.
+        node {
+          calculator: "AssociationNormRectCalculator"
+          input_stream: "rois_from_palms"
+          input_stream: "tracked_rois"
+          output_stream: "hand_rois"
+          options { [mediapipe.AssociationCalculatorOptions.ext] { min_similarity_threshold: 0.5 } }
+        }
+
+        node {
+          calculator: "ImagePropertiesCalculator"
+          input_stream: "IMAGE_CPU:image"
+          output_stream: "SIZE:image_size"
+        }
+        node {
+          calculator: "BeginLoopNormalizedRectCalculator"
+          input_stream: "ITERABLE:hand_rois"
+          input_stream: "CLONE:0:image"
+          input_stream: "CLONE:1:image_size"
+          output_stream: "ITEM:one_roi"
+          output_stream: "CLONE:0:one_roi_image"
+          output_stream: "CLONE:1:one_roi_image_size"
+          output_stream: "BATCH_END:roi_batch_end"
+        }
+        node {
+          calculator: "HandLandmarkCpu"
+          input_stream: "IMAGE:one_roi_image"
+          input_stream: "ROI:one_roi"
+          input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+          output_stream: "LANDMARKS:one_hand_landmarks"
+          output_stream: "WORLD_LANDMARKS:one_hand_world_landmarks"
+          output_stream: "HANDEDNESS:one_handedness"
+        }
+        node {
+          calculator: "HandLandmarkLandmarksToRoi"
+          input_stream: "LANDMARKS:one_hand_landmarks"
+          input_stream: "IMAGE_SIZE:one_roi_image_size"
+          output_stream: "ROI:one_roi_from_landmarks"
+        }
+        node {
+          calculator: "EndLoopClassificationListCalculator"
+          input_stream: "ITEM:one_handedness"
+          input_stream: "BATCH_END:roi_batch_end"
+          output_stream: "ITERABLE:multi_handedness"
+        }
+        node {
+          calculator: "EndLoopNormalizedLandmarkListVectorCalculator"
+          input_stream: "ITEM:one_hand_landmarks"
+          input_stream: "BATCH_END:roi_batch_end"
+          output_stream: "ITERABLE:multi_hand_landmarks"
+        }
+        node {
+          calculator: "EndLoopLandmarkListVectorCalculator"
+          input_stream: "ITEM:one_hand_world_landmarks"
+          input_stream: "BATCH_END:roi_batch_end"
+          output_stream: "ITERABLE:multi_hand_world_landmarks"
+        }
+        node {
+          calculator: "EndLoopNormalizedRectCalculator"
+          input_stream: "ITEM:one_roi_from_landmarks"
+          input_stream: "BATCH_END:roi_batch_end"
+          output_stream: "ITERABLE:rois_from_landmarks"
+        }
+
+        # This frame's landmark ROIs come back on the next frame.
+        node {
+          calculator: "PreviousLoopbackCalculator"
+          input_stream: "MAIN:image"
+          input_stream: "LOOP:rois_from_landmarks"
+          input_stream_info { tag_index: "LOOP" back_edge: true }
+          output_stream: "PREV_LOOP:last_rois"
+        }
+        """
+
+    /// One hand in one ROI: landmarks, world landmarks and handedness, or nothing when the
+    /// model's hand score is under 0.5.
+    static let landmarkCpu = """
+        type: "HandLandmarkCpu"
+        input_stream: "IMAGE:image"
+        input_stream: "ROI:hand_rect"
+        input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+        output_stream: "LANDMARKS:hand_landmarks"
+        output_stream: "WORLD_LANDMARKS:hand_world_landmarks"
+        output_stream: "HANDEDNESS:handedness"
+
+        # The rotated ROI letterboxed into the model's 224×224 input, values in [0, 1].
+        node {
+          calculator: "ImageToTensorCalculator"
+          input_stream: "IMAGE:image"
+          input_stream: "NORM_RECT:hand_rect"
+          output_stream: "TENSORS:crop"
+          output_stream: "LETTERBOX_PADDING:padding"
+          options { [mediapipe.ImageToTensorCalculatorOptions.ext] {
+            output_tensor_width: 224
+            output_tensor_height: 224
+            keep_aspect_ratio: true
+            output_tensor_float_range { min: 0.0 max: 1.0 }
+          } }
+        }
+        node {
+          calculator: "HandLandmarkModelLoader"
+          input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+          output_side_packet: "MODEL:model"
+        }
+        node {
+          calculator: "InferenceCalculator"
+          input_stream: "TENSORS:crop"
+          input_side_packet: "MODEL:model"
+          output_stream: "TENSORS:model_outputs"
+          options { [mediapipe.InferenceCalculatorOptions.ext] { delegate { xnnpack {} } } }
+        }
+
+        # The model gives landmarks, the hand score, the handedness score, world landmarks.
+        node {
+          calculator: "SplitTensorVectorCalculator"
+          input_stream: "model_outputs"
+          output_stream: "landmark_tensor"
+          output_stream: "score_tensor"
+          output_stream: "handedness_tensor"
+          output_stream: "world_tensor"
+          options { [mediapipe.SplitVectorCalculatorOptions.ext] {
+            ranges { begin: 0 end: 1 }
+            ranges { begin: 1 end: 2 }
+            ranges { begin: 2 end: 3 }
+            ranges { begin: 3 end: 4 }
+          } }
+        }
+        node {
+          calculator: "TensorsToFloatsCalculator"
+          input_stream: "TENSORS:score_tensor"
+          output_stream: "FLOAT:hand_score"
+        }
+        node {
+          calculator: "ThresholdingCalculator"
+          input_stream: "FLOAT:hand_score"
+          output_stream: "FLAG:hand_present"
+          options { [mediapipe.ThresholdingCalculatorOptions.ext] { threshold: 0.5 } }
+        }
+
+        # Handedness: one score for the labels file's two classes ("Left", "Right"); the likelier
+        # one is kept.
+        node {
+          calculator: "GateCalculator"
+          input_stream: "handedness_tensor"
+          input_stream: "ALLOW:hand_present"
+          output_stream: "present_handedness_tensor"
+        }
+        node {
+          calculator: "TensorsToClassificationCalculator"
+          input_stream: "TENSORS:present_handedness_tensor"
+          output_stream: "CLASSIFICATIONS:handedness"
+          options { [mediapipe.TensorsToClassificationCalculatorOptions.ext] {
+            top_k: 1
+            label_map_path: "mediapipe/modules/hand_landmark/handedness.txt"
+            binary_classification: true
+          } }
+        }
+
+        # 21 points in 224×224 tensor pixels (z scaled by 0.4), out of the letterbox, onto
+        # the image.
+        node {
+          calculator: "GateCalculator"
+          input_stream: "landmark_tensor"
+          input_stream: "ALLOW:hand_present"
+          output_stream: "present_landmark_tensor"
+        }
+        node {
+          calculator: "TensorsToLandmarksCalculator"
+          input_stream: "TENSORS:present_landmark_tensor"
+          output_stream: "NORM_LANDMARKS:tensor_landmarks"
+          options { [mediapipe.TensorsToLandmarksCalculatorOptions.ext] {
+            num_landmarks: 21 input_image_width: 224 input_image_height: 224 normalize_z: 0.4
+          } }
+        }
+        node {
+          calculator: "LandmarkLetterboxRemovalCalculator"
+          input_stream: "LANDMARKS:tensor_landmarks"
+          input_stream: "LETTERBOX_PADDING:padding"
+          output_stream: "LANDMARKS:roi_landmarks"
+        }
+        node {
+          calculator: "LandmarkProjectionCalculator"
+          input_stream: "NORM_LANDMARKS:roi_landmarks"
+          input_stream: "NORM_RECT:hand_rect"
+          output_stream: "NORM_LANDMARKS:hand_landmarks"
+        }
+
+        # World landmarks: metres about the hand, turned by the ROI's rotation.
+        node {
+          calculator: "GateCalculator"
+          input_stream: "world_tensor"
+          input_stream: "ALLOW:hand_present"
+          output_stream: "present_world_tensor"
+        }
+        node {
+          calculator: "TensorsToLandmarksCalculator"
+          input_stream: "TENSORS:present_world_tensor"
+          output_stream: "LANDMARKS:world_in_roi"
+          options { [mediapipe.TensorsToLandmarksCalculatorOptions.ext] { num_landmarks: 21 } }
+        }
+        node {
+          calculator: "WorldLandmarkProjectionCalculator"
+          input_stream: "LANDMARKS:world_in_roi"
+          input_stream: "NORM_RECT:hand_rect"
+          output_stream: "LANDMARKS:hand_world_landmarks"
+        }
+        """
+
+    /// The next ROI from a hand's landmarks: turned so the wrist → middle finger points up,
+    /// doubled, moved a little towards the fingers, made square.
+    static let landmarksToRoi = """
+        type: "HandLandmarkLandmarksToRoi"
+        input_stream: "LANDMARKS:landmarks"
+        input_stream: "IMAGE_SIZE:image_size"
+        output_stream: "ROI:roi"
+        node {
+          calculator: "HandLandmarksToRectCalculator"
+          input_stream: "NORM_LANDMARKS:landmarks"
+          input_stream: "IMAGE_SIZE:image_size"
+          output_stream: "NORM_RECT:hand_box"
+        }
+        node {
+          calculator: "RectTransformationCalculator"
+          input_stream: "NORM_RECT:hand_box"
+          input_stream: "IMAGE_SIZE:image_size"
+          output_stream: "roi"
+          options { [mediapipe.RectTransformationCalculatorOptions.ext] {
+            scale_x: 2.0 scale_y: 2.0 shift_y: -0.1 square_long: true
+          } }
+        }
+        """
+
+    /// Palms on the whole image, letterboxed into 192×192: 2016 anchors, seven keypoints each.
+    static let palmDetection = """
+        type: "PalmDetectionCpu"
+        input_stream: "IMAGE:image"
+        input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+        output_stream: "DETECTIONS:detections"
+        node {
+          calculator: "ImageToTensorCalculator"
+          input_stream: "IMAGE:image"
+          output_stream: "TENSORS:input_tensor"
+          output_stream: "LETTERBOX_PADDING:padding"
+          options { [mediapipe.ImageToTensorCalculatorOptions.ext] {
+            output_tensor_width: 192
+            output_tensor_height: 192
+            keep_aspect_ratio: true
+            output_tensor_float_range { min: 0.0 max: 1.0 }
+            border_mode: BORDER_ZERO
+          } }
+        }
+        node {
+          calculator: "TfLiteCustomOpResolverCalculator"
+          output_side_packet: "OP_RESOLVER:op_resolver"
+        }
+        node {
+          calculator: "PalmDetectionModelLoader"
+          input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+          output_side_packet: "MODEL:model"
+        }
+        node {
+          calculator: "InferenceCalculator"
+          input_stream: "TENSORS:input_tensor"
+          input_side_packet: "MODEL:model"
+          input_side_packet: "OP_RESOLVER:op_resolver"
+          output_stream: "TENSORS:model_outputs"
+          options { [mediapipe.InferenceCalculatorOptions.ext] { delegate { xnnpack {} } } }
+        }
+        node {
+          calculator: "SsdAnchorsCalculator"
+          output_side_packet: "anchors"
+          options { [mediapipe.SsdAnchorsCalculatorOptions.ext] {
+            num_layers: 4
+            min_scale: 0.1484375
+            max_scale: 0.75
+            input_size_width: 192
+            input_size_height: 192
+            anchor_offset_x: 0.5
+            anchor_offset_y: 0.5
+            strides: [8, 16, 16, 16]
+            aspect_ratios: 1.0
+            fixed_anchor_size: true
+          } }
+        }
+        # 18 values per anchor: box centre and size, then the wrist, finger bases and thumb.
+        node {
+          calculator: "TensorsToDetectionsCalculator"
+          input_stream: "TENSORS:model_outputs"
+          input_side_packet: "ANCHORS:anchors"
+          output_stream: "DETECTIONS:candidates"
+          options { [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
+            num_classes: 1
+            num_boxes: 2016
+            num_coords: 18
+            box_coord_offset: 0
+            keypoint_coord_offset: 4
+            num_keypoints: 7
+            num_values_per_keypoint: 2
+            sigmoid_score: true
+            score_clipping_thresh: 100.0
+            reverse_output_order: true
+            x_scale: 192.0 y_scale: 192.0 w_scale: 192.0 h_scale: 192.0
+            min_score_thresh: 0.5
+          } }
+        }
+        node {
+          calculator: "NonMaxSuppressionCalculator"
+          input_stream: "candidates"
+          output_stream: "palms_in_letterbox"
+          options { [mediapipe.NonMaxSuppressionCalculatorOptions.ext] {
+            min_suppression_threshold: 0.3
+            overlap_type: INTERSECTION_OVER_UNION
+            algorithm: WEIGHTED
+          } }
+        }
+        node {
+          calculator: "DetectionLetterboxRemovalCalculator"
+          input_stream: "DETECTIONS:palms_in_letterbox"
+          input_stream: "LETTERBOX_PADDING:padding"
+          output_stream: "DETECTIONS:detections"
+        }
+        """
+
+    /// A palm's ROI around the whole hand: turned so wrist → middle-finger base points up,
+    /// enlarged 2.6×, moved towards the fingers, made square.
+    static let palmToRoi = """
+        type: "PalmDetectionDetectionToRoi"
+        input_stream: "DETECTION:detection"
+        input_stream: "IMAGE_SIZE:image_size"
+        output_stream: "ROI:roi"
+        node {
+          calculator: "DetectionsToRectsCalculator"
+          input_stream: "DETECTION:detection"
+          input_stream: "IMAGE_SIZE:image_size"
+          output_stream: "NORM_RECT:palm_box"
+          options { [mediapipe.DetectionsToRectsCalculatorOptions.ext] {
+            rotation_vector_start_keypoint_index: 0
+            rotation_vector_end_keypoint_index: 2
+            rotation_vector_target_angle_degrees: 90
+          } }
+        }
+        node {
+          calculator: "RectTransformationCalculator"
+          input_stream: "NORM_RECT:palm_box"
+          input_stream: "IMAGE_SIZE:image_size"
+          output_stream: "roi"
+          options { [mediapipe.RectTransformationCalculatorOptions.ext] {
+            scale_x: 2.6 scale_y: 2.6 shift_y: -0.5 square_long: true
+          } }
+        }
+        """
+
+    /// A model file chosen by `MODEL_COMPLEXITY`: 0 the lite model, 1 (the default) the full.
+    static func loader(_ type: String, _ stem: String) -> String {
+        """
+        type: "\(type)"
+        input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+        output_side_packet: "MODEL:model"
+        node {
+          calculator: "SwitchContainer"
+          input_side_packet: "SELECT:model_complexity"
+          output_side_packet: "PACKET:model_path"
+          options { [mediapipe.SwitchContainerOptions.ext] {
+            select: 1
+            contained_node {
+              calculator: "ConstantSidePacketCalculator"
+              options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] {
+                packet { string_value: "mediapipe/modules/\(stem)_lite.tflite" }
+              } }
+            }
+            contained_node {
+              calculator: "ConstantSidePacketCalculator"
+              options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] {
+                packet { string_value: "mediapipe/modules/\(stem)_full.tflite" }
+              } }
+            }
+          } }
+        }
+        node {
+          calculator: "LocalFileContentsCalculator"
+          input_side_packet: "FILE_PATH:model_path"
+          output_side_packet: "CONTENTS:model_bytes"
+        }
+        node {
+          calculator: "TfLiteModelCalculator"
+          input_side_packet: "MODEL_BLOB:model_bytes"
+          output_side_packet: "MODEL:model"
+        }
+        """
+    }
+}
