@@ -477,17 +477,31 @@ if all || args.contains("blazeface") {
     }
 }
 
-// (h) MediaPipe's face detection from its own compiled graph, against MediaPipe's Python solution.
+// (h) MediaPipe's solutions from their own compiled graphs, against MediaPipe's Python solutions.
 if all || args.contains("mediapipe") {
     let root = repoRoot.appendingPathComponent(".build/fixtures/mediapipe").path
-    let graphPath = root + "/mediapipe/modules/face_detection/face_detection_short_range_cpu.binarypb"
     let python = repoRoot.appendingPathComponent(".build/venv-mediapipe/bin/python").path
     let clip = repoRoot.appendingPathComponent(".build/fixtures/carphone_pristine.mp4").path
     let (w, h) = (640, 480)
     let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: raw) }
-    print("\n(h) MediaPipe face detection (face_detection_short_range_cpu.binarypb, MediaPipe's model) on carphone_pristine.mp4 at \(w)×\(h): ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster")
-    if FileManager.default.fileExists(atPath: graphPath), let frames = try clipFrames(clip, width: w, height: h, count: quick ? 30 : 120, into: raw) {
+    /// A solution: MediaPipe's compiled graph, its side packets as the Python solution sets
+    /// them, the stream whose non-empty packets count as found, the reference script's name.
+    struct Solution {
+        var title: String, graph: String, sidePackets: [String: any Sendable], output: String, python: String
+    }
+    let solutions = [
+        Solution(title: "face detection", graph: "face_detection/face_detection_short_range_cpu.binarypb", sidePackets: [:],
+                 output: "detections", python: "face_detection"),
+        Solution(title: "Face Mesh (478 landmarks)", graph: "face_landmark/face_landmark_front_cpu.binarypb",
+                 sidePackets: ["num_faces": 1, "with_attention": true, "use_prev_landmarks": true],
+                 output: "multi_face_landmarks", python: "face_mesh"),
+        Solution(title: "Hands (full model)", graph: "hand_landmark/hand_landmark_tracking_cpu.binarypb",
+                 sidePackets: ["num_hands": 2, "model_complexity": 1, "use_prev_landmarks": true],
+                 output: "multi_hand_landmarks", python: "hands"),
+    ]
+    print("\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 at \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster")
+    if let frames = try clipFrames(clip, width: w, height: h, count: quick ? 30 : 120, into: raw) {
         // The pre-processing on its own: one 640×480 frame letterboxed into 128×128 floats.
         var toTensor = ImageToTensorCalculator.Options()
         (toTensor.outputTensorWidth, toTensor.outputTensorHeight, toTensor.keepAspectRatio) = (128, 128, true)
@@ -497,55 +511,65 @@ if all || args.contains("mediapipe") {
         print(String(format: "  ImageToTensorCalculator alone, 640×480 → 128×128: %.3f ms", preprocess))
         ResourcePaths.root = root
         let registry = try CalculatorRegistry.withML()
-        // Frames go in as fast as the graph takes them (it pipelines its stages); MediaPipe's
-        // Python solution takes one frame per call.
-        func graphFPS(threads: Int) throws -> (fps: Double, faces: Int) {
-            var config = try GraphConfig(contentsOfFile: graphPath, registry: registry)
-            config.numThreads = threads
-            let graph = try Graph(config, registry: registry)
-            let faces = Locked(0)
-            try graph.observe("detections") { p in if let d = try? p.get([Detection].self), !d.isEmpty { faces.withLock { $0 += 1 } } }
-            try graph.start()
-            let t = monotonicNanoseconds()
-            for (k, f) in frames.enumerated() { try graph.send(f, to: "image", at: Timestamp(Int64(k) * 33_333)) }
-            try graph.closeAllInputStreams()
-            try graph.waitUntilDone()
-            let seconds = Double(monotonicNanoseconds() - t) / 1e9
-            if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
-                for n in graph.statistics.nodes where !n.isOutput && n.calls > 0 {
-                    print(String(format: "    %@: %.3f ms per call", n.name, n.busySeconds * 1000 / Double(n.calls)))
+        for solution in solutions {
+            let graphPath = root + "/mediapipe/modules/" + solution.graph
+            guard FileManager.default.fileExists(atPath: graphPath) else {
+                print("  \(solution.graph) missing (scripts/setup.sh bench)")
+                continue
+            }
+            // Frames go in as fast as the graph takes them (it pipelines its stages); MediaPipe's
+            // Python solution takes one frame per call.
+            func graphFPS(threads: Int) throws -> (fps: Double, found: Int) {
+                var config = try GraphConfig(contentsOfFile: graphPath, registry: registry)
+                config.numThreads = threads
+                let graph = try Graph(config, registry: registry)
+                let found = Locked(0)
+                try graph.observe(solution.output) { p in
+                    let n = (try? p.get([Detection].self).count) ?? (try? p.get([NormalizedLandmarkList].self).count) ?? 0
+                    if n > 0 { found.withLock { $0 += 1 } }
                 }
+                try graph.start(sidePackets: solution.sidePackets)
+                let t = monotonicNanoseconds()
+                for (k, f) in frames.enumerated() { try graph.send(f, to: "image", at: Timestamp(Int64(k) * 33_333)) }
+                try graph.closeAllInputStreams()
+                try graph.waitUntilDone()
+                let seconds = Double(monotonicNanoseconds() - t) / 1e9
+                if ProcessInfo.processInfo.environment["BENCH_PROFILE"] != nil {
+                    for n in graph.statistics.nodes where !n.isOutput && n.calls > 0 {
+                        print(String(format: "    %@: %.3f ms per call", n.name, n.busySeconds * 1000 / Double(n.calls)))
+                    }
+                }
+                return (Double(frames.count) / seconds, found.withLock { $0 })
             }
-            return (Double(frames.count) / seconds, faces.withLock { $0 })
-        }
-        func mediapipeFPS(threads: Int) -> (fps: Double, faces: Int)? {
-            let script = repoRoot.appendingPathComponent("scripts/bench/reference_mediapipe_face.py").path
-            let out = threads == 1
-                ? run("taskset", ["-c", "0", python, script, raw.path, "\(w)", "\(h)"])
-                : run(python, [script, raw.path, "\(w)", "\(h)"])
-            guard let line = out?.split(separator: "\n").last,
-                let j = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Double], let fps = j["fps"]
-            else { return nil }
-            return (fps, Int(j["faces"] ?? -1))
-        }
-        for threads in [1, 2] {
-            _ = try graphFPS(threads: threads)  // warm-up: model load, pools
-            var ours = (fps: 0.0, faces: 0)
-            var theirs: (fps: Double, faces: Int)?
-            for _ in 0..<2 {
-                for _ in 0..<3 { let r = try graphFPS(threads: threads); if r.fps > ours.fps { ours = r } }
-                if let m = mediapipeFPS(threads: threads), m.fps > theirs?.fps ?? 0 { theirs = m }
+            func mediapipeFPS(threads: Int) -> (fps: Double, found: Int)? {
+                let script = repoRoot.appendingPathComponent("scripts/bench/reference_mediapipe.py").path
+                let args = [script, solution.python, raw.path, "\(w)", "\(h)"]
+                let out = threads == 1 ? run("taskset", ["-c", "0", python] + args) : run(python, args)
+                guard let line = out?.split(separator: "\n").last,
+                    let j = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Double], let fps = j["fps"]
+                else { return nil }
+                return (fps, Int(j["found"] ?? -1))
             }
-            if let theirs {
-                row("MediaPipe face detection, \(threads) thread\(threads == 1 ? "" : "s")", 1000 / ours.fps, 1000 / theirs.fps, unit: "ms", refName: "mediapipe==0.10.21 Python solution")
-                print(String(format: "    FrameFlow %.1f fps (faces on %d of %d frames), MediaPipe %.1f fps (faces on %d)", ours.fps, ours.faces, frames.count, theirs.fps, theirs.faces))
-            } else {
-                print(String(format: "  FrameFlow, %d thread(s): %.1f fps; MediaPipe's Python solution unavailable (python3 -m venv .build/venv-mediapipe && .build/venv-mediapipe/bin/pip install mediapipe==0.10.21)", threads, ours.fps))
+            for threads in [1, 2] {
+                _ = try graphFPS(threads: threads)  // warm-up: model load, pools
+                var ours = (fps: 0.0, found: 0)
+                var theirs: (fps: Double, found: Int)?
+                for _ in 0..<2 {
+                    for _ in 0..<3 { let r = try graphFPS(threads: threads); if r.fps > ours.fps { ours = r } }
+                    if let m = mediapipeFPS(threads: threads), m.fps > theirs?.fps ?? 0 { theirs = m }
+                }
+                let label = "MediaPipe \(solution.title), \(threads) thread\(threads == 1 ? "" : "s")"
+                if let theirs {
+                    row(label, 1000 / ours.fps, 1000 / theirs.fps, unit: "ms", refName: "mediapipe==0.10.21 Python solution")
+                    print(String(format: "    FrameFlow %.1f fps (found on %d of %d frames), MediaPipe %.1f fps (found on %d)", ours.fps, ours.found, frames.count, theirs.fps, theirs.found))
+                } else {
+                    print(String(format: "  %@: FrameFlow %.1f fps; MediaPipe's Python solution unavailable (python3 -m venv .build/venv-mediapipe && .build/venv-mediapipe/bin/pip install mediapipe==0.10.21)", label, ours.fps))
+                }
             }
         }
         ResourcePaths.root = nil
     } else {
-        print("  graph, clip or ffmpeg missing (scripts/setup.sh bench)")
+        print("  clip or ffmpeg missing (scripts/setup.sh bench)")
     }
 }
 
