@@ -3,8 +3,9 @@ import FrameFlow
 
 extension NHWC {
     /// Depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image with
-    /// at least 8 channels and any filter size — MediaPipe's 3 × 3 (hand landmarks, face
-    /// mesh) and 5 × 5 (palm detector) filters. One channel block (16 lanes under AVX-512
+    /// at least 8 channels and any filter size — the 5 × 5 filters of MediaPipe's palm
+    /// detector and BlazeFace (the TFLite ops send 3 × 3 to `depthwise3x3`, faster on every
+    /// such layer measured). One channel block (16 lanes under AVX-512
     /// with 16 or more channels, else 8: `depthwiseBlocks8`) of one output row at a time, eight
     /// output columns per step with their own accumulators: each tap's weight vector is
     /// loaded once for the eight, and at stride 1 the eight columns' inputs under one filter

@@ -73,10 +73,11 @@ extension NHWC {
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
-                // 3 × 3 over few channels keeps its nine taps in registers (`depthwise3x3`: BlazeFace,
-                // the face mesh); with many, the blocks' eight columns per step won (hand landmarks).
-                let fast3x3 = kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8 && (c < 64 || c % 16 != 0)
-                let blocks = !fast3x3 && dh == 1 && dw == 1 && c >= 8  // 3 × 3, 5 × 5 unrolled, other sizes too
+                // 3 × 3 keeps its nine taps in registers (`depthwise3x3`): through the blocks' eight
+                // columns per step it was slower on every 3 × 3 layer of BlazeFace, the face mesh
+                // and the hand landmark models.
+                let fast3x3 = kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8
+                let blocks = !fast3x3 && dh == 1 && dw == 1 && c >= 8  // other filter sizes (5 × 5), channel blocks too
                 xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
                     let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                     for b in 0..<n {
