@@ -60,6 +60,8 @@ let package = Package(
             name: "frameflow-bench",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowML"]),
         .executableTarget(
+            name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),
+        .executableTarget(
             name: "instafilter", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia"],
             path: "Examples/Instafilter", exclude: ["warm_film_17.cube"]),
         .testTarget(

@@ -72,7 +72,7 @@ enum LandmarkRendererSubgraphs {
             landmark_connections: [\(faceConnections)]
             landmark_color { r: 255 g: 255 b: 255 }
             connection_color { r: 60 g: 220 b: 60 }
-            thickness: 1.5
+            thickness: 1.0
             visualize_landmark_depth: false
           } }
         }
@@ -139,7 +139,8 @@ enum LandmarkRendererSubgraphs {
             landmark_connections: [\(handConnections)]
             landmark_color { r: 255 g: 40 b: 40 }
             connection_color { r: 40 g: 255 b: 40 }
-            thickness: 3.0
+            thickness: 2.0
+            visualize_landmark_depth: false
           } }
         }
         node {
