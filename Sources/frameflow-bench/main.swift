@@ -489,6 +489,7 @@ if all || args.contains("mediapipe") {
     /// them, the stream whose non-empty packets count as found, the reference script's name.
     struct Solution {
         var title: String, graph: String, sidePackets: [String: any Sendable], output: String, python: String
+        var clip = "carphone"
     }
     let solutions = [
         Solution(title: "face detection", graph: "face_detection/face_detection_short_range_cpu.binarypb", sidePackets: [:],
@@ -498,10 +499,15 @@ if all || args.contains("mediapipe") {
                  output: "multi_face_landmarks", python: "face_mesh"),
         Solution(title: "Hands (full model)", graph: "hand_landmark/hand_landmark_tracking_cpu.binarypb",
                  sidePackets: ["num_hands": 2, "model_complexity": 1, "use_prev_landmarks": true],
-                 output: "multi_hand_landmarks", python: "hands"),
+                 output: "multi_hand_landmarks", python: "hands", clip: "hand_clip"),
     ]
-    print("\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 at \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster")
-    if let frames = try clipFrames(clip, width: w, height: h, count: quick ? 30 : 120, into: raw) {
+    print("\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces) and Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster")
+    let handClip = repoRoot.appendingPathComponent("Tests/Fixtures/mediapipe/hand_clip.mp4").path
+    let handRaw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-hands-\(getpid()).rgb")
+    defer { try? FileManager.default.removeItem(at: handRaw) }
+    let handFrames = try clipFrames(handClip, width: w, height: h, count: quick ? 30 : 120, into: handRaw)
+    if let faceFrames = try clipFrames(clip, width: w, height: h, count: quick ? 30 : 120, into: raw) {
+        let frames = faceFrames
         // The pre-processing on its own: one 640×480 frame letterboxed into 128×128 floats.
         var toTensor = ImageToTensorCalculator.Options()
         (toTensor.outputTensorWidth, toTensor.outputTensorHeight, toTensor.keepAspectRatio) = (128, 128, true)
@@ -512,6 +518,7 @@ if all || args.contains("mediapipe") {
         ResourcePaths.root = root
         let registry = try CalculatorRegistry.withML()
         for solution in solutions {
+            let (frames, raw) = solution.clip == "hand_clip" ? (handFrames ?? [], handRaw) : (faceFrames, raw)
             let graphPath = root + "/mediapipe/modules/" + solution.graph
             guard FileManager.default.fileExists(atPath: graphPath) else {
                 print("  \(solution.graph) missing (scripts/setup.sh bench)")
