@@ -115,47 +115,22 @@ import Testing
         }
     }
 
-    @Test func closesALoopInAGraph() throws {
+    /// x → running sum, the loop closed through PreviousLoopback; with `slowLoop` the sum comes
+    /// back through a node that sleeps 20 ms, long after every x is in and MAIN has closed.
+    func runningSums(slowLoop: Bool) throws -> PacketCollector {
+        let loop = slowLoop ? "slow_sum" : "sum"
         let text = """
             input_stream: "x"
             output_stream: "sum"
             node {
               calculator: "PreviousLoopbackCalculator"
               input_stream: "MAIN:x"
-              input_stream: "LOOP:sum"
+              input_stream: "LOOP:\(loop)"
               input_stream_info: { tag_index: "LOOP" back_edge: true }
               output_stream: "PREV_LOOP:prev_sum"
             }
             node { calculator: "SumCalculator" input_stream: "MAIN:x" input_stream: "PREV:prev_sum" output_stream: "SUM:sum" }
-            """
-        let graph = try Graph(GraphConfig(parsing: text), registry: CalculatorRegistry.standard.adding([SumCalculator.self]))
-        let sum = try PacketCollector(graph, "sum")
-        try graph.start()
-        for (i, t) in [1, 2, 4, 7, 8].enumerated() { try graph.send(i + 1, to: "x", at: Timestamp(Int64(t))) }
-        try graph.closeAllInputStreams()
-        try graph.waitUntilDone()
-        #expect(try values(sum.packets, as: Int.self).map(\.1) == [1, 3, 6, 10, 15])
-        #expect(sum.timestamps == [1, 2, 4, 7, 8])
-    }
-
-    /// Every frame is in and MAIN closed long before the loop's slow node answers the first:
-    /// the node stays open for the answers it owes (it used to close and drop them).
-    @Test func aSlowLoopStillAnswersAfterMainCloses() throws {
-        let text = """
-            input_stream: "x"
-            output_stream: "sum"
-            node {
-              calculator: "PreviousLoopbackCalculator"
-              input_stream: "MAIN:x"
-              input_stream: "LOOP:slow_sum"
-              input_stream_info: { tag_index: "LOOP" back_edge: true }
-              output_stream: "PREV_LOOP:prev_sum"
-            }
-            node { calculator: "SumCalculator" input_stream: "MAIN:x" input_stream: "PREV:prev_sum" output_stream: "SUM:sum" }
-            node {
-              calculator: "SleepCalculator" input_stream: "sum" output_stream: "slow_sum"
-              options { [SleepCalculator.Options] { microseconds: 20000 } }
-            }
+            \(slowLoop ? "node { calculator: \"SleepCalculator\" input_stream: \"sum\" output_stream: \"slow_sum\" options { [SleepCalculator.Options] { microseconds: 20000 } } }" : "")
             """
         let registry = CalculatorRegistry.standard.adding([SumCalculator.self, SleepCalculator.self])
         let graph = try Graph(GraphConfig(parsing: text), registry: registry)
@@ -164,6 +139,19 @@ import Testing
         for (i, t) in [1, 2, 4, 7, 8].enumerated() { try graph.send(i + 1, to: "x", at: Timestamp(Int64(t))) }
         try graph.closeAllInputStreams()
         try graph.waitUntilDone()
+        return sum
+    }
+
+    @Test func closesALoopInAGraph() throws {
+        let sum = try runningSums(slowLoop: false)
+        #expect(try values(sum.packets, as: Int.self).map(\.1) == [1, 3, 6, 10, 15])
+        #expect(sum.timestamps == [1, 2, 4, 7, 8])
+    }
+
+    /// The node stays open for the answers it owes after MAIN closes (it used to close and
+    /// drop them).
+    @Test func aSlowLoopStillAnswersAfterMainCloses() throws {
+        let sum = try runningSums(slowLoop: true)
         #expect(try values(sum.packets, as: Int.self).map(\.1) == [1, 3, 6, 10, 15])
     }
 
