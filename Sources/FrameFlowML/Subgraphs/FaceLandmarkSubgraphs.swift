@@ -23,136 +23,37 @@ enum FaceLandmarkSubgraphs {
     ]
 
     /// Detection or tracking, then landmarks, for each face.
-    static let front = """
-        type: "FaceLandmarkFrontCpu"
-        input_stream: "IMAGE:image"
-        input_side_packet: "NUM_FACES:num_faces"
-        input_side_packet: "USE_PREV_LANDMARKS:use_prev_landmarks"
-        input_side_packet: "WITH_ATTENTION:with_attention"
-        output_stream: "LANDMARKS:multi_face_landmarks"
-        output_stream: "DETECTIONS:face_detections"
-        output_stream: "ROIS_FROM_LANDMARKS:rois_from_landmarks"
-        output_stream: "ROIS_FROM_DETECTIONS:rois_from_detections"
-
-        # Last frame's ROIs, unless tracking is off.
-        node {
-          calculator: "GateCalculator"
-          input_stream: "last_rois"
-          input_side_packet: "ALLOW:use_prev_landmarks"
-          output_stream: "tracked_rois"
-          options { [mediapipe.GateCalculatorOptions.ext] { allow: true } }
-        }
-        node {
-          calculator: "NormalizedRectVectorHasMinSizeCalculator"
-          input_stream: "ITERABLE:tracked_rois"
-          input_side_packet: "num_faces"
-          output_stream: "tracking_is_enough"
-        }
-
-        # Face detection runs only on frames where tracking does not give every face.
-        node {
-          calculator: "GateCalculator"
-          input_stream: "image"
-          input_stream: "DISALLOW:tracking_is_enough"
-          output_stream: "detection_image"
-          options { [mediapipe.GateCalculatorOptions.ext] { empty_packets_as_allow: true } }
-        }
-        node {
-          calculator: "FaceDetectionShortRangeCpu"
-          input_stream: "IMAGE:detection_image"
-          output_stream: "DETECTIONS:every_detection"
-        }
-        node {
-          calculator: "ClipDetectionVectorSizeCalculator"
-          input_stream: "every_detection"
-          input_side_packet: "num_faces"
-          output_stream: "face_detections"
-        }
-        node {
-          calculator: "ImagePropertiesCalculator"
-          input_stream: "IMAGE:detection_image"
-          output_stream: "SIZE:detection_image_size"
-        }
-        node {
-          calculator: "BeginLoopDetectionCalculator"
-          input_stream: "ITERABLE:face_detections"
-          input_stream: "CLONE:detection_image_size"
-          output_stream: "ITEM:one_detection"
-          output_stream: "CLONE:one_detection_image_size"
-          output_stream: "BATCH_END:detection_batch_end"
-        }
-        node {
-          calculator: "FaceDetectionFrontDetectionToRoi"
-          input_stream: "DETECTION:one_detection"
-          input_stream: "IMAGE_SIZE:one_detection_image_size"
-          output_stream: "ROI:one_roi_from_detection"
-        }
-        node {
-          calculator: "EndLoopNormalizedRectCalculator"
-          input_stream: "ITEM:one_roi_from_detection"
-          input_stream: "BATCH_END:detection_batch_end"
-          output_stream: "ITERABLE:rois_from_detections"
-        }
-
-        # New ROIs that overlap a tracked one by more than half give way to it.
-        node {
-          calculator: "AssociationNormRectCalculator"
-          input_stream: "rois_from_detections"
-          input_stream: "tracked_rois"
-          output_stream: "face_rois"
-          options { [mediapipe.AssociationCalculatorOptions.ext] { min_similarity_threshold: 0.5 } }
-        }
-
-        node {
-          calculator: "ImagePropertiesCalculator"
-          input_stream: "IMAGE:image"
-          output_stream: "SIZE:image_size"
-        }
-        node {
-          calculator: "BeginLoopNormalizedRectCalculator"
-          input_stream: "ITERABLE:face_rois"
-          input_stream: "CLONE:0:image"
-          input_stream: "CLONE:1:image_size"
-          output_stream: "ITEM:one_roi"
-          output_stream: "CLONE:0:one_roi_image"
-          output_stream: "CLONE:1:one_roi_image_size"
-          output_stream: "BATCH_END:roi_batch_end"
-        }
-        node {
-          calculator: "FaceLandmarkCpu"
-          input_stream: "IMAGE:one_roi_image"
-          input_stream: "ROI:one_roi"
-          input_side_packet: "WITH_ATTENTION:with_attention"
-          output_stream: "LANDMARKS:one_face_landmarks"
-        }
-        node {
-          calculator: "FaceLandmarkLandmarksToRoi"
-          input_stream: "LANDMARKS:one_face_landmarks"
-          input_stream: "IMAGE_SIZE:one_roi_image_size"
-          output_stream: "ROI:one_roi_from_landmarks"
-        }
-        node {
-          calculator: "EndLoopNormalizedLandmarkListVectorCalculator"
-          input_stream: "ITEM:one_face_landmarks"
-          input_stream: "BATCH_END:roi_batch_end"
-          output_stream: "ITERABLE:multi_face_landmarks"
-        }
-        node {
-          calculator: "EndLoopNormalizedRectCalculator"
-          input_stream: "ITEM:one_roi_from_landmarks"
-          input_stream: "BATCH_END:roi_batch_end"
-          output_stream: "ITERABLE:rois_from_landmarks"
-        }
-
-        # This frame's landmark ROIs come back on the next frame.
-        node {
-          calculator: "PreviousLoopbackCalculator"
-          input_stream: "MAIN:image"
-          input_stream: "LOOP:rois_from_landmarks"
-          input_stream_info { tag_index: "LOOP" back_edge: true }
-          output_stream: "PREV_LOOP:last_rois"
-        }
-        """
+    static let front = LandmarkTrackingLoop.text(
+        interface: """
+            type: "FaceLandmarkFrontCpu"
+            input_stream: "IMAGE:image"
+            input_side_packet: "NUM_FACES:num_faces"
+            input_side_packet: "USE_PREV_LANDMARKS:use_prev_landmarks"
+            input_side_packet: "WITH_ATTENTION:with_attention"
+            output_stream: "LANDMARKS:multi_face_landmarks"
+            output_stream: "DETECTIONS:detections"
+            output_stream: "ROIS_FROM_LANDMARKS:rois_from_landmarks"
+            output_stream: "ROIS_FROM_DETECTIONS:rois_from_detections"
+            """,
+        count: "num_faces",
+        detector: """
+            node {
+              calculator: "FaceDetectionShortRangeCpu"
+              input_stream: "IMAGE:detection_image"
+              output_stream: "DETECTIONS:every_detection"
+            }
+            """,
+        detectionToRoi: "FaceDetectionFrontDetectionToRoi", landmarksToRoi: "FaceLandmarkLandmarksToRoi", imageTag: "IMAGE",
+        landmarks: """
+            node {
+              calculator: "FaceLandmarkCpu"
+              input_stream: "IMAGE:one_roi_image"
+              input_stream: "ROI:one_roi"
+              input_side_packet: "WITH_ATTENTION:with_attention"
+              output_stream: "LANDMARKS:one_landmarks"
+            }
+            """,
+        collected: [("EndLoopNormalizedLandmarkListVectorCalculator", "one_landmarks", "multi_face_landmarks")])
 
     /// Landmarks of one face in one ROI: 468 points, or 478 (with irises) with attention.
     static let landmarkCpu = """

@@ -21,153 +21,46 @@ enum HandLandmarkSubgraphs {
     ]
 
     /// Detection or tracking, then landmarks and handedness, for each hand.
-    static let tracking = """
-        type: "HandLandmarkTrackingCpu"
-        input_stream: "IMAGE:image"
-        input_side_packet: "NUM_HANDS:num_hands"
-        input_side_packet: "MODEL_COMPLEXITY:model_complexity"
-        input_side_packet: "USE_PREV_LANDMARKS:use_prev_landmarks"
-        output_stream: "LANDMARKS:multi_hand_landmarks"
-        output_stream: "WORLD_LANDMARKS:multi_hand_world_landmarks"
-        output_stream: "HANDEDNESS:multi_handedness"
-        output_stream: "PALM_DETECTIONS:palm_detections"
-        output_stream: "HAND_ROIS_FROM_LANDMARKS:rois_from_landmarks"
-        output_stream: "HAND_ROIS_FROM_PALM_DETECTIONS:rois_from_palms"
-
-        # Last frame's ROIs, unless tracking is off.
-        node {
-          calculator: "GateCalculator"
-          input_stream: "last_rois"
-          input_side_packet: "ALLOW:use_prev_landmarks"
-          output_stream: "tracked_rois"
-          options { [mediapipe.GateCalculatorOptions.ext] { allow: true } }
-        }
-        node {
-          calculator: "NormalizedRectVectorHasMinSizeCalculator"
-          input_stream: "ITERABLE:tracked_rois"
-          input_side_packet: "num_hands"
-          output_stream: "tracking_is_enough"
-        }
-
-        # Palm detection runs only on frames where tracking does not give every hand.
-        node {
-          calculator: "GateCalculator"
-          input_stream: "image"
-          input_stream: "DISALLOW:tracking_is_enough"
-          output_stream: "detection_image"
-          options { [mediapipe.GateCalculatorOptions.ext] { empty_packets_as_allow: true } }
-        }
-        node {
-          calculator: "PalmDetectionCpu"
-          input_stream: "IMAGE:detection_image"
-          input_side_packet: "MODEL_COMPLEXITY:model_complexity"
-          output_stream: "DETECTIONS:every_palm"
-        }
-        node {
-          calculator: "ClipDetectionVectorSizeCalculator"
-          input_stream: "every_palm"
-          input_side_packet: "num_hands"
-          output_stream: "palm_detections"
-        }
-        node {
-          calculator: "ImagePropertiesCalculator"
-          input_stream: "IMAGE:detection_image"
-          output_stream: "SIZE:detection_image_size"
-        }
-        node {
-          calculator: "BeginLoopDetectionCalculator"
-          input_stream: "ITERABLE:palm_detections"
-          input_stream: "CLONE:detection_image_size"
-          output_stream: "ITEM:one_palm"
-          output_stream: "CLONE:one_palm_image_size"
-          output_stream: "BATCH_END:palm_batch_end"
-        }
-        node {
-          calculator: "PalmDetectionDetectionToRoi"
-          input_stream: "DETECTION:one_palm"
-          input_stream: "IMAGE_SIZE:one_palm_image_size"
-          output_stream: "ROI:one_roi_from_palm"
-        }
-        node {
-          calculator: "EndLoopNormalizedRectCalculator"
-          input_stream: "ITEM:one_roi_from_palm"
-          input_stream: "BATCH_END:palm_batch_end"
-          output_stream: "ITERABLE:rois_from_palms"
-        }
-
-        # New ROIs that overlap a tracked one by more than half give way to it.
-        node {
-          calculator: "AssociationNormRectCalculator"
-          input_stream: "rois_from_palms"
-          input_stream: "tracked_rois"
-          output_stream: "hand_rois"
-          options { [mediapipe.AssociationCalculatorOptions.ext] { min_similarity_threshold: 0.5 } }
-        }
-
-        node {
-          calculator: "ImagePropertiesCalculator"
-          input_stream: "IMAGE_CPU:image"
-          output_stream: "SIZE:image_size"
-        }
-        node {
-          calculator: "BeginLoopNormalizedRectCalculator"
-          input_stream: "ITERABLE:hand_rois"
-          input_stream: "CLONE:0:image"
-          input_stream: "CLONE:1:image_size"
-          output_stream: "ITEM:one_roi"
-          output_stream: "CLONE:0:one_roi_image"
-          output_stream: "CLONE:1:one_roi_image_size"
-          output_stream: "BATCH_END:roi_batch_end"
-        }
-        node {
-          calculator: "HandLandmarkCpu"
-          input_stream: "IMAGE:one_roi_image"
-          input_stream: "ROI:one_roi"
-          input_side_packet: "MODEL_COMPLEXITY:model_complexity"
-          output_stream: "LANDMARKS:one_hand_landmarks"
-          output_stream: "WORLD_LANDMARKS:one_hand_world_landmarks"
-          output_stream: "HANDEDNESS:one_handedness"
-        }
-        node {
-          calculator: "HandLandmarkLandmarksToRoi"
-          input_stream: "LANDMARKS:one_hand_landmarks"
-          input_stream: "IMAGE_SIZE:one_roi_image_size"
-          output_stream: "ROI:one_roi_from_landmarks"
-        }
-        node {
-          calculator: "EndLoopClassificationListCalculator"
-          input_stream: "ITEM:one_handedness"
-          input_stream: "BATCH_END:roi_batch_end"
-          output_stream: "ITERABLE:multi_handedness"
-        }
-        node {
-          calculator: "EndLoopNormalizedLandmarkListVectorCalculator"
-          input_stream: "ITEM:one_hand_landmarks"
-          input_stream: "BATCH_END:roi_batch_end"
-          output_stream: "ITERABLE:multi_hand_landmarks"
-        }
-        node {
-          calculator: "EndLoopLandmarkListVectorCalculator"
-          input_stream: "ITEM:one_hand_world_landmarks"
-          input_stream: "BATCH_END:roi_batch_end"
-          output_stream: "ITERABLE:multi_hand_world_landmarks"
-        }
-        node {
-          calculator: "EndLoopNormalizedRectCalculator"
-          input_stream: "ITEM:one_roi_from_landmarks"
-          input_stream: "BATCH_END:roi_batch_end"
-          output_stream: "ITERABLE:rois_from_landmarks"
-        }
-
-        # This frame's landmark ROIs come back on the next frame.
-        node {
-          calculator: "PreviousLoopbackCalculator"
-          input_stream: "MAIN:image"
-          input_stream: "LOOP:rois_from_landmarks"
-          input_stream_info { tag_index: "LOOP" back_edge: true }
-          output_stream: "PREV_LOOP:last_rois"
-        }
-        """
+    static let tracking = LandmarkTrackingLoop.text(
+        interface: """
+            type: "HandLandmarkTrackingCpu"
+            input_stream: "IMAGE:image"
+            input_side_packet: "NUM_HANDS:num_hands"
+            input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+            input_side_packet: "USE_PREV_LANDMARKS:use_prev_landmarks"
+            output_stream: "LANDMARKS:multi_hand_landmarks"
+            output_stream: "WORLD_LANDMARKS:multi_hand_world_landmarks"
+            output_stream: "HANDEDNESS:multi_handedness"
+            output_stream: "PALM_DETECTIONS:detections"
+            output_stream: "HAND_ROIS_FROM_LANDMARKS:rois_from_landmarks"
+            output_stream: "HAND_ROIS_FROM_PALM_DETECTIONS:rois_from_detections"
+            """,
+        count: "num_hands",
+        detector: """
+            node {
+              calculator: "PalmDetectionCpu"
+              input_stream: "IMAGE:detection_image"
+              input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+              output_stream: "DETECTIONS:every_detection"
+            }
+            """,
+        detectionToRoi: "PalmDetectionDetectionToRoi", landmarksToRoi: "HandLandmarkLandmarksToRoi", imageTag: "IMAGE_CPU",
+        landmarks: """
+            node {
+              calculator: "HandLandmarkCpu"
+              input_stream: "IMAGE:one_roi_image"
+              input_stream: "ROI:one_roi"
+              input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+              output_stream: "LANDMARKS:one_landmarks"
+              output_stream: "WORLD_LANDMARKS:one_world_landmarks"
+              output_stream: "HANDEDNESS:one_handedness"
+            }
+            """,
+        collected: [
+            ("EndLoopClassificationListCalculator", "one_handedness", "multi_handedness"),
+            ("EndLoopNormalizedLandmarkListVectorCalculator", "one_landmarks", "multi_hand_landmarks"),
+            ("EndLoopLandmarkListVectorCalculator", "one_world_landmarks", "multi_hand_world_landmarks"),
+        ])
 
     /// One hand in one ROI: landmarks, world landmarks and handedness, or nothing when the
     /// model's hand score is under 0.5.
