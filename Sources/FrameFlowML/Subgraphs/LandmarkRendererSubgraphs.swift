@@ -35,6 +35,61 @@ enum LandmarkRendererSubgraphs {
         14, 13, 17, 14, 15, 15, 16, 17, 18, 18, 19, 19, 20
         """
 
+    /// Boxes and keypoints of `detections`, as render data on `output`.
+    static func drawDetections(_ detections: String, _ output: String) -> String {
+        """
+        node {
+          calculator: "DetectionsToRenderDataCalculator"
+          input_stream: "DETECTIONS:\(detections)"
+          output_stream: "RENDER_DATA:\(output)"
+          options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
+            thickness: 2.0 color { r: 0 g: 200 b: 255 }
+          } }
+        }
+        """
+    }
+
+    /// Outlines of the rects of `rects` in `color` (r, g, b), as render data on `output`.
+    static func drawRects(_ rects: String, _ output: String, color: (Int, Int, Int)) -> String {
+        """
+        node {
+          calculator: "RectToRenderDataCalculator"
+          input_stream: "NORM_RECTS:\(rects)"
+          output_stream: "RENDER_DATA:\(output)"
+          options { [mediapipe.RectToRenderDataCalculatorOptions.ext] {
+            filled: false thickness: 2.0 color { r: \(color.0) g: \(color.1) b: \(color.2) }
+          } }
+        }
+        """
+    }
+
+    /// Each landmark list of `lists` drawn with `options` (LandmarksToRenderDataCalculatorOptions
+    /// fields), the render data collected into a list on `output`.
+    static func drawEach(_ lists: String, _ output: String, options: String) -> String {
+        """
+        node {
+          calculator: "BeginLoopNormalizedLandmarkListVectorCalculator"
+          input_stream: "ITERABLE:\(lists)"
+          output_stream: "ITEM:one_list"
+          output_stream: "BATCH_END:lists_end"
+        }
+        node {
+          calculator: "LandmarksToRenderDataCalculator"
+          input_stream: "NORM_LANDMARKS:one_list"
+          output_stream: "RENDER_DATA:one_drawing"
+          options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+            \(options)
+          } }
+        }
+        node {
+          calculator: "EndLoopRenderDataCalculator"
+          input_stream: "ITEM:one_drawing"
+          input_stream: "BATCH_END:lists_end"
+          output_stream: "ITERABLE:\(output)"
+        }
+        """
+    }
+
     static let face = """
         type: "FaceRendererCpu"
         input_stream: "IMAGE:image"
@@ -42,46 +97,15 @@ enum LandmarkRendererSubgraphs {
         input_stream: "NORM_RECTS:rois"
         input_stream: "DETECTIONS:detections"
         output_stream: "IMAGE:annotated"
-        node {
-          calculator: "DetectionsToRenderDataCalculator"
-          input_stream: "DETECTIONS:detections"
-          output_stream: "RENDER_DATA:detection_drawing"
-          options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-            thickness: 2.0 color { r: 0 g: 200 b: 255 }
-          } }
-        }
-        node {
-          calculator: "RectToRenderDataCalculator"
-          input_stream: "NORM_RECTS:rois"
-          output_stream: "RENDER_DATA:roi_drawing"
-          options { [mediapipe.RectToRenderDataCalculatorOptions.ext] {
-            filled: false thickness: 2.0 color { r: 255 g: 80 b: 80 }
-          } }
-        }
-        node {
-          calculator: "BeginLoopNormalizedLandmarkListVectorCalculator"
-          input_stream: "ITERABLE:multi_face_landmarks"
-          output_stream: "ITEM:one_face"
-          output_stream: "BATCH_END:faces_end"
-        }
-        node {
-          calculator: "LandmarksToRenderDataCalculator"
-          input_stream: "NORM_LANDMARKS:one_face"
-          output_stream: "RENDER_DATA:one_face_drawing"
-          options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+        \(drawDetections("detections", "detection_drawing"))
+        \(drawRects("rois", "roi_drawing", color: (255, 80, 80)))
+        \(drawEach("multi_face_landmarks", "face_drawings", options: """
             landmark_connections: [\(faceConnections)]
             landmark_color { r: 255 g: 255 b: 255 }
             connection_color { r: 60 g: 220 b: 60 }
             thickness: 1.0
             visualize_landmark_depth: false
-          } }
-        }
-        node {
-          calculator: "EndLoopRenderDataCalculator"
-          input_stream: "ITEM:one_face_drawing"
-          input_stream: "BATCH_END:faces_end"
-          output_stream: "ITERABLE:face_drawings"
-        }
+            """))
         node {
           calculator: "AnnotationOverlayCalculator"
           input_stream: "IMAGE:image"
@@ -101,54 +125,16 @@ enum LandmarkRendererSubgraphs {
         input_stream: "NORM_RECTS:1:hand_rois"
         input_stream: "DETECTIONS:palm_detections"
         output_stream: "IMAGE:annotated"
-        node {
-          calculator: "DetectionsToRenderDataCalculator"
-          input_stream: "DETECTIONS:palm_detections"
-          output_stream: "RENDER_DATA:palm_drawing"
-          options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] {
-            thickness: 2.0 color { r: 0 g: 200 b: 255 }
-          } }
-        }
-        node {
-          calculator: "RectToRenderDataCalculator"
-          input_stream: "NORM_RECTS:palm_rois"
-          output_stream: "RENDER_DATA:palm_roi_drawing"
-          options { [mediapipe.RectToRenderDataCalculatorOptions.ext] {
-            filled: false thickness: 2.0 color { r: 160 g: 60 b: 200 }
-          } }
-        }
-        node {
-          calculator: "RectToRenderDataCalculator"
-          input_stream: "NORM_RECTS:hand_rois"
-          output_stream: "RENDER_DATA:hand_roi_drawing"
-          options { [mediapipe.RectToRenderDataCalculatorOptions.ext] {
-            filled: false thickness: 2.0 color { r: 255 g: 80 b: 80 }
-          } }
-        }
-        node {
-          calculator: "BeginLoopNormalizedLandmarkListVectorCalculator"
-          input_stream: "ITERABLE:multi_hand_landmarks"
-          output_stream: "ITEM:one_hand"
-          output_stream: "BATCH_END:hands_end"
-        }
-        node {
-          calculator: "LandmarksToRenderDataCalculator"
-          input_stream: "NORM_LANDMARKS:one_hand"
-          output_stream: "RENDER_DATA:one_hand_drawing"
-          options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] {
+        \(drawDetections("palm_detections", "palm_drawing"))
+        \(drawRects("palm_rois", "palm_roi_drawing", color: (160, 60, 200)))
+        \(drawRects("hand_rois", "hand_roi_drawing", color: (255, 80, 80)))
+        \(drawEach("multi_hand_landmarks", "hand_drawings", options: """
             landmark_connections: [\(handConnections)]
             landmark_color { r: 255 g: 40 b: 40 }
             connection_color { r: 40 g: 255 b: 40 }
             thickness: 2.0
             visualize_landmark_depth: false
-          } }
-        }
-        node {
-          calculator: "EndLoopRenderDataCalculator"
-          input_stream: "ITEM:one_hand_drawing"
-          input_stream: "BATCH_END:hands_end"
-          output_stream: "ITERABLE:hand_drawings"
-        }
+            """))
 
         # With exactly one hand, its handedness is written in the corner.
         node {
