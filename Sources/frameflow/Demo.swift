@@ -248,6 +248,7 @@ final class RunnerBox: @unchecked Sendable {
     }
     if let window { print("window: \(window.shown) frames shown, \(window.skipped) replaced before they were shown") }
     if stats {
+        print("  " + frameFlowBuildDescription)
         for n in graph.statistics.nodes where !n.isOutput {
             print(String(format: "  %-32@ calls %7d  busy %8.3f s  dropped %5d  max queue %d", n.name as NSString, n.calls, n.busySeconds, n.dropped, n.maxQueueDepth))
         }

@@ -31,6 +31,8 @@ let usage = """
       calculators                 list the registered calculators with their ports
       onnx-conformance [DIR] [--op OP] [--failures]
                                   run ONNX's node tests (libonnx-testdata); print a per-op table
+      version, --version          print the version and the kernel level in use (the CPU's
+                                  highest, or FRAMEFLOW_KERNELS=baseline|avx2|avx512)
       help                        this text
 
     exit status of run and demo: 0 complete, 1 error, 2 bad arguments, 3 interrupted (Ctrl-C or
@@ -142,6 +144,8 @@ do {
         let passed = shown.filter { $0.outcome == .passed }.count
         let failed = shown.filter { if case .failed = $0.outcome { return true }; return false }.count
         print("\(passed) passed, \(failed) failed, \(shown.count - passed - failed) unsupported")
+    case "version", "--version":
+        print(frameFlowBuildDescription)
     case "help", "--help", "-h":
         print(usage)
     default:

@@ -1,33 +1,12 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
 /// Vectorised element-wise kernels: sums, maxima, eˣ, and binary ops over broadcast arrays.
 extension Ops {
-    /// The sum of `count` floats in four 8-lane accumulators: `reduce(0, +)` adds one at a
-    /// time, each waiting for the last.
-    static func sum(_ p: UnsafePointer<Float>, count: Int) -> Float {
-        typealias V = SIMD8<Float>
-        var a0 = V(), a1 = V(), a2 = V(), a3 = V()
-        var i = 0
-        @inline(__always) func ld(_ j: Int) -> V { UnsafeRawPointer(p + j).loadUnaligned(as: V.self) }
-        while i + 32 <= count {
-            a0 += ld(i)
-            a1 += ld(i + 8)
-            a2 += ld(i + 16)
-            a3 += ld(i + 24)
-            i += 32
-        }
-        while i + 8 <= count {
-            a0 += ld(i)
-            i += 8
-        }
-        var s = ((a0 + a1) + (a2 + a3)).sum()
-        while i < count {
-            s += p[i]
-            i += 1
-        }
-        return s
-    }
+    /// The sum of `count` floats, in vector accumulators (`reduce(0, +)` adds one at a time,
+    /// each waiting for the last); the kernel runs at the process's `KernelLevel`.
+    static func sum(_ p: UnsafePointer<Float>, count: Int) -> Float { ff_sum_f32(p, count) }
 
     /// The largest of `count` floats (0 when there are none), vectorised like `sum`.
     static func maximum(_ p: UnsafePointer<Float>, count: Int) -> Float {

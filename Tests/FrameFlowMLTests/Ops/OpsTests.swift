@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 import Testing
 
 @testable import FrameFlowML
@@ -110,14 +111,18 @@ import Testing
     }
 
     /// The vectorised sum and maximum against `reduce` and `max()` on lengths around their
-    /// vector widths (0, tails of 1–7, whole blocks of 8 and 32), with a NaN-free input.
-    @Test func sumAndMaximumMatchThePlainLoops() {
-        for n in [0, 1, 7, 8, 9, 31, 32, 33, 100, 384] {
-            let a = (0..<n).map { Float(sin(Double($0) * 1.7)) * 10 }
-            a.withUnsafeBufferPointer { p in
-                let base = p.baseAddress ?? UnsafePointer(bitPattern: 16)!
-                #expect(abs(Ops.sum(base, count: n) - a.reduce(0, +)) <= 1e-4, "sum of \(n)")
-                #expect(Ops.maximum(base, count: n) == (a.max() ?? 0), "maximum of \(n)")
+    /// vector widths (0, tails of 1–15, whole blocks of 16 and 32), with a NaN-free input, at
+    /// every kernel level this machine runs.
+    @Test(arguments: KernelLevel.available)
+    func sumAndMaximumMatchThePlainLoops(level: KernelLevel) {
+        KernelLevel.withThreadLevel(level) {
+            for n in [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 384] {
+                let a = (0..<n).map { Float(sin(Double($0) * 1.7)) * 10 }
+                a.withUnsafeBufferPointer { p in
+                    let base = p.baseAddress ?? UnsafePointer(bitPattern: 16)!
+                    #expect(abs(Ops.sum(base, count: n) - a.reduce(0, +)) <= 1e-4, "sum of \(n) at \(level)")
+                    #expect(Ops.maximum(base, count: n) == (a.max() ?? 0), "maximum of \(n) at \(level)")
+                }
             }
         }
     }
