@@ -41,7 +41,7 @@ public final class CalculatorRunner {
         sideInputs: [String] = [], backEdges: [String] = []
     ) throws {
         node = NodeConfig(calculator: C.name, name: C.name)
-        node.calculatorType = CalculatorTypeBox(type)
+        node.calculatorType = type
         if let options { node.options = .value(options) }
         node.inputStreams = try inputs.map { try StreamRef(parsing: $0) }
         node.outputStreams = try outputs.map { try StreamRef(parsing: $0) }
@@ -58,7 +58,7 @@ public final class CalculatorRunner {
         let config = try GraphConfig(parsing: body)
         guard config.nodes.count == 1 else { throw GraphError(.syntax, "expected exactly one node") }
         node = config.nodes[0]
-        if let t = registry.calculator(named: node.calculator) { node.calculatorType = CalculatorTypeBox(t) }
+        if let t = registry.calculator(named: node.calculator) { node.calculatorType = t }
         inputs = node.inputStreams.map { ($0, []) }
         outputRefs = node.outputStreams
     }

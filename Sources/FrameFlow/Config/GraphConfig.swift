@@ -93,7 +93,12 @@ public struct NodeConfig: Sendable {
     /// Where the node starts in its graph file.
     public var location: SourceLocation?
     /// The calculator type, when the node was built in Swift (no registry lookup needed).
-    public var calculatorType: CalculatorTypeBox?
+    public var calculatorType: (any Calculator.Type)? {
+        get { calculatorTypeBox?.type }
+        set { calculatorTypeBox = newValue.map(CalculatorTypeBox.init) }
+    }
+    /// `calculatorType`, stored in a `Sendable` box.
+    package var calculatorTypeBox: CalculatorTypeBox?
     /// `option_value: "node_field:graph_field"`: fields of the node's options taken from the
     /// enclosing subgraph's graph options (field paths joined by `/`).
     public var optionValues: [OptionValue] = []
@@ -116,9 +121,9 @@ public struct OptionValue: Sendable {
 }
 
 /// A calculator type carried in a config. Metatypes are immutable, so sharing is safe.
-public struct CalculatorTypeBox: @unchecked Sendable {
-    public let type: any Calculator.Type
-    public init(_ type: any Calculator.Type) { self.type = type }
+package struct CalculatorTypeBox: @unchecked Sendable {
+    package let type: any Calculator.Type
+    package init(_ type: any Calculator.Type) { self.type = type }
 }
 
 /// A whole graph: its input and output streams, side packets, nodes and scheduling

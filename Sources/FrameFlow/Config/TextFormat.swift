@@ -1,7 +1,7 @@
 /// A value in protobuf text format: a scalar or a nested message, with where it was read.
-public struct TextValue: Sendable {
+package struct TextValue: Sendable {
     /// The kinds of values text format has.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// A quoted string (escapes already resolved; adjacent strings joined).
         case string(String)
         /// A bare word: an enum value, `true`, `false`, `inf`, `nan`.
@@ -11,38 +11,41 @@ public struct TextValue: Sendable {
         /// A nested message.
         case message(TextMessage)
     }
-    public var kind: Kind
-    public var location: SourceLocation
+    package var kind: Kind
+    package var location: SourceLocation
 
-    public init(_ kind: Kind, at location: SourceLocation) {
+    package init(_ kind: Kind, at location: SourceLocation) {
         self.kind = kind
         self.location = location
     }
 }
 
 /// One `name: value` of a text-format message.
-public struct TextField: Sendable {
+package struct TextField: Sendable {
     /// The field name; for an extension (`[mediapipe.X.ext]`) the text between the brackets.
-    public var name: String
+    package var name: String
     /// Whether the name was written in brackets (an extension or `Any` type URL).
-    public var isExtension: Bool
-    public var value: TextValue
+    package var isExtension: Bool
+    package var value: TextValue
     /// Where the field name starts.
-    public var location: SourceLocation
+    package var location: SourceLocation
 }
 
 /// A text-format message: an ordered list of fields (repeated fields appear repeatedly).
+///
+/// Opaque outside FrameFlow's own modules: a graph file's options arrive in
+/// `NodeOptions.text` as one, and the calculator reads them as its `Options` type.
 public struct TextMessage: Sendable {
-    public var fields: [TextField]
-    public var location: SourceLocation
+    package var fields: [TextField]
+    package var location: SourceLocation
 
-    public init(fields: [TextField] = [], location: SourceLocation = SourceLocation(line: 1, column: 1)) {
+    package init(fields: [TextField] = [], location: SourceLocation = SourceLocation(line: 1, column: 1)) {
         self.fields = fields
         self.location = location
     }
 
     /// The fields named `name`, in order.
-    public func fields(named name: String) -> [TextField] { fields.filter { $0.name == name } }
+    package func fields(named name: String) -> [TextField] { fields.filter { $0.name == name } }
 }
 
 /// A parser for the protobuf text format (the format of MediaPipe's `.pbtxt` graphs).

@@ -88,15 +88,15 @@ final class ConditionLock: @unchecked Sendable {
 }
 
 /// A counter that many threads update, e.g. live image buffers.
-public final class AtomicCounter: Sendable {
+package final class AtomicCounter: Sendable {
     private let value = Atomic<Int>(0)
-    public init() {}
+    package init() {}
     /// Adds `delta`, returns the new value.
-    @discardableResult public func add(_ delta: Int) -> Int {
+    @discardableResult package func add(_ delta: Int) -> Int {
         value.add(delta, ordering: .relaxed).newValue
     }
     /// The current value.
-    public var current: Int { value.load(ordering: .relaxed) }
+    package var current: Int { value.load(ordering: .relaxed) }
 }
 
 /// A value guarded by a pthread mutex.
@@ -104,15 +104,15 @@ public final class AtomicCounter: Sendable {
 /// Used instead of `Synchronization.Mutex`, whose futex-based lock ThreadSanitizer cannot
 /// see (it reported every guarded access as a race). `@unchecked Sendable`: `value` is only
 /// reached through `withLock`.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = ConditionLock()
     private var value: Value
 
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
     @inline(__always)
-    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

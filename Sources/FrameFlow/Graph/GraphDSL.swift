@@ -111,7 +111,7 @@ public struct Node<C: Calculator>: GraphComponent {
         inputPolicy: InputPolicy? = nil, queuePolicy: QueuePolicy? = nil, maxQueueSize: Int? = nil, concurrency: Int? = nil
     ) {
         config = NodeConfig(calculator: C.name, name: name)
-        config.calculatorType = CalculatorTypeBox(type)
+        config.calculatorType = type
         if let options { config.options = .value(options) }
         config.inputPolicy = inputPolicy
         config.queuePolicy = queuePolicy

@@ -49,12 +49,7 @@ enum GraphValidator {
                 usedNames[name] = k + 1
                 if k > 0 || explicitNames.contains(name) { name = "\(name)_\(k + 1)" }
             }
-            let type: (any Calculator.Type)?
-            if let box = node.calculatorType {
-                type = box.type
-            } else {
-                type = registry.calculator(named: node.calculator)
-            }
+            let type = node.calculatorType ?? registry.calculator(named: node.calculator)
             guard let type else {
                 let hint = registry.suggestion(for: node.calculator).map { " (did you mean '\($0)'?)" } ?? ""
                 errors.append(GraphError(

@@ -13,8 +13,11 @@ public final class ImageBuffer: @unchecked Sendable {
     public let byteCount: Int
     private let release: @Sendable (UnsafeMutableRawPointer, Int) -> Void
 
-    /// Buffers alive in this process, for leak and memory-flatness checks.
-    public static let live = AtomicCounter()
+    /// Buffers alive in this process, updated by every buffer's init and deinit.
+    package static let live = AtomicCounter()
+
+    /// How many buffers are alive in this process, for leak and memory-flatness checks.
+    public static var liveCount: Int { live.current }
 
     /// Allocates `byteCount` bytes, 64-byte aligned, freed when the buffer is released.
     public convenience init(byteCount: Int) {
