@@ -34,5 +34,6 @@ int ff_kernel_thread_level(void);
 const char *ff_kernel_level_name(int level);
 
 #include "ff_vector_math.h"
+#include "ff_gemm.h"
 
 #endif

@@ -269,14 +269,13 @@ enum Conv {
     }
 
     /// Where the channels-last path measured faster than OpenBLAS on the NCHW im2col. With
-    /// the AVX-512 tiles that includes deep filters on small images and 1 × 1 convolutions on
-    /// up to 32 pixels with k ≥ 96 (docs/performance.md has the figures).
+    /// the 16-lane tiles (AVX-512) that includes deep filters on small images and 1 × 1
+    /// convolutions on up to 32 pixels with k ≥ 96 (docs/performance.md has the figures).
     static func channelsLastPays(k: Int, outputs: Int, pixels: Int, pointwise: Bool) -> Bool {
-        #if FRAMEFLOW_AVX512
+        if Microkernel.wide {
             return k >= 256 && outputs <= 64 && pixels >= 2 || pointwise && pixels >= 2 && (pixels <= 16 || pixels <= 32 && k >= 96)
-        #else
-            return k >= 256 && outputs <= 64 && pixels >= 64 || pointwise && (2...16).contains(pixels)
-        #endif
+        }
+        return k >= 256 && outputs <= 64 && pixels >= 64 || pointwise && (2...16).contains(pixels)
     }
 
     /// A full convolution run channels-last: the input transposed to H×W×C, the NHWC path's
@@ -589,27 +588,23 @@ enum Conv {
     static func shiftedDepthwise(
         _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
     ) {
-        #if FRAMEFLOW_AVX512
-            let g = s.window(channels: s.cin), P = s.oh * s.ow
-            for b in 0..<s.batch {
-                let yb = y + b * s.cout * P
-                ShiftedConvolution.depthwise(g, x: x + b * s.cin * s.h * s.w, weights: w, bias: bias, y: yb)
-                if epilogue.activates { for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: 0, epilogue, row: oc) } }
-            }
-        #endif
+        let g = s.window(channels: s.cin), P = s.oh * s.ow
+        for b in 0..<s.batch {
+            let yb = y + b * s.cout * P
+            ShiftedConvolution.depthwise(g, x: x + b * s.cin * s.h * s.w, weights: w, bias: bias, y: yb)
+            if epilogue.activates { for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: 0, epilogue, row: oc) } }
+        }
     }
 
     /// `ShiftedConvolution` on NCHW input; bias and activation added per channel after.
     static func shiftedRows(
         _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
     ) {
-        #if FRAMEFLOW_AVX512
-            let P = s.oh * s.ow
-            for b in 0..<s.batch {
-                let yb = y + b * s.cout * P
-                ShiftedConvolution.run(s.window, layout: .channelsFirst, x: x + b * s.cin * s.h * s.w, weights: w, outputs: s.cout, y: yb)
-                for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: bias?[oc] ?? 0, epilogue, row: oc) }
-            }
-        #endif
+        let P = s.oh * s.ow
+        for b in 0..<s.batch {
+            let yb = y + b * s.cout * P
+            ShiftedConvolution.run(s.window, layout: .channelsFirst, x: x + b * s.cin * s.h * s.w, weights: w, outputs: s.cout, y: yb)
+            for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: bias?[oc] ?? 0, epilogue, row: oc) }
+        }
     }
 }

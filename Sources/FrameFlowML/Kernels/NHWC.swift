@@ -224,18 +224,16 @@ enum NHWC {
         let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl)
         let K = kh * kw * c, P = oh * ow
         let direct = g.readsInputDirectly
-        #if FRAMEFLOW_AVX512
-            if let filter = packed, runsInPlace(g) {
-                return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp, slope: slope)
-            }
-            if takesShifted(g, residual: residual != nil || slope != nil && clamp != nil) {
-                shifted(g, x: xb, weights: wAll, bias: packed.map { Array($0.bias.prefix(oc)) } ?? bf, outputs: oc, y: yAll, clamp: clamp)
-                // The PRELU after, over the output just written (face mesh's first layer: 3
-                // input channels, whose im2col tiles cost six times the shifted product).
-                if let slope { preluRows(yAll, alpha: slope, rows: P, channels: oc, yAll) }
-                return
-            }
-        #endif
+        if let filter = packed, runsInPlace(g) {
+            return convolveInPlace(g, x: xb, filter: filter, y: yAll, residual: residual, residualChannels: rc, clamp: clamp, slope: slope)
+        }
+        if takesShifted(g, residual: residual != nil || slope != nil && clamp != nil) {
+            shifted(g, x: xb, weights: wAll, bias: packed.map { Array($0.bias.prefix(oc)) } ?? bf, outputs: oc, y: yAll, clamp: clamp)
+            // The PRELU after, over the output just written (face mesh's first layer: 3
+            // input channels, whose im2col tiles cost six times the shifted product).
+            if let slope { preluRows(yAll, alpha: slope, rows: P, channels: oc, yAll) }
+            return
+        }
         Scratch.parallelFor(oh, work: P * K * oc) { band in
             // Chunks of output rows whose im2col rows (≤ 32 KB) stay in the L1 cache
             // between being written and being multiplied.
@@ -291,21 +289,19 @@ enum NHWC {
         }
     }
 
-    #if FRAMEFLOW_AVX512
-        /// `ShiftedConvolution` on one NHWC image (bias and clamp added as its channel-major
-        /// result is transposed to NHWC), for layers whose few output channels would leave
-        /// the im2col tiles part empty.
-        static func shifted(
-            _ g: Window, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: [Float]?, outputs oc: Int, y: UnsafeMutablePointer<Float>,
-            clamp: (Float, Float)?
-        ) {
-            (bias ?? []).withUnsafeBufferPointer { B in
-                ShiftedConvolution.run(
-                    g, layout: .channelsLast, x: x, weights: weights, outputs: oc, y: y, bias: B.isEmpty ? nil : B.baseAddress,
-                    clamp: clamp ?? (-.infinity, .infinity))
-            }
+    /// `ShiftedConvolution` on one NHWC image (bias and clamp added as its channel-major
+    /// result is transposed to NHWC), for layers whose few output channels would leave
+    /// the im2col tiles part empty.
+    static func shifted(
+        _ g: Window, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: [Float]?, outputs oc: Int, y: UnsafeMutablePointer<Float>,
+        clamp: (Float, Float)?
+    ) {
+        (bias ?? []).withUnsafeBufferPointer { B in
+            ShiftedConvolution.run(
+                g, layout: .channelsLast, x: x, weights: weights, outputs: oc, y: y, bias: B.isEmpty ? nil : B.baseAddress,
+                clamp: clamp ?? (-.infinity, .infinity))
         }
-    #endif
+    }
 
     /// Floats of im2col buffer `convolve` needs for `g` (none for a 1 × 1, stride-1 filter,
     /// or where it runs without im2col); a buffer taken for nothing cost PP-OCR's first 3 × 3
@@ -314,72 +310,67 @@ enum NHWC {
         g.readsInputDirectly || packed && runsInPlace(g) || takesShifted(g, residual: residual) ? 0 : g.oh * g.ow * g.kh * g.kw * g.c
     }
 
-    /// Whether `convolve` runs `shifted` (AVX-512 builds, no fused residual, nor a PRELU
+    /// Whether `convolve` runs `shifted` (kernels at AVX-512, no fused residual, nor a PRELU
     /// before a clamp).
     static func takesShifted(_ g: Window, residual: Bool) -> Bool {
         ShiftedConvolution.built && !residual && ShiftedConvolution.fits(g)
     }
 
-    /// Whether `convolve` with a packed filter runs `convolveInPlace` (AVX-512 builds): where a
-    /// filter row's run is long enough to pay for adding to C once per filter row.
+    /// Whether `convolve` with a packed filter runs `convolveInPlace` (kernels at AVX-512, whose
+    /// 16-lane tiles it calls): where a filter row's run is long enough to pay for adding to C
+    /// once per filter row.
     static func runsInPlace(_ g: Window) -> Bool {
-        #if FRAMEFLOW_AVX512
-            return !g.readsInputDirectly && g.dw == 1 && g.ow >= 8 && g.kw * g.c >= 64
-        #else
-            return false
-        #endif
+        Microkernel.wide && !g.readsInputDirectly && g.dw == 1 && g.ow >= 8 && g.kw * g.c >= 64
     }
 
-    #if FRAMEFLOW_AVX512
-        /// A convolution without im2col (filters whose taps along a row are adjacent, `dw`
-        /// = 1): the input is copied once into a zero-bordered NHWC buffer, where the `kw · c`
-        /// values one filter row sees for output pixel (y, x) are one contiguous run, and the
-        /// run for (y, x + 1) starts `sw · c` floats later. So for each filter row `ky` the
-        /// input itself is a matrix A (row stride `sw · c`) and the output row is the sum over
-        /// `ky` of A·(that row's slice of the packed filter) — one `multiplyRows` call each,
-        /// adding to the output, the epilogue on the last. im2col wrote and re-read K floats
-        /// per output pixel (PP-OCR's 3 × 3 convolutions of 96 channels: 864, 1.3 MB per
-        /// layer, more than L1 holds between writing and reading).
-        static func convolveInPlace(
-            _ g: Window, x xb: UnsafePointer<Float>, filter: PackedFilter, y yAll: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
-            residualChannels rc: Int, clamp: (Float, Float)?, slope: UnsafePointer<Float>? = nil
-        ) {
-            let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.pt, g.pl)
-            let oc = filter.outputs, K = kh * kw * c
-            // The bordered input: every tap of every output pixel lies inside it.
-            let hp = max(pt + h, (oh - 1) * sh + (kh - 1) * dh + 1), wp = max(pl + wd, (ow - 1) * sw + kw)
-            var padded = Scratch.filled(hp * wp * c)
-            padded.withUnsafeMutableBufferPointer { PB in
-                let pp = PB.baseAddress!
-                for y in 0..<h where y + pt >= 0 && y + pt < hp {
-                    // Columns that fall inside the buffer (a negative padding crops).
-                    let x0 = max(0, -pl), x1 = min(wd, wp - pl)
-                    if x1 > x0 { (pp + ((y + pt) * wp + x0 + pl) * c).update(from: xb + (y * wd + x0) * c, count: (x1 - x0) * c) }
-                }
-                let p = UnsafePointer(pp)
-                filter.weights.withUnsafeBufferPointer { W in filter.bias.withUnsafeBufferPointer { B in
-                    var last = GEMMEpilogue()
-                    last.columnBias = B.baseAddress
-                    last.columnSlope = slope
-                    if let clamp { (last.lower, last.upper) = clamp }
-                    if residual != nil { (last.residualStride, last.residualColumns) = (rc, rc) }
-                    Scratch.parallelFor(oh, work: oh * ow * K * oc) { band in
-                        for oy in band {
-                            var e = last
-                            e.residual = residual.map { $0 + oy * ow * rc }
-                            for ky in 0..<kh {
-                                let row = p + ((oy * sh + ky * dh) * wp) * c
-                                Microkernel.multiplyRows(
-                                    m: ow, n: oc, k: kw * c, a: row, lda: sw * c, b: W.baseAddress! + ky * kw * c * 16, panelK: K,
-                                    c: yAll + oy * ow * oc, ldc: oc, epilogue: ky == kh - 1 ? e : GEMMEpilogue(), accumulate: ky > 0)
-                            }
+    /// A convolution without im2col (filters whose taps along a row are adjacent, `dw`
+    /// = 1): the input is copied once into a zero-bordered NHWC buffer, where the `kw · c`
+    /// values one filter row sees for output pixel (y, x) are one contiguous run, and the
+    /// run for (y, x + 1) starts `sw · c` floats later. So for each filter row `ky` the
+    /// input itself is a matrix A (row stride `sw · c`) and the output row is the sum over
+    /// `ky` of A·(that row's slice of the packed filter) — one `multiplyRows` call each,
+    /// adding to the output, the epilogue on the last. im2col wrote and re-read K floats
+    /// per output pixel (PP-OCR's 3 × 3 convolutions of 96 channels: 864, 1.3 MB per
+    /// layer, more than L1 holds between writing and reading).
+    static func convolveInPlace(
+        _ g: Window, x xb: UnsafePointer<Float>, filter: PackedFilter, y yAll: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
+        residualChannels rc: Int, clamp: (Float, Float)?, slope: UnsafePointer<Float>? = nil
+    ) {
+        let (h, wd, c, oh, ow, kh, kw, sh, sw, dh, pt, pl) = (g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.pt, g.pl)
+        let oc = filter.outputs, K = kh * kw * c
+        // The bordered input: every tap of every output pixel lies inside it.
+        let hp = max(pt + h, (oh - 1) * sh + (kh - 1) * dh + 1), wp = max(pl + wd, (ow - 1) * sw + kw)
+        var padded = Scratch.filled(hp * wp * c)
+        padded.withUnsafeMutableBufferPointer { PB in
+            let pp = PB.baseAddress!
+            for y in 0..<h where y + pt >= 0 && y + pt < hp {
+                // Columns that fall inside the buffer (a negative padding crops).
+                let x0 = max(0, -pl), x1 = min(wd, wp - pl)
+                if x1 > x0 { (pp + ((y + pt) * wp + x0 + pl) * c).update(from: xb + (y * wd + x0) * c, count: (x1 - x0) * c) }
+            }
+            let p = UnsafePointer(pp)
+            filter.weights.withUnsafeBufferPointer { W in filter.bias.withUnsafeBufferPointer { B in
+                var last = GEMMEpilogue()
+                last.columnBias = B.baseAddress
+                last.columnSlope = slope
+                if let clamp { (last.lower, last.upper) = clamp }
+                if residual != nil { (last.residualStride, last.residualColumns) = (rc, rc) }
+                Scratch.parallelFor(oh, work: oh * ow * K * oc) { band in
+                    for oy in band {
+                        var e = last
+                        e.residual = residual.map { $0 + oy * ow * rc }
+                        for ky in 0..<kh {
+                            let row = p + ((oy * sh + ky * dh) * wp) * c
+                            Microkernel.multiplyRows(
+                                m: ow, n: oc, k: kw * c, a: row, lda: sw * c, b: W.baseAddress! + ky * kw * c * 16, panelK: K,
+                                c: yAll + oy * ow * oc, ldc: oc, epilogue: ky == kh - 1 ? e : GEMMEpilogue(), accumulate: ky > 0)
                         }
                     }
-                } }
-            }
-            Scratch.recycle(&padded)
+                }
+            } }
         }
-    #endif
+        Scratch.recycle(&padded)
+    }
 
     /// TF's SAME/VALID padding: (output size, padding before).
     static func padding(_ same: Bool, _ inSize: Int, _ k: Int, _ stride: Int, _ dil: Int) -> (Int, Int) {

@@ -292,4 +292,47 @@ import Testing
         } } } }
         #expect(worst <= 1e-4, "max error \(worst)")
     }
+
+    /// The shifted paths' kernels at every level (their C variant follows the thread's level;
+    /// which path runs, the process's): the 8 × 48 product and the stride-2 plane fill through
+    /// the NCHW dense cases above, the depthwise runs through a depthwise case.
+    @Test(arguments: KernelLevel.available)
+    func shiftedPathsMatchTheFormulaAtEveryLevel(level: KernelLevel) throws {
+        try KernelLevel.withThreadLevel(level) {
+            try denseStride2OnWideRowsMatchesTheFormula(pads: [1, 1, 1, 1])
+            try denseWithOneColumnLastBlockMatchesTheFormula()
+            try depthwiseMatchesTheFormula(channels: 13, kernel: 3, stride: 1, dilation: 1, pad: 1)
+        }
+    }
+
+    /// `ShiftedConvolution.run` on an NHWC image with an OHWI filter (TFLite's layout): the
+    /// strided plane fill, the product, and the transpose to pixel-major with bias and clamp
+    /// (13 outputs: an 8 × 8 block and 5 left over; 19 or 10 output columns: whole and
+    /// partial 8-pixel blocks), at every level.
+    @Test(arguments: [1, 2], KernelLevel.available)
+    func shiftedChannelsLastMatchesTheFormula(stride s: Int, level: KernelLevel) {
+        let (h, w, c, oc, k, p) = (9, 21, 3, 13, 3, 1)
+        let oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1
+        let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: 1, dw: 1, pt: p, pl: p)
+        let x = GEMMTests.random(h * w * c, seed: 61), wt = GEMMTests.random(oc * k * k * c, seed: 62), bias = GEMMTests.random(oc, seed: 63)
+        var y = [Float](repeating: .nan, count: oh * ow * oc)
+        KernelLevel.withThreadLevel(level) {
+            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in bias.withUnsafeBufferPointer { B in y.withUnsafeMutableBufferPointer { Y in
+                ShiftedConvolution.run(
+                    g, layout: .channelsLast, x: X.baseAddress!, weights: W.baseAddress!, outputs: oc, y: Y.baseAddress!, bias: B.baseAddress, clamp: (-1, 1.5))
+            } } } }
+        }
+        var worst: Float = 0
+        for oy in 0..<oh { for ox in 0..<ow { for o in 0..<oc {
+            var v = bias[o]
+            for ky in 0..<k { for kx in 0..<k { for ch in 0..<c {
+                let iy = oy * s - p + ky, ix = ox * s - p + kx
+                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[((o * k + ky) * k + kx) * c + ch] }
+            } } }
+            v = min(max(v, -1), 1.5)
+            let got = y[(oy * ow + ox) * oc + o]
+            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+        } } }
+        #expect(worst <= 1e-4, "stride \(s) at \(level): max error \(worst)")
+    }
 }
