@@ -33,3 +33,9 @@ fixtures:
 
 clean:
 	rm -rf .build demo-output.ppm
+
+.PHONY: consumer-check
+
+## FrameFlow adopted by another package: `from: "0.1.0"` through a file:// URL, built and run.
+consumer-check:
+	scripts/ci/consumer-package.sh
