@@ -39,3 +39,10 @@ clean:
 ## FrameFlow adopted by another package: `from: "0.1.0"` through a file:// URL, built and run.
 consumer-check:
 	scripts/ci/consumer-package.sh
+
+.PHONY: lint
+
+## Style check: swift-format's lint with the repository's .swift-format; changes nothing
+## (`swift format format -i --parallel --recursive` on the same paths applies the style).
+lint:
+	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Examples Package.swift

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (Graph texts as MediaPipe writes them: the formatter would re-indent every line.)
 /// The text form of four of MediaPipe's compiled graphs (mediapipe/modules/**/*.pbtxt, comments
 /// left out), for `BinaryGraphTests` to compare the wheel's `.binarypb` files with.
 enum MediaPipeGraphTexts {
