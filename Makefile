@@ -46,3 +46,19 @@ consumer-check:
 ## (`swift format format -i --parallel --recursive` on the same paths applies the style).
 lint:
 	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Examples Package.swift
+
+.PHONY: docs
+
+## API documentation: FrameFlow's symbol graph (built afresh in a directory of its own, so the
+## main build keeps its flags and the graph is always written), the DocC archive in
+## .build/docs, and a check that every public symbol has a doc comment.
+DOCS_DIR ?= $(CURDIR)/.build/docs
+DOCC ?= docc
+docs:
+	rm -rf $(DOCS_DIR) && mkdir -p $(DOCS_DIR)/symbol-graphs
+	$(SWIFT) build --target FrameFlow --scratch-path $(DOCS_DIR)/build \
+		-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(DOCS_DIR)/symbol-graphs
+	$(DOCC) convert Sources/FrameFlow/FrameFlow.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
+		--output-dir $(DOCS_DIR)/FrameFlow.doccarchive --fallback-display-name FrameFlow \
+		--fallback-bundle-identifier org.frameflow.FrameFlow --warnings-as-errors
+	python3 scripts/ci/check-doc-comments.py $(DOCS_DIR)/symbol-graphs FrameFlow

@@ -48,8 +48,10 @@ public struct InputStreamInfo: Sendable {
     public var queuePolicy: QueuePolicy?
     /// FrameFlow extension: this edge's queue size.
     public var maxQueueSize: Int?
+    /// Where the setting is written in its graph file.
     public var location: SourceLocation?
 
+    /// Settings for the input at `tagIndex`.
     public init(tagIndex: String, backEdge: Bool = false, queuePolicy: QueuePolicy? = nil, maxQueueSize: Int? = nil) {
         self.tagIndex = tagIndex
         self.backEdge = backEdge
@@ -73,12 +75,19 @@ public struct NodeConfig: Sendable {
     public var calculator: String
     /// The node's name; `displayName` falls back to the calculator's name.
     public var name: String?
+    /// The input streams, as `TAG:index:name` references.
     public var inputStreams: [StreamRef] = []
+    /// The output streams.
     public var outputStreams: [StreamRef] = []
+    /// The input side packets.
     public var inputSidePackets: [StreamRef] = []
+    /// The output side packets.
     public var outputSidePackets: [StreamRef] = []
+    /// The calculator's options; `nil` gives the defaults.
     public var options: NodeOptions?
+    /// How inputs are grouped into calls (`input_stream_handler`); `nil` takes the graph's or the contract's.
     public var inputPolicy: InputPolicy?
+    /// Per-input settings (`input_stream_info`): back edges, queue policies and sizes.
     public var inputStreamInfo: [InputStreamInfo] = []
     /// Queue size for this node's inputs (overrides the graph's).
     public var maxQueueSize: Int?
@@ -105,6 +114,7 @@ public struct NodeConfig: Sendable {
     /// For a node that came from a subgraph: where the subgraph was used, innermost first.
     public var usedAt: [SourceLocation] = []
 
+    /// A node running the calculator registered as `calculator`, with no ports yet.
     public init(calculator: String, name: String? = nil) {
         self.calculator = calculator
         self.name = name
@@ -117,6 +127,7 @@ public struct OptionValue: Sendable {
     public var nodeField: String
     /// The field path in the subgraph's graph options.
     public var graphField: String
+    /// Where the `option_value` is written.
     public var location: SourceLocation?
 }
 
@@ -130,10 +141,15 @@ package struct CalculatorTypeBox: @unchecked Sendable {
 /// settings. Read from MediaPipe's text format (`GraphConfig(parsing:)`) or built with the
 /// Swift DSL (`GraphConfig { … }`).
 public struct GraphConfig: Sendable {
+    /// The graph's input streams, fed with `Graph.send`.
     public var inputStreams: [StreamRef] = []
+    /// The graph's output streams.
     public var outputStreams: [StreamRef] = []
+    /// Side packets the caller gives to `Graph.start(sidePackets:)`.
     public var inputSidePackets: [StreamRef] = []
+    /// Side packets the graph's nodes produce, read with `Graph.outputSidePacket(_:)`.
     public var outputSidePackets: [StreamRef] = []
+    /// The nodes, in the order written.
     public var nodes: [NodeConfig] = []
     /// Default queue size of every input (`max_queue_size`); `nil` means 100.
     public var maxQueueSize: Int?
@@ -154,6 +170,7 @@ public struct GraphConfig: Sendable {
     /// Where `type:` is written.
     public var typeLocation: SourceLocation?
 
+    /// An empty graph, to fill in code.
     public init() {}
 
     /// Reads a graph file: MediaPipe's text format (`.pbtxt`), or a serialized

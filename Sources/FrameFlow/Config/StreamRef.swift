@@ -14,6 +14,7 @@ public struct StreamRef: Sendable, Hashable, CustomStringConvertible {
     /// Where the reference was written, for errors.
     public var location: SourceLocation?
 
+    /// A reference to stream `name` on port `tag`:`index`.
     public init(tag: String = "", index: Int = 0, name: String, location: SourceLocation? = nil) {
         self.tag = tag
         self.index = index
@@ -77,8 +78,11 @@ public struct StreamRef: Sendable, Hashable, CustomStringConvertible {
 
 /// A port of a node: a tag and an index (`IMAGE:1`). Untagged ports have an empty tag.
 public struct PortID: Sendable, Hashable, CustomStringConvertible {
+    /// The tag (UPPER_SNAKE), empty for an untagged port.
     public var tag: String
+    /// The index among ports with the same tag.
     public var index: Int
+    /// Port `tag`:`index`.
     public init(_ tag: String, _ index: Int = 0) {
         self.tag = tag
         self.index = index

@@ -30,8 +30,11 @@ public protocol CalculatorOptions: Codable, Sendable {
 }
 
 extension CalculatorOptions {
+    /// `nil` by default: any options type name is accepted.
     public static var typeName: String? { nil }
+    /// No protobuf schema by default: the options are not read from binary graphs.
     public static var protoSchema: ProtoSchema? { nil }
+    /// Accepts every value by default.
     public func validate() throws {}
 
     /// `validate()`, its error naming `node` and the place the options are written.
@@ -50,6 +53,7 @@ extension CalculatorOptions {
 
 /// Options of a calculator that has none.
 public struct NoOptions: CalculatorOptions, Equatable {
+    /// The only value.
     public init() {}
 }
 
@@ -95,9 +99,13 @@ public protocol Calculator: AnyObject {
 }
 
 extension Calculator {
+    /// The type's name, which is the name the calculator is registered under by default.
     public static var name: String { String(describing: self) }
+    /// Does nothing by default.
     public func open(_ context: CalculatorContext) throws {}
+    /// Does nothing by default.
     public func close(_ context: CalculatorContext) throws {}
+    /// Throws `GraphError(.invalidState)` by default: options do not change while running.
     public func update(options: Options) throws {
         throw GraphError(.invalidState, "\(Self.name) does not accept option changes while running")
     }
@@ -111,6 +119,7 @@ public protocol OptionsStoringCalculator: Calculator {
 }
 
 extension OptionsStoringCalculator {
+    /// Stores `options`.
     public func update(options: Options) throws { self.options = options }
 }
 
@@ -136,12 +145,14 @@ public struct PayloadType: Sendable, Equatable, CustomStringConvertible {
 public struct PortSpec: Sendable {
     /// The tag (`IMAGE`); empty for untagged ports (`input_stream: "name"`).
     public var tag: String
+    /// The payload's type (`.any` for untyped ports).
     public var type: PayloadType
     /// Whether a node may leave the port unconnected.
     public var isOptional: Bool
     /// Whether the tag takes several indexes (`IN:0:a`, `IN:1:b`, …).
     public var isRepeated: Bool
 
+    /// A port with tag `tag` carrying `type`.
     public init(_ tag: String, _ type: PayloadType = .any, optional: Bool = false, repeated: Bool = false) {
         self.tag = tag
         self.type = type
@@ -149,6 +160,7 @@ public struct PortSpec: Sendable {
         self.isRepeated = repeated
     }
 
+    /// A port with tag `tag` carrying values of type `T`.
     public init<T>(_ tag: String, _ type: T.Type, optional: Bool = false, repeated: Bool = false) {
         self.init(tag, .of(type), optional: optional, repeated: repeated)
     }
@@ -156,9 +168,13 @@ public struct PortSpec: Sendable {
 
 /// What a calculator takes and gives: its ports and side packets.
 public struct CalculatorContract: Sendable {
+    /// Input stream ports.
     public var inputs: [PortSpec]
+    /// Output stream ports.
     public var outputs: [PortSpec]
+    /// Input side packets, given once before the first `process`.
     public var inputSidePackets: [PortSpec]
+    /// Output side packets.
     public var outputSidePackets: [PortSpec]
     /// Accept any input and output ports, untyped (e.g. `PassThroughCalculator`).
     public var acceptsAnyPorts: Bool
@@ -183,6 +199,7 @@ public struct CalculatorContract: Sendable {
     /// waited for.
     public var waitsForBackEdges: Bool
 
+    /// A contract; the defaults: no ports, checked types, no input policy of its own, outputs at the input timestamp, one call at a time.
     public init(
         inputs: [PortSpec] = [], outputs: [PortSpec] = [], inputSidePackets: [PortSpec] = [],
         outputSidePackets: [PortSpec] = [], acceptsAnyPorts: Bool = false, inputPolicy: InputPolicy? = nil,

@@ -7,6 +7,7 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// 1-based column.
     public var column: Int
 
+    /// The place at `line`, `column` of `file`.
     public init(file: String? = nil, line: Int, column: Int) {
         self.file = file
         self.line = line
@@ -25,9 +26,14 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 public struct GraphError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is; tests and tools switch on it.
     public enum Kind: String, Sendable {
+        /// Reading a graph: bad text or bytes, an unknown field, calculator or options type, an option value out of range.
         case syntax, unknownField, unknownCalculator, invalidOption, unknownOption
+        /// Connecting streams: a stream without or with several producers, mismatched types, a cycle without a back edge, a bad port or stream name.
         case noProducer, multipleProducers, typeMismatch, cycle, invalidPort, invalidStreamName
+        /// Running: a side packet not given, an unknown stream or node, a repeated node name, timestamps out of order or out of range.
         case missingSidePacket, unknownStream, unknownNode, duplicateNodeName, timestampOrder, invalidTimestamp
+        /// The run: a calculator threw, the run was cancelled, the graph is not started or already started, a stream is closed, or
+        /// the call does not fit the graph's state.
         case calculatorFailed, cancelled, notStarted, alreadyStarted, closed, invalidState
     }
 
@@ -47,6 +53,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
     /// For a node that came from a subgraph: where the subgraph was used, innermost first.
     public var usedAt: [SourceLocation] = []
 
+    /// An error of `kind` saying `message`, naming what it concerns.
     public init(
         _ kind: Kind, _ message: String, node: String? = nil, stream: String? = nil,
         location: SourceLocation? = nil, underlying: (any Error)? = nil
@@ -74,6 +81,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
 public struct GraphErrors: Error, Sendable, CustomStringConvertible {
     /// The errors, in the order they were found.
     public var errors: [GraphError]
+    /// The errors `errors`, in order.
     public init(_ errors: [GraphError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

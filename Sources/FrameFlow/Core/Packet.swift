@@ -39,7 +39,9 @@ public struct Packet: Sendable, CustomStringConvertible {
 
     /// The payload as `T`.
     ///
-    /// - Parameter stream: the stream's name, for the error message.
+    /// - Parameters:
+    ///   - type: the type the payload should have.
+    ///   - stream: the stream's name, for the error message.
     /// - Throws: `PacketError.empty` or `PacketError.typeMismatch` naming the stream and
     ///   both types.
     @inlinable public func get<T>(_ type: T.Type, stream: String = "") throws -> T {

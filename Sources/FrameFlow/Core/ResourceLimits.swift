@@ -12,6 +12,7 @@ public struct ResourceLimits: Sendable, Equatable {
     /// Nested messages in a graph file (text or binary) and nested model subgraphs.
     public var maxNestingDepth: Int = 100
 
+    /// The default limits.
     public init() {}
 
     /// The limits every loader checks against.

@@ -39,8 +39,10 @@ public final class Graph: Sendable {
 
     /// Validates `config` and prepares the graph.
     ///
-    /// - Parameter registry: where calculators named in the config are looked up (nodes
-    ///   built in Swift carry their type and need no registry).
+    /// - Parameters:
+    ///   - config: the graph to run.
+    ///   - registry: where calculators named in the config are looked up (nodes built in
+    ///     Swift carry their type and need no registry).
     /// - Throws: `GraphErrors` listing every problem, each naming the node, the stream,
     ///   and for graph files the line and column.
     public init(_ config: GraphConfig, registry: CalculatorRegistry = CalculatorRegistry()) throws {
@@ -266,11 +268,15 @@ public final class Graph: Sendable {
 
 /// Per-node counters.
 public struct NodeStatistics: Sendable {
+    /// The node's name.
     public var name: String
+    /// How many times `process` ran.
     public var calls: Int
+    /// Seconds spent in `process`, summed over calls.
     public var busySeconds: Double
     /// Packets dropped from this node's input queues by drop-oldest / keep-latest.
     public var dropped: Int
+    /// The most packets that waited in one of the node's input queues.
     public var maxQueueDepth: Int
     /// Whether this is the sink of a graph output or observer.
     public var isOutput: Bool
@@ -278,6 +284,7 @@ public struct NodeStatistics: Sendable {
 
 /// Counters of a run.
 public struct GraphStatistics: Sendable {
+    /// Every node's counters.
     public var nodes: [NodeStatistics]
     /// Frames `send` refused because of `maxFramesInFlight`.
     public var framesRejected: Int

@@ -16,11 +16,17 @@ public protocol GraphComponent {
 /// ```
 @resultBuilder
 public enum GraphBuilder {
+    /// One component.
     public static func buildExpression(_ c: any GraphComponent) -> [any GraphComponent] { [c] }
+    /// The components of a block, in order.
     public static func buildBlock(_ parts: [any GraphComponent]...) -> [any GraphComponent] { parts.flatMap { $0 } }
+    /// The components of an `if` without `else`, when taken.
     public static func buildOptional(_ part: [any GraphComponent]?) -> [any GraphComponent] { part ?? [] }
+    /// The components of an `if`'s first branch.
     public static func buildEither(first: [any GraphComponent]) -> [any GraphComponent] { first }
+    /// The components of an `if`'s `else` branch.
     public static func buildEither(second: [any GraphComponent]) -> [any GraphComponent] { second }
+    /// The components of a `for` loop, in order.
     public static func buildArray(_ parts: [[any GraphComponent]]) -> [any GraphComponent] { parts.flatMap { $0 } }
 }
 
@@ -44,7 +50,9 @@ extension Graph {
 /// A graph input stream (`input_stream: "name"`).
 public struct Input: GraphComponent {
     let name: String
+    /// The stream or side packet `name` (`TAG:index:name`, `TAG:name` or `name`).
     public init(_ name: String) { self.name = name }
+    /// Adds it to `config`.
     public func apply(to config: inout GraphConfig) throws {
         config.inputStreams.append(try StreamRef(parsing: name))
     }
@@ -53,7 +61,9 @@ public struct Input: GraphComponent {
 /// A graph output stream (`output_stream: "name"`).
 public struct Output: GraphComponent {
     let name: String
+    /// The stream or side packet `name` (`TAG:index:name`, `TAG:name` or `name`).
     public init(_ name: String) { self.name = name }
+    /// Adds it to `config`.
     public func apply(to config: inout GraphConfig) throws {
         config.outputStreams.append(try StreamRef(parsing: name))
     }
@@ -62,7 +72,9 @@ public struct Output: GraphComponent {
 /// A graph input side packet (`input_side_packet: "name"`).
 public struct SidePacket: GraphComponent {
     let name: String
+    /// The stream or side packet `name` (`TAG:index:name`, `TAG:name` or `name`).
     public init(_ name: String) { self.name = name }
+    /// Adds it to `config`.
     public func apply(to config: inout GraphConfig) throws {
         config.inputSidePackets.append(try StreamRef(parsing: name))
     }
@@ -74,12 +86,14 @@ public struct Settings: GraphComponent {
     var queuePolicy: QueuePolicy?
     var numThreads: Int?
     var maxFramesInFlight: Int?
+    /// Settings; those left `nil` keep the graph's (see `GraphConfig`).
     public init(maxQueueSize: Int? = nil, queuePolicy: QueuePolicy? = nil, numThreads: Int? = nil, maxFramesInFlight: Int? = nil) {
         self.maxQueueSize = maxQueueSize
         self.queuePolicy = queuePolicy
         self.numThreads = numThreads
         self.maxFramesInFlight = maxFramesInFlight
     }
+    /// Adds it to `config`.
     public func apply(to config: inout GraphConfig) throws {
         if let maxQueueSize { config.maxQueueSize = maxQueueSize }
         if let queuePolicy { config.queuePolicy = queuePolicy }
@@ -105,6 +119,7 @@ public struct Node<C: Calculator>: GraphComponent {
     var refs: (ins: [String], outs: [String], sideIns: [String], sideOuts: [String])
     var backEdges: [String]
 
+    /// A node of calculator `type`, its ports as graph files write them; `backEdges` lists the tags of inputs that close a loop.
     public init(
         _ type: C.Type, name: String? = nil, in inputs: [String] = [], out outputs: [String] = [],
         sideIn: [String] = [], sideOut: [String] = [], options: C.Options? = nil, backEdges: [String] = [],
@@ -135,6 +150,7 @@ public struct Node<C: Calculator>: GraphComponent {
         return n
     }
 
+    /// Adds the node to `graph`.
     public func apply(to graph: inout GraphConfig) throws {
         var c = config
         c.inputStreams = try refs.ins.map { try StreamRef(parsing: $0) }

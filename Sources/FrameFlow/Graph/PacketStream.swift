@@ -5,6 +5,7 @@
 /// Once every copy of the sequence and its iterators is gone, or the consuming task is
 /// cancelled, packets are no longer kept and the graph no longer waits.
 public struct PacketStream: AsyncSequence, Sendable {
+    /// The stream delivers packets.
     public typealias Element = Packet
 
     let buffer: Buffer
@@ -17,6 +18,7 @@ public struct PacketStream: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator { Iterator(consumer: consumer) }
 
+    /// An iterator over the stream's packets, in timestamp order; `nil` after the stream closes.
     public struct Iterator: AsyncIteratorProtocol {
         let consumer: Consumer
         public mutating func next() async -> Packet? { await consumer.buffer.next() }

@@ -62,6 +62,7 @@ public final class ImagePool: Sendable {
     /// How many released blocks of one size are kept for reuse.
     public let maxFreeBlocksPerSize: Int
 
+    /// A pool keeping at most `maxFreeBlocksPerSize` released blocks of each size.
     public init(maxFreeBlocksPerSize: Int = 16) { self.maxFreeBlocksPerSize = maxFreeBlocksPerSize }
 
     deinit {
@@ -144,8 +145,11 @@ struct UnsafeSendable<T>: @unchecked Sendable {
 
 /// Why an image could not be made or read.
 public enum ImageError: Error, Equatable, CustomStringConvertible {
+    /// The width or height is not positive, or larger than an image may be.
     case invalidSize(width: Int, height: Int)
+    /// The planes do not fit the format and size, or a file is not an image; the text says how.
     case invalidLayout(String)
+    /// An operation does not take this pixel format; the text names the operation.
     case unsupportedFormat(PixelFormat, String)
 
     public var description: String {

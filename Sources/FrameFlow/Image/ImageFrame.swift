@@ -9,6 +9,7 @@ public struct ImagePlane: Sendable {
     /// Number of rows.
     public let rows: Int
 
+    /// A plane of `rows` rows `bytesPerRow` apart, starting `offset` bytes into `buffer`.
     public init(buffer: ImageBuffer, offset: Int, bytesPerRow: Int, rows: Int) {
         self.buffer = buffer
         self.offset = offset
@@ -33,9 +34,13 @@ public struct ImagePlane: Sendable {
 /// print(image[1, 0])   // Prints "[255]"
 /// ```
 public struct ImageFrame: Sendable, CustomStringConvertible {
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
+    /// How the pixels are laid out.
     public let format: PixelFormat
+    /// The planes, as many as `format.planeCount`.
     public let planes: [ImagePlane]
 
     /// An image over existing planes; the planes must fit `format` and the size.
@@ -124,9 +129,13 @@ public struct MutableImageFrame {
 
     init(frame: ImageFrame) { self.frame = frame }
 
+    /// Width in pixels.
     public var width: Int { frame.width }
+    /// Height in pixels.
     public var height: Int { frame.height }
+    /// How the pixels are laid out.
     public var format: PixelFormat { frame.format }
+    /// The planes, as many as `format.planeCount`.
     public var planes: [ImagePlane] { frame.planes }
 
     /// Writes row `y` of plane `plane` (pixel bytes only).

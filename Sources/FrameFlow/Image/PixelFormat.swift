@@ -11,11 +11,17 @@ public enum YUVRange: String, Sendable, Hashable, Codable {
 /// Packed formats have one plane; `nv12` has a Y plane and an interleaved UV plane at half
 /// resolution in both directions; `i420` has Y, U and V planes, U and V at half resolution.
 public enum PixelFormat: Sendable, Hashable, CustomStringConvertible {
+    /// One byte a pixel: luminance.
     case gray8
+    /// Three bytes a pixel: red, green, blue.
     case rgb8
+    /// Four bytes a pixel: red, green, blue, alpha.
     case rgba8
+    /// Four bytes a pixel: blue, green, red, alpha.
     case bgra8
+    /// A Y plane and an interleaved UV plane at half resolution, in the given range.
     case nv12(YUVRange)
+    /// Y, U and V planes, U and V at half resolution, in the given range.
     case i420(YUVRange)
     /// One `Float` a pixel.
     case grayFloat32

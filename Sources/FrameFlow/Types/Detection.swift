@@ -11,10 +11,12 @@ public struct Detection: Sendable, Hashable, Codable {
     public var labelIDs: [Int]
     /// Scores, best first (`score`).
     public var scores: [Double]
+    /// Where the detection is.
     public var locationData: LocationData
     /// MediaPipe's `detection_id`, set by trackers and `DetectionsToRects`' callers.
     public var detectionID: Int?
 
+    /// A detection with `scores` (best first) at `locationData`.
     public init(labels: [String] = [], labelIDs: [Int] = [], scores: [Double], locationData: LocationData, detectionID: Int? = nil) {
         self.labels = labels
         self.labelIDs = labelIDs

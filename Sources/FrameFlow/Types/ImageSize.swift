@@ -6,6 +6,7 @@ public struct ImageSize: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Rows.
     public var height: Int
 
+    /// The size `width` × `height`.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

@@ -24,6 +24,7 @@ public protocol JSONLinesArrayElement {
 }
 
 extension Array: JSONLinesRepresentable where Element: JSONLinesArrayElement {
+    /// The elements' line, as `Element.jsonObject(for:)` makes it.
     public var jsonObject: [String: Any] { Element.jsonObject(for: self) }
 }
 
@@ -38,8 +39,10 @@ extension LandmarkPoint {
 }
 
 extension LandmarkPointList: JSONLinesRepresentable, JSONLinesArrayElement {
+    /// `landmark`: the points.
     public var jsonObject: [String: Any] { ["landmark": landmark.map(\.jsonObject)] }
 
+    /// `landmark_lists`: each list.
     public static func jsonObject(for elements: [Self]) -> [String: Any] {
         ["landmark_lists": elements.map(\.jsonObject)]
     }
@@ -53,16 +56,19 @@ extension Classification: JSONLinesArrayElement {
         return members
     }
 
+    /// The classes as one `ClassificationList`.
     public static func jsonObject(for elements: [Self]) -> [String: Any] { ClassificationList(elements).jsonObject }
 }
 
 extension ClassificationList: JSONLinesRepresentable, JSONLinesArrayElement {
+    /// The best class's members, and `classification`: every class.
     public var jsonObject: [String: Any] {
         var members = classification.first?.jsonObject ?? [:]
         members["classification"] = classification.map(\.jsonObject)
         return members
     }
 
+    /// `classification_lists`: each list.
     public static func jsonObject(for elements: [Self]) -> [String: Any] {
         ["classification_lists": elements.map(\.jsonObject)]
     }

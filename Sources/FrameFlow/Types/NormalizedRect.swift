@@ -2,14 +2,20 @@
 /// `NormalizedRect` (`Double`, fractions of the image) and `Rect` (`Int`, pixels) share it.
 /// JSON uses MediaPipe's field names (`x_center`, `rect_id`, …).
 public struct CenteredRect<Scalar: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+    /// Horizontal centre.
     public var xCenter: Scalar
+    /// Vertical centre.
     public var yCenter: Scalar
+    /// Width before rotation.
     public var width: Scalar
+    /// Height before rotation.
     public var height: Scalar
     /// Clockwise rotation in radians.
     public var rotation: Double
+    /// MediaPipe's `rect_id`, set by trackers.
     public var rectID: Int64?
 
+    /// The rectangle centred at (`xCenter`, `yCenter`).
     public init(xCenter: Scalar, yCenter: Scalar, width: Scalar, height: Scalar, rotation: Double = 0, rectID: Int64? = nil) {
         self.xCenter = xCenter
         self.yCenter = yCenter

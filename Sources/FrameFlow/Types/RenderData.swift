@@ -5,10 +5,12 @@
 /// Produced by the `*ToRenderDataCalculator`s, drawn by `AnnotationOverlayCalculator`. JSON
 /// uses the field names of mediapipe/util/render_data.proto.
 public struct RenderData: Sendable, Hashable, Codable {
+    /// The annotations, drawn in order.
     public var renderAnnotations: [RenderAnnotation]
     /// Names this set of annotations (`DetectionsToRenderDataCalculator` writes "DETECTION").
     public var sceneClass: String?
 
+    /// Render data with `annotations`.
     public init(_ annotations: [RenderAnnotation] = [], sceneClass: String? = nil) {
         self.renderAnnotations = annotations
         self.sceneClass = sceneClass
@@ -20,10 +22,14 @@ public struct RenderData: Sendable, Hashable, Codable {
 /// An RGB colour, 0…255 a channel: MediaPipe's `Color` message. Channels left out of JSON or
 /// of a graph file's `color { r: … }` are 0, as in the proto.
 public struct RenderColor: Sendable, Hashable, Codable {
+    /// Red, 0…255.
     public var r: Int
+    /// Green, 0…255.
     public var g: Int
+    /// Blue, 0…255.
     public var b: Int
 
+    /// The colour (`r`, `g`, `b`).
     public init(r: Int, g: Int, b: Int) {
         self.r = r
         self.g = g
@@ -65,6 +71,7 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
         /// The outline's colour (black when unset).
         public var outlineColor: RenderColor?
 
+        /// A text style; the defaults: font 0, not centred, no outline.
         public init(
             fontFace: Int = 0, centerHorizontally: Bool = false, centerVertically: Bool = false, outlineThickness: Double = 0,
             outlineColor: RenderColor? = nil
@@ -92,6 +99,7 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
             fillColor: RenderColor? = nil)
         /// A filled disc whose radius is the annotation's thickness.
         case point(x: Double, y: Double, normalized: Bool)
+        /// A straight line from (`xStart`, `yStart`) to (`xEnd`, `yEnd`).
         case line(xStart: Double, yStart: Double, xEnd: Double, yEnd: Double, normalized: Bool)
         /// A line whose colour goes from `color1` at the start to `color2` at the end.
         case gradientLine(
@@ -113,9 +121,13 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
 
     /// One point of a scribble (MediaPipe's `RenderAnnotation.Point`).
     public struct ScribblePoint: Sendable, Hashable {
+        /// Horizontal position.
         public var x: Double
+        /// Vertical position.
         public var y: Double
+        /// Whether `x` and `y` are fractions of the image.
         public var normalized: Bool
+        /// The point (`x`, `y`).
         public init(x: Double, y: Double, normalized: Bool) {
             self.x = x
             self.y = y
@@ -123,12 +135,16 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
         }
     }
 
+    /// What to draw, and where.
     public var shape: Shape
+    /// Line width (or point radius) in pixels.
     public var thickness: Double
+    /// The colour to draw with.
     public var color: RenderColor
     /// What the annotation is for (MediaPipe's `scene_tag`: "LABEL", "KEYPOINT", …).
     public var sceneTag: String?
 
+    /// An annotation drawing `shape` in `color`.
     public init(
         _ shape: Shape, thickness: Double = 1, color: RenderColor = RenderColor(r: 255, g: 255, b: 255), sceneTag: String? = nil
     ) {

@@ -25,6 +25,7 @@ public struct ProtoSchema: Sendable {
     }
     private var index: [Int: Int]
 
+    /// A schema for message `name` with `fields`; `extensionNumber` for an options extension.
     public init(_ name: String, extension extensionNumber: Int? = nil, fields: [ProtoField]) {
         self.name = name
         self.extensionNumber = extensionNumber
@@ -49,8 +50,11 @@ public struct ProtoSchema: Sendable {
 public struct ProtoField: Sendable {
     /// What a field holds, as its `.proto` type says.
     public indirect enum Kind: Sendable {
+        /// Integers as varints (`sint` zigzag-encoded).
         case int32, int64, uint32, uint64, sint32, sint64
+        /// Integers in 4 or 8 little-endian bytes.
         case fixed32, fixed64, sfixed32, sfixed64
+        /// A boolean, IEEE floats, UTF-8 text and raw bytes.
         case bool, float, double, string, bytes
         /// An enum: its value names by number (unknown numbers come out as numbers).
         case enumeration([Int: String])
@@ -67,12 +71,16 @@ public struct ProtoField: Sendable {
         case ignored
     }
 
+    /// The field number on the wire.
     public var number: Int
     /// The name text-format graphs use (`max_in_flight`).
     public var name: String
+    /// What the field holds.
     public var kind: Kind
+    /// Whether the field may occur several times (`repeated`).
     public var isRepeated: Bool
 
+    /// Field `number`, named `name`, holding `kind`; `repeated` for a repeated field.
     public init(_ number: Int, _ name: String, _ kind: Kind, repeated: Bool = false) {
         self.number = number
         self.name = name
