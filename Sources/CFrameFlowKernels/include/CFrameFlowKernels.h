@@ -35,5 +35,6 @@ const char *ff_kernel_level_name(int level);
 
 #include "ff_vector_math.h"
 #include "ff_gemm.h"
+#include "ff_pixels.h"
 
 #endif

@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
@@ -98,21 +99,15 @@ public final class ColorAdjustmentCalculator: ImageFilterCalculator {
     /// The luma weights of R, G, B in the saturation step.
     static let luma: (r: Float, g: Float, b: Float) = (0.2125, 0.7154, 0.0721)
 
-    /// 3- and 4-byte pixels without gamma: float arithmetic, no table lookups, and a constant `bpp`
-    /// so the loop vectorises. `redFirst`: byte 0 is red (rgba8, rgb8), else blue (bgra8).
+    /// 3- and 4-byte pixels without gamma: float arithmetic, no table lookups
+    /// (`ff_color_adjust_row`). `redFirst`: byte 0 is red (rgba8, rgb8), else blue (bgra8).
     @inline(__always)
     private static func affineRow(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int, _ t: Tables, redFirst: Bool, bpp: Int) {
-        let a = t.toneScale, b = t.toneOffset, k = t.saturationF
-        let w0 = redFirst ? luma.r : luma.b, w1 = luma.g, w2 = redFirst ? luma.b : luma.r
-        for x in 0..<w {
-            let i = x &* bpp
-            let c0 = Tables.affineTone(Float(s[i]), a, b), c1 = Tables.affineTone(Float(s[i &+ 1]), a, b)
-            let c2 = Tables.affineTone(Float(s[i &+ 2]), a, b)
-            let lum = w0 * c0 + w1 * c1 + w2 * c2
-            d[i] = Kernels.clamp255(lum + k * (c0 - lum))
-            d[i &+ 1] = Kernels.clamp255(lum + k * (c1 - lum))
-            d[i &+ 2] = Kernels.clamp255(lum + k * (c2 - lum))
-            if bpp == 4 { d[i &+ 3] = s[i &+ 3] }
+        let k: SIMD8<Float> = [
+            t.toneScale, t.toneOffset, t.saturationF, redFirst ? luma.r : luma.b, luma.g, redFirst ? luma.b : luma.r, 0, 0,
+        ]
+        withUnsafePointer(to: k) { p in
+            p.withMemoryRebound(to: Float.self, capacity: 8) { ff_color_adjust_row(s, d, w, Int32(bpp), $0) }
         }
     }
 

@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import FrameFlow
 
 /// Converts images between gray8, rgb8, rgba8, bgra8, nv12 and i420 (full and video range,
@@ -150,7 +151,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
             crG = Int32((2 * (1 - kr) * kr / kg * cs * 16384).rounded())
         }
 
-        /// The same coefficients for 16-bit lanes (`quadsToRGBA`): luma scale in Q14,
+        /// The same coefficients for 16-bit lanes (`ff_yuv420_rows_to_rgbx`): luma scale in Q14,
         /// chroma coefficients in Q13 (BT.709 video range's 2.11 for Cb → B needs the room).
         var wide16: (yOffset: Int16, yScale: Int16, crR: Int16, cbG: Int16, crG: Int16, cbB: Int16) {
             @inline(__always) func q13(_ q14: Int32) -> Int16 { Int16(truncatingIfNeeded: (q14 &+ 1) >> 1) }
@@ -158,7 +159,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
         }
 
         /// One pixel's R, G, B (the odd last column in `rowsToRGBA`; the vector loop in
-        /// `quadsToRGBA` shares the chroma terms between four pixels but computes the same sums).
+        /// `ff_yuv420_rows_to_rgbx` shares the chroma terms between four pixels but computes the same sums).
         @inline(__always) func rgb(_ y: UInt8, _ u: UInt8, _ v: UInt8) -> (r: UInt8, g: UInt8, b: UInt8) {
             let yy = (Int32(y) &- yOffset) &* yScale &+ 8192, u = Int32(u) &- 128, v = Int32(v) &- 128
             return (Kernels.clamp255((yy &+ crR &* v) >> 14), Kernels.clamp255((yy &- cbG &* u &- crG &* v) >> 14),
@@ -215,11 +216,11 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
         _ w: Int, _ c: YUVToRGB, bgr: Bool
     ) {
         let (o0, o1) = (UnsafeMutableRawPointer(d0), UnsafeMutableRawPointer(d1))
-        switch (cstep == 2, bgr) {
-        case (true, false): quadsToRGBA(y0, y1, up, up + 1, uvStride: 2, o0, o1, w / 2, c, 0, 16)
-        case (true, true): quadsToRGBA(y0, y1, up, up + 1, uvStride: 2, o0, o1, w / 2, c, 16, 0)
-        case (false, false): quadsToRGBA(y0, y1, up, vp, uvStride: 1, o0, o1, w / 2, c, 0, 16)
-        case (false, true): quadsToRGBA(y0, y1, up, vp, uvStride: 1, o0, o1, w / 2, c, 16, 0)
+        let k = c.wide16
+        withUnsafePointer(to: k) { kp in
+            kp.withMemoryRebound(to: Int16.self, capacity: 6) {
+                ff_yuv420_rows_to_rgbx(y0, y1, up, cstep == 2 ? up + 1 : vp, cstep, d0, d1, w / 2, $0, bgr ? 1 : 0)
+            }
         }
         if w % 2 == 1 {
             // The odd last column, pixel by pixel.
@@ -232,35 +233,6 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
             }
             put(y0, o0)
             put(y1, o1)
-        }
-    }
-
-    /// Pixel pairs sharing a chroma sample in two rows, in 16-bit lanes as OpenCV: high halves of
-    /// (y − offset)·2⁶ and (c − 128)·2⁷ products (`vpmulhw`), Q4 sums, within one level of exact.
-    /// Stores are R|G and B|alpha half-words: a 4-byte interleave compiles to slow byte packing.
-    @inline(__always)
-    private static func quadsToRGBA(
-        _ ya: UnsafeMutablePointer<UInt8>, _ yb: UnsafeMutablePointer<UInt8>, _ up: UnsafeMutablePointer<UInt8>,
-        _ vp: UnsafeMutablePointer<UInt8>, uvStride: Int, _ outA: UnsafeMutableRawPointer, _ outB: UnsafeMutableRawPointer,
-        _ pairs: Int, _ c: YUVToRGB, _ rs: UInt32, _ bs: UInt32
-    ) {
-        let k = c.wide16
-        let swap = rs != 0  // BGRA: B in the first byte
-        @inline(__always) func mulhs(_ a: Int16, _ b: Int16) -> Int16 { Int16(truncatingIfNeeded: (Int32(a) &* Int32(b)) &>> 16) }
-        @inline(__always) func level(_ x: Int16) -> UInt16 { UInt16(truncatingIfNeeded: Swift.min(Swift.max((x &+ 8) &>> 4, 0), 255)) }
-        @inline(__always) func put(_ yv: UInt8, _ rc: Int16, _ gc: Int16, _ bc: Int16, _ o: UnsafeMutableRawPointer) {
-            let y = mulhs((Int16(yv) &- k.yOffset) &<< 6, k.yScale)
-            let r = level(y &+ rc), g = level(y &+ gc), b = level(y &+ bc)
-            o.storeBytes(of: (swap ? b : r) | g &<< 8, as: UInt16.self)
-            o.storeBytes(of: (swap ? r : b) | 0xFF00, toByteOffset: 2, as: UInt16.self)
-        }
-        for i in 0..<pairs {
-            let u = (Int16(up[i &* uvStride]) &- 128) &<< 7, v = (Int16(vp[i &* uvStride]) &- 128) &<< 7
-            let rc = mulhs(v, k.crR), gc = 0 &- mulhs(u, k.cbG) &- mulhs(v, k.crG), bc = mulhs(u, k.cbB)
-            put(ya[2 &* i], rc, gc, bc, outA + 8 &* i)
-            put(ya[2 &* i &+ 1], rc, gc, bc, outA + (8 &* i &+ 4))
-            put(yb[2 &* i], rc, gc, bc, outB + 8 &* i)
-            put(yb[2 &* i &+ 1], rc, gc, bc, outB + (8 &* i &+ 4))
         }
     }
 

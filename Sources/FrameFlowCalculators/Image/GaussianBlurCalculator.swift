@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
@@ -128,7 +129,8 @@ public final class GaussianBlurCalculator: ImageFilterCalculator {
 
     /// Blurs every row of `input` into `out` (same size and format) with `k`: each source
     /// row is padded (reflect-101) and filtered horizontally once into a ring of `n` rows of
-    /// 16-bit sums, from which each output row is one vertical pass, 16 bytes at a time.
+    /// 16-bit sums (`ff_blur_horizontal_row`), from which each output row is one vertical pass
+    /// (`ff_blur_vertical_row`).
     /// `post`, when given, is called with each finished output row (its index and bytes)
     /// while it is still in cache.
     static func filterRows(
@@ -141,80 +143,33 @@ public final class GaussianBlurCalculator: ImageFilterCalculator {
         let padLen = (w + 2 * r) * bpp + 16
         let leftCols = (0..<r).map { reflect101($0 - r, w) }, rightCols = (0..<r).map { reflect101(w + $0, w) }
         let weights = k.weights, bits = k.bits
-        let narrow = 255 * (1 << (2 * bits)) <= 65535
         Kernels.rows(h, context, grain: 16) { band in
             withUnsafeTemporaryAllocation(of: UInt16.self, capacity: n * span) { ringBuffer in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: padLen) { padBuffer in
-                let ring = ringBuffer.baseAddress!, pad = padBuffer.baseAddress!
+            withUnsafeTemporaryAllocation(of: UnsafePointer<UInt16>?.self, capacity: n) { rowsBuffer in
+                let ring = ringBuffer.baseAddress!, pad = padBuffer.baseAddress!, rowsOf = rowsBuffer.baseAddress!
                 pad.initialize(repeating: 0, count: padLen)
-                let hwArray = weights.map { SIMD16<UInt16>(repeating: $0) }, vwArray = weights.map { SIMD16<UInt32>(repeating: UInt32($0)) }
-                var rowsArray = [UnsafePointer<UInt16>](repeating: UnsafePointer(ring), count: n)
-                hwArray.withUnsafeBufferPointer { hw in vwArray.withUnsafeBufferPointer { vw in rowsArray.withUnsafeMutableBufferPointer { rowsOf in
+                weights.withUnsafeBufferPointer { wt in
                 /// Source row `j` (reflected) filtered horizontally into ring slot j mod n.
                 func horizontal(_ j: Int) {
                     let src = Kernels.rowPointer(input, reflect101(j, h))
                     (pad + r * bpp).update(from: src, count: rowLen)
                     for (m, sx) in leftCols.enumerated() { for c in 0..<bpp { pad[m * bpp + c] = src[sx * bpp + c] } }
                     for (m, sx) in rightCols.enumerated() { for c in 0..<bpp { pad[(r + w + m) * bpp + c] = src[sx * bpp + c] } }
-                    let dst = ring + ((j % n + n) % n) * span
-                    var i = 0
-                    while i < rowLen {
-                        var acc = SIMD16<UInt16>()
-                        for t in 0..<n { acc &+= hw[t] &* load16(pad + (i &+ t &* bpp)) }
-                        UnsafeMutableRawPointer(dst + i).storeBytes(of: acc, as: SIMD16<UInt16>.self)
-                        i &+= 16
-                    }
+                    ff_blur_horizontal_row(pad, ring + ((j % n + n) % n) * span, rowLen, wt.baseAddress!, Int32(n), Int32(bpp))
                 }
                 for j in (band.lowerBound - r)..<(band.lowerBound + r) { horizontal(j) }
-                let total = 2 * bits, half = 1 << (total - 1)
                 for y in band {
                     horizontal(y + r)
                     for t in 0..<n { rowsOf[t] = UnsafePointer(ring + (((y - r + t) % n + n) % n) * span) }
                     let d = Kernels.rowPointer(out, y)
-                    var i = 0
-                    if narrow {
-                        let h16 = SIMD16<UInt16>(repeating: UInt16(half))
-                        while i < rowLen {
-                            var acc = h16
-                            for t in 0..<n { acc &+= hw[t] &* load16(rowsOf[t] + i) }
-                            store(SIMD16<UInt8>(truncatingIfNeeded: acc &>> UInt16(total)), d + i, rowLen - i)
-                            i &+= 16
-                        }
-                    } else {
-                        let h32 = SIMD16<UInt32>(repeating: UInt32(half))
-                        while i < rowLen {
-                            var acc = h32
-                            for t in 0..<n { acc &+= vw[t] &* load16(rowsOf[t] + i) }
-                            store(SIMD16<UInt8>(truncatingIfNeeded: acc &>> UInt32(total)), d + i, rowLen - i)
-                            i &+= 16
-                        }
-                    }
+                    ff_blur_vertical_row(rowsOf, wt.baseAddress!, Int32(n), Int32(2 * bits), d, rowLen)
                     post?(y, d)
                 }
-                } } }
+                }
             }
             }
-        }
-    }
-
-    @inline(__always) static func load16(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt16> {
-        SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
-    }
-
-    @inline(__always) static func load16(_ p: UnsafePointer<UInt16>) -> SIMD16<UInt16> {
-        UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt16>.self)
-    }
-
-    @inline(__always) static func load16(_ p: UnsafePointer<UInt16>) -> SIMD16<UInt32> {
-        SIMD16<UInt32>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt16>.self))
-    }
-
-    /// Stores the first `min(16, count)` bytes of `v` at `p`.
-    @inline(__always) static func store(_ v: SIMD16<UInt8>, _ p: UnsafeMutablePointer<UInt8>, _ count: Int) {
-        if count >= 16 {
-            UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD16<UInt8>.self)
-        } else {
-            for i in 0..<count { p[i] = v[i] }
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import FrameFlow
 
 /// How an image is fitted into an output of another aspect ratio.
@@ -168,51 +169,23 @@ public enum Resize {
             }
             for j in xs.count..<T { xOff[x * T + j] = xs[0] * bpp }
         }
+        let maxRows = yt.map(\.0.count).max() ?? 1
         Kernels.rows(height, context, grain: 8) { rows in
             // Each output row: the source rows it needs blended vertically into one Float row
-            // (contiguous, vectorised), then resampled horizontally through the tables.
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: rowBytes) { line in
+            // (`ff_area_vertical_row`), then resampled horizontally through the tables.
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: rowBytes + 4) { line in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: maxRows) { sources in
                 xOff.withUnsafeBufferPointer { XO in
                     xW.withUnsafeBufferPointer { XW in
                         for y in rows {
                             let (ys, yw) = yt[y]
-                            let s0 = Kernels.rowPointer(input, ys[0])
-                            let w0 = yw[0]
-                            for i in 0..<rowBytes { line[i] = w0 * Float(s0[i]) }
-                            for k in 1..<ys.count {
-                                let sk = Kernels.rowPointer(input, ys[k])
-                                let wk = yw[k]
-                                for i in 0..<rowBytes { line[i] += wk * Float(sk[i]) }
-                            }
-                            let dst = Kernels.rowPointer(o, y)
-                            if bpp == 4 {
-                                // A whole pixel per vector: four channels in one SIMD4.
-                                let lp = UnsafeRawPointer(line.baseAddress!)
-                                let zero = SIMD4<Float>(repeating: 0)
-                                for x in 0..<width {
-                                    var v = zero
-                                    for j in 0..<T {
-                                        let k = x &* T &+ j
-                                        v += XW[k] * lp.loadUnaligned(fromByteOffset: XO[k] &* 4, as: SIMD4<Float>.self)
-                                    }
-                                    let q = dst + x &* 4
-                                    q[0] = Kernels.clamp255(v[0])
-                                    q[1] = Kernels.clamp255(v[1])
-                                    q[2] = Kernels.clamp255(v[2])
-                                    q[3] = Kernels.clamp255(v[3])
-                                }
-                            } else {
-                                for x in 0..<width {
-                                    for c in 0..<bpp {
-                                        var s: Float = 0
-                                        for j in 0..<T { s += XW[x &* T &+ j] * line[XO[x &* T &+ j] &+ c] }
-                                        dst[x &* bpp &+ c] = Kernels.clamp255(s)
-                                    }
-                                }
-                            }
+                            for k in ys.indices { sources[k] = UnsafePointer(Kernels.rowPointer(input, ys[k])) }
+                            yw.withUnsafeBufferPointer { ff_area_vertical_row(sources.baseAddress!, $0.baseAddress!, Int32(ys.count), line.baseAddress!, rowBytes) }
+                            ff_area_horizontal_row(line.baseAddress!, Kernels.rowPointer(o, y), width, Int32(bpp), XO.baseAddress!, XW.baseAddress!, Int32(T))
                         }
                     }
                 }
+            }
             }
         }
         return out.freeze()

@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import FrameFlow
 
 /// Applies a `.cube` colour lookup table: 3-D (trilinear or tetrahedral interpolation) or
@@ -137,7 +138,8 @@ public final class LUTCalculator: ImageFilterCalculator {
     }
 
     /// `tetrahedral(_:_:_:_:_:)` without branches, the blend folded into a table pre-scaled by
-    /// 255 × intensity; 4-byte pixels sixteen at a time (`block16`), then four vertex loads each.
+    /// 255 × intensity, one row at a time in `ff_lut_tetrahedral_row` (sixteen pixels' cells and
+    /// weights as vectors, then four vertex loads each).
     /// Its sums associate differently, so a rounding tie may land one level apart (tests allow 1).
     private static func tetrahedralImage(
         _ lut: CubeLUT, _ coords: [[Float]], _ input: ImageFrame, _ out: MutableImageFrame, _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ k: Float,
@@ -189,7 +191,7 @@ public final class LUTCalculator: ImageFilterCalculator {
         let step1 = steps.map { Int32($0.0) }, step2 = steps.map { Int32($0.1) }
         // The same orderings as axis indices (largest, middle, smallest fraction).
         let order: [SIMD4<Int32>] = [[2, 1, 0, 0], [2, 0, 1, 0], [1, 2, 0, 0], [0, 1, 2, 0], [0, 1, 2, 0], [0, 2, 1, 0], [1, 0, 2, 0], [0, 1, 2, 0]]
-        let far = R + G + B, far16 = 16 * far
+        let far = R + G + B
         // Entries in 0…1 (so scaled ones in 0…255 × intensity): a convex blend of them needs
         // no clamp. The bytes of R, G and B in a little-endian pixel word (alpha's stay).
         let inRange = lut.table.allSatisfy { (0...1).contains($0) }
@@ -200,151 +202,26 @@ public final class LUTCalculator: ImageFilterCalculator {
         let top = Float(n - 1)
         let scale = (0..<3).map { top / (255 * (lut.domainMax[$0] - lut.domainMin[$0])) }
         let shift = (0..<3).map { top * lut.domainMin[$0] / (lut.domainMax[$0] - lut.domainMin[$0]) }
+        let order32 = order.flatMap { [$0[0], $0[1], $0[2], $0[3]] }
+        let fast: Int32 = inRange && k == 1 ? 1 : 0
         Kernels.rows(input.height, context) { rows in
             padded.withUnsafeBufferPointer { T in base.withUnsafeBufferPointer { BI in frac.withUnsafeBufferPointer { F in
-                step1.withUnsafeBufferPointer { S1 in step2.withUnsafeBufferPointer { S2 in order.withUnsafeBufferPointer { O in
-                    let tr = UnsafeRawPointer(T.baseAddress!)
-                    /// The four weighted vertices: the base at byte offset `a`, the inner ones at
-                    /// `b` and `c`, and the far corner.
-                    @inline(__always) func corners(_ a: Int, _ b: Int, _ c: Int, _ w0: Float, _ w1: Float, _ w2: Float, _ w3: Float) -> V {
-                        var v = tr.load(fromByteOffset: a, as: V.self) * w0
-                        v.addProduct(tr.load(fromByteOffset: b, as: V.self), V(repeating: w1))
-                        v.addProduct(tr.load(fromByteOffset: c, as: V.self), V(repeating: w2))
-                        v.addProduct(tr.load(fromByteOffset: a &+ far16, as: V.self), V(repeating: w3))
-                        return v
-                    }
-                    /// `corners` plus the pixel's own bytes × `keep`, as bytes.
-                    @inline(__always) func mix(_ a: Int, _ b: Int, _ c: Int, _ w0: Float, _ w1: Float, _ w2: Float, _ w3: Float, _ source: V) -> SIMD4<UInt8> {
-                        var v = corners(a, b, c, w0, w1, w2, w3)
-                        v.addProduct(source, keep)
-                        return Kernels.clamp255(v)
-                    }
-                    /// One pixel: `source` its bytes as floats.
-                    @inline(__always) func graded(_ p: UnsafePointer<UInt8>, _ source: V) -> SIMD4<UInt8> {
-                        let r = Int(p[cr]), g = 256 &+ Int(p[cg]), b = 512 &+ Int(p[cb])
-                        let i = Int(BI[r] &+ BI[g] &+ BI[b])
-                        let fr = F[r], fg = F[g], fb = F[b]
-                        // Orders by integer arithmetic on the bit patterns (fractions are ≥ 0,
-                        // so they order as their patterns do): compared as floats, the
-                        // compiler branched on them, and on noise every other branch missed.
-                        @inline(__always) func gt(_ a: Float, _ b: Float) -> Int { Int((b.bitPattern &- a.bitPattern) >> 31) }
-                        let key = gt(fr, fg) | gt(fg, fb) << 1 | gt(fr, fb) << 2
-                        let fs = V(fr, fg, fb, 0), ax = O[key]
-                        let f1 = fs[Int(ax[0])], f2 = fs[Int(ax[1])], f3 = fs[Int(ax[2])]
-                        return mix(i &<< 4, (i &+ Int(S1[key])) &<< 4, (i &+ Int(S2[key])) &<< 4, 1 - f1, f1 - f2, f2 - f3, f3, source)
-                    }
-                    @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> V {
-                        V(SIMD4<UInt8>(p[0], p[1], p[2], bpp == 4 ? p[3] : 0))
-                    }
-                    /// Sixteen 4-byte pixels: cell, fractions, tetrahedron and weights for all
-                    /// sixteen as 16-lane vectors (no table lookups: the coordinates are
-                    /// computed as `coords` was), then each pixel's four vertex loads and
-                    /// multiply-adds.
-                    @inline(__always) func block16(_ p: UnsafePointer<UInt8>, _ q: UnsafeMutablePointer<UInt8>, _ scratch: UnsafeMutableRawPointer) {
-                        typealias F16 = SIMD16<Float>
-                        typealias U16 = SIMD16<UInt32>
-                        let words = UnsafeRawPointer(p).loadUnaligned(as: U16.self)
-                        @inline(__always) func axis(_ byte: Int, _ c: Int) -> (i: U16, f: F16) {
-                            latticeCell(words, byte: byte, scale: scale[c], shift: shift[c], top: top)
-                        }
-                        let (ir, fr) = axis(cr, 0), (ig, fg) = axis(cg, 1), (ib, fb) = axis(cb, 2)
-                        let base = ir &+ ig &* UInt32(n) &+ ib &* UInt32(n * n)
-                        @inline(__always) func mx(_ a: F16, _ b: F16) -> F16 { a.replacing(with: b, where: a .< b) }
-                        @inline(__always) func mn(_ a: F16, _ b: F16) -> F16 { a.replacing(with: b, where: a .> b) }
-                        let f1 = mx(fr, mx(fg, fb)), f3 = mn(fr, mn(fg, fb)), f2 = mx(mn(fr, fg), mn(mx(fr, fg), fb))
-                        // The largest fraction's axis (ties to red, then green) gives the first
-                        // step; the smallest's (ties to blue, then green) is left out of the
-                        // second: s2 = R + G + B − its stride.
-                        // Each choice is one compare against a max or min, the later replace
-                        // winning (masks combined with `.&` / `.!` compile to packs on AVX2).
-                        var s1 = U16(repeating: UInt32(n * n)), minStride = U16(repeating: 1)
-                        s1.replace(with: U16(repeating: UInt32(n)), where: fg .>= fb)
-                        s1.replace(with: U16(repeating: 1), where: fr .>= mx(fg, fb))
-                        minStride.replace(with: U16(repeating: UInt32(n)), where: fg .<= fr)
-                        minStride.replace(with: U16(repeating: UInt32(n * n)), where: fb .<= mn(fr, fg))
-                        // Vertex positions as byte offsets into the table (16 bytes an entry).
-                        let i0 = scratch.assumingMemoryBound(to: UInt32.self), w = (scratch + 192).assumingMemoryBound(to: Float.self)
-                        UnsafeMutableRawPointer(i0).storeBytes(of: base &<< 4, as: U16.self)
-                        UnsafeMutableRawPointer(i0 + 16).storeBytes(of: (base &+ s1) &<< 4, as: U16.self)
-                        UnsafeMutableRawPointer(i0 + 32).storeBytes(of: (base &+ U16(repeating: UInt32(far)) &- minStride) &<< 4, as: U16.self)
-                        UnsafeMutableRawPointer(w).storeBytes(of: 1 - f1, as: F16.self)
-                        UnsafeMutableRawPointer(w + 16).storeBytes(of: f1 - f2, as: F16.self)
-                        UnsafeMutableRawPointer(w + 32).storeBytes(of: f2 - f3, as: F16.self)
-                        UnsafeMutableRawPointer(w + 48).storeBytes(of: f3, as: F16.self)
-                        if inRange && k == 1 {
-                            // The weights sum to 1 and the entries are in 0…255, so the sum is
-                            // too (to rounding, which the 1.5·2²³ addition absorbs): no clamp,
-                            // no blend; alpha comes back from the source word.
-                            for j in 0..<16 {
-                                let v = corners(Int(i0[j]), Int(i0[16 &+ j]), Int(i0[32 &+ j]), w[j], w[16 &+ j], w[32 &+ j], w[48 &+ j])
-                                let bytes = SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(v + V(repeating: 12_582_912), to: SIMD4<UInt32>.self))
-                                let word = unsafeBitCast(bytes, to: UInt32.self) & colourMask
-                                let src = UnsafeRawPointer(p + j &* 4).loadUnaligned(as: UInt32.self) & ~colourMask
-                                UnsafeMutableRawPointer(q + j &* 4).storeBytes(of: word | src, as: UInt32.self)
-                            }
-                        } else {
-                            for j in 0..<16 {
-                                let source = V(UnsafeRawPointer(p + j &* 4).loadUnaligned(as: SIMD4<UInt8>.self))
-                                let o = mix(Int(i0[j]), Int(i0[16 &+ j]), Int(i0[32 &+ j]), w[j], w[16 &+ j], w[32 &+ j], w[48 &+ j], source)
-                                UnsafeMutableRawPointer(q + j &* 4).storeBytes(of: o, as: SIMD4<UInt8>.self)
-                            }
-                        }
-                    }
-                    // Per 16-pixel block: vertex indices and weights, written by the vector
-                    // part of `block16` and read pixel by pixel.
-                    let scratch = UnsafeMutableRawPointer.allocate(byteCount: 7 * 64, alignment: 64)
-                    defer { scratch.deallocate() }
-                    // 3-byte pixels: a block widened to 4 bytes a pixel, and its result.
-                    let widened = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 64)
-                    defer { widened.deallocate() }
-                    for y in rows {
-                        let s = UnsafePointer(Kernels.rowPointer(input, y)), d = Kernels.rowPointer(out, y)
-                        if bpp == 4 {
-                            var x = 0
-                            while x &+ 16 <= w {
-                                block16(s + x &* 4, d + x &* 4, scratch)
-                                x &+= 16
-                            }
-                            while x < w {
-                                let p = s + x &* 4
-                                let source = V(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
-                                UnsafeMutableRawPointer(d + x &* 4).storeBytes(of: graded(p, source), as: SIMD4<UInt8>.self)
-                                x &+= 1
-                            }
-                        } else {
-                            // Three bytes a pixel: sixteen at a time widened into a block of
-                            // 4-byte pixels, graded by `block16`, narrowed back.
-                            let wide = widened.assumingMemoryBound(to: UInt8.self), graded16 = wide + 64
-                            var x0 = 0
-                            while x0 &+ 16 <= w {
-                                let p = s + x0 &* 3, q = d + x0 &* 3
-                                for j in 0..<16 {
-                                    wide[4 &* j] = p[3 &* j]
-                                    wide[4 &* j &+ 1] = p[3 &* j &+ 1]
-                                    wide[4 &* j &+ 2] = p[3 &* j &+ 2]
-                                    wide[4 &* j &+ 3] = 0
-                                }
-                                block16(UnsafePointer(wide), graded16, scratch)
-                                for j in 0..<16 {
-                                    q[3 &* j] = graded16[4 &* j]
-                                    q[3 &* j &+ 1] = graded16[4 &* j &+ 1]
-                                    q[3 &* j &+ 2] = graded16[4 &* j &+ 2]
-                                }
-                                x0 &+= 16
-                            }
-                            // The rest pixel by pixel: four bytes read and written but for the
-                            // last pixel's, whose fourth would be the next row's (another
-                            // band's) first.
-                            for x in x0..<w {
-                                let p = s + x &* 3, q = d + x &* 3
-                                if x &+ 1 < w {
-                                    let source = V(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
-                                    UnsafeMutableRawPointer(q).storeBytes(of: graded(p, source), as: SIMD4<UInt8>.self)
-                                } else {
-                                    let o = graded(p, bytes(p))
-                                    (q[0], q[1], q[2]) = (o[0], o[1], o[2])
-                                }
-                            }
+                step1.withUnsafeBufferPointer { S1 in step2.withUnsafeBufferPointer { S2 in order32.withUnsafeBufferPointer { O in
+                    T.baseAddress!.withMemoryRebound(to: Float.self, capacity: 4 * T.count) { table in
+                        var p = ff_lut_tetrahedral()
+                        p.table = UnsafePointer(table)
+                        (p.base, p.frac) = (BI.baseAddress, F.baseAddress)
+                        (p.step1, p.step2, p.order) = (S1.baseAddress, S2.baseAddress, O.baseAddress)
+                        p.keep = (keep[0], keep[1], keep[2], keep[3])
+                        p.scale = (scale[0], scale[1], scale[2])
+                        p.shift = (shift[0], shift[1], shift[2])
+                        p.top = top
+                        (p.n, p.far_offset) = (Int32(n), Int32(far))
+                        (p.cr, p.cg, p.cb) = (Int32(cr), Int32(cg), Int32(cb))
+                        p.colour_mask = colourMask
+                        p.fast = fast
+                        for y in rows {
+                            ff_lut_tetrahedral_row(&p, Kernels.rowPointer(input, y), Kernels.rowPointer(out, y), w, Int32(bpp))
                         }
                     }
                 } } }
@@ -404,27 +281,4 @@ public final class LUTCalculator: ImageFilterCalculator {
             }
         }
     }
-}
-
-/// The table cell and fraction along one axis for sixteen 4-byte pixels: the code in
-/// byte `byte` of each word, mapped to x = code · scale − shift (lattice units: `scale` and
-/// `shift` already carry the factor n − 1) clamped to 0…top (NaN to 0), and split into
-/// ⌊x⌋, at most top − 1 (the top code lands in the last cell with fraction 1), and the rest.
-/// The floor is one `vroundps` and a minimum, the cheapest form found on AVX2.
-@inline(__always)
-private func latticeCell(
-    _ words: SIMD16<UInt32>, byte: Int, scale: Float, shift: Float, top: Float
-) -> (i: SIMD16<UInt32>, f: SIMD16<Float>) {
-    typealias F16 = SIMD16<Float>
-    typealias U16 = SIMD16<UInt32>
-    let code = (words &>> UInt32(8 * byte)) & 255
-    // The code as a float: its bits under the exponent of 2²³.
-    let v = unsafeBitCast(code | 0x4B00_0000, to: F16.self) - 8_388_608
-    var x = v * F16(repeating: scale) - F16(repeating: shift)
-    x.replace(with: F16(repeating: 0), where: .!(x .>= 0))  // NaN too
-    x.replace(with: F16(repeating: top), where: x .> F16(repeating: top))
-    var cell = x.rounded(.down)
-    cell.replace(with: F16(repeating: top - 1), where: cell .> F16(repeating: top - 1))
-    // A whole number below 2²³: its bits under the exponent of 2²³ are the integer.
-    return (unsafeBitCast(cell + 8_388_608, to: U16.self) &- 0x4B00_0000, x - cell)
 }

@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import FrameFlow
 
 /// Converts colour images to luminance, still stored as colour: `(L, L, L, A)`.
@@ -39,13 +40,11 @@ public final class LuminanceCalculator: ImageFilterCalculator {
 
     /// The luminance image of `input`; rows split across `context`'s workers.
     public static func luminance(_ input: ImageFrame, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
-        let (rShift, bShift): (UInt32, UInt32)
         switch input.format {
-        case .rgba8: (rShift, bShift) = (0, 16)
-        case .bgra8: (rShift, bShift) = (16, 0)
-        case .rgb8: (rShift, bShift) = (0, 16)
+        case .rgba8, .bgra8, .rgb8: break
         default: throw ImageError.unsupportedFormat(input.format, "LuminanceCalculator")
         }
+        let bgr = input.format == .bgra8
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width
         let src = input.planes[0], dst = out.planes[0]
@@ -55,7 +54,7 @@ public final class LuminanceCalculator: ImageFilterCalculator {
                 let s = src.baseAddress + y * src.bytesPerRow
                 let d = dst.baseAddress + y * dst.bytesPerRow
                 if packed {
-                    luminanceRow32(s.assumingMemoryBound(to: UInt32.self), d.assumingMemoryBound(to: UInt32.self), w, rShift, bShift)
+                    ff_luminance_rgbx(s.assumingMemoryBound(to: UInt8.self), d.assumingMemoryBound(to: UInt8.self), w, bgr ? 1 : 0)
                 } else {
                     luminanceRow24(s.assumingMemoryBound(to: UInt8.self), d.assumingMemoryBound(to: UInt8.self), w)
                 }
@@ -63,25 +62,6 @@ public final class LuminanceCalculator: ImageFilterCalculator {
         }
         _ = out.planes
         return out.freeze()
-    }
-
-    @inline(__always)
-    static func luminanceRow32(
-        _ s: UnsafeMutablePointer<UInt32>, _ d: UnsafeMutablePointer<UInt32>, _ w: Int, _ rShift: UInt32, _ bShift: UInt32
-    ) {
-        if rShift == 0 {
-            for x in 0..<w {
-                let p = s[x]
-                let l = luma(p & 0xFF, (p >> 8) & 0xFF, (p >> 16) & 0xFF)
-                d[x] = (p & 0xFF00_0000) | l | (l << 8) | (l << 16)
-            }
-        } else {
-            for x in 0..<w {
-                let p = s[x]
-                let l = luma((p >> 16) & 0xFF, (p >> 8) & 0xFF, p & 0xFF)
-                d[x] = (p & 0xFF00_0000) | l | (l << 8) | (l << 16)
-            }
-        }
     }
 
     @inline(__always)

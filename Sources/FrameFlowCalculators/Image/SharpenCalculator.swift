@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import FrameFlow
 
 /// Unsharp mask: `out = in + amount · (in − blur(in))` where `|in − blur(in)| > threshold`,
@@ -82,44 +83,14 @@ public final class SharpenCalculator: ImageFilterCalculator {
         return out.freeze()
     }
 
-    /// One row of `combine`; `d` may be `b` (the blurred row replaced by the result).
+    /// One row of `combine`; `d` may be `b` (the blurred row replaced by the result). Amounts
+    /// below 31 in 16-bit fixed point: diff · 2⁷ times amount in 1/1024ths (`vpmulhw`), halved
+    /// rounding up, is s + ⌊amount · diff + ½⌋ with amount within 1/2048 (≤ 1/8 level).
     @inline(__always) static func combineRow(
         _ s: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int,
         _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ amount: Float, _ threshold: Int32
     ) {
-        // The whole row as one run of bytes (a branch-free select the compiler vectorises),
-        // then alpha (the fourth byte of each pixel) copied back 16 bytes at a time.
-        let n = w &* l.bpp
-        if amount < 31 {
-            // 16-bit lanes: diff · 2⁷ times amount in 1/1024ths (`vpmulhw`), halved rounding up,
-            // is s + ⌊amount · diff + ½⌋ with amount within 1/2048 (≤ 1/8 level).
-            let a = Int16((amount * 1024).rounded()), t = Int16(clamping: threshold)
-            for i in 0..<n {
-                let sv = Int16(s[i]), diff = sv &- Int16(b[i])
-                let twice = Int16(truncatingIfNeeded: (Int32(diff &<< 7) &* Int32(a)) &>> 16)
-                let r = sv &+ ((twice &+ 1) &>> 1)
-                let sharpened = UInt8(truncatingIfNeeded: Swift.min(Swift.max(r, 0), 255))
-                d[i] = diff > t || diff < -t ? sharpened : UInt8(truncatingIfNeeded: sv)
-            }
-        } else {
-            for i in 0..<n {
-                let sv = s[i], diff = Int32(sv) &- Int32(b[i])
-                let sharpened = Kernels.clamp255(Float(sv) + amount * Float(diff))
-                d[i] = diff > threshold || diff < -threshold ? sharpened : sv
-            }
-        }
-        guard l.a >= 0 else { return }
-        let alphaLanes = SIMD16<UInt8>(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1) .!= 0
-        var i = 0
-        while i &+ 16 <= n {
-            let sv = UnsafeRawPointer(s + i).loadUnaligned(as: SIMD16<UInt8>.self)
-            let dv = UnsafeRawPointer(d + i).loadUnaligned(as: SIMD16<UInt8>.self)
-            UnsafeMutableRawPointer(d + i).storeBytes(of: dv.replacing(with: sv, where: alphaLanes), as: SIMD16<UInt8>.self)
-            i &+= 16
-        }
-        while i < n {
-            d[i &+ 3] = s[i &+ 3]
-            i &+= 4
-        }
+        let q10 = amount < 31 ? Int16((amount * 1024).rounded()) : 0
+        ff_sharpen_combine_row(s, b, d, w &* l.bpp, l.a >= 0 ? 1 : 0, amount, q10, threshold)
     }
 }

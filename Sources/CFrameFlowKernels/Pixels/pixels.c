@@ -1,0 +1,47 @@
+#include "../Levels/ff_dispatch.h"
+
+FF_DECLARE(void, ff_luminance_rgbx, (const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bgr))
+void ff_luminance_rgbx(const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bgr) { FF_CALL(ff_luminance_rgbx, (src, dst, width, bgr)) }
+
+FF_DECLARE(void, ff_sobel_row, (const uint8_t *up, const uint8_t *mid, const uint8_t *down, uint8_t *dst, ptrdiff_t width, int bpp, int channel, int32_t *scratch))
+void ff_sobel_row(const uint8_t *up, const uint8_t *mid, const uint8_t *down, uint8_t *dst, ptrdiff_t width, int bpp, int channel, int32_t *scratch) {
+    FF_CALL(ff_sobel_row, (up, mid, down, dst, width, bpp, channel, scratch))
+}
+
+FF_DECLARE(void, ff_sharpen_combine_row, (const uint8_t *s, const uint8_t *b, uint8_t *d, ptrdiff_t count, int alpha, float amount, int16_t amount_q10, int32_t threshold))
+void ff_sharpen_combine_row(const uint8_t *s, const uint8_t *b, uint8_t *d, ptrdiff_t count, int alpha, float amount, int16_t amount_q10, int32_t threshold) {
+    FF_CALL(ff_sharpen_combine_row, (s, b, d, count, alpha, amount, amount_q10, threshold))
+}
+
+FF_DECLARE(void, ff_blur_horizontal_row, (const uint8_t *pad, uint16_t *dst, ptrdiff_t row_len, const uint16_t *weights, int n, int bpp))
+void ff_blur_horizontal_row(const uint8_t *pad, uint16_t *dst, ptrdiff_t row_len, const uint16_t *weights, int n, int bpp) {
+    FF_CALL(ff_blur_horizontal_row, (pad, dst, row_len, weights, n, bpp))
+}
+
+FF_DECLARE(void, ff_blur_vertical_row, (const uint16_t *const *rows, const uint16_t *weights, int n, int total_bits, uint8_t *dst, ptrdiff_t row_len))
+void ff_blur_vertical_row(const uint16_t *const *rows, const uint16_t *weights, int n, int total_bits, uint8_t *dst, ptrdiff_t row_len) {
+    FF_CALL(ff_blur_vertical_row, (rows, weights, n, total_bits, dst, row_len))
+}
+
+FF_DECLARE(void, ff_color_adjust_row, (const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bpp, const float *k))
+void ff_color_adjust_row(const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bpp, const float *k) { FF_CALL(ff_color_adjust_row, (src, dst, width, bpp, k)) }
+
+FF_DECLARE(void, ff_lut_tetrahedral_row, (const ff_lut_tetrahedral *lut, const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bpp))
+void ff_lut_tetrahedral_row(const ff_lut_tetrahedral *lut, const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bpp) {
+    FF_CALL(ff_lut_tetrahedral_row, (lut, src, dst, width, bpp))
+}
+
+FF_DECLARE(void, ff_yuv420_rows_to_rgbx, (const uint8_t *y0, const uint8_t *y1, const uint8_t *u, const uint8_t *v, ptrdiff_t uv_stride, uint8_t *d0, uint8_t *d1, ptrdiff_t pairs, const int16_t *k, int bgr))
+void ff_yuv420_rows_to_rgbx(const uint8_t *y0, const uint8_t *y1, const uint8_t *u, const uint8_t *v, ptrdiff_t uv_stride, uint8_t *d0, uint8_t *d1, ptrdiff_t pairs, const int16_t *k, int bgr) {
+    FF_CALL(ff_yuv420_rows_to_rgbx, (y0, y1, u, v, uv_stride, d0, d1, pairs, k, bgr))
+}
+
+FF_DECLARE(void, ff_area_vertical_row, (const uint8_t *const *rows, const float *weights, int count, float *line, ptrdiff_t n))
+void ff_area_vertical_row(const uint8_t *const *rows, const float *weights, int count, float *line, ptrdiff_t n) {
+    FF_CALL(ff_area_vertical_row, (rows, weights, count, line, n))
+}
+
+FF_DECLARE(void, ff_area_horizontal_row, (const float *line, uint8_t *dst, ptrdiff_t width, int bpp, const ptrdiff_t *offsets, const float *weights, int taps))
+void ff_area_horizontal_row(const float *line, uint8_t *dst, ptrdiff_t width, int bpp, const ptrdiff_t *offsets, const float *weights, int taps) {
+    FF_CALL(ff_area_horizontal_row, (line, dst, width, bpp, offsets, weights, taps))
+}

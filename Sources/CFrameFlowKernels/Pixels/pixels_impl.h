@@ -1,0 +1,569 @@
+// The image calculators' per-pixel loops, compiled once per level (see ../Levels/ff_level.h).
+// Every kernel gives the same bytes at every level as the Swift formulas it replaced: products
+// and sums are not contracted into FMAs (Swift rounds each), and the LUT's fused steps are
+// explicit fma calls, as Swift's `addProduct` is.
+#pragma STDC FP_CONTRACT OFF
+// Wide vectors between always-inlined helpers never cross a real call: no ABI to mind.
+#pragma clang diagnostic ignored "-Wpsabi"
+
+#define FF_PX_INLINE static inline __attribute__((always_inline))
+
+typedef uint8_t ff_px_b16 __attribute__((ext_vector_type(16)));
+typedef uint8_t ff_px_b32 __attribute__((ext_vector_type(32)));
+typedef uint8_t ff_px_b4 __attribute__((ext_vector_type(4)));
+typedef int16_t ff_px_s16 __attribute__((ext_vector_type(16)));
+typedef int16_t ff_px_s32 __attribute__((ext_vector_type(32)));
+typedef uint16_t ff_px_w16 __attribute__((ext_vector_type(16)));
+typedef int32_t ff_px_i32 __attribute__((ext_vector_type(32)));
+typedef uint32_t ff_px_u16 __attribute__((ext_vector_type(16)));
+typedef uint32_t ff_px_u4 __attribute__((ext_vector_type(4)));
+
+// MARK: shared helpers
+
+/// ⌊x⌋ for 0 ≤ x < 2³¹: a truncating conversion (the baseline has no `roundps`).
+FF_PX_INLINE ff_f16 ff_px_floor_nonneg(ff_f16 x) {
+#if FF_LEVEL == FF_LEVEL_BASELINE
+    return __builtin_convertvector(__builtin_convertvector(x, ff_i16), ff_f16);
+#else
+    return __builtin_elementwise_floor(x);
+#endif
+}
+
+/// Swift's `Kernels.clamp255(Float)`: `min(max(v, 0), 255)` (Swift's argument order), rounded
+/// to nearest by adding 1.5·2²³ and reading the low byte of the bits.
+FF_PX_INLINE ff_px_u16 ff_px_clamp255(ff_f16 v) {
+    v = 0 >= v ? 0 : v;
+    v = 255 < v ? 255 : v;
+    return (ff_px_u16)(v + 12582912.0f) & 0xFF;
+}
+
+// MARK: luminance
+
+/// round(0.2125 r + 0.7154 g + 0.0721 b), halves up: ⌊s / 10000⌋ for s = 2125 r + 7154 g +
+/// 721 b + 5000, as ⌊⌊s / 16⌋ / 625⌋ from an estimate low by at most one.
+FF_PX_INLINE ff_px_u16 ff_px_luma(ff_px_u16 r, ff_px_u16 g, ff_px_u16 b) {
+    ff_px_u16 x = (2125 * r + 7154 * g + 721 * b + 5000) >> 4;
+    ff_px_u16 y = (x * 6710) >> 22;
+    return y - (ff_px_u16)(x - y * 625 >= 625);
+}
+
+FF_PX_INLINE ff_px_u16 ff_px_luma_words(ff_px_u16 p, int bgr) {
+    ff_px_u16 l = bgr ? ff_px_luma((p >> 16) & 0xFF, (p >> 8) & 0xFF, p & 0xFF)
+                      : ff_px_luma(p & 0xFF, (p >> 8) & 0xFF, (p >> 16) & 0xFF);
+    return (p & 0xFF000000u) | l | (l << 8) | (l << 16);
+}
+
+FF_PX_INLINE void ff_px_luminance(const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bgr) {
+    ptrdiff_t x = 0;
+    for (; x + 16 <= width; x += 16) FF_STORE(dst + 4 * x, ff_px_luma_words(FF_LOAD(ff_px_u16, src + 4 * x), bgr));
+    if (x < width) {
+        uint32_t t[16] = {0};
+        __builtin_memcpy(t, src + 4 * x, 4 * (size_t)(width - x));
+        FF_STORE(t, ff_px_luma_words(FF_LOAD(ff_px_u16, t), bgr));
+        __builtin_memcpy(dst + 4 * x, t, 4 * (size_t)(width - x));
+    }
+}
+
+void FF_FN(ff_luminance_rgbx)(const uint8_t *src, uint8_t *dst, ptrdiff_t width, int bgr) {
+    if (bgr) ff_px_luminance(src, dst, width, 1);
+    else ff_px_luminance(src, dst, width, 0);
+}
+
+// MARK: Sobel
+
+/// min(255, round(√s)) for 0 ≤ s, exactly: s clamped to 255.5², a bit-trick guess, two Newton
+/// steps, rounded by the 1.5·2²³ addition.
+FF_PX_INLINE ff_px_u16 ff_px_rounded_magnitude(ff_i16 ss) {
+    ff_i16 m = 65280 < ss ? 65280 : ss;
+    ff_f16 s = __builtin_convertvector(m, ff_f16);
+    ff_f16 y = (ff_f16)(((ff_px_u16)s >> 1) + 0x1FBD1DF5u);
+    y = 0.5f * (y + s / y);
+    y = 0.5f * (y + s / y);
+    return (ff_px_u16)(y + 12582912.0f) & 0xFF;
+}
+
+void FF_FN(ff_sobel_row)(const uint8_t *up, const uint8_t *mid, const uint8_t *down, uint8_t *dst, ptrdiff_t w, int bpp,
+                         int channel, int32_t *scratch) {
+    int32_t *sum = scratch, *diff = scratch + (w + 2);  // a + 2b + c and c − a per column, padded
+    ptrdiff_t x = 0;
+    if (bpp == 4) {
+        uint32_t shift = 8 * (uint32_t)channel;
+        for (; x + 16 <= w; x += 16) {
+            ff_i16 a = (ff_i16)((FF_LOAD(ff_px_u16, up + 4 * x) >> shift) & 0xFF);
+            ff_i16 b = (ff_i16)((FF_LOAD(ff_px_u16, mid + 4 * x) >> shift) & 0xFF);
+            ff_i16 c = (ff_i16)((FF_LOAD(ff_px_u16, down + 4 * x) >> shift) & 0xFF);
+            FF_STORE(sum + 1 + x, a + 2 * b + c);
+            FF_STORE(diff + 1 + x, c - a);
+        }
+    }
+    for (; x < w; x++) {
+        int32_t a = up[bpp * x + channel], b = mid[bpp * x + channel], c = down[bpp * x + channel];
+        sum[1 + x] = a + 2 * b + c;
+        diff[1 + x] = c - a;
+    }
+    sum[0] = sum[1];
+    sum[w + 1] = sum[w];
+    diff[0] = diff[1];
+    diff[w + 1] = diff[w];
+    for (x = 0; x < w; x += 16) {
+        ff_i16 gh, gv;
+        if (x + 16 <= w) {
+            gh = FF_LOAD(ff_i16, sum + x + 2) - FF_LOAD(ff_i16, sum + x);
+            gv = FF_LOAD(ff_i16, diff + x) + 2 * FF_LOAD(ff_i16, diff + x + 1) + FF_LOAD(ff_i16, diff + x + 2);
+        } else {
+            int32_t h[16] = {0}, v[16] = {0};
+            for (ptrdiff_t j = 0; j < w - x; j++) {
+                h[j] = sum[x + j + 2] - sum[x + j];
+                v[j] = diff[x + j] + 2 * diff[x + j + 1] + diff[x + j + 2];
+            }
+            gh = FF_LOAD(ff_i16, h);
+            gv = FF_LOAD(ff_i16, v);
+        }
+        ff_px_u16 l = ff_px_rounded_magnitude(gh * gh + gv * gv);
+        ptrdiff_t n = w - x < 16 ? w - x : 16;
+        if (bpp == 4) {
+            ff_px_u16 word = 0xFF000000u | l | (l << 8) | (l << 16);
+            if (n == 16) FF_STORE(dst + 4 * x, word);
+            else {
+                uint32_t t[16];
+                FF_STORE(t, word);
+                __builtin_memcpy(dst + 4 * x, t, 4 * (size_t)n);
+            }
+        } else {
+            uint32_t t[16];
+            FF_STORE(t, l);
+            for (ptrdiff_t j = 0; j < n; j++)
+                for (int c = 0; c < bpp; c++) dst[bpp * (x + j) + c] = (uint8_t)t[j];
+        }
+    }
+}
+
+// MARK: unsharp mask
+
+/// 32 bytes of the fixed-point combine: diff·2⁷ times amount in 1/1024ths, high half
+/// (`pmulhw`), halved rounding up, added to the source, clamped; the source where
+/// |diff| ≤ threshold; alpha lanes (every fourth byte) the source's when `alpha`.
+FF_PX_INLINE ff_px_b32 ff_px_sharpen32(ff_px_b32 sb, ff_px_b32 bb, int16_t a, int16_t t, int alpha) {
+    ff_px_s32 sv = __builtin_convertvector(sb, ff_px_s32), diff = sv - __builtin_convertvector(bb, ff_px_s32);
+    ff_px_s32 twice = __builtin_convertvector((__builtin_convertvector(diff * 128, ff_px_i32) * a) >> 16, ff_px_s32);
+    ff_px_s32 r = sv + ((twice + 1) >> 1);
+    r = 0 >= r ? 0 : r;
+    r = 255 < r ? 255 : r;
+    ff_px_s32 o = ((diff > t) | (diff < -t)) ? r : sv;
+    if (alpha) {
+        const ff_px_s32 lanes = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+        o = lanes != 0 ? sv : o;
+    }
+    return __builtin_convertvector(o, ff_px_b32);
+}
+
+/// 16 bytes of the float combine (amounts of 31 and more): s + amount·diff, clamped, rounded.
+FF_PX_INLINE ff_px_b16 ff_px_sharpen16f(ff_px_b16 sb, ff_px_b16 bb, float amount, int32_t t, int alpha) {
+    ff_i16 sv = __builtin_convertvector(sb, ff_i16), diff = sv - __builtin_convertvector(bb, ff_i16);
+    ff_i16 r = (ff_i16)ff_px_clamp255(__builtin_convertvector(sv, ff_f16) + amount * __builtin_convertvector(diff, ff_f16));
+    ff_i16 o = ((diff > t) | (diff < -t)) ? r : sv;
+    if (alpha) {
+        const ff_i16 lanes = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+        o = lanes != 0 ? sv : o;
+    }
+    return __builtin_convertvector(o, ff_px_b16);
+}
+
+void FF_FN(ff_sharpen_combine_row)(const uint8_t *s, const uint8_t *b, uint8_t *d, ptrdiff_t n, int alpha, float amount,
+                                   int16_t amount_q10, int32_t threshold) {
+    ptrdiff_t i = 0;
+    if (amount < 31) {
+        int16_t t = (int16_t)(threshold > 32767 ? 32767 : threshold);
+        for (; i + 32 <= n; i += 32)
+            FF_STORE(d + i, ff_px_sharpen32(FF_LOAD(ff_px_b32, s + i), FF_LOAD(ff_px_b32, b + i), amount_q10, t, alpha));
+        if (i < n) {
+            uint8_t ts[32] = {0}, tb[32] = {0};
+            __builtin_memcpy(ts, s + i, (size_t)(n - i));
+            __builtin_memcpy(tb, b + i, (size_t)(n - i));
+            FF_STORE(ts, ff_px_sharpen32(FF_LOAD(ff_px_b32, ts), FF_LOAD(ff_px_b32, tb), amount_q10, t, alpha));
+            __builtin_memcpy(d + i, ts, (size_t)(n - i));
+        }
+    } else {
+        for (; i + 16 <= n; i += 16)
+            FF_STORE(d + i, ff_px_sharpen16f(FF_LOAD(ff_px_b16, s + i), FF_LOAD(ff_px_b16, b + i), amount, threshold, alpha));
+        if (i < n) {
+            uint8_t ts[16] = {0}, tb[16] = {0};
+            __builtin_memcpy(ts, s + i, (size_t)(n - i));
+            __builtin_memcpy(tb, b + i, (size_t)(n - i));
+            FF_STORE(ts, ff_px_sharpen16f(FF_LOAD(ff_px_b16, ts), FF_LOAD(ff_px_b16, tb), amount, threshold, alpha));
+            __builtin_memcpy(d + i, ts, (size_t)(n - i));
+        }
+    }
+}
+
+// MARK: Gaussian blur (8-bit fixed point)
+
+void FF_FN(ff_blur_horizontal_row)(const uint8_t *pad, uint16_t *dst, ptrdiff_t row_len, const uint16_t *weights, int n, int bpp) {
+    ptrdiff_t span = (row_len + 15) & ~(ptrdiff_t)15, i = 0;
+    for (; i + 32 <= span; i += 32) {
+        ff_px_w16 a0 = 0, a1 = 0;
+        for (int t = 0; t < n; t++) {
+            const uint8_t *p = pad + i + t * bpp;
+            a0 += weights[t] * __builtin_convertvector(FF_LOAD(ff_px_b16, p), ff_px_w16);
+            a1 += weights[t] * __builtin_convertvector(FF_LOAD(ff_px_b16, p + 16), ff_px_w16);
+        }
+        FF_STORE(dst + i, a0);
+        FF_STORE(dst + i + 16, a1);
+    }
+    for (; i < span; i += 16) {
+        ff_px_w16 a = 0;
+        for (int t = 0; t < n; t++) a += weights[t] * __builtin_convertvector(FF_LOAD(ff_px_b16, pad + i + t * bpp), ff_px_w16);
+        FF_STORE(dst + i, a);
+    }
+}
+
+FF_PX_INLINE void ff_px_store_bytes(uint8_t *d, ff_px_b16 v, ptrdiff_t count) {
+    if (count >= 16) FF_STORE(d, v);
+    else {
+        uint8_t t[16];
+        FF_STORE(t, v);
+        __builtin_memcpy(d, t, (size_t)count);
+    }
+}
+
+void FF_FN(ff_blur_vertical_row)(const uint16_t *const *rows, const uint16_t *weights, int n, int total_bits, uint8_t *dst,
+                                 ptrdiff_t row_len) {
+    uint32_t half = total_bits > 0 ? 1u << (total_bits - 1) : 0;
+    if (255u * (1u << total_bits) <= 65535u) {
+        for (ptrdiff_t i = 0; i < row_len; i += 16) {
+            ff_px_w16 acc = (uint16_t)half;
+            for (int t = 0; t < n; t++) acc += weights[t] * FF_LOAD(ff_px_w16, rows[t] + i);
+            ff_px_store_bytes(dst + i, __builtin_convertvector(acc >> (uint16_t)total_bits, ff_px_b16), row_len - i);
+        }
+    } else {
+        for (ptrdiff_t i = 0; i < row_len; i += 16) {
+            ff_px_u16 acc = half;
+            for (int t = 0; t < n; t++)
+                acc += (uint32_t)weights[t] * __builtin_convertvector(FF_LOAD(ff_px_w16, rows[t] + i), ff_px_u16);
+            ff_px_store_bytes(dst + i, __builtin_convertvector(acc >> (uint32_t)total_bits, ff_px_b16), row_len - i);
+        }
+    }
+}
+
+// MARK: colour adjustment
+
+/// The tone curve: round(clamp(v · scale + offset)), halves up.
+FF_PX_INLINE ff_f16 ff_px_tone(ff_f16 v, float a, float b) {
+    ff_f16 c = v * a + b;
+    c = 0 >= c ? 0 : c;
+    c = 255 < c ? 255 : c;
+    return ff_px_floor_nonneg(c + 0.5f);
+}
+
+/// Sixteen pixels as words (bytes 0–2 colour, 3 kept).
+FF_PX_INLINE ff_px_u16 ff_px_adjust16(ff_px_u16 p, const float *k) {
+    ff_f16 c0 = ff_px_tone(__builtin_convertvector(p & 0xFF, ff_f16), k[0], k[1]);
+    ff_f16 c1 = ff_px_tone(__builtin_convertvector((p >> 8) & 0xFF, ff_f16), k[0], k[1]);
+    ff_f16 c2 = ff_px_tone(__builtin_convertvector((p >> 16) & 0xFF, ff_f16), k[0], k[1]);
+    ff_f16 lum = k[3] * c0 + k[4] * c1 + k[5] * c2;
+    float sat = k[2];
+    ff_px_u16 o0 = ff_px_clamp255(lum + sat * (c0 - lum)), o1 = ff_px_clamp255(lum + sat * (c1 - lum));
+    ff_px_u16 o2 = ff_px_clamp255(lum + sat * (c2 - lum));
+    return o0 | (o1 << 8) | (o2 << 16) | (p & 0xFF000000u);
+}
+
+void FF_FN(ff_color_adjust_row)(const uint8_t *s, uint8_t *d, ptrdiff_t w, int bpp, const float *k) {
+    ptrdiff_t x = 0;
+    if (bpp == 4) {
+        for (; x + 16 <= w; x += 16) FF_STORE(d + 4 * x, ff_px_adjust16(FF_LOAD(ff_px_u16, s + 4 * x), k));
+    }
+    while (x < w) {
+        // Up to sixteen pixels widened to words, adjusted, narrowed back.
+        ptrdiff_t m = w - x < 16 ? w - x : 16;
+        uint32_t t[16] = {0};
+        for (ptrdiff_t j = 0; j < m; j++) {
+            const uint8_t *p = s + bpp * (x + j);
+            t[j] = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (bpp == 4 ? (uint32_t)p[3] << 24 : 0);
+        }
+        FF_STORE(t, ff_px_adjust16(FF_LOAD(ff_px_u16, t), k));
+        for (ptrdiff_t j = 0; j < m; j++) {
+            uint8_t *q = d + bpp * (x + j);
+            q[0] = (uint8_t)t[j];
+            q[1] = (uint8_t)(t[j] >> 8);
+            q[2] = (uint8_t)(t[j] >> 16);
+            if (bpp == 4) q[3] = (uint8_t)(t[j] >> 24);
+        }
+        x += m;
+    }
+}
+
+// MARK: 3-D LUT, tetrahedral
+
+/// The vertex table at a byte offset.
+FF_PX_INLINE ff_f4 ff_px_entry(const ff_lut_tetrahedral *L, uint32_t offset) {
+    return FF_LOAD(ff_f4, (const char *)L->table + offset);
+}
+
+/// The four weighted vertices: the base at byte offset `a`, the inner ones at `b`, `c`, and
+/// the far corner; a product, then fused multiply-adds.
+FF_PX_INLINE ff_f4 ff_px_corners(const ff_lut_tetrahedral *L, uint32_t a, uint32_t b, uint32_t c, float w0, float w1, float w2,
+                                  float w3) {
+    ff_f4 v = ff_px_entry(L, a) * w0;
+    v = __builtin_elementwise_fma(ff_px_entry(L, b), (ff_f4)w1, v);
+    v = __builtin_elementwise_fma(ff_px_entry(L, c), (ff_f4)w2, v);
+    v = __builtin_elementwise_fma(ff_px_entry(L, a + 16 * (uint32_t)L->far_offset), (ff_f4)w3, v);
+    return v;
+}
+
+/// `corners` plus the source bytes × keep, clamped (NaN kept, as Swift's replace) and rounded.
+FF_PX_INLINE ff_px_b4 ff_px_mix(const ff_lut_tetrahedral *L, uint32_t a, uint32_t b, uint32_t c, float w0, float w1, float w2,
+                                 float w3, ff_f4 source) {
+    ff_f4 v = ff_px_corners(L, a, b, c, w0, w1, w2, w3);
+    ff_f4 keep = {L->keep[0], L->keep[1], L->keep[2], L->keep[3]};
+    v = __builtin_elementwise_fma(source, keep, v);
+    v = v < 0 ? 0 : v;
+    v = v > 255 ? 255 : v;
+    return __builtin_convertvector((ff_px_u4)(v + 12582912.0f), ff_px_b4);
+}
+
+/// One pixel from the per-code tables (the tails).
+FF_PX_INLINE ff_px_b4 ff_px_graded(const ff_lut_tetrahedral *L, const uint8_t *p, ff_f4 source) {
+    int r = p[L->cr], g = 256 + p[L->cg], b = 512 + p[L->cb];
+    int32_t i = L->base[r] + L->base[g] + L->base[b];
+    float fr = L->frac[r], fg = L->frac[g], fb = L->frac[b];
+    uint32_t br, bg, bb;
+    __builtin_memcpy(&br, &fr, 4);
+    __builtin_memcpy(&bg, &fg, 4);
+    __builtin_memcpy(&bb, &fb, 4);
+    // Fractions are ≥ 0, so they order as their bit patterns (no float compare branches).
+    int key = (int)((bg - br) >> 31) | (int)((bb - bg) >> 31) << 1 | (int)((bb - br) >> 31) << 2;
+    float fs[4] = {fr, fg, fb, 0};
+    const int32_t *ax = L->order + 4 * key;
+    float f1 = fs[ax[0]], f2 = fs[ax[1]], f3 = fs[ax[2]];
+    return ff_px_mix(L, (uint32_t)i << 4, (uint32_t)(i + L->step1[key]) << 4, (uint32_t)(i + L->step2[key]) << 4, 1 - f1, f1 - f2,
+                     f2 - f3, f3, source);
+}
+
+/// The cell and fraction along one axis for sixteen pixel words (the code in byte `byte`):
+/// x = code · scale − shift clamped to 0…top (NaN to 0), ⌊x⌋ at most top − 1, and the rest.
+FF_PX_INLINE void ff_px_lattice(ff_px_u16 words, int byte, float scale, float shift, float top, ff_px_u16 *cell_out, ff_f16 *frac_out) {
+    ff_px_u16 code = (words >> (uint32_t)(8 * byte)) & 255;
+    ff_f16 v = (ff_f16)(code | 0x4B000000u) - 8388608.0f;
+    ff_f16 x = v * scale - shift;
+    x = x >= 0 ? x : 0;
+    x = x > top ? top : x;
+    ff_f16 cell = ff_px_floor_nonneg(x);
+    cell = cell > top - 1 ? top - 1 : cell;
+    *cell_out = (ff_px_u16)(cell + 8388608.0f) - 0x4B000000u;
+    *frac_out = x - cell;
+}
+
+/// Sixteen 4-byte pixels: cells, fractions, tetrahedra and weights as 16-lane vectors, then
+/// each pixel's four vertex loads and multiply-adds.
+FF_PX_INLINE void ff_px_block16(const ff_lut_tetrahedral *L, const uint8_t *p, uint8_t *q) {
+    ff_px_u16 words = FF_LOAD(ff_px_u16, p), ir, ig, ib;
+    ff_f16 fr, fg, fb;
+    ff_px_lattice(words, L->cr, L->scale[0], L->shift[0], L->top, &ir, &fr);
+    ff_px_lattice(words, L->cg, L->scale[1], L->shift[1], L->top, &ig, &fg);
+    ff_px_lattice(words, L->cb, L->scale[2], L->shift[2], L->top, &ib, &fb);
+    uint32_t n = (uint32_t)L->n;
+    ff_px_u16 base = ir + ig * n + ib * (n * n);
+#define FF_MX(a, b) ((a) < (b) ? (b) : (a))
+#define FF_MN(a, b) ((a) > (b) ? (b) : (a))
+    ff_f16 f1 = FF_MX(fr, FF_MX(fg, fb)), f3 = FF_MN(fr, FF_MN(fg, fb)), f2 = FF_MX(FF_MN(fr, fg), FF_MN(FF_MX(fr, fg), fb));
+    // The largest fraction's axis (ties to red, then green) is the first step; the smallest's
+    // (ties to blue, then green) is left out of the second.
+    ff_px_u16 s1 = n * n, min_stride = 1;
+    s1 = fg >= fb ? (ff_px_u16)n : s1;
+    s1 = fr >= FF_MX(fg, fb) ? (ff_px_u16)1 : s1;
+    min_stride = fg <= fr ? (ff_px_u16)n : min_stride;
+    min_stride = fb <= FF_MN(fr, fg) ? (ff_px_u16)(n * n) : min_stride;
+#undef FF_MX
+#undef FF_MN
+    uint32_t i0[16], i1[16], i2[16];
+    float w0[16], w1[16], w2[16], w3[16];
+    FF_STORE(i0, base << 4);
+    FF_STORE(i1, (base + s1) << 4);
+    FF_STORE(i2, (base + (uint32_t)L->far_offset - min_stride) << 4);
+    FF_STORE(w0, 1 - f1);
+    FF_STORE(w1, f1 - f2);
+    FF_STORE(w2, f2 - f3);
+    FF_STORE(w3, f3);
+    if (L->fast) {
+        // Weights summing to 1 over entries in 0…255: no clamp, no blend; alpha from the source.
+        for (int j = 0; j < 16; j++) {
+            ff_f4 v = ff_px_corners(L, i0[j], i1[j], i2[j], w0[j], w1[j], w2[j], w3[j]);
+            ff_px_b4 bytes = __builtin_convertvector((ff_px_u4)(v + 12582912.0f), ff_px_b4);
+            uint32_t word, src;
+            __builtin_memcpy(&word, &bytes, 4);
+            __builtin_memcpy(&src, p + 4 * j, 4);
+            word = (word & L->colour_mask) | (src & ~L->colour_mask);
+            __builtin_memcpy(q + 4 * j, &word, 4);
+        }
+    } else {
+        for (int j = 0; j < 16; j++) {
+            ff_f4 source = __builtin_convertvector(FF_LOAD(ff_px_b4, p + 4 * j), ff_f4);
+            ff_px_b4 o = ff_px_mix(L, i0[j], i1[j], i2[j], w0[j], w1[j], w2[j], w3[j], source);
+            FF_STORE(q + 4 * j, o);
+        }
+    }
+}
+
+void FF_FN(ff_lut_tetrahedral_row)(const ff_lut_tetrahedral *L, const uint8_t *s, uint8_t *d, ptrdiff_t w, int bpp) {
+    ptrdiff_t x = 0;
+    if (bpp == 4) {
+        for (; x + 16 <= w; x += 16) ff_px_block16(L, s + 4 * x, d + 4 * x);
+        for (; x < w; x++) {
+            ff_f4 source = __builtin_convertvector(FF_LOAD(ff_px_b4, s + 4 * x), ff_f4);
+            FF_STORE(d + 4 * x, ff_px_graded(L, s + 4 * x, source));
+        }
+        return;
+    }
+    // Three bytes a pixel: sixteen at a time widened to words, graded, narrowed back.
+    uint8_t wide[64], graded[64];
+    for (; x + 16 <= w; x += 16) {
+        const uint8_t *p = s + 3 * x;
+        for (int j = 0; j < 16; j++) {
+            wide[4 * j] = p[3 * j];
+            wide[4 * j + 1] = p[3 * j + 1];
+            wide[4 * j + 2] = p[3 * j + 2];
+            wide[4 * j + 3] = 0;
+        }
+        ff_px_block16(L, wide, graded);
+        uint8_t *q = d + 3 * x;
+        for (int j = 0; j < 16; j++) {
+            q[3 * j] = graded[4 * j];
+            q[3 * j + 1] = graded[4 * j + 1];
+            q[3 * j + 2] = graded[4 * j + 2];
+        }
+    }
+    for (; x < w; x++) {
+        const uint8_t *p = s + 3 * x;
+        ff_f4 source = {p[0], p[1], p[2], 0};
+        ff_px_b4 o = ff_px_graded(L, p, source);
+        d[3 * x] = o.x;
+        d[3 * x + 1] = o.y;
+        d[3 * x + 2] = o.z;
+    }
+}
+
+// MARK: YUV 4:2:0 → RGBA
+
+/// Q4 to a level: ((x + 8) >> 4) clamped to 0…255, in 16-bit lanes.
+FF_PX_INLINE ff_px_s32 ff_px_q4_level(ff_px_s32 x) {
+    x = (x + 8) >> 4;
+    x = 0 >= x ? 0 : x;
+    return 255 < x ? 255 : x;
+}
+
+/// Thirty-two pixels of one luma row with their sixteen chroma terms (each serving two).
+FF_PX_INLINE void ff_px_yuv32(const uint8_t *yp, ff_px_s16 rc, ff_px_s16 gc, ff_px_s16 bc, const int16_t *k, int bgr, uint8_t *out) {
+#define FF_PX_PAIRS(v) __builtin_shufflevector(v, v, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15)
+    ff_px_s32 yv = (__builtin_convertvector(FF_LOAD(ff_px_b32, yp), ff_px_s32) - k[0]) * 64;
+    ff_px_s32 y = __builtin_convertvector((__builtin_convertvector(yv, ff_px_i32) * k[1]) >> 16, ff_px_s32);
+    ff_px_s32 r = ff_px_q4_level(y + FF_PX_PAIRS(rc)), g = ff_px_q4_level(y + FF_PX_PAIRS(gc)), b = ff_px_q4_level(y + FF_PX_PAIRS(bc));
+#undef FF_PX_PAIRS
+    typedef uint32_t u32x32 __attribute__((ext_vector_type(32)));
+    u32x32 r32 = __builtin_convertvector(bgr ? b : r, u32x32), g32 = __builtin_convertvector(g, u32x32);
+    u32x32 b32 = __builtin_convertvector(bgr ? r : b, u32x32);
+    FF_STORE(out, r32 | (g32 << 8) | (b32 << 16) | 0xFF000000u);
+}
+
+FF_PX_INLINE void ff_px_yuv_rows(const uint8_t *y0, const uint8_t *y1, const uint8_t *u, const uint8_t *v, ptrdiff_t uv_stride,
+                                 uint8_t *d0, uint8_t *d1, ptrdiff_t pairs, const int16_t *k, int bgr) {
+    ptrdiff_t i = 0;
+    for (; i + 16 <= pairs; i += 16) {
+        ff_px_s16 us, vs;
+        if (uv_stride == 2 && v == u + 1) {
+            ff_px_b32 uv = FF_LOAD(ff_px_b32, u + 2 * i);
+            us = __builtin_convertvector(__builtin_shufflevector(uv, uv, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), ff_px_s16);
+            vs = __builtin_convertvector(__builtin_shufflevector(uv, uv, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), ff_px_s16);
+        } else if (uv_stride == 1) {
+            us = __builtin_convertvector(FF_LOAD(ff_px_b16, u + i), ff_px_s16);
+            vs = __builtin_convertvector(FF_LOAD(ff_px_b16, v + i), ff_px_s16);
+        } else {
+            int16_t ut[16], vt[16];
+            for (int j = 0; j < 16; j++) { ut[j] = u[(i + j) * uv_stride]; vt[j] = v[(i + j) * uv_stride]; }
+            us = FF_LOAD(ff_px_s16, ut);
+            vs = FF_LOAD(ff_px_s16, vt);
+        }
+        us = (us - 128) * 128;
+        vs = (vs - 128) * 128;
+        ff_i16 u32 = __builtin_convertvector(us, ff_i16), v32 = __builtin_convertvector(vs, ff_i16);
+        ff_px_s16 rc = __builtin_convertvector((v32 * k[2]) >> 16, ff_px_s16);
+        ff_px_s16 gc = 0 - __builtin_convertvector((u32 * k[3]) >> 16, ff_px_s16) - __builtin_convertvector((v32 * k[4]) >> 16, ff_px_s16);
+        ff_px_s16 bc = __builtin_convertvector((u32 * k[5]) >> 16, ff_px_s16);
+        ff_px_yuv32(y0 + 2 * i, rc, gc, bc, k, bgr, d0 + 8 * i);
+        ff_px_yuv32(y1 + 2 * i, rc, gc, bc, k, bgr, d1 + 8 * i);
+    }
+    for (; i < pairs; i++) {
+        int16_t uu = (int16_t)((u[i * uv_stride] - 128) * 128), vv = (int16_t)((v[i * uv_stride] - 128) * 128);
+        int16_t rc = (int16_t)((vv * k[2]) >> 16), bc = (int16_t)((uu * k[5]) >> 16);
+        int16_t gc = (int16_t)(0 - (int16_t)((uu * k[3]) >> 16) - (int16_t)((vv * k[4]) >> 16));
+        const uint8_t *ys[4] = {y0 + 2 * i, y0 + 2 * i + 1, y1 + 2 * i, y1 + 2 * i + 1};
+        uint8_t *os[4] = {d0 + 8 * i, d0 + 8 * i + 4, d1 + 8 * i, d1 + 8 * i + 4};
+        for (int j = 0; j < 4; j++) {
+            int16_t y = (int16_t)(((*ys[j] - k[0]) * 64 * k[1]) >> 16);
+            int32_t c[3] = {(int16_t)(y + rc), (int16_t)(y + gc), (int16_t)(y + bc)};
+            for (int m = 0; m < 3; m++) {
+                int32_t x = (int16_t)(c[m] + 8) >> 4;
+                c[m] = x < 0 ? 0 : x > 255 ? 255 : x;
+            }
+            uint32_t word = (uint32_t)(bgr ? c[2] : c[0]) | (uint32_t)c[1] << 8 | (uint32_t)(bgr ? c[0] : c[2]) << 16 | 0xFF000000u;
+            __builtin_memcpy(os[j], &word, 4);
+        }
+    }
+}
+
+void FF_FN(ff_yuv420_rows_to_rgbx)(const uint8_t *y0, const uint8_t *y1, const uint8_t *u, const uint8_t *v, ptrdiff_t uv_stride,
+                                   uint8_t *d0, uint8_t *d1, ptrdiff_t pairs, const int16_t *k, int bgr) {
+    if (bgr) ff_px_yuv_rows(y0, y1, u, v, uv_stride, d0, d1, pairs, k, 1);
+    else ff_px_yuv_rows(y0, y1, u, v, uv_stride, d0, d1, pairs, k, 0);
+}
+
+// MARK: area resize
+
+void FF_FN(ff_area_vertical_row)(const uint8_t *const *rows, const float *weights, int count, float *line, ptrdiff_t n) {
+    ptrdiff_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        ff_f16 acc = weights[0] * __builtin_convertvector(FF_LOAD(ff_px_b16, rows[0] + i), ff_f16);
+        for (int k = 1; k < count; k++) acc = acc + weights[k] * __builtin_convertvector(FF_LOAD(ff_px_b16, rows[k] + i), ff_f16);
+        FF_STORE(line + i, acc);
+    }
+    for (; i < n; i++) {
+        float acc = weights[0] * (float)rows[0][i];
+        for (int k = 1; k < count; k++) acc = acc + weights[k] * (float)rows[k][i];
+        line[i] = acc;
+    }
+}
+
+void FF_FN(ff_area_horizontal_row)(const float *line, uint8_t *dst, ptrdiff_t width, int bpp, const ptrdiff_t *offsets,
+                                   const float *weights, int taps) {
+    if (bpp == 4) {
+        // A whole pixel per 4-lane vector; sixteen pixels clamped and rounded together.
+        ptrdiff_t x = 0;
+        for (; x < width; x += 4) {
+            ff_f16 v16 = 0;
+            ptrdiff_t m = width - x < 4 ? width - x : 4;
+            float *lanes = (float *)&v16;
+            for (ptrdiff_t j = 0; j < m; j++) {
+                ff_f4 v = 0;
+                const ptrdiff_t *o = offsets + (x + j) * taps;
+                const float *w = weights + (x + j) * taps;
+                for (int t = 0; t < taps; t++) v = v + w[t] * FF_LOAD(ff_f4, line + o[t]);
+                FF_STORE(lanes + 4 * j, v);
+            }
+            ff_px_b16 bytes = __builtin_convertvector(ff_px_clamp255(v16), ff_px_b16);
+            if (m == 4) FF_STORE(dst + 4 * x, bytes);
+            else {
+                uint8_t t[16];
+                FF_STORE(t, bytes);
+                __builtin_memcpy(dst + 4 * x, t, 4 * (size_t)m);
+            }
+        }
+        return;
+    }
+    for (ptrdiff_t x = 0; x < width; x++) {
+        for (int c = 0; c < bpp; c++) {
+            float s = 0;
+            for (int t = 0; t < taps; t++) s = s + weights[x * taps + t] * line[offsets[x * taps + t] + c];
+            ff_f16 v = s;
+            dst[x * bpp + c] = (uint8_t)ff_px_clamp255(v).x;
+        }
+    }
+}
