@@ -35,6 +35,8 @@ const char *ff_kernel_level_name(int level);
 
 #include "ff_vector_math.h"
 #include "ff_gemm.h"
+#include "ff_depthwise.h"
+#include "ff_pooling.h"
 #include "ff_pixels.h"
 
 #endif

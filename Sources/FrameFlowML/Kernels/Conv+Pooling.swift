@@ -1,7 +1,9 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
-/// MaxPool and AveragePool on NCHW tensors: window reductions sixteen lanes at a time.
+/// MaxPool and AveragePool on NCHW tensors: window reductions sixteen lanes at a time
+/// (`CFrameFlowKernels`' pooling rows).
 extension Conv {
     /// The largest of `t[x0..<x0 + k]` clipped to `0..<w` (−∞ when empty).
     @inline(__always)
@@ -12,32 +14,10 @@ extension Conv {
     }
 
     /// `t[i]` = the max (or sum) of `rows` rows from `first` (`stride` apart) at column i, for
-    /// i in 0..<count, sixteen lanes at a time; the last block overlaps the one before (each
-    /// is computed from the rows, so the overlap is written twice with the same values).
+    /// i in 0..<count (`ff_reduce_rows_f32` at the kernel level: sixteen lanes at a time, the
+    /// last block overlapping the one before).
     static func reduceRows(_ t: UnsafeMutablePointer<Float>, _ first: UnsafePointer<Float>, rows: Int, stride: Int, count: Int, max isMax: Bool) {
-        typealias V = SIMD16<Float>
-        var i = 0
-        while i < count && count >= 16 {
-            i = Swift.min(i, count &- 16)
-            var p = UnsafeRawPointer(first + i)
-            var a = p.loadUnaligned(as: V.self)
-            for _ in 1..<Swift.max(rows, 1) {
-                p += stride &* 4
-                let b = p.loadUnaligned(as: V.self)
-                a = isMax ? a.replacing(with: b, where: b .> a) : a + b
-            }
-            UnsafeMutableRawPointer(t + i).storeBytes(of: a, as: V.self)
-            i &+= 16
-        }
-        while i < count {
-            var a = first[i]
-            for r in 1..<Swift.max(rows, 1) {
-                let b = first[r &* stride &+ i]
-                a = isMax ? (b > a ? b : a) : a + b
-            }
-            t[i] = a
-            i &+= 1
-        }
+        ff_reduce_rows_f32(t, first, rows, stride, count, isMax ? 1 : 0)
     }
 
     /// MaxPool with its second output, Indices: for each output, the flat index of the input
@@ -95,7 +75,7 @@ extension Conv {
             // that row: KH + KW steps per output instead of KH × KW.
             let (KH, KW, sh, sw, pt, pl) = (g.kernel[1], g.kernel[2], g.strides[1], g.strides[2], g.padBegin[1], g.padBegin[2])
             let (pb, pr) = (g.padEnd[1], g.padEnd[2])
-            // Slack for the 16-wide loads below, −∞ so that a max window past the row's end
+            // Slack for the kernels' 16-wide loads, −∞ so that a max window past the row's end
             // takes the values inside it.
             var rowBuffer = [Float](repeating: -.infinity, count: W + 32)
             // Outputs whose window lies inside the row: with stride 2 and a 2- or 3-wide max
@@ -115,25 +95,10 @@ extension Conv {
                             var ox = 0
                             if vectorised && ys < ye {
                                 // Scalar up to the first window that starts inside the row, then
-                                // blocks of eight to the end: windows past the row's end read the
-                                // −∞ slack after it, the last block is stored in part.
+                                // `ff_max_pairs_f32` to the end: windows past the row's end read
+                                // the −∞ slack after it.
                                 while ox < min(inner.lowerBound, OW) { Y[(c * OH + oy) * OW + ox] = windowMax(t, ox * sw - pl, KW, W); ox += 1 }
-                                while ox < OW {
-                                    let p = t + ox * 2 - pl
-                                    let a = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
-                                    var m = a.evenHalf.replacing(with: a.oddHalf, where: a.oddHalf .> a.evenHalf)
-                                    if KW == 3 {
-                                        let b = UnsafeRawPointer(p + 2).loadUnaligned(as: SIMD16<Float>.self).evenHalf
-                                        m = m.replacing(with: b, where: b .> m)
-                                    }
-                                    let dst = Y.baseAddress! + (c * OH + oy) * OW + ox
-                                    if ox + 8 <= OW {
-                                        UnsafeMutableRawPointer(dst).storeBytes(of: m, as: SIMD8<Float>.self)
-                                    } else {
-                                        for l in 0..<(OW - ox) { dst[l] = m[l] }
-                                    }
-                                    ox += 8
-                                }
+                                ff_max_pairs_f32(t + ox * 2 - pl, OW - ox, KW == 3 ? 1 : 0, Y.baseAddress! + (c * OH + oy) * OW + ox)
                                 continue
                             }
                             for ox in 0..<OW {

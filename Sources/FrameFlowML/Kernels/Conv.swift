@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
@@ -310,20 +311,19 @@ enum Conv {
 
     /// Depthwise convolution (multiplier 1, ≥ 8 channels) with the channels innermost:
     /// the input is transposed to H×W×C, each output pixel adds its taps eight channels at
-    /// a time (the last block overlapping the one before), and the result is transposed
+    /// a time (`ff_depthwise_dilated_rows`; the last block overlapping the one before), and
+    /// the result is transposed
     /// back. Channel by channel, PP-OCR's 5×5 depthwise layers on 2×3 images spent their
     /// time setting up 25 taps per channel for six outputs each.
     static func depthwiseChannelsLast(
         _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
     ) {
-        typealias V = SIMD8<Float>
         let c = s.cout, P = s.oh * s.ow, HW = s.h * s.w, taps = s.kh * s.kw
         var xt = Scratch.uninitialized(HW * c), yt = Scratch.uninitialized(P * c), wt = Scratch.uninitialized(taps * c)
         let bf = bias ?? [Float](repeating: 0, count: c)
         xt.withUnsafeMutableBufferPointer { XT in yt.withUnsafeMutableBufferPointer { YT in wt.withUnsafeMutableBufferPointer { WT in bf.withUnsafeBufferPointer { B in
             let xtp = XT.baseAddress!, ytp = YT.baseAddress!, wtp = WT.baseAddress!, bp = B.baseAddress!
             Microkernel.transpose(w, rows: c, columns: taps, into: wtp)
-            @inline(__always) func ld(_ p: UnsafePointer<Float>) -> V { UnsafeRawPointer(p).loadUnaligned(as: V.self) }
             for b in 0..<s.batch {
                 let xb = x + b * c * HW, yb = y + b * c * P
                 Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
@@ -334,71 +334,12 @@ enum Conv {
                         h: s.h, w: s.w, c: c, oh: s.oh, ow: s.ow, kh: 3, kw: 3, sh: s.strideH, sw: s.strideW, dh: 1, dw: 1, pt: s.padTop, pl: s.padLeft)
                     NHWC.depthwise3x3(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
                 } else {
-                    let xStep = s.dilationW * c, yStep = s.dilationH * s.w * c, wStep = s.kw * c
+                    // Each output pixel sums its taps inside the image, 32 channels at a time
+                    // (four independent chains: one chain of 25 for a 5 × 5 window waits on
+                    // each result; PP-OCR's 5 × 5 layers on 4 × 6 and 2 × 3 images).
+                    let k = s.window(channels: c).kernelWindow(inner: 0..<0)
                     Scratch.parallelFor(s.oh, work: P * c * taps) { rows in
-                        for oy in rows {
-                            let iy0 = oy * s.strideH - s.padTop
-                            let (ky0, ky1) = tapRange(iy0, s.kh, s.h, s.dilationH)
-                            for ox in 0..<s.ow {
-                                let ix0 = ox &* s.strideW &- s.padLeft
-                                let (kx0, kx1) = tapRange(ix0, s.kw, s.w, s.dilationW)
-                                let yp = ytp + (oy * s.ow + ox) * c
-                                /// The window's first tap inside the image for channels from
-                                /// `ch`: input and weight pointers, then stepped tap to tap
-                                /// (index products with overflow checks cost more than the
-                                /// multiply-adds).
-                                @inline(__always) func firstTap(_ ch: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
-                                    let iy = iy0 &+ ky0 &* s.dilationH, ix = ix0 &+ kx0 &* s.dilationW
-                                    return (xtp + ((iy &* s.w &+ ix) &* c &+ ch), wtp + ((ky0 &* s.kw &+ kx0) &* c &+ ch))
-                                }
-                                var blk = 0
-                                // 32 channels at a time: four independent chains of multiply-adds
-                                // (one chain of 25 for a 5 × 5 window waits on each result;
-                                // PP-OCR's 5 × 5 layers on 4 × 6 and 2 × 3 images).
-                                while blk + 32 <= c && ky0 < ky1 && kx0 < kx1 {
-                                    var a0 = ld(bp + blk), a1 = ld(bp + blk + 8), a2 = ld(bp + blk + 16), a3 = ld(bp + blk + 24)
-                                    var (row, wrow) = firstTap(blk)
-                                    for _ in ky0..<ky1 {
-                                        var xp = row, wp = wrow
-                                        for _ in kx0..<kx1 {
-                                            a0.addProduct(ld(xp), ld(wp))
-                                            a1.addProduct(ld(xp + 8), ld(wp + 8))
-                                            a2.addProduct(ld(xp + 16), ld(wp + 16))
-                                            a3.addProduct(ld(xp + 24), ld(wp + 24))
-                                            xp += xStep
-                                            wp += c
-                                        }
-                                        row += yStep
-                                        wrow += wStep
-                                    }
-                                    let out = UnsafeMutableRawPointer(yp + blk)
-                                    out.storeBytes(of: a0, as: V.self)
-                                    out.storeBytes(of: a1, toByteOffset: 32, as: V.self)
-                                    out.storeBytes(of: a2, toByteOffset: 64, as: V.self)
-                                    out.storeBytes(of: a3, toByteOffset: 96, as: V.self)
-                                    blk += 32
-                                }
-                                while blk < c {
-                                    let ch = Swift.min(blk, c - 8)
-                                    var acc = ld(bp + ch)
-                                    if ky0 < ky1 && kx0 < kx1 {
-                                        var (row, wrow) = firstTap(ch)
-                                        for _ in ky0..<ky1 {
-                                            var xp = row, wp = wrow
-                                            for _ in kx0..<kx1 {
-                                                acc.addProduct(ld(xp), ld(wp))
-                                                xp += xStep
-                                                wp += c
-                                            }
-                                            row += yStep
-                                            wrow += wStep
-                                        }
-                                    }
-                                    UnsafeMutableRawPointer(yp + ch).storeBytes(of: acc, as: V.self)
-                                    blk += 8
-                                }
-                            }
-                        }
+                        withUnsafePointer(to: k) { ff_depthwise_dilated_rows($0, rows.lowerBound, rows.upperBound, xtp, wtp, bp, ytp) }
                     }
                 }
                 Microkernel.transpose(ytp, rows: P, columns: c, into: yb)
@@ -408,16 +349,6 @@ enum Conv {
         Scratch.recycle(&xt)
         Scratch.recycle(&yt)
         Scratch.recycle(&wt)
-    }
-
-    /// The taps `k0..<k1` of a window starting at input index `i0` (taps `d` apart) that
-    /// land inside `0..<size`; without divisions when `d` is 1 (a division per output pixel
-    /// was half the time of PP-OCR's small depthwise layers).
-    @inline(__always)
-    static func tapRange(_ i0: Int, _ k: Int, _ size: Int, _ d: Int) -> (Int, Int) {
-        if d == 1 { return (Swift.max(0, -i0), Swift.max(0, Swift.min(k, size &- i0))) }
-        let k0 = i0 >= 0 ? 0 : (-i0 + d - 1) / d
-        return (k0, Swift.min(k, size - i0 <= 0 ? 0 : (size - 1 - i0) / d + 1))
     }
 
     /// `r[i] = activation(r[i] + bias)` over `range` for output channel `row`: the fused

@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
@@ -45,58 +46,15 @@ enum NHWC {
     /// 500 k — see `Scratch.parallelFor`).
     static let memoryBoundSplit = 100_000
 
-    /// Max or average pooling of one NHWC image, channel vectors at a time; the average
-    /// counts only the taps inside the image (TFLite's rule). Eight channels per vector, the
-    /// last block overlapping the one before (each block is computed from the input, so
-    /// writing a channel twice writes the same value); fewer than eight channels one by one.
+    /// Max or average pooling of one NHWC image (`ff_pool_rows` at the kernel level), channel
+    /// vectors at a time; the average counts only the taps inside the image (TFLite's rule).
+    /// Eight channels per vector, the last block overlapping the one before (each block is
+    /// computed from the input, so writing a channel twice writes the same value); fewer than
+    /// eight channels one by one.
     static func pool(_ g: Window, max isMax: Bool, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
-        typealias V = SIMD8<Float>
-        let c = g.c
-        let starts = c >= 8 ? Array(Swift.stride(from: 0, to: c - 7, by: 8)) + (c % 8 == 0 ? [] : [c - 8]) : []
-        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * g.kh * g.kw, threshold: memoryBoundSplit) { band in
-            for oy in band {
-                let y0 = oy * g.sh - g.pt
-                let ys = Swift.max(y0, 0), ye = Swift.min(y0 + g.kh, g.h)
-                for ox in 0..<g.ow {
-                    let x0 = ox * g.sw - g.pl
-                    let xs = Swift.max(x0, 0), xe = Swift.min(x0 + g.kw, g.w)
-                    let yp = y + (oy * g.ow + ox) * c
-                    if ys >= ye || xs >= xe {
-                        yp.update(repeating: isMax ? -.infinity : 0, count: c)
-                        continue
-                    }
-                    let inv = 1 / Float((ye - ys) * (xe - xs))
-                    let corner = UnsafeRawPointer(x + (ys * g.w + xs) * c), rowBytes = g.w &* c &* 4, tapBytes = c &* 4
-                    let (windowRows, windowColumns) = (ye - ys, xe - xs)
-                    for c0 in starts {
-                        var a = V(repeating: isMax ? -.infinity : 0)
-                        var r = corner + c0 &* 4
-                        for _ in 0..<windowRows {
-                            var q = r
-                            if isMax {
-                                for _ in 0..<windowColumns {
-                                    let v = q.loadUnaligned(as: V.self)
-                                    a = a.replacing(with: v, where: v .> a)
-                                    q += tapBytes
-                                }
-                            } else {
-                                for _ in 0..<windowColumns {
-                                    a += q.loadUnaligned(as: V.self)
-                                    q += tapBytes
-                                }
-                            }
-                            r += rowBytes
-                        }
-                        UnsafeMutableRawPointer(yp + c0).storeBytes(of: isMax ? a : a * inv, as: V.self)
-                    }
-                    if !starts.isEmpty { continue }
-                    for ch in 0..<c {
-                        var a: Float = isMax ? -.infinity : 0
-                        for iy in ys..<ye { for ix in xs..<xe { let v = x[(iy * g.w + ix) * c + ch]; a = isMax ? (v > a ? v : a) : a + v } }
-                        yp[ch] = isMax ? a : a * inv
-                    }
-                }
-            }
+        let k = g.kernelWindow(inner: 0..<0)
+        Scratch.parallelFor(g.oh, work: g.oh * g.ow * g.c * g.kh * g.kw, threshold: memoryBoundSplit) { band in
+            withUnsafePointer(to: k) { ff_pool_rows($0, band.lowerBound, band.upperBound, isMax ? 1 : 0, x, y) }
         }
     }
 
@@ -144,69 +102,21 @@ enum NHWC {
     }
 
     /// 3×3 depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image
-    /// with at least 8 channels: 8 channels at a time, their nine taps held in registers
-    /// while the block slides along an output row; the last block overlaps the one before
-    /// when the channel count is not a multiple of 8 (channels are independent, so the
-    /// overlap writes the same values twice). Bias and a clamp activation are applied before
-    /// the store.
+    /// with at least 8 channels (`ff_depthwise3x3_rows` at the kernel level): 8 channels at a
+    /// time, their nine taps held in registers while the block slides along an output row,
+    /// four output columns per step; the last block overlaps the one before when the channel
+    /// count is not a multiple of 8 (channels are independent, so the overlap writes the same
+    /// values twice). Bias and a clamp activation are applied before the store.
     @inline(never)
     static func depthwise3x3(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?) {
-        typealias V = SIMD8<Float>
-        let c = g.c
-        let lo = V(repeating: clamp?.0 ?? -.infinity), hi = V(repeating: clamp?.1 ?? .infinity)
+        precondition(g.c >= 8 && g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1, "depthwise3x3 needs 8 or more channels and an undilated 3 × 3 filter")
         // Output columns whose three input columns all lie inside the image.
-        let inner = g.validColumns(kx: 0).clamped(to: g.validColumns(kx: 2))
-        @inline(__always) func ld(_ p: UnsafePointer<Float>) -> V { UnsafeRawPointer(p).loadUnaligned(as: V.self) }
-        let blocks = (c + 7) / 8
-        Scratch.parallelFor(g.oh, work: g.oh * g.ow * c * 9, threshold: Self.memoryBoundSplit) { rows in
-            for oy in rows {
-                let iy0 = oy * g.sh - g.pt
-                for blk in 0..<blocks {
-                    let ch = min(blk * 8, c - 8)
-                    let b0 = bias.map { b in b.withUnsafeBufferPointer { ld($0.baseAddress! + ch) } } ?? V()
-                    // Taps of rows outside the image are zero, so those rows add nothing.
-                    @inline(__always) func tap(_ t: Int) -> V { iy0 + t / 3 >= 0 && iy0 + t / 3 < g.h ? ld(w + t * c + ch) : V() }
-                    let w0 = tap(0), w1 = tap(1), w2 = tap(2), w3 = tap(3), w4 = tap(4), w5 = tap(5), w6 = tap(6), w7 = tap(7), w8 = tap(8)
-                    // Rows outside the image read row 0 instead (times zero weights).
-                    let r0 = x + ((0..<g.h).contains(iy0) ? iy0 : 0) * g.w * c + ch
-                    let r1 = x + ((0..<g.h).contains(iy0 + 1) ? iy0 + 1 : 0) * g.w * c + ch
-                    let r2 = x + ((0..<g.h).contains(iy0 + 2) ? iy0 + 2 : 0) * g.w * c + ch
-                    let yr = y + oy * g.ow * c + ch
-                    // Four output columns at a time: four independent accumulator chains
-                    // (one chain of nine dependent FMAs per column was latency-bound).
-                    @inline(__always) func one(_ ox: Int) -> V {
-                        let o = (ox * g.sw - g.pl) * c
-                        var a = b0
-                        a.addProduct(ld(r0 + o), w0); a.addProduct(ld(r0 + o + c), w1); a.addProduct(ld(r0 + o + 2 * c), w2)
-                        a.addProduct(ld(r1 + o), w3); a.addProduct(ld(r1 + o + c), w4); a.addProduct(ld(r1 + o + 2 * c), w5)
-                        a.addProduct(ld(r2 + o), w6); a.addProduct(ld(r2 + o + c), w7); a.addProduct(ld(r2 + o + 2 * c), w8)
-                        return a
-                    }
-                    var ox = inner.lowerBound
-                    while ox + 4 <= inner.upperBound {
-                        let v0 = one(ox), v1 = one(ox + 1), v2 = one(ox + 2), v3 = one(ox + 3)
-                        let yp = UnsafeMutableRawPointer(yr + ox * c), step = c * 4
-                        yp.storeBytes(of: Microkernel.clamp(v0, lo, hi), as: V.self)
-                        yp.storeBytes(of: Microkernel.clamp(v1, lo, hi), toByteOffset: step, as: V.self)
-                        yp.storeBytes(of: Microkernel.clamp(v2, lo, hi), toByteOffset: 2 * step, as: V.self)
-                        yp.storeBytes(of: Microkernel.clamp(v3, lo, hi), toByteOffset: 3 * step, as: V.self)
-                        ox += 4
-                    }
-                    while ox < inner.upperBound {
-                        UnsafeMutableRawPointer(yr + ox * c).storeBytes(of: Microkernel.clamp(one(ox), lo, hi), as: V.self)
-                        ox += 1
-                    }
-                    // The border columns, tap by tap.
-                    for ox in 0..<g.ow where !inner.contains(ox) {
-                        var a = b0
-                        for kx in 0..<3 {
-                            let ix = ox * g.sw - g.pl + kx
-                            if ix < 0 || ix >= g.w { continue }
-                            a.addProduct(ld(r0 + ix * c), tap(kx)); a.addProduct(ld(r1 + ix * c), tap(3 + kx)); a.addProduct(ld(r2 + ix * c), tap(6 + kx))
-                        }
-                        UnsafeMutableRawPointer(yr + ox * c).storeBytes(of: Microkernel.clamp(a, lo, hi), as: V.self)
-                    }
-                }
+        let k = g.kernelWindow(inner: g.validColumns(kx: 0).clamped(to: g.validColumns(kx: 2)))
+        let (lo, hi) = clamp ?? (-.infinity, .infinity)
+        (bias ?? []).withUnsafeBufferPointer { B in
+            let b = B.isEmpty ? nil : B.baseAddress
+            Scratch.parallelFor(g.oh, work: g.oh * g.ow * g.c * 9, threshold: Self.memoryBoundSplit) { rows in
+                withUnsafePointer(to: k) { ff_depthwise3x3_rows($0, rows.lowerBound, rows.upperBound, x, w, b, y, lo, hi) }
             }
         }
     }

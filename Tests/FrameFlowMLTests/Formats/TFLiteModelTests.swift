@@ -1,3 +1,4 @@
+import FrameFlow
 @testable import FrameFlowML
 import Testing
 
@@ -5,17 +6,21 @@ import Testing
 @Suite struct TFLiteModelTests {
     /// 3×3 depthwise: channel counts that are and are not multiples of 8 (the last block
     /// overlaps), strides 1 and 2, SAME and VALID padding, images down to 1×1.
-    @Test(arguments: [(8, 1, true), (12, 1, true), (28, 2, true), (36, 1, false), (42, 2, false), (9, 2, true)])
-    func depthwise3x3MatchesTheFormula(channels c: Int, stride s: Int, same: Bool) {
+    /// Every kernel level this machine runs.
+    @Test(arguments: [(8, 1, true), (12, 1, true), (28, 2, true), (36, 1, false), (42, 2, false), (9, 2, true)], KernelLevel.available)
+    func depthwise3x3MatchesTheFormula(_ shape: (channels: Int, stride: Int, same: Bool), level: KernelLevel) {
+        let (c, s, same) = shape
         for (h, w) in [(1, 1), (5, 7), (16, 9)] {
             let (oh, pt) = NHWC.padding(same, h, 3, s, 1), (ow, pl) = NHWC.padding(same, w, 3, s, 1)
             guard oh > 0, ow > 0 else { continue }
             let x = GEMMTests.random(h * w * c, seed: 21), wt = GEMMTests.random(9 * c, seed: 22), bias = GEMMTests.random(c, seed: 23)
             var y = [Float](repeating: .nan, count: oh * ow * c)
             let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: 3, kw: 3, sh: s, sw: s, dh: 1, dw: 1, pt: pt, pl: pl)
-            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
-                NHWC.depthwise3x3(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1, 3))
-            } } }
+            KernelLevel.withThreadLevel(level) {
+                x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
+                    NHWC.depthwise3x3(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1, 3))
+                } } }
+            }
             var worst: Float = 0
             for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
                 var v = bias[ch]
@@ -26,7 +31,7 @@ import Testing
                 let got = y[(oy * ow + ox) * c + ch]
                 worst = max(worst, got.isNaN ? .infinity : abs(min(3, max(-1, v)) - got))
             } } }
-            #expect(worst <= 1e-4, "\(h)×\(w)×\(c) stride \(s) same \(same): max error \(worst)")
+            #expect(worst <= 1e-4, "\(level): \(h)×\(w)×\(c) stride \(s) same \(same): max error \(worst)")
         }
     }
 
@@ -81,16 +86,19 @@ import Testing
 
     /// NHWC max and average pooling against the formula: channel counts below 8 (one by one),
     /// a multiple of 8, and between (the last vector overlapping), windows cut by SAME
-    /// padding (the average over the taps inside only).
-    @Test(arguments: [(3, 2, 2, false), (8, 3, 2, true), (13, 3, 1, true), (28, 2, 2, true), (20, 3, 2, false)])
-    func poolMatchesTheFormula(channels c: Int, kernel k: Int, stride s: Int, same: Bool) {
+    /// padding (the average over the taps inside only); every kernel level this machine runs.
+    @Test(arguments: [(3, 2, 2, false), (8, 3, 2, true), (13, 3, 1, true), (28, 2, 2, true), (20, 3, 2, false)], KernelLevel.available)
+    func poolMatchesTheFormula(_ shape: (channels: Int, kernel: Int, stride: Int, same: Bool), level: KernelLevel) {
+        let (c, k, s, same) = shape
         let (h, w) = (9, 10)
         let (oh, pt) = NHWC.padding(same, h, k, s, 1), (ow, pl) = NHWC.padding(same, w, k, s, 1)
         let x = GEMMTests.random(h * w * c, seed: 61)
         let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: 1, dw: 1, pt: pt, pl: pl)
         for isMax in [true, false] {
             var y = [Float](repeating: .nan, count: oh * ow * c)
-            x.withUnsafeBufferPointer { X in y.withUnsafeMutableBufferPointer { Y in NHWC.pool(g, max: isMax, x: X.baseAddress!, y: Y.baseAddress!) } }
+            KernelLevel.withThreadLevel(level) {
+                x.withUnsafeBufferPointer { X in y.withUnsafeMutableBufferPointer { Y in NHWC.pool(g, max: isMax, x: X.baseAddress!, y: Y.baseAddress!) } }
+            }
             var worst: Float = 0
             for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
                 var taps: [Float] = []
@@ -102,7 +110,7 @@ import Testing
                 let got = y[(oy * ow + ox) * c + ch]
                 worst = max(worst, got.isNaN ? .infinity : abs(want - got))
             } } }
-            #expect(worst <= 1e-6, "\(c) channels, \(k)×\(k) stride \(s) same \(same) max \(isMax): error \(worst)")
+            #expect(worst <= 1e-6, "\(level): \(c) channels, \(k)×\(k) stride \(s) same \(same) max \(isMax): error \(worst)")
         }
     }
 

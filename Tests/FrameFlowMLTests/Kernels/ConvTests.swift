@@ -3,30 +3,40 @@ import FrameFlow
 import Testing
 
 /// NCHW pooling against the window written out in the test: widths with several blocks of
-/// eight outputs (the vectorised stride-2 path), both window widths it takes, padding at
-/// both ends, and shapes it does not take.
+/// eight outputs (the vectorised stride-2 path) and rows of 16 and more (the row reduction's
+/// blocks), both window widths it takes, padding at both ends, shapes it does not take, and
+/// the average; at every kernel level this machine runs.
 @Suite struct ConvTests {
-    @Test(arguments: [(3, 2, 0, 1), (2, 2, 0, 0), (3, 2, 1, 1), (3, 1, 1, 1), (2, 2, 1, 0)])
-    func maxPoolMatchesTheFormula(kernel k: Int, stride s: Int, padBegin p0: Int, padEnd p1: Int) throws {
-        let (c, h, w) = (3, 13, 47)
-        let data = GEMMTests.random(c * h * w, seed: 31)
-        var node = ONNXNode(name: "", opType: "MaxPool", domain: "", inputs: [], outputs: [], attributes: [:])
-        node.attributes["kernel_shape"] = .ints([Int64(k), Int64(k)])
-        node.attributes["strides"] = .ints([Int64(s), Int64(s)])
-        node.attributes["pads"] = .ints([Int64(p0), Int64(p0), Int64(p1), Int64(p1)])
-        let y = try Conv.pool(node, Tensor(shape: [1, c, h, w], floats: data), max: true)
-        let oh = (h + p0 + p1 - k) / s + 1, ow = (w + p0 + p1 - k) / s + 1
-        #expect(y.shape == [1, c, oh, ow])
-        var mismatches = 0
-        for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
-            var m = -Float.infinity
-            for ky in 0..<k { for kx in 0..<k {
-                let iy = oy * s - p0 + ky, ix = ox * s - p0 + kx
-                if iy >= 0 && iy < h && ix >= 0 && ix < w { m = max(m, data[(ch * h + iy) * w + ix]) }
-            } }
-            if y.floats[(ch * oh + oy) * ow + ox] != m { mismatches += 1 }
-        } } }
-        #expect(mismatches == 0)
+    @Test(arguments: [(3, 2, 0, 1), (2, 2, 0, 0), (3, 2, 1, 1), (3, 1, 1, 1), (2, 2, 1, 0)], KernelLevel.available)
+    func maxPoolMatchesTheFormula(_ shape: (kernel: Int, stride: Int, padBegin: Int, padEnd: Int), level: KernelLevel) throws {
+        let (k, s, p0, p1) = shape
+        for (c, h, w) in [(3, 13, 47), (2, 5, 9)] {
+            let data = GEMMTests.random(c * h * w, seed: 31)
+            var node = ONNXNode(name: "", opType: "MaxPool", domain: "", inputs: [], outputs: [], attributes: [:])
+            node.attributes["kernel_shape"] = .ints([Int64(k), Int64(k)])
+            node.attributes["strides"] = .ints([Int64(s), Int64(s)])
+            node.attributes["pads"] = .ints([Int64(p0), Int64(p0), Int64(p1), Int64(p1)])
+            for isMax in [true, false] {
+                let y = try KernelLevel.withThreadLevel(level) { try Conv.pool(node, Tensor(shape: [1, c, h, w], floats: data), max: isMax) }
+                let oh = (h + p0 + p1 - k) / s + 1, ow = (w + p0 + p1 - k) / s + 1
+                #expect(y.shape == [1, c, oh, ow])
+                var worst: Float = 0
+                for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
+                    var m = -Float.infinity, sum: Float = 0, n = 0
+                    for ky in 0..<k { for kx in 0..<k {
+                        let iy = oy * s - p0 + ky, ix = ox * s - p0 + kx
+                        if iy >= 0 && iy < h && ix >= 0 && ix < w {
+                            m = max(m, data[(ch * h + iy) * w + ix])
+                            sum += data[(ch * h + iy) * w + ix]
+                            n += 1
+                        }
+                    } }
+                    let got = y.floats[(ch * oh + oy) * ow + ox]
+                    worst = max(worst, got.isNaN ? .infinity : isMax ? (got == m ? 0 : .infinity) : abs(got - sum / Float(n)))
+                } } }
+                #expect(worst <= 1e-6, "\(level): \(c)×\(h)×\(w), \(k)×\(k) stride \(s) pads \(p0), \(p1) max \(isMax): error \(worst)")
+            }
+        }
     }
 
     /// MaxPool's Indices output against the window written out here, in both storage orders:

@@ -1,28 +1,33 @@
+import FrameFlow
 @testable import FrameFlowML
 import Testing
 
-/// `NHWC.depthwiseBlocks` (depthwise filters of any size in channel blocks) against the
-/// convolution written out in the test.
+/// The depthwise kernels (`NHWC.depthwiseBlocks`, filters of any size in channel blocks, and
+/// the channels-last path of `Conv.depthwiseChannelsLast` with dilations) at every kernel
+/// level this machine runs, against the convolution written out in the test.
 @Suite struct DepthwiseBlocksTests {
     /// 5 × 5 (the palm detector's), 3 × 3 (the landmark models'), 1 × 1, 7 × 3 and 2 × 4
     /// filters; channel counts that are and are not multiples of 8 and 16 (the last block
-    /// overlaps; under 16 the 8-lane kernel); strides 1 and 2; SAME and VALID padding;
+    /// overlaps; under 16 the 8-lane blocks); strides 1 and 2; SAME and VALID padding;
     /// images from 1 × 1 up, so rows and columns fall outside the image, and rows wide
     /// enough for the 8- and 4-column steps and the single columns after them.
     @Test(arguments: [
         (5, 5, 32, 1, true), (5, 5, 12, 2, true), (1, 1, 9, 1, false), (7, 3, 16, 1, true), (2, 4, 20, 2, false), (5, 5, 8, 1, false),
         (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true),
-    ])
-    func matchesTheFormula(kh: Int, kw: Int, channels c: Int, stride s: Int, same: Bool) {
+    ], KernelLevel.available)
+    func matchesTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel) {
+        let (kh, kw, c, s, same) = shape
         for (h, w) in [(1, 1), (5, 7), (13, 11), (6, 24), (4, 31)] {
             let (oh, pt) = NHWC.padding(same, h, kh, s, 1), (ow, pl) = NHWC.padding(same, w, kw, s, 1)
             guard oh > 0, ow > 0 else { continue }
             let x = GEMMTests.random(h * w * c, seed: 71), wt = GEMMTests.random(kh * kw * c, seed: 72), bias = GEMMTests.random(c, seed: 73)
             var y = [Float](repeating: .nan, count: oh * ow * c)
             let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: s, sw: s, dh: 1, dw: 1, pt: pt, pl: pl)
-            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
-                NHWC.depthwiseBlocks(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1.5, 2))
-            } } }
+            KernelLevel.withThreadLevel(level) {
+                x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
+                    NHWC.depthwiseBlocks(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1.5, 2))
+                } } }
+            }
             var worst: Float = 0
             for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
                 var v = bias[ch]
@@ -33,7 +38,38 @@ import Testing
                 let got = y[(oy * ow + ox) * c + ch]
                 worst = max(worst, got.isNaN ? .infinity : abs(min(2, max(-1.5, v)) - got))
             } } }
-            #expect(worst <= 1e-4, "\(kh)×\(kw), \(h)×\(w)×\(c) stride \(s) same \(same): max error \(worst)")
+            #expect(worst <= 1e-4, "\(level): \(kh)×\(kw), \(h)×\(w)×\(c) stride \(s) same \(same): max error \(worst)")
         }
+    }
+
+    /// `Conv.depthwiseChannelsLast` (NCHW in and out, the channels-last kernel between) with
+    /// dilations, strides, padding cut on one side, 32-channel blocks and the 8-channel tail,
+    /// and a 3 × 3 filter (through `NHWC.depthwise3x3`).
+    @Test(arguments: [(12, 5, 1, 2, 2), (40, 3, 2, 1, 1), (33, 5, 1, 1, 2), (64, 3, 1, 2, 0), (9, 3, 1, 1, 1)], KernelLevel.available)
+    func channelsLastMatchesTheFormula(_ shape: (channels: Int, kernel: Int, stride: Int, dilation: Int, pad: Int), level: KernelLevel) {
+        let (c, k, s, d, p) = shape
+        let (h, w) = (7, 10), ek = (k - 1) * d + 1
+        let oh = (h + 2 * p - ek) / s + 1, ow = (w + 2 * p + 1 - ek) / s + 1
+        let plane = Conv.Plane2D(
+            batch: 1, cin: c, h: h, w: w, cout: c, group: c, kh: k, kw: k, strideH: s, strideW: s, dilationH: d, dilationW: d,
+            padTop: p, padLeft: p + 1, oh: oh, ow: ow)
+        let x = GEMMTests.random(c * h * w, seed: 74), wt = GEMMTests.random(c * k * k, seed: 75), bias = GEMMTests.random(c, seed: 76)
+        var y = [Float](repeating: .nan, count: c * oh * ow)
+        KernelLevel.withThreadLevel(level) {
+            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
+                Conv.depthwiseChannelsLast(plane, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: GEMMEpilogue())
+            } } }
+        }
+        var worst: Float = 0
+        for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
+            var v = bias[ch]
+            for ky in 0..<k { for kx in 0..<k {
+                let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
+                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
+            } }
+            let got = y[(ch * oh + oy) * ow + ox]
+            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+        } } }
+        #expect(worst <= 1e-4, "\(level): \(c) channels, \(k)×\(k) stride \(s) dilation \(d): max error \(worst)")
     }
 }
