@@ -2,3 +2,14 @@
 
 FF_DECLARE(float, ff_sum_f32, (const float *p, ptrdiff_t count))
 float ff_sum_f32(const float *p, ptrdiff_t count) { FF_CALL(ff_sum_f32, (p, count)) }
+
+FF_DECLARE(void, ff_exp_f32, (const float *x, float *y, ptrdiff_t count))
+void ff_exp_f32(const float *x, float *y, ptrdiff_t count) { FF_CALL(ff_exp_f32, (x, y, count)) }
+
+FF_DECLARE(void, ff_sigmoid_f32, (const float *x, float *y, ptrdiff_t count))
+void ff_sigmoid_f32(const float *x, float *y, ptrdiff_t count) { FF_CALL(ff_sigmoid_f32, (x, y, count)) }
+
+FF_DECLARE(void, ff_prelu_rows_f32, (const float *x, const float *alpha, ptrdiff_t rows, ptrdiff_t c, float *y))
+void ff_prelu_rows_f32(const float *x, const float *alpha, ptrdiff_t rows, ptrdiff_t c, float *y) {
+    FF_CALL(ff_prelu_rows_f32, (x, alpha, rows, c, y))
+}

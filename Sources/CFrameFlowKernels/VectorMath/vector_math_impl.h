@@ -15,3 +15,69 @@ float FF_FN(ff_sum_f32)(const float *p, ptrdiff_t count) {
     for (; i < count; i++) s += p[i];
     return s;
 }
+
+// Native-width vectors of the level (FF_VL lanes), for element-wise loops.
+typedef float ff_vf __attribute__((ext_vector_type(FF_VL)));
+typedef int32_t ff_vi __attribute__((ext_vector_type(FF_VL)));
+
+// eˣ of FF_VL lanes: x = k·ln 2 + r (ln 2 in two parts, Cody–Waite), eʳ by Cephes' degree-6
+// polynomial for |r| ≤ ln 2 / 2, 2ᵏ built in exponent bits as 2ʲ·2ᵏ⁻ʲ (j = ⌊k/2⌋, so that
+// k = 128 and −126 both fit); k = round(x / ln 2) read from the mantissa of x/ln 2 + 1.5·2²³.
+// ∞ above 88.72, 0 below −87.3 (no subnormal results), NaN stays NaN.
+static inline __attribute__((always_inline)) ff_vf ff_exp_v(ff_vf x) {
+    ff_vf c = x < -87.3f ? -87.3f : x;
+    c = c > 88.72f ? 88.72f : c;
+    const ff_vf t = c * 1.44269504f + 12582912.0f;
+    const ff_vf k = t - 12582912.0f;
+    const ff_vf r = c - k * 0.693359375f + k * 2.1219444e-4f;
+    ff_vf p = 1.98756915e-4f;
+    p = p * r + 1.39819995e-3f;
+    p = p * r + 8.3334519e-3f;
+    p = p * r + 4.16657959e-2f;
+    p = p * r + 1.66666655e-1f;
+    p = p * r + 5.00000012e-1f;
+    p = p * r * r + r + 1.0f;
+    const ff_vi ki = (ff_vi)t - 0x4B400000, j = ki >> 1;
+    const ff_vf v = p * (ff_vf)((j + 127) << 23) * (ff_vf)((ki - j + 127) << 23);
+    ff_vf e = x > 88.72f ? __builtin_inff() : v;
+    e = x < -87.3f ? 0.0f : e;
+    return x != x ? x : e;
+}
+
+void FF_FN(ff_exp_f32)(const float *x, float *y, ptrdiff_t count) {
+    ptrdiff_t i = 0;
+    for (; i + FF_VL <= count; i += FF_VL) FF_STORE(y + i, ff_exp_v(FF_LOAD(ff_vf, x + i)));
+    if (i < count) {
+        // The tail through a zero-padded vector: the same arithmetic as the lanes before.
+        float in[FF_VL] = {0}, out[FF_VL];
+        __builtin_memcpy(in, x + i, (size_t)(count - i) * sizeof(float));
+        FF_STORE(out, ff_exp_v(FF_LOAD(ff_vf, in)));
+        __builtin_memcpy(y + i, out, (size_t)(count - i) * sizeof(float));
+    }
+}
+
+void FF_FN(ff_sigmoid_f32)(const float *x, float *y, ptrdiff_t count) {
+    ptrdiff_t i = 0;
+    for (; i + FF_VL <= count; i += FF_VL) FF_STORE(y + i, 1.0f / (1.0f + ff_exp_v(-FF_LOAD(ff_vf, x + i))));
+    if (i < count) {
+        float in[FF_VL] = {0}, out[FF_VL];
+        __builtin_memcpy(in, x + i, (size_t)(count - i) * sizeof(float));
+        FF_STORE(out, 1.0f / (1.0f + ff_exp_v(-FF_LOAD(ff_vf, in))));
+        __builtin_memcpy(y + i, out, (size_t)(count - i) * sizeof(float));
+    }
+}
+
+void FF_FN(ff_prelu_rows_f32)(const float *x, const float *alpha, ptrdiff_t rows, ptrdiff_t c, float *y) {
+    for (ptrdiff_t r = 0; r < rows; r++) {
+        const float *xr = x + r * c;
+        float *yr = y + r * c;
+        // Eight channels per step, then the rest one by one (an overlapping last block would
+        // apply the slope twice where y is x).
+        ptrdiff_t ch = 0;
+        for (; ch + 8 <= c; ch += 8) {
+            const ff_f8 v = FF_LOAD(ff_f8, xr + ch), s = FF_LOAD(ff_f8, alpha + ch);
+            FF_STORE(yr + ch, v < 0 ? v * s : v);
+        }
+        for (; ch < c; ch++) yr[ch] = xr[ch] < 0 ? xr[ch] * alpha[ch] : xr[ch];
+    }
+}

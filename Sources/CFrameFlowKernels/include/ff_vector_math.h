@@ -6,4 +6,15 @@
 /// The sum of `count` floats, in several vector accumulators.
 float ff_sum_f32(const float *p, ptrdiff_t count);
 
+/// `y[i] = eˣ` of `x[i]` for `count` floats (Cephes' polynomial; relative error ≈ 1e-7; ∞
+/// above 88.72, 0 below −87.3, NaN stays NaN). `y` may be `x`.
+void ff_exp_f32(const float *x, float *y, ptrdiff_t count);
+
+/// `y[i] = 1 / (1 + e⁻ˣ)` of `x[i]` for `count` floats, eˣ as in `ff_exp_f32`. `y` may be `x`.
+void ff_sigmoid_f32(const float *x, float *y, ptrdiff_t count);
+
+/// PReLU over `rows` rows of `c` channels with one slope per channel: `y = x < 0 ? x·alpha : x`.
+/// `y` may be `x`.
+void ff_prelu_rows_f32(const float *x, const float *alpha, ptrdiff_t rows, ptrdiff_t c, float *y);
+
 #endif

@@ -35,7 +35,7 @@ extension Ops {
     /// exponent bits (k read from the mantissa of k + 1.5·2²³: a Float → Int conversion
     /// checks its range and stops the loop vectorising). Relative error ≈ 1e-7 against
     /// `Foundation.exp` (tested); ∞ above 88.72, 0 below −87.3 (no subnormal results), NaN
-    /// stays NaN.
+    /// stays NaN. The scalar form of the vector kernel behind `exponential`, and its reference.
     @inline(__always)
     static func exp(_ x: Float) -> Float {
         let c = x < -87.3 ? -87.3 : (x > 88.72 ? 88.72 : x)
@@ -58,18 +58,14 @@ extension Ops {
         return x != x ? x : x > 88.72 ? .infinity : x < -87.3 ? 0 : v
     }
 
-    /// eˣ, or the logistic 1 / (1 + e⁻ˣ), of every value, in a plain loop that vectorises
-    /// (through `Scratch.map`'s closure it did not).
+    /// eˣ, or the logistic 1 / (1 + e⁻ˣ), of every value: `ff_exp_f32` / `ff_sigmoid_f32` at
+    /// the kernel level, the arithmetic of `exp` (above) in vector lanes.
     static func exponential(_ x: [Float], sigmoid: Bool) -> [Float] {
         var out = Scratch.uninitialized(x.count)
         x.withUnsafeBufferPointer { X in
             out.withUnsafeMutableBufferPointer { Y in
                 guard let xp = X.baseAddress, let yp = Y.baseAddress else { return }
-                if sigmoid {
-                    for i in 0..<X.count { yp[i] = 1 / (1 + exp(-xp[i])) }
-                } else {
-                    for i in 0..<X.count { yp[i] = exp(xp[i]) }
-                }
+                if sigmoid { ff_sigmoid_f32(xp, yp, X.count) } else { ff_exp_f32(xp, yp, X.count) }
             }
         }
         return out

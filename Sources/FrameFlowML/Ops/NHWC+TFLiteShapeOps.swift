@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
@@ -29,27 +30,11 @@ extension NHWC {
         return Tensor(shape: x.shape, floats: out)
     }
 
-    /// PReLU over `rows` rows of `c` channels with one slope per channel: eight lanes per
-    /// step, the last block of a row overlapping the one before when `c` is not a multiple
-    /// of 8 (each block reads only the input, so a channel written twice gets the same value).
+    /// PReLU over `rows` rows of `c` channels with one slope per channel (`ff_prelu_rows_f32`
+    /// at the kernel level): eight lanes per step, the channels after the last whole block one
+    /// by one. `y` may be `x`.
     static func preluRows(_ x: UnsafePointer<Float>, alpha: UnsafePointer<Float>, rows: Int, channels c: Int, _ y: UnsafeMutablePointer<Float>) {
-        typealias V = SIMD8<Float>
-        if c < 8 {
-            for i in 0..<(rows * c) {
-                let v = x[i]
-                y[i] = v < 0 ? v * alpha[i % c] : v
-            }
-            return
-        }
-        let starts = Array(Swift.stride(from: 0, to: c - 7, by: 8)) + (c % 8 == 0 ? [] : [c - 8])
-        let slopes = starts.map { UnsafeRawPointer(alpha + $0).loadUnaligned(as: V.self) }
-        for r in 0..<rows {
-            let xr = x + r * c, yr = y + r * c
-            for (k, s) in starts.enumerated() {
-                let v = UnsafeRawPointer(xr + s).loadUnaligned(as: V.self)
-                UnsafeMutableRawPointer(yr + s).storeBytes(of: v.replacing(with: v * slopes[k], where: v .< 0), as: V.self)
-            }
-        }
+        ff_prelu_rows_f32(x, alpha, rows, c, y)
     }
 
     // MARK: MEAN

@@ -110,6 +110,53 @@ import Testing
         }
     }
 
+    /// `ff_exp_f32` and `ff_sigmoid_f32` (behind `Ops.exponential`) at every kernel level this
+    /// machine runs against the scalar `Ops.exp` and `Foundation.exp`: lengths around the
+    /// vector widths (tails through the padded vector), the whole range, and the values at and
+    /// past its ends.
+    @Test(arguments: KernelLevel.available)
+    func exponentialMatchesTheScalarFormAtEveryLevel(level: KernelLevel) {
+        KernelLevel.withThreadLevel(level) {
+            for n in [0, 1, 5, 15, 16, 17, 37, 100, 10_300] {
+                let x = (0..<n).map { Float(-90 + Double($0) * 181 / Double(max(n, 1))) }
+                let e = Ops.exponential(x, sigmoid: false), s = Ops.exponential(x, sigmoid: true)
+                var worst: Float = 0, sigmoidWorst: Float = 0
+                for i in 0..<n {
+                    let want = Ops.exp(x[i])
+                    worst = max(worst, want == 0 || want.isInfinite ? (e[i] == want ? 0 : .infinity) : abs(e[i] - want) / want)
+                    sigmoidWorst = max(sigmoidWorst, abs(s[i] - 1 / (1 + Foundation.exp(-x[i]))))
+                }
+                #expect(worst <= 1e-6 && sigmoidWorst <= 2e-7, "\(level), \(n) values: exp \(worst), sigmoid \(sigmoidWorst)")
+            }
+            let special = Ops.exponential([0, 100, -100, .nan, -.infinity, .infinity, 88.7, -87.2], sigmoid: false)
+            #expect(special[0] == 1 && special[1] == .infinity && special[2] == 0 && special[3].isNaN && special[4] == 0, "\(level): \(special)")
+            #expect(special[5] == .infinity && abs(special[6] / Foundation.exp(88.7) - 1) <= 1e-6, "\(level): \(special)")
+            #expect(abs(special[7] / Foundation.exp(-87.2) - 1) <= 1e-6, "\(level): \(special)")
+        }
+    }
+
+    /// `NHWC.preluRows` (`ff_prelu_rows_f32`) at every kernel level this machine runs against
+    /// the formula: channel counts under 8 (one by one), a multiple of 8, and between (the last
+    /// block overlapping), and in place.
+    @Test(arguments: KernelLevel.available)
+    func preluRowsMatchTheFormula(level: KernelLevel) {
+        KernelLevel.withThreadLevel(level) {
+            for c in [1, 3, 8, 13, 24, 36] {
+                let rows = 5
+                let x = GEMMTests.random(rows * c, seed: 91), alpha = GEMMTests.random(c, seed: 92)
+                var y = [Float](repeating: .nan, count: rows * c), inPlace = x
+                x.withUnsafeBufferPointer { X in alpha.withUnsafeBufferPointer { A in
+                    y.withUnsafeMutableBufferPointer { Y in NHWC.preluRows(X.baseAddress!, alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!) }
+                    inPlace.withUnsafeMutableBufferPointer { Y in
+                        NHWC.preluRows(UnsafePointer(Y.baseAddress!), alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!)
+                    }
+                } }
+                let want = x.indices.map { x[$0] < 0 ? x[$0] * alpha[$0 % c] : x[$0] }
+                #expect(y == want && inPlace == want, "\(level): \(c) channels")
+            }
+        }
+    }
+
     /// The vectorised sum and maximum against `reduce` and `max()` on lengths around their
     /// vector widths (0, tails of 1–15, whole blocks of 16 and 32), with a NaN-free input, at
     /// every kernel level this machine runs.
