@@ -11,6 +11,9 @@
 #endif
 
 #define GEMM_INLINE static inline __attribute__((always_inline))
+/// A tile: kept out of line, so that the loops driving it do not take the registers its k
+/// loop needs (inlined, its panel pointers were reloaded from the stack every k step).
+#define GEMM_TILE static __attribute__((noinline))
 /// Unrolls a loop over a tile's rows, so that its accumulators stay in registers.
 #define GEMM_UNROLL _Pragma("clang loop unroll(full)")
 
@@ -143,7 +146,7 @@ GEMM_INLINE ff_f16 gemm_finish16(ff_f16 v, ptrdiff_t row, ptrdiff_t column, cons
 // ---- The 8-lane family
 
 /// Up to 6 rows × 9…16 columns of C from one panel.
-static void gemm8_tile16(
+GEMM_TILE void gemm8_tile16(
     ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, float *c, ptrdiff_t ldc, ptrdiff_t row0,
     ptrdiff_t column0, const ff_gemm_epilogue *e) {
     GEMM_ROWS(6)
@@ -165,7 +168,7 @@ static void gemm8_tile16(
 }
 
 /// Up to 6 rows × up to 8 columns of C.
-static void gemm8_tile8(
+GEMM_TILE void gemm8_tile8(
     ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, float *c, ptrdiff_t ldc, ptrdiff_t row0,
     ptrdiff_t column0, const ff_gemm_epilogue *e) {
     GEMM_ROWS(6)
@@ -179,7 +182,7 @@ static void gemm8_tile8(
 }
 
 /// Up to 4 rows × 17…24 columns of C: columns 0–15 from panel `b`, 16–23 from `high`.
-static void gemm8_tile24(
+GEMM_TILE void gemm8_tile24(
     ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const float *high, float *c, ptrdiff_t ldc,
     ptrdiff_t row0, ptrdiff_t column0, const ff_gemm_epilogue *e) {
     GEMM_ROWS(4)
@@ -284,7 +287,7 @@ GEMM_INLINE ff_f16 gemm_start16(int accumulate, int r, ptrdiff_t rows, const flo
 /// `prefetch` (a filter too large for the caches, read once) each k step also asks for the
 /// panel lines 2 KB ahead: the hardware prefetcher alone leaves such a product waiting on
 /// memory; tiles whose panels are in cache lose by the extra loads.
-static void gemm16_tile32(
+GEMM_TILE void gemm16_tile32(
     ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const float *high, float *c, ptrdiff_t ldc,
     int accumulate, ptrdiff_t row0, ptrdiff_t column0, const ff_gemm_epilogue *e, int prefetch) {
     GEMM_ROWS(8)
@@ -306,7 +309,7 @@ static void gemm16_tile32(
 }
 
 /// Up to 8 rows × up to 16 columns of C (one panel).
-static void gemm16_tile16(
+GEMM_TILE void gemm16_tile16(
     ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, float *c, ptrdiff_t ldc, int accumulate,
     ptrdiff_t row0, ptrdiff_t column0, const ff_gemm_epilogue *e) {
     GEMM_ROWS(8)
@@ -346,7 +349,7 @@ void FF_FN(ff_gemm16_multiply_rows)(
 
 /// Up to 8 rows × 48 columns of C for `ff_gemm16_multiply_shifted`; each k step loads three
 /// B vectors from `b + offsets[p]`.
-static void gemm16_tile_shifted(
+GEMM_TILE void gemm16_tile_shifted(
     ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const ptrdiff_t *offsets, float *c, ptrdiff_t ldc,
     int accumulate) {
     GEMM_ROWS(8)
