@@ -231,9 +231,9 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                 // Axis-aligned (no rotation: the usual letterbox): each column's sampling x and
                 // each row's y are computed once, with the same arithmetic as below.
                 if dxY == 0 && dyX == 0 && C == 3 {
-                    let columns = (0..<W).map { x in Int(((topLeftX + Double(x) * dxX) * 32).rounded(.toNearestOrEven)) }
+                    let columns = (0..<W).map { x in Int(roundedEven((topLeftX + Double(x) * dxX) * 32)) }
                     for y in 0..<H {
-                        let qy = Int(((topLeftY + Double(y) * dyY) * 32).rounded(.toNearestOrEven))
+                        let qy = Int(roundedEven((topLeftY + Double(y) * dyY) * 32))
                         let y0 = qy >> 5
                         if !replicate && (y0 >= sh || y0 + 1 < 0) { continue }
                         let ay = Float(qy & 31) / 32
@@ -255,7 +255,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                                     let v =
                                         tap(x0, y0, c) * w00 + tap(x0 + 1, y0, c) * w01 + tap(x0, y0 + 1, c) * w10
                                         + tap(x0 + 1, y0 + 1, c) * w11
-                                    O[o &+ c] = UInt8(max(0, min(255, v.rounded())))
+                                    O[o &+ c] = byte(v)
                                 }
                             }
                         }
@@ -267,7 +267,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                     for x in 0..<W {
                         let fx = rowX + Double(x) * dxX
                         let fy = rowY + Double(x) * dxY
-                        let qx = Int((fx * 32).rounded(.toNearestOrEven)), qy = Int((fy * 32).rounded(.toNearestOrEven))
+                        let qx = Int(roundedEven(fx * 32)), qy = Int(roundedEven(fy * 32))
                         let x0 = qx >> 5, y0 = qy >> 5
                         // Wholly outside with a zero border: stays 0.
                         if !replicate && (x0 >= sw || y0 >= sh || x0 + 1 < 0 || y0 + 1 < 0) { continue }
@@ -287,7 +287,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                                 let v =
                                     tap(x0, y0, c) * w00 + tap(x0 + 1, y0, c) * w01 + tap(x0, y0 + 1, c) * w10 + tap(x0 + 1, y0 + 1, c)
                                     * w11
-                                O[o &+ c] = UInt8(max(0, min(255, v.rounded())))
+                                O[o &+ c] = byte(v)
                             }
                         }
                     }
@@ -295,6 +295,22 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
             }
         }
         return out
+    }
+
+    /// `v.rounded(.toNearestOrEven)` without a library call where the x86-64 baseline has no
+    /// rounding instruction: below 2⁵¹, adding and subtracting 1.5·2⁵² rounds to an integer in
+    /// the round-to-nearest-even mode (the same value).
+    @inline(__always)
+    static func roundedEven(_ v: Double) -> Double {
+        abs(v) < 0x1p51 ? (v + 0x1.8p52) - 0x1.8p52 : v.rounded(.toNearestOrEven)
+    }
+
+    /// `UInt8(max(0, min(255, v.rounded())))` (half away from zero) without a library call:
+    /// the integer part of the clamped value, plus one from a fraction of ½ or more.
+    @inline(__always)
+    static func byte(_ v: Float) -> UInt8 {
+        let c = v > 255 ? 255 : (v > 0 ? v : 0), i = Int(c)
+        return UInt8(truncatingIfNeeded: c - Float(i) >= 0.5 ? i &+ 1 : i)
     }
 
     /// FrameFlow's resize-into-a-box path (`content_size`, AREA): the image resized, centred
