@@ -85,15 +85,6 @@ enum Microkernel {
         ff_gemm8_multiply(m, n, k, a, lda, b, c, ldc, &ke)
     }
 
-    /// `v` clamped to [lo, hi] lane by lane. Written as two selects because the library's
-    /// `pointwiseMin`/`pointwiseMax`/`clamped` are not specialised here: each was an
-    /// out-of-line call per vector (seen in the assembly), this is two `vmaxps`/`vminps`.
-    @inline(__always)
-    static func clamp(_ v: SIMD8<Float>, _ lo: SIMD8<Float>, _ hi: SIMD8<Float>) -> SIMD8<Float> {
-        let a = v.replacing(with: lo, where: v .< lo)
-        return a.replacing(with: hi, where: a .> hi)
-    }
-
     /// `dst[j·rows + i] = src[i·columns + j]`: a rows × columns matrix transposed (NCHW ↔
     /// NHWC), in 8 × 8 register blocks so that reads and writes each stay within a few cache
     /// lines.
