@@ -72,8 +72,8 @@ import Testing
     }
 
     /// Depthwise (group = channels ≥ 8) against the formula: channel counts on and off a
-    /// multiple of 8, strides, dilation, uneven padding, on NaN-filled scratch. On AVX-512
-    /// builds the stride-1 cases (rows of 9–11 outputs) take `ShiftedConvolution.depthwise`,
+    /// multiple of 8, strides, dilation, uneven padding, on NaN-filled scratch. With the kernels
+    /// at AVX-512 the stride-1 cases (rows of 9–11 outputs) take `ShiftedConvolution.depthwise`,
     /// two 64-column runs with a partial last one; the rest, and every case elsewhere, the
     /// channels-last path: 3 × 3 undilated through `NHWC.depthwise3x3`, the others 32
     /// channels at a time (≥ 32) and then 8 (the last block overlapping).
@@ -110,7 +110,7 @@ import Testing
     }
 
     /// Depthwise on two images with a fused clamp (the second image's planes and outputs at
-    /// their offsets; on AVX-512 builds through `ShiftedConvolution.depthwise`).
+    /// their offsets; at AVX-512 through `ShiftedConvolution.depthwise`).
     @Test func depthwiseTwoImagesMatchTheFormula() throws {
         let (b, c, h, w, k) = (2, 12, 9, 17, 3)
         let x = GEMMTests.random(b * c * h * w, seed: 44), wt = GEMMTests.random(c * k * k, seed: 45), bias = GEMMTests.random(c, seed: 46)
@@ -171,7 +171,7 @@ import Testing
         }
     }
 
-    /// Dense convolutions (the `ShiftedConvolution` path on AVX-512 builds) against the
+    /// Dense convolutions (the `ShiftedConvolution` path with kernels at AVX-512) against the
     /// formula: output channels on and off a multiple of 8, filters deeper than one k block
     /// (K = 360 > 256), strides 2 and 3 (phase planes), dilation, uneven padding on all four
     /// sides, no padding, two images, more than one 48-column tile with a partial last one,
@@ -202,8 +202,8 @@ import Testing
 
     /// Every read of `Microkernel.multiplyShifted` (48 floats from each block start below n,
     /// through each tap's offset, as `ShiftedConvolution.run` sets them) lies inside the
-    /// buffer `run` allocates — checked in every build, since the AVX-512 path is not built
-    /// everywhere. Last blocks of 1 … 5 columns with filters 2 … 7 wide, strides and dilation.
+    /// buffer `run` allocates — checked at every level, since the path is taken only at
+    /// AVX-512. Last blocks of 1 … 5 columns with filters 2 … 7 wide, strides and dilation.
     @Test func shiftedReadsStayInsideThePlanes() {
         var checked = 0
         for (c, h, w, k, s, d, p) in [
