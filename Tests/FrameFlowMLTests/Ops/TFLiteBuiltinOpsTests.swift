@@ -35,8 +35,11 @@ import Testing
         try loadTensorProto(contentsOfFile: dir.appendingPathComponent(file).path).tensor
     }
 
-    /// Expects `got` to have `want`'s shape and each value within 1e-4 · max(1, |want|).
+    /// Expects `got` to have `want`'s shape and each value within 1e-4 · max(1, |want|), or
+    /// 2e-4 at the baseline kernel level: without FMA every product is rounded before its add
+    /// (palm_detection_full's worst output differs by 1.1e-4 there, under 1e-4 with FMA).
     static func expectClose(_ got: Tensor, _ want: Tensor, _ what: String) {
+        let tolerance: Float = KernelLevel.active == .baseline ? 2e-4 : 1e-4
         #expect(got.shape == want.shape, "\(what): shape \(got.shape), LiteRT \(want.shape)")
         let g = got.asFloats, w = want.asFloats
         guard g.count == w.count else {
@@ -48,7 +51,7 @@ import Testing
             let excess = abs(g[i] - w[i]) / max(1, abs(w[i]))
             if !(excess <= worst) { (worst, at) = (excess.isNaN ? .infinity : excess, i) }
         }
-        #expect(worst <= 1e-4, "\(what): worst relative difference \(worst) at \(at) (\(g[at]) against \(w[at]))")
+        #expect(worst <= tolerance, "\(what): worst relative difference \(worst) at \(at) (\(g[at]) against \(w[at]))")
     }
 
     /// Each recorded instance of the four ops in MediaPipe's models, on LiteRT's inputs
