@@ -294,19 +294,42 @@ void FF_FN(ff_color_adjust_row)(const uint8_t *s, uint8_t *d, ptrdiff_t w, int b
 
 // MARK: 3-D LUT, tetrahedral
 
+typedef double ff_px_d4 __attribute__((ext_vector_type(4)));
+typedef int64_t ff_px_l4 __attribute__((ext_vector_type(4)));
+
+/// a · b + c rounded once, as `fmaf`. Levels with FMA use the instruction; the baseline has
+/// none (libm's `fmaf` there is a call per lane), so it rounds the exact double sum to odd and
+/// then to float, which is exact (Boldo and Melquiond): a · b is exact in double, TwoSum gives
+/// the sum's rounding error, and an inexact sum whose last bit is even moves one ulp toward
+/// zero or stays, then gets its last bit set.
+FF_PX_INLINE ff_f4 ff_px_fma4(ff_f4 a, ff_f4 b, ff_f4 c) {
+#if FF_LEVEL == FF_LEVEL_BASELINE
+    ff_px_d4 p = __builtin_convertvector(a, ff_px_d4) * __builtin_convertvector(b, ff_px_d4);
+    ff_px_d4 q = __builtin_convertvector(c, ff_px_d4);
+    ff_px_d4 s = p + q, bv = s - p;
+    ff_px_d4 err = (p - (s - bv)) + (q - bv);
+    ff_px_l4 inexact = err != 0, toward_zero = (err < 0) ^ (s < 0);
+    ff_px_l4 bits = (ff_px_l4)s;
+    bits = (bits + (inexact & toward_zero)) | (inexact & 1);
+    return __builtin_convertvector((ff_px_d4)bits, ff_f4);
+#else
+    return __builtin_elementwise_fma(a, b, c);
+#endif
+}
+
 /// The vertex table at a byte offset.
 FF_PX_INLINE ff_f4 ff_px_entry(const ff_lut_tetrahedral *L, uint32_t offset) {
     return FF_LOAD(ff_f4, (const char *)L->table + offset);
 }
 
 /// The four weighted vertices: the base at byte offset `a`, the inner ones at `b`, `c`, and
-/// the far corner; a product, then fused multiply-adds.
+/// the far corner; a product, then fused multiply-adds (`ff_px_fma4`).
 FF_PX_INLINE ff_f4 ff_px_corners(const ff_lut_tetrahedral *L, uint32_t a, uint32_t b, uint32_t c, float w0, float w1, float w2,
                                   float w3) {
     ff_f4 v = ff_px_entry(L, a) * w0;
-    v = __builtin_elementwise_fma(ff_px_entry(L, b), (ff_f4)w1, v);
-    v = __builtin_elementwise_fma(ff_px_entry(L, c), (ff_f4)w2, v);
-    v = __builtin_elementwise_fma(ff_px_entry(L, a + 16 * (uint32_t)L->far_offset), (ff_f4)w3, v);
+    v = ff_px_fma4(ff_px_entry(L, b), (ff_f4)w1, v);
+    v = ff_px_fma4(ff_px_entry(L, c), (ff_f4)w2, v);
+    v = ff_px_fma4(ff_px_entry(L, a + 16 * (uint32_t)L->far_offset), (ff_f4)w3, v);
     return v;
 }
 
@@ -315,7 +338,7 @@ FF_PX_INLINE ff_px_b4 ff_px_mix(const ff_lut_tetrahedral *L, uint32_t a, uint32_
                                  float w3, ff_f4 source) {
     ff_f4 v = ff_px_corners(L, a, b, c, w0, w1, w2, w3);
     ff_f4 keep = {L->keep[0], L->keep[1], L->keep[2], L->keep[3]};
-    v = __builtin_elementwise_fma(source, keep, v);
+    v = ff_px_fma4(source, keep, v);
     v = v < 0 ? 0 : v;
     v = v > 255 ? 255 : v;
     return __builtin_convertvector((ff_px_u4)(v + 12582912.0f), ff_px_b4);
