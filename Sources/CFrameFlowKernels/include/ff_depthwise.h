@@ -18,7 +18,8 @@ void ff_depthwise_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, cons
                        float *y, float lo, float hi);
 
 /// Output rows `oy0..<oy1` of a 3 × 3 depthwise convolution (no dilation, `c` ≥ 8): 8 channels
-/// at a time with their nine taps in registers, four output columns per step.
+/// at a time with their nine taps in registers, one output column per step with one
+/// accumulator per filter row.
 void ff_depthwise3x3_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias,
                           float *y, float lo, float hi);
 

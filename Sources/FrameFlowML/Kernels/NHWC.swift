@@ -104,7 +104,7 @@ enum NHWC {
     /// 3×3 depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image
     /// with at least 8 channels (`ff_depthwise3x3_rows` at the kernel level): 8 channels at a
     /// time, their nine taps held in registers while the block slides along an output row,
-    /// four output columns per step; the last block overlaps the one before when the channel
+    /// one accumulator per filter row; the last block overlaps the one before when the channel
     /// count is not a multiple of 8 (channels are independent, so the overlap writes the same
     /// values twice). Bias and a clamp activation are applied before the store.
     @inline(never)
