@@ -138,6 +138,16 @@ GEMM_INLINE ff_f16 gemm_finish16(ff_f16 v, ptrdiff_t row, ptrdiff_t column, cons
     return v;
 }
 
+/// Pins a broadcast row value in a register where it is made. AVX2's sixteen registers hold
+/// the 4 × 24 tile's twelve accumulators, two panel vectors and a broadcast (the third panel
+/// vector is read by each FMA); unpinned, the scheduler started the next row's broadcast
+/// early and spilled an accumulator every k step.
+#if FF_LEVEL == FF_LEVEL_AVX2
+#define GEMM_PIN(v) __asm__ volatile("" : "+x"(v))
+#else
+#define GEMM_PIN(v) (void)0
+#endif
+
 /// A's row r of a tile of `rows` rows (past them, the last row again).
 #define GEMM_ROWS(n)                                                                   \
     const float *ar[n];                                                                \
@@ -189,12 +199,13 @@ GEMM_TILE void gemm8_tile24(
     ff_f8 c0[4], c1[4], c2[4];
     for (int r = 0; r < 4; r++) c0[r] = c1[r] = c2[r] = 0;
     for (ptrdiff_t p = 0; p < k; p++, b += 16, high += 16) {
-        ff_f8 b0 = FF_LOAD(ff_f8, b), b1 = FF_LOAD(ff_f8, b + 8), b2 = FF_LOAD(ff_f8, high);
+        ff_f8 b0 = FF_LOAD(ff_f8, b), b1 = FF_LOAD(ff_f8, b + 8);
         for (int r = 0; r < 4; r++) {
             ff_f8 s = ar[r][p];
+            GEMM_PIN(s);
             c0[r] = s * b0 + c0[r];
             c1[r] = s * b1 + c1[r];
-            c2[r] = s * b2 + c2[r];
+            c2[r] = s * FF_LOAD(ff_f8, high) + c2[r];  // read per row: AVX2 folds it into the FMA
         }
     }
     GEMM_UNROLL for (int r = 0; r < 4; r++) if (r < rows) {
