@@ -312,9 +312,8 @@ enum Conv {
     /// Depthwise convolution (multiplier 1, ≥ 8 channels) with the channels innermost:
     /// the input is transposed to H×W×C, each output pixel adds its taps eight channels at
     /// a time (`ff_depthwise_dilated_rows`; the last block overlapping the one before), and
-    /// the result is transposed
-    /// back. Channel by channel, PP-OCR's 5×5 depthwise layers on 2×3 images spent their
-    /// time setting up 25 taps per channel for six outputs each.
+    /// the result is transposed back. Channel by channel, PP-OCR's 5×5 depthwise layers on
+    /// 2×3 images spent their time setting up 25 taps per channel for six outputs each.
     static func depthwiseChannelsLast(
         _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
     ) {
@@ -328,8 +327,8 @@ enum Conv {
                 let xb = x + b * c * HW, yb = y + b * c * P
                 Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
                 if s.kh == 3 && s.kw == 3 && s.dilationH == 1 && s.dilationW == 1 {
-                    // The NHWC 3 × 3 kernel keeps four output columns in flight; the loop
-                    // below is one chain of nine dependent multiply-adds per pixel.
+                    // The NHWC 3 × 3 kernel keeps the nine taps in registers along a row;
+                    // the loop below loads them per pixel.
                     let g = NHWC.Window(
                         h: s.h, w: s.w, c: c, oh: s.oh, ow: s.ow, kh: 3, kw: 3, sh: s.strideH, sw: s.strideW, dh: 1, dw: 1, pt: s.padTop, pl: s.padLeft)
                     NHWC.depthwise3x3(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
