@@ -38,5 +38,6 @@ const char *ff_kernel_level_name(int level);
 #include "ff_depthwise.h"
 #include "ff_pooling.h"
 #include "ff_pixels.h"
+#include "ff_haar.h"
 
 #endif

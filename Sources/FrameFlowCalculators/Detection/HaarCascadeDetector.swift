@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 
@@ -42,12 +43,8 @@ public struct HaarCascadeDetector: Sendable {
     private let stumps: [Stump]?
     private let subsets: [Int32]
 
-    struct Stump {
-        var feature: Int32
-        var threshold: Float
-        var left: Float
-        var right: Float
-    }
+    /// A one-split tree: feature, threshold, left and right values (the C kernel's layout).
+    typealias Stump = ff_haar_stump
 
     public init(cascade: CascadeClassifier) {
         self.cascade = cascade
@@ -203,10 +200,13 @@ public struct HaarCascadeDetector: Sendable {
         let detector: HaarCascadeDetector
         let level: PyramidLevel
         let haar: [OptHaar]
+        /// `haar` for the stump kernel (`ff_haar_stumps`).
+        let haarC: [ff_haar_feature]
         let lbp: [[Int]]
         let norm: (Int, Int, Int, Int)
         let area: Double
         let stageSizes: [Int]
+        let stageSizes32: [Int32]
         let stageThresholds: [Float]
 
         init(_ d: HaarCascadeDetector, _ level: PyramidLevel) {
@@ -226,6 +226,9 @@ public struct HaarCascadeDetector: Sendable {
                     o: (o[0].0, o[0].1, o[0].2, o[0].3, o[1].0, o[1].1, o[1].2, o[1].3, o2.0, o2.1, o2.2, o2.3),
                     w0: f.rects[0].weight, w1: f.rects[1].weight, w2: f.rects.count > 2 ? f.rects[2].weight : 0, tilted: f.tilted)
             }
+            haarC = haar.map { f in
+                ff_haar_feature(o: f.o, w: (f.w0, f.w1, f.w2), tilted: f.tilted ? 1 : 0)
+            }
             lbp = d.cascade.lbpFeatures.map { r in
                 // The 4×4 grid of integral corners of the 3×3 blocks.
                 var o = [Int](repeating: 0, count: 16)
@@ -236,6 +239,7 @@ public struct HaarCascadeDetector: Sendable {
             norm = sumOfs(1, 1, ww - 2, wh - 2)
             area = Double((ww - 2) * (wh - 2))
             stageSizes = d.cascade.stages.map(\.trees.count)
+            stageSizes32 = stageSizes.map { Int32($0) }
             stageThresholds = d.cascade.stages.map(\.threshold)
         }
 
@@ -261,33 +265,40 @@ public struct HaarCascadeDetector: Sendable {
                     return -1
                 }
             }
-            if let stumps = detector.stumps {
+            if let stumps = detector.stumps, isHaar {
                 return stumps.withUnsafeBufferPointer { st in
-                    haar.withUnsafeBufferPointer { hf in
-                        level.sum.withUnsafeBufferPointer { sum in
-                            level.tilted.withUnsafeBufferPointer { tl in
-                                detector.subsets.withUnsafeBufferPointer { subsets in
-                                    var k = 0
-                                    for si in 0..<stageSizes.count {
-                                        var tmp = 0.0
-                                        for _ in 0..<stageSizes[si] {
-                                            let stump = st[k]
-                                            if isHaar {
-                                                let v = Self.haarValue(hf[Int(stump.feature)], base, sum, tl) * vnf
-                                                tmp += Double(v < stump.threshold ? stump.left : stump.right)
-                                            } else {
-                                                let c = lbpCode(Int(stump.feature), base)
-                                                let bits = subsets[k &* 8 &+ (c >> 5)]
-                                                tmp += Double((bits & (1 << Int32(c & 31))) != 0 ? stump.left : stump.right)
-                                            }
-                                            k &+= 1
-                                        }
-                                        if tmp < Double(stageThresholds[si]) { return -si }
+                    haarC.withUnsafeBufferPointer { hf in
+                        stageSizes32.withUnsafeBufferPointer { sizes in
+                            stageThresholds.withUnsafeBufferPointer { thresholds in
+                                level.sum.withUnsafeBufferPointer { sum in
+                                    level.tilted.withUnsafeBufferPointer { tl in
+                                        Int(ff_haar_stumps(
+                                            st.baseAddress, hf.baseAddress, sizes.baseAddress, thresholds.baseAddress, Int32(sizes.count),
+                                            sum.baseAddress, tl.baseAddress, base, vnf))
                                     }
-                                    return 1
                                 }
                             }
                         }
+                    }
+                }
+            }
+            if let stumps = detector.stumps {
+                // LBP stumps: each looks its code up in the stump's 256-bit subset.
+                return stumps.withUnsafeBufferPointer { st in
+                    detector.subsets.withUnsafeBufferPointer { subsets in
+                        var k = 0
+                        for si in 0..<stageSizes.count {
+                            var tmp = 0.0
+                            for _ in 0..<stageSizes[si] {
+                                let stump = st[k]
+                                let c = lbpCode(Int(stump.feature), base)
+                                let bits = subsets[k &* 8 &+ (c >> 5)]
+                                tmp += Double((bits & (1 << Int32(c & 31))) != 0 ? stump.left : stump.right)
+                                k &+= 1
+                            }
+                            if tmp < Double(stageThresholds[si]) { return -si }
+                        }
+                        return 1
                     }
                 }
             }
