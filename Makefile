@@ -9,12 +9,19 @@ demo:
 	$(SWIFT) build -c release --product frameflow
 	.build/release/frameflow demo
 
-## Run every test; MediaPipe's solutions on whole clips again in an optimized build (the
-## models are too slow unoptimized for a clip).
+## Suites that test kernels; run again with the level forced lower (each also compares every
+## level the CPU has, on its own thread).
+KERNEL_TESTS ?= KernelLevelTests|OpsTests|MicrokernelTests|GEMMTests|ConvTests|DepthwiseBlocksTests
+
+## Run every test; the kernel suites again at the AVX2 and baseline levels; MediaPipe's
+## solutions on whole clips again in an optimized build (the models are too slow unoptimized
+## for a clip).
 test:
 	scripts/setup.sh test
 	$(SWIFT) build
 	$(SWIFT) test
+	FRAMEFLOW_KERNELS=avx2 $(SWIFT) test --skip-build --filter '$(KERNEL_TESTS)'
+	FRAMEFLOW_KERNELS=baseline $(SWIFT) test --skip-build --filter '$(KERNEL_TESTS)'
 	$(SWIFT) test -c release -Xswiftc -enable-testing --filter 'MediaPipe(FaceMesh|Hands|FaceDetection)Tests'
 
 ## Benchmarks: FrameFlow against OpenCV and GStreamer in the same run, as ratios.

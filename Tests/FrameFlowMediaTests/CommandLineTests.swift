@@ -6,10 +6,13 @@ import Testing
 @Suite struct CommandLineTests {
     static var binary: String { RepositoryFiles.root.appendingPathComponent(".build/debug/frameflow").path }
 
-    func run(_ args: [String], interruptAfter seconds: Double? = nil, signal: Int32 = SIGINT) throws -> (status: Int32, out: String, err: String) {
+    func run(
+        _ args: [String], interruptAfter seconds: Double? = nil, signal: Int32 = SIGINT, environment: [String: String] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
         p.arguments = args
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         p.currentDirectoryURL = RepositoryFiles.root
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
@@ -88,9 +91,22 @@ import Testing
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("frames in: 20, frames out: 20, dropped: 0"), "\(r.out)")
         #expect(r.out.contains("SobelEdgesCalculator"))
+        #expect(r.out.contains("FrameFlow ") && r.out.contains(", kernels "), "--stats names the kernel level: \(r.out)")
         #expect(try MediaFixtures.probe(out).frames == 20)
         let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: MediaFixtures.path("trace.json")))) as? [String: Any]
         #expect((trace?["traceEvents"] as? [Any])?.isEmpty == false)
+    }
+
+    /// `--version` names the kernel level: the CPU's highest, or the lower one that
+    /// `FRAMEFLOW_KERNELS` asks for (an unknown or higher one is ignored).
+    @Test func versionNamesTheKernelLevel() throws {
+        let plain = try run(["--version"], environment: ["FRAMEFLOW_KERNELS": ""])
+        #expect(plain.status == 0 && plain.out.hasPrefix("FrameFlow "), "\(plain)")
+        #expect(!plain.out.contains("CPU supports"), "\(plain.out)")
+        let forced = try run(["--version"], environment: ["FRAMEFLOW_KERNELS": "baseline"])
+        #expect(forced.out.contains("kernels baseline") || forced.out.contains("kernels neon"), "\(forced.out)")
+        let avx2 = try run(["version"], environment: ["FRAMEFLOW_KERNELS": "avx2"])
+        #expect(avx2.out.contains("kernels avx2") || plain.out.contains("kernels baseline") || plain.out.contains("kernels neon"), "\(avx2.out)")
     }
 
     @Test func badArgumentsAreClearErrors() throws {
