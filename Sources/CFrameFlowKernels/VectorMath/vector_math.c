@@ -13,3 +13,8 @@ FF_DECLARE(void, ff_prelu_rows_f32, (const float *x, const float *alpha, ptrdiff
 void ff_prelu_rows_f32(const float *x, const float *alpha, ptrdiff_t rows, ptrdiff_t c, float *y) {
     FF_CALL(ff_prelu_rows_f32, (x, alpha, rows, c, y))
 }
+
+FF_DECLARE(void, ff_bias_activate_f32, (float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine))
+void ff_bias_activate_f32(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
+    FF_CALL(ff_bias_activate_f32, (r, count, bias, mode, slope, lo, hi, affine))
+}

@@ -81,3 +81,39 @@ void FF_FN(ff_prelu_rows_f32)(const float *x, const float *alpha, ptrdiff_t rows
         for (; ch < c; ch++) yr[ch] = xr[ch] < 0 ? xr[ch] * alpha[ch] : xr[ch];
     }
 }
+
+// One row of a convolution's output after its product: bias, then the activation, then an
+// optional per-row affine (a folded BatchNormalization), in the order Conv.activate defines.
+// In place on an 8-lane value `v` (a macro: vector arguments would change the baseline's ABI).
+#define FF_ACTIVATE_V(v, mode, slope, lo, hi)          \
+    do {                                               \
+        if ((mode) == FF_ACTIVATE_HARD_SWISH) {        \
+            ff_f8 t_ = (v) * (1.0f / 6.0f) + 0.5f;     \
+            t_ = t_ < 0 ? 0 : t_;                      \
+            t_ = t_ > 1 ? 1 : t_;                      \
+            (v) = (v) * t_;                            \
+        } else {                                       \
+            if ((mode) == FF_ACTIVATE_SLOPE) (v) = (v) < 0 ? (v) * (slope) : (v); \
+            (v) = (v) < (lo) ? (lo) : (v);             \
+            (v) = (v) > (hi) ? (hi) : (v);             \
+        }                                              \
+    } while (0)
+
+void FF_FN(ff_bias_activate_f32)(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        ff_f8 v = FF_LOAD(ff_f8, r + i) + bias;
+        FF_ACTIVATE_V(v, mode, slope, lo, hi);
+        if (affine) v = v * affine[0] + affine[1];
+        FF_STORE(r + i, v);
+    }
+    if (i < count) {
+        float tail[8] = {0};
+        __builtin_memcpy(tail, r + i, (size_t)(count - i) * sizeof(float));
+        ff_f8 v = FF_LOAD(ff_f8, tail) + bias;
+        FF_ACTIVATE_V(v, mode, slope, lo, hi);
+        if (affine) v = v * affine[0] + affine[1];
+        FF_STORE(tail, v);
+        __builtin_memcpy(r + i, tail, (size_t)(count - i) * sizeof(float));
+    }
+}

@@ -17,4 +17,14 @@ void ff_sigmoid_f32(const float *x, float *y, ptrdiff_t count);
 /// `y` may be `x`.
 void ff_prelu_rows_f32(const float *x, const float *alpha, ptrdiff_t rows, ptrdiff_t c, float *y);
 
+/// Activation modes of `ff_bias_activate_f32`.
+#define FF_ACTIVATE_CLAMP 0
+#define FF_ACTIVATE_SLOPE 1
+#define FF_ACTIVATE_HARD_SWISH 2
+
+/// A convolution output row in place: `v = r[i] + bias`; then HardSwish `v·clamp(v/6 + ½, 0, 1)`
+/// (mode 2), or a negative slope (mode 1) and a clamp to [lo, hi] (modes 0 and 1); then, when
+/// `affine` is not NULL, `v·affine[0] + affine[1]`.
+void ff_bias_activate_f32(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine);
+
 #endif

@@ -351,44 +351,20 @@ enum Conv {
     }
 
     /// `r[i] = activation(r[i] + bias)` over `range` for output channel `row`: the fused
-    /// slope and clamp of `e` (or its HardSwish), written as selects so that the loop
-    /// vectorises (a function call per element cost 3 ns an element), then its scale and
-    /// shift.
+    /// slope and clamp of `e` (or its HardSwish), then its scale and shift, in one pass of
+    /// `ff_bias_activate_f32`.
     @inline(__always)
     static func activate(_ r: UnsafeMutablePointer<Float>, _ range: Range<Int>, bias: Float, _ e: GEMMEpilogue, row: Int) {
-        activation(r, range, bias: bias, e, row: row)
+        // HardSwish alone (`Model` fuses it without a clamp), else a slope and the clamp.
+        let slope = e.hardSwish ? nil : e.rowSlope?[row]
+        let mode = e.hardSwish ? FF_ACTIVATE_HARD_SWISH : slope != nil ? FF_ACTIVATE_SLOPE : FF_ACTIVATE_CLAMP
         if let sc = e.rowScale?[row], let sh = e.rowShift?[row] {
-            for i in range { r[i] = r[i] * sc + sh }
-        }
-    }
-
-    @inline(__always)
-    private static func activation(_ r: UnsafeMutablePointer<Float>, _ range: Range<Int>, bias: Float, _ e: GEMMEpilogue, row: Int) {
-        let lo = e.lower, hi = e.upper
-        if e.hardSwish {
-            // x · clamp(x / 6 + 1/2, 0, 1) (HardSwish; `Model` fuses it alone, without a clamp)
-            for i in range {
-                let v = r[i] + bias
-                var t = v * (1 / 6) + 0.5
-                t = t < 0 ? 0 : t
-                t = t > 1 ? 1 : t
-                r[i] = v * t
-            }
-            return
-        }
-        if let sl = e.rowSlope?[row] {
-            for i in range {
-                var v = r[i] + bias
-                v = v < 0 ? v * sl : v
-                v = v < lo ? lo : v
-                r[i] = v > hi ? hi : v
+            let affine = (sc, sh)
+            withUnsafeBytes(of: affine) { a in
+                ff_bias_activate_f32(r + range.lowerBound, range.count, bias, mode, slope ?? 0, e.lower, e.upper, a.baseAddress!.assumingMemoryBound(to: Float.self))
             }
         } else {
-            for i in range {
-                var v = r[i] + bias
-                v = v < lo ? lo : v
-                r[i] = v > hi ? hi : v
-            }
+            ff_bias_activate_f32(r + range.lowerBound, range.count, bias, mode, slope ?? 0, e.lower, e.upper, nil)
         }
     }
 

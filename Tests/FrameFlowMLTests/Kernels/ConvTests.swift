@@ -1,3 +1,4 @@
+import Foundation
 @testable import FrameFlowML
 import FrameFlow
 import Testing
@@ -344,5 +345,41 @@ import Testing
             worst = max(worst, got.isNaN ? .infinity : abs(v - got))
         } } }
         #expect(worst <= 1e-4, "stride \(s) at \(level): max error \(worst)")
+    }
+}
+
+/// `Conv.activate` (the C row kernel) against its formula, at every kernel level: bias, then a
+/// slope and clamp or HardSwish, then the row's scale and shift; lengths with tails.
+struct ConvActivationTests {
+    @Test(arguments: KernelLevel.available)
+    func activationRowsMatchTheFormula(level: KernelLevel) {
+        let slope: [Float] = [0.25, -0.5], scale: [Float] = [1.5, 0.5], shift: [Float] = [-0.25, 2]
+        for n in [1, 7, 8, 13, 40] {
+            let x = (0..<n).map { Float(sin(Double($0) * 1.3) * 8) }
+            for (hardSwish, withSlope, clamp, affine) in [(false, false, true, false), (false, true, true, true), (true, false, false, true), (false, true, false, false)] {
+                slope.withUnsafeBufferPointer { sl in scale.withUnsafeBufferPointer { sc in shift.withUnsafeBufferPointer { sh in
+                    var e = GEMMEpilogue()
+                    if clamp { (e.lower, e.upper) = (-1.5, 3) }
+                    e.hardSwish = hardSwish
+                    if withSlope { e.rowSlope = sl.baseAddress }
+                    if affine { (e.rowScale, e.rowShift) = (sc.baseAddress, sh.baseAddress) }
+                    var y = [Float](repeating: 9, count: n + 2)
+                    for i in 0..<n { y[i + 1] = x[i] }
+                    KernelLevel.withThreadLevel(level) { y.withUnsafeMutableBufferPointer { Conv.activate($0.baseAddress!, 1..<(n + 1), bias: 0.75, e, row: 1) } }
+                    #expect(y[0] == 9 && y[n + 1] == 9, "outside the range untouched")
+                    for i in 0..<n {
+                        var v = x[i] + 0.75
+                        if hardSwish {
+                            v *= min(max(v / 6 + 0.5, 0), 1)
+                        } else {
+                            if withSlope && v < 0 { v *= slope[1] }
+                            if clamp { v = min(max(v, -1.5), 3) }
+                        }
+                        if affine { v = v * scale[1] + shift[1] }
+                        #expect(abs(y[i + 1] - v) <= 1e-5 * max(1, abs(v)), "n \(n) i \(i) hardSwish \(hardSwish) slope \(withSlope) at \(level)")
+                    }
+                } } }
+            }
+        }
     }
 }
