@@ -15,14 +15,18 @@ let lut = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingP
 let graph = try Graph {
     Input("input_video")
     Output("output_video")
-    Node(ColorAdjustmentCalculator.self, name: "adjust", in: ["IMAGE:input_video"], out: ["IMAGE:adjusted"],
-         options: .init(contrast: 1.1, saturation: 1.0))
-    Node(SharpenCalculator.self, name: "sharpen", in: ["IMAGE:adjusted"], out: ["IMAGE:sharp"],
-         options: .init(radius: 1.2, amount: 0.6, threshold: 2))
-    Node(LUTCalculator.self, name: "look", in: ["IMAGE:sharp"], out: ["IMAGE:graded"],
-         options: .init(lutPath: lut, interpolation: .tetrahedral, intensity: 0.8))
-    Node(ToneMapCalculator.self, name: "tonemap", in: ["IMAGE:graded"], out: ["IMAGE:output_video"],
-         options: .init(curve: .hable, exposure: 0.5))
+    Node(
+        ColorAdjustmentCalculator.self, name: "adjust", in: ["IMAGE:input_video"], out: ["IMAGE:adjusted"],
+        options: .init(contrast: 1.1, saturation: 1.0))
+    Node(
+        SharpenCalculator.self, name: "sharpen", in: ["IMAGE:adjusted"], out: ["IMAGE:sharp"],
+        options: .init(radius: 1.2, amount: 0.6, threshold: 2))
+    Node(
+        LUTCalculator.self, name: "look", in: ["IMAGE:sharp"], out: ["IMAGE:graded"],
+        options: .init(lutPath: lut, interpolation: .tetrahedral, intensity: 0.8))
+    Node(
+        ToneMapCalculator.self, name: "tonemap", in: ["IMAGE:graded"], out: ["IMAGE:output_video"],
+        options: .init(curve: .hable, exposure: 0.5))
 }
 
 let sink = try VideoFileSink(path: output)

@@ -42,7 +42,9 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
     public init(title: String, width: Int = 960, height: Int = 540, scaleMode: DisplayScaleMode = .fit) throws {
         let env = ProcessInfo.processInfo.environment
         guard (env["DISPLAY"].map { !$0.isEmpty } ?? false) || (env["WAYLAND_DISPLAY"].map { !$0.isEmpty } ?? false) else {
-            throw MediaError(.noDisplay, "window", "no display (DISPLAY and WAYLAND_DISPLAY are unset); write to a file instead with --output FILE, e.g. --output out.mp4")
+            throw MediaError(
+                .noDisplay, "window",
+                "no display (DISPLAY and WAYLAND_DISPLAY are unset); write to a file instead with --output FILE, e.g. --output out.mp4")
         }
         self.title = title
         self.scaleMode = scaleMode
@@ -54,7 +56,8 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
         let pos = Int32(ff_sdl_windowpos_centered())
         window = SDL_CreateWindow(title, pos, pos, Int32(width), Int32(height), SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
         guard window != nil else { throw MediaError(.noDisplay, "window", "cannot create a window: \(String(cString: SDL_GetError()))") }
-        renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_PRESENTVSYNC.rawValue)
+        renderer =
+            SDL_CreateRenderer(window, -1, SDL_RENDERER_PRESENTVSYNC.rawValue)
             ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
         guard renderer != nil else { throw MediaError(.noDisplay, "window", "cannot create a renderer: \(String(cString: SDL_GetError()))") }
     }
@@ -101,7 +104,11 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
                     }
                 }
             }
-            if !paused, let next = pending.withLock({ p -> ImageFrame? in defer { p.frame = nil }; return p.frame }) {
+            if !paused,
+                let next = pending.withLock({ p -> ImageFrame? in
+                    defer { p.frame = nil }; return p.frame
+                })
+            {
                 current = next
                 shown += 1
             }
@@ -119,7 +126,8 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
     }
 
     /// Where the frame goes in a `ww`×`wh` window: (source rect, destination rect).
-    public static func layout(image: (Int, Int), window: (Int, Int), mode: DisplayScaleMode) -> (src: (Int, Int, Int, Int), dst: (Int, Int, Int, Int)) {
+    public static func layout(image: (Int, Int), window: (Int, Int), mode: DisplayScaleMode) -> (src: (Int, Int, Int, Int), dst: (Int, Int, Int, Int))
+    {
         let (iw, ih) = image, (ww, wh) = window
         switch mode {
         case .stretch:

@@ -85,12 +85,17 @@ public final class GraphRunner {
         for (name, spec) in options.inputs {
             if let name {
                 guard graphInputs.contains(name) else {
-                    throw MediaError(.invalidArgument, "--input \(name)=\(spec)", "the graph has no input stream '\(name)' (its inputs: \(graphInputs.joined(separator: ", ")))")
+                    throw MediaError(
+                        .invalidArgument, "--input \(name)=\(spec)",
+                        "the graph has no input stream '\(name)' (its inputs: \(graphInputs.joined(separator: ", ")))")
                 }
                 feeds.append((name, spec))
             } else {
                 guard graphInputs.count == 1 else {
-                    throw MediaError(.invalidArgument, "--input \(spec)", "the graph has \(graphInputs.count) input streams (\(graphInputs.joined(separator: ", "))); name one with --input NAME=SOURCE")
+                    throw MediaError(
+                        .invalidArgument, "--input \(spec)",
+                        "the graph has \(graphInputs.count) input streams (\(graphInputs.joined(separator: ", "))); name one with --input NAME=SOURCE"
+                    )
                 }
                 feeds.append((graphInputs[0], spec))
             }
@@ -210,7 +215,8 @@ public final class GraphRunner {
                 let same: Bool
                 if let a = identity(output), let b = identity(input) { same = a == b } else { same = standardized(output) == standardized(input) }
                 if same {
-                    throw MediaError(.invalidArgument, output, "is also an input (\(input)): it would be overwritten while it is read; write to another file")
+                    throw MediaError(
+                        .invalidArgument, output, "is also an input (\(input)): it would be overwritten while it is read; write to another file")
                 }
             }
         }
@@ -255,7 +261,8 @@ public final class GraphRunner {
         let declared = Set(config.inputSidePackets.map(\.name) + config.nodes.flatMap { $0.inputSidePackets.map(\.name) }).subtracting(made)
         for name in options.sidePackets.keys.sorted() where !declared.contains(name) {
             let known = declared.isEmpty ? "it has none" : "its input side packets: \(declared.sorted().joined(separator: ", "))"
-            throw MediaError(.invalidArgument, "--side \(name)=\(options.sidePackets[name]!)", "the graph has no input side packet '\(name)' (\(known))")
+            throw MediaError(
+                .invalidArgument, "--side \(name)=\(options.sidePackets[name]!)", "the graph has no input side packet '\(name)' (\(known))")
         }
     }
 

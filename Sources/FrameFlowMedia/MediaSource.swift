@@ -132,7 +132,8 @@ public final class MediaSource {
                     throw MediaError(.fileNotFound, spec, "no such file")
                 }
                 guard !isDir.boolValue else {
-                    throw MediaError(.invalidArgument, spec, "is a directory, not a media file (for numbered images use a pattern such as frames/%04d.png)")
+                    throw MediaError(
+                        .invalidArgument, spec, "is a directory, not a media file (for numbered images use a pattern such as frames/%04d.png)")
                 }
             }
         }
@@ -274,7 +275,8 @@ public final class MediaSource {
             String(cString: format!.pointee.iformat.pointee.name).contains("mp4")
         {
             warnings.append(
-                "no frame: the stream cannot be seeked (the server does not accept range requests) and an MP4 whose index (moov) is at its end needs seeking; serve it from a server that does, or remux it with -movflags +faststart")
+                "no frame: the stream cannot be seeked (the server does not accept range requests) and an MP4 whose index (moov) is at its end needs seeking; serve it from a server that does, or remux it with -movflags +faststart"
+            )
         }
         if let declaredFrameCount, framesRead < declaredFrameCount, !isLive,
             !warnings.contains(where: { $0.contains("ended early") })
@@ -305,7 +307,8 @@ public final class MediaSource {
         let w = Int(frame.pointee.width), h = Int(frame.pointee.height)
         let srcFormat = AVPixelFormat(rawValue: frame.pointee.format)
         let target = options.pixelFormat
-        let srcFull = frame.pointee.color_range == AVCOL_RANGE_JPEG || srcFormat == AV_PIX_FMT_YUVJ420P
+        let srcFull =
+            frame.pointee.color_range == AVCOL_RANGE_JPEG || srcFormat == AV_PIX_FMT_YUVJ420P
             || srcFormat == AV_PIX_FMT_YUVJ422P || srcFormat == AV_PIX_FMT_YUVJ444P
         var image: ImageFrame
         if options.rotation == 0 && !options.mirrored, let wrapped = wrapWithoutCopy(w, h, srcFormat, srcFull) {
@@ -352,7 +355,9 @@ public final class MediaSource {
         for i in 0..<target.planeCount {
             let (_, ph) = target.planeSize(i, width: w, height: h)
             let stride = Int(withUnsafePointer(to: &clone.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { $0[i] } })
-            let data = withUnsafePointer(to: &clone.pointee.data) { $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[i] } }
+            let data = withUnsafePointer(to: &clone.pointee.data) {
+                $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[i] }
+            }
             guard stride > 0, let data else { return nil }
             let buffer = ImageBuffer(wrapping: UnsafeMutableRawPointer(data), byteCount: stride * ph) { _, _ in holder.touch() }
             planes.append(ImagePlane(buffer: buffer, offset: 0, bytesPerRow: stride, rows: ph))

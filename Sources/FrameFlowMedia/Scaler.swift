@@ -28,7 +28,8 @@ final class Scaler {
             context = sws_getContext(
                 srcWidth, srcHeight, srcFormat, dstWidth, dstHeight, dstFormat, Int32(SWS_BILINEAR), nil, nil, nil)
             guard let context else {
-                throw MediaError(.unsupportedCodec, source, "cannot convert \(Self.name(srcFormat)) \(srcWidth)×\(srcHeight) to \(Self.name(dstFormat))")
+                throw MediaError(
+                    .unsupportedCodec, source, "cannot convert \(Self.name(srcFormat)) \(srcWidth)×\(srcHeight) to \(Self.name(dstFormat))")
             }
             // Colour ranges (full for JPEG-style and RGB, video for broadcast YUV), BT.601.
             let coeffs = sws_getCoefficients(SWS_CS_ITU601)

@@ -61,7 +61,8 @@ public final class JSONLinesSink: PacketSink {
         self.path = path
         self.stream = stream
         let url = URL(fileURLWithPath: path)
-        temporaryPath = url.deletingLastPathComponent()
+        temporaryPath =
+            url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).frameflow-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl").path
         guard FileManager.default.createFile(atPath: temporaryPath, contents: nil), let h = FileHandle(forWritingAtPath: temporaryPath) else {
             throw MediaError(.cannotWrite, path, "cannot write: no such folder or permission denied")

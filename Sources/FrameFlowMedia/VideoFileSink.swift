@@ -173,7 +173,10 @@ public final class VideoFileSink {
             c.pointee.bit_rate = Int64(bitrate)
         } else if codecName == "libx264" || codecName == "libvpx-vp9" {
             av_opt_set(c.pointee.priv_data, "crf", "\(options.crf ?? (codecName == "libx264" ? 23 : 32))", 0)
-            if codecName == "libvpx-vp9" { c.pointee.bit_rate = 0; av_opt_set(c.pointee.priv_data, "deadline", "realtime", 0); av_opt_set(c.pointee.priv_data, "cpu-used", "8", 0) }
+            if codecName == "libvpx-vp9" {
+                c.pointee.bit_rate = 0; av_opt_set(c.pointee.priv_data, "deadline", "realtime", 0);
+                av_opt_set(c.pointee.priv_data, "cpu-used", "8", 0)
+            }
         } else if codecName == "mpeg4" {
             c.pointee.bit_rate = 4_000_000
         }

@@ -171,7 +171,8 @@ public final class CalculatorRunner {
     }
 
     private func inputRef(_ tag: String, _ index: Int) -> StreamRef {
-        guard let i = inputs.firstIndex(where: { $0.ref.tag == tag && $0.ref.index == index })
+        guard
+            let i = inputs.firstIndex(where: { $0.ref.tag == tag && $0.ref.index == index })
                 ?? (tag.isEmpty ? inputs.indices.filter({ inputs[$0].ref.tag.isEmpty }).dropFirst(index).first : nil)
         else { preconditionFailure("CalculatorRunner: no input \(tag):\(index)") }
         return inputs[i].ref

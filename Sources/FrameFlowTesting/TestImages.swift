@@ -51,7 +51,9 @@ public enum TestImages {
                     while pos < bytes.count && bytes[pos] != 10 { pos += 1 }
                 } else if bytes[pos] == 32 || bytes[pos] == 10 || bytes[pos] == 13 || bytes[pos] == 9 {
                     pos += 1
-                } else { break }
+                } else {
+                    break
+                }
             }
             var s = ""
             while pos < bytes.count, !(bytes[pos] == 32 || bytes[pos] == 10 || bytes[pos] == 13 || bytes[pos] == 9) {

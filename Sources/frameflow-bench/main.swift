@@ -56,7 +56,11 @@ func row(_ name: String, _ ours: Double, _ reference: Double?, unit: String, ref
 /// ffmpeg tool into `raw` (which the Python references read too); nil without ffmpeg or with
 /// fewer than ten frames.
 func clipFrames(_ clip: String, width w: Int, height h: Int, count: Int, into raw: URL) throws -> [ImageFrame]? {
-    guard run("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", "\(count)", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path]) != nil,
+    guard
+        run(
+            "ffmpeg",
+            ["-v", "error", "-y", "-i", clip, "-vf", "scale=\(w):\(h)", "-frames:v", "\(count)", "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+            != nil,
         let bytes = try? Data(contentsOf: raw), bytes.count >= w * h * 3 * 10
     else { return nil }
     let frameBytes = w * h * 3
@@ -88,7 +92,9 @@ if all || args.contains("edges") {
     try Data(frame.packedBytes()).write(to: raw)
     defer { try? FileManager.default.removeItem(at: raw) }
     let script = repoRoot.appendingPathComponent("scripts/bench/opencv_edges.py").path
-    let cv = run("python3", [script, raw.path, "\(w)", "\(h)", "\(iterations)"]).flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    let cv = run("python3", [script, raw.path, "\(w)", "\(h)", "\(iterations)"]).flatMap {
+        Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
     print("\n(a) Luminance + Sobel on 1920×1080 RGBA, one thread (median of \(iterations))")
     row("Luminance + SobelEdges", ours, cv, unit: "ms", refName: "OpenCV cvtColor+Sobel dx,dy+magnitude")
     row("  of which Luminance", lumaOnly, nil, unit: "ms", refName: "-")
@@ -164,7 +170,12 @@ if all || args.contains("media") {
     let clip = dir + "/clip1080_\(quick ? 3 : 10)s.mp4"
     let seconds = quick ? 3 : 10
     if !FileManager.default.fileExists(atPath: clip) {
-        _ = run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds)", "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        _ = run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds)", "-c:v", "libx264", "-pix_fmt",
+                "yuv420p", clip,
+            ])
     }
     let frameflow = repoRoot.appendingPathComponent(".build/release/frameflow").path
     let graph = repoRoot.appendingPathComponent("Graphs/edge_detection_mobile_gpu.pbtxt").path
@@ -183,7 +194,8 @@ if all || args.contains("media") {
         let ref = wall("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "format=gray,sobel", "-f", "null", "-"])
         if let ours { row("frameflow run edge graph → null", ours, ref, unit: "s", refName: "ffmpeg -vf format=gray,sobel -f null") }
         let ours264 = wall(frameflow, ["run", graph, "--input", clip, "--output", dir + "/edges.mp4"])
-        let ref264 = wall("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "format=gray,sobel,format=yuv420p", "-c:v", "libx264", dir + "/edges_ffmpeg.mp4"])
+        let ref264 = wall(
+            "ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "format=gray,sobel,format=yuv420p", "-c:v", "libx264", dir + "/edges_ffmpeg.mp4"])
         if let ours264 { row("frameflow run edge graph → H.264 file", ours264, ref264, unit: "s", refName: "ffmpeg … sobel -c:v libx264") }
     } else {
         print("  (build frameflow first: swift build -c release --product frameflow)")
@@ -244,7 +256,9 @@ if all || args.contains("filters") {
     // Two rounds — OpenCV, FrameFlow, OpenCV, FrameFlow — keeping each side's best median,
     // so that a slow stretch of this shared machine does not fall on one side only.
     let rounds = quick ? 1 : 2
-    print("\n(d) Filters on 1920×1080 (median of \(iterations), best of \(rounds) alternating rounds each side), one worker and all workers, against OpenCV")
+    print(
+        "\n(d) Filters on 1920×1080 (median of \(iterations), best of \(rounds) alternating rounds each side), one worker and all workers, against OpenCV"
+    )
     /// Rows in print order: label, the reference's (key, thread) in OpenCV's output (nil: the
     /// memcpy row), the reference's name.
     var rows: [(label: String, ref: (String, String)?, refName: String)] = []
@@ -264,34 +278,54 @@ if all || args.contains("filters") {
             let label = threads == 1 ? "1 thread" : "\(threads) threads"
             if wanted("roundtrip") {
                 // What every row below includes besides its kernel: send → node → waitUntilIdle.
-                keep("graph round trip, pass-through node, \(label)", try inGraph(PassThroughCalculator.self, NoOptions(), input: rgba, threads: threads), ref: nil, refName: "")
+                keep(
+                    "graph round trip, pass-through node, \(label)",
+                    try inGraph(PassThroughCalculator.self, NoOptions(), input: rgba, threads: threads), ref: nil, refName: "")
             }
             if wanted("nv12") {
-                keep("NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads), ref: ("nv12_to_rgba", key), refName: "cvtColor YUV2RGBA_NV12")
+                keep(
+                    "NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads),
+                    ref: ("nv12_to_rgba", key), refName: "cvtColor YUV2RGBA_NV12")
             }
             if wanted("bilinear") {
-                keep("resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads), ref: ("resize_linear", key), refName: "resize INTER_LINEAR")
+                keep(
+                    "resize → 640×360 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize, input: rgba, threads: threads),
+                    ref: ("resize_linear", key), refName: "resize INTER_LINEAR")
             }
             if wanted("bilinear720") {
                 // 1920 → 640 is an exact 3× reduction whose bilinear taps all land on source pixels
                 // (a gather); 1.5× blends two taps in both directions everywhere.
-                keep("resize → 1280×720 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize720, input: rgba, threads: threads), ref: ("resize_linear_720", key), refName: "resize INTER_LINEAR")
+                keep(
+                    "resize → 1280×720 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize720, input: rgba, threads: threads),
+                    ref: ("resize_linear_720", key), refName: "resize INTER_LINEAR")
             }
             if wanted("area") {
-                keep("resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads), ref: ("resize_area", key), refName: "resize INTER_AREA")
+                keep(
+                    "resize → 640×360 area, \(label)", try inGraph(ImageTransformationCalculator.self, area, input: rgba, threads: threads),
+                    ref: ("resize_area", key), refName: "resize INTER_AREA")
             }
             if wanted("blur") {
-                keep("Gaussian blur 5×5, \(label)", try inGraph(GaussianBlurCalculator.self, .init(sigma: 0, kernelSize: 5), input: rgba, threads: threads), ref: ("gaussian_5x5", key), refName: "GaussianBlur (5,5)")
+                keep(
+                    "Gaussian blur 5×5, \(label)",
+                    try inGraph(GaussianBlurCalculator.self, .init(sigma: 0, kernelSize: 5), input: rgba, threads: threads),
+                    ref: ("gaussian_5x5", key), refName: "GaussianBlur (5,5)")
             }
             if wanted("unsharp") {
-                keep("unsharp mask, \(label)", try inGraph(SharpenCalculator.self, .init(radius: 1, amount: 0.8), input: rgba, threads: threads), ref: ("unsharp", key), refName: "GaussianBlur + addWeighted")
+                keep(
+                    "unsharp mask, \(label)", try inGraph(SharpenCalculator.self, .init(radius: 1, amount: 0.8), input: rgba, threads: threads),
+                    ref: ("unsharp", key), refName: "GaussianBlur + addWeighted")
             }
             if wanted("color") {
-                keep("saturation + contrast, \(label)", try inGraph(ColorAdjustmentCalculator.self, .init(contrast: 1.2, saturation: 1.3), input: rgba, threads: threads), ref: ("sat_contrast", key), refName: "convertScaleAbs + addWeighted")
+                keep(
+                    "saturation + contrast, \(label)",
+                    try inGraph(ColorAdjustmentCalculator.self, .init(contrast: 1.2, saturation: 1.3), input: rgba, threads: threads),
+                    ref: ("sat_contrast", key), refName: "convertScaleAbs + addWeighted")
             }
             if wanted("lut") {
                 let name = "3-D LUT 17³ tetrahedral, \(label)"
-                keep(name, try inGraph(LUTCalculator.self, .init(lutPath: lutFile), input: rgba, threads: threads), ref: ("memcpy", key), refName: "memcpy of the frame (floor)")
+                keep(
+                    name, try inGraph(LUTCalculator.self, .init(lutPath: lutFile), input: rgba, threads: threads), ref: ("memcpy", key),
+                    refName: "memcpy of the frame (floor)")
                 let bytes = rgba.planes[0].bytesPerRow * h
                 let dst = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
                 let copy = medianMilliseconds(iterations: iterations) { dst.copyMemory(from: rgba.planes[0].baseAddress, byteCount: bytes) }
@@ -325,7 +359,8 @@ if all || args.contains("haar") {
             try Data(gray.packedBytes()).write(to: raw)
             defer { try? FileManager.default.removeItem(at: raw) }
             let script = repoRoot.appendingPathComponent("scripts/bench/opencv_haar.py").path
-            let cv = run("python3", [script, cascadePath, raw.path, "\(w)", "\(h)", "\(iterations)"])
+            let cv =
+                run("python3", [script, cascadePath, raw.path, "\(w)", "\(h)", "\(iterations)"])
                 .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Double] } ?? [:]
             let p = HaarCascadeDetector.Parameters(scaleFactor: 1.1, minNeighbors: 3)
             let one = try medianMilliseconds(iterations: iterations) { _ = try detector.detect(gray, parameters: p) }
@@ -351,7 +386,9 @@ if all || args.contains("models") {
     // Two rounds — the Python references, then FrameFlow, twice — keeping each side's best
     // median, so that a slow stretch of this shared machine does not fall on one side only.
     let rounds = quick ? 1 : 2
-    print("\n(f) Model latency, median of \(iterations), best of \(rounds) alternating rounds each side (FrameFlowML on one thread, and split over the shared workers)")
+    print(
+        "\n(f) Model latency, median of \(iterations), best of \(rounds) alternating rounds each side (FrameFlowML on one thread, and split over the shared workers)"
+    )
     // BENCH_MODELS=pnet,onet: only those.
     let only = ProcessInfo.processInfo.environment["BENCH_MODELS"].map { Set($0.split(separator: ",").map(String.init)) }
     var refs: [String: [String: Double]] = [:]
@@ -363,14 +400,17 @@ if all || args.contains("models") {
         "face_landmark": "face_landmark", "hand_landmark_full": "hand_landmark", "hand_landmark_lite": "hand_landmark",
         "palm_detection_full": "palm_detection", "palm_detection_lite": "palm_detection",
     ]
-    let names = ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "face_landmark", "hand_landmark_full",
-        "hand_landmark_lite", "palm_detection_full", "palm_detection_lite"].filter { only?.contains($0) ?? true }
+    let names = [
+        "pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "face_landmark", "hand_landmark_full",
+        "hand_landmark_lite", "palm_detection_full", "palm_detection_lite",
+    ].filter { only?.contains($0) ?? true }
     let tflite = Set(mediapipeModels.keys).union(["face_detection_short_range"])
     for name in names {
         let fixtures = repoRoot.appendingPathComponent(".build/fixtures").path
-        let (modelPath, inputPath) = mediapipeModels[name].map {
-            ("\(fixtures)/mediapipe/mediapipe/modules/\($0)/\(name).tflite", "\(fixtures)/litert_ops/\(name).image.input_0.pb")
-        } ?? ("\(dir)/\(name).\(tflite.contains(name) ? "tflite" : "onnx")", "\(dir)/\(name).input_0.pb")
+        let (modelPath, inputPath) =
+            mediapipeModels[name].map {
+                ("\(fixtures)/mediapipe/mediapipe/modules/\($0)/\(name).tflite", "\(fixtures)/litert_ops/\(name).image.input_0.pb")
+            } ?? ("\(dir)/\(name).\(tflite.contains(name) ? "tflite" : "onnx")", "\(dir)/\(name).input_0.pb")
         if let model = try? Model(contentsOf: URL(fileURLWithPath: modelPath)),
             let input = try? loadTensorProto(contentsOfFile: inputPath).tensor
         {
@@ -379,8 +419,10 @@ if all || args.contains("models") {
     }
     let workers = Parallelism(callerHelpers)
     for _ in 0..<rounds {
-        if !skipReference, let out = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"]),
-            let obj = try? JSONSerialization.jsonObject(with: Data(out.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)) as? [String: [String: Double]]
+        if !skipReference,
+            let out = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_models.py").path, dir, "\(iterations)"]),
+            let obj = try? JSONSerialization.jsonObject(with: Data(out.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8))
+                as? [String: [String: Double]]
         {
             refs.merge(obj) { a, b in a.merging(b) { min($0, $1) } }
         }
@@ -429,7 +471,9 @@ if all || args.contains("blazeface") {
     let wanted = quick ? 30 : 120  // the clip has 120 frames
     let raw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-blazeface-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: raw) }
-    print("\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps, best of 2 rounds × 3 passes each side, alternating; ratio = FrameFlow fps / reference fps, target ≥ 1.0)")
+    print(
+        "\n(g) BlazeFace graph on carphone_pristine.mp4 scaled to \(w)×\(h) (fps, best of 2 rounds × 3 passes each side, alternating; ratio = FrameFlow fps / reference fps, target ≥ 1.0)"
+    )
     if let frames = try clipFrames(clip, width: w, height: h, count: wanted, into: raw) {
         let count = frames.count
         var text = try String(contentsOf: repoRoot.appendingPathComponent("Graphs/face_detection_short_range.pbtxt"), encoding: .utf8)
@@ -459,15 +503,29 @@ if all || args.contains("blazeface") {
         var ref: [String: Double] = [:]
         for _ in 0..<2 {
             for _ in 0..<3 { let r = try graphFPS(); if r.fps > ours.fps { ours = r } }
-            let round = run("python3", [repoRoot.appendingPathComponent("scripts/bench/reference_blazeface.py").path,
-                                        "\(models)/face_detection_short_range.tflite", raw.path, "\(w)", "\(h)"])
-                .flatMap { try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Double] } ?? [:]
+            let round =
+                run(
+                    "python3",
+                    [
+                        repoRoot.appendingPathComponent("scripts/bench/reference_blazeface.py").path,
+                        "\(models)/face_detection_short_range.tflite", raw.path, "\(w)", "\(h)",
+                    ]
+                )
+                .flatMap {
+                    try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Double]
+                } ?? [:]
             ref.merge(round) { max($0, $1) }
         }
-        print(String(format: "  FrameFlow graph (%d worker threads): %.1f fps, faces on %d of %d frames", WorkerPool.shared.threadCount, ours.fps, ours.faces, count))
+        print(
+            String(
+                format: "  FrameFlow graph (%d worker threads): %.1f fps, faces on %d of %d frames", WorkerPool.shared.threadCount, ours.fps,
+                ours.faces, count))
         for (key, label) in [("litert1", "LiteRT 1 thread"), ("litert2", "LiteRT 2 threads")] {
             if let fps = ref[key] {
-                print(String(format: "  Python %@ + OpenCV: %.1f fps (faces on %d frames) → ratio %.2f", label, fps, Int(ref["faces"] ?? -1), ours.fps / fps))
+                print(
+                    String(
+                        format: "  Python %@ + OpenCV: %.1f fps (faces on %d frames) → ratio %.2f", label, fps, Int(ref["faces"] ?? -1),
+                        ours.fps / fps))
             } else {
                 print("  Python \(label): unavailable (scripts/setup.sh bench)")
             }
@@ -492,16 +550,21 @@ if all || args.contains("mediapipe") {
         var clip = "carphone"
     }
     let solutions = [
-        Solution(title: "face detection", graph: "face_detection/face_detection_short_range_cpu.binarypb", sidePackets: [:],
-                 output: "detections", python: "face_detection"),
-        Solution(title: "Face Mesh (478 landmarks)", graph: "face_landmark/face_landmark_front_cpu.binarypb",
-                 sidePackets: ["num_faces": 1, "with_attention": true, "use_prev_landmarks": true],
-                 output: "multi_face_landmarks", python: "face_mesh"),
-        Solution(title: "Hands (full model)", graph: "hand_landmark/hand_landmark_tracking_cpu.binarypb",
-                 sidePackets: ["num_hands": 2, "model_complexity": 1, "use_prev_landmarks": true],
-                 output: "multi_hand_landmarks", python: "hands", clip: "hand_clip"),
+        Solution(
+            title: "face detection", graph: "face_detection/face_detection_short_range_cpu.binarypb", sidePackets: [:],
+            output: "detections", python: "face_detection"),
+        Solution(
+            title: "Face Mesh (478 landmarks)", graph: "face_landmark/face_landmark_front_cpu.binarypb",
+            sidePackets: ["num_faces": 1, "with_attention": true, "use_prev_landmarks": true],
+            output: "multi_face_landmarks", python: "face_mesh"),
+        Solution(
+            title: "Hands (full model)", graph: "hand_landmark/hand_landmark_tracking_cpu.binarypb",
+            sidePackets: ["num_hands": 2, "model_complexity": 1, "use_prev_landmarks": true],
+            output: "multi_hand_landmarks", python: "hands", clip: "hand_clip"),
     ]
-    print("\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces) and Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster")
+    print(
+        "\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces) and Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster"
+    )
     let handClip = repoRoot.appendingPathComponent("Tests/Fixtures/mediapipe/hand_clip.mp4").path
     let handRaw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-hands-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: handRaw) }
@@ -513,7 +576,9 @@ if all || args.contains("mediapipe") {
         (toTensor.outputTensorWidth, toTensor.outputTensorHeight, toTensor.keepAspectRatio) = (128, 128, true)
         toTensor.outputTensorFloatRange = .init(min: -1, max: 1)
         toTensor.borderMode = .zero
-        let preprocess = try medianMilliseconds(iterations: quick ? 20 : 200) { _ = try ImageToTensorCalculator.convert(frames[0], options: toTensor) }
+        let preprocess = try medianMilliseconds(iterations: quick ? 20 : 200) {
+            _ = try ImageToTensorCalculator.convert(frames[0], options: toTensor)
+        }
         print(String(format: "  ImageToTensorCalculator alone, 640×480 → 128×128: %.3f ms", preprocess))
         ResourcePaths.root = root
         let registry = try CalculatorRegistry.withML()
@@ -568,9 +633,16 @@ if all || args.contains("mediapipe") {
                 let label = "MediaPipe \(solution.title), \(threads) thread\(threads == 1 ? "" : "s")"
                 if let theirs {
                     row(label, 1000 / ours.fps, 1000 / theirs.fps, unit: "ms", refName: "mediapipe==0.10.21 Python solution")
-                    print(String(format: "    FrameFlow %.1f fps (found on %d of %d frames), MediaPipe %.1f fps (found on %d)", ours.fps, ours.found, frames.count, theirs.fps, theirs.found))
+                    print(
+                        String(
+                            format: "    FrameFlow %.1f fps (found on %d of %d frames), MediaPipe %.1f fps (found on %d)", ours.fps, ours.found,
+                            frames.count, theirs.fps, theirs.found))
                 } else {
-                    print(String(format: "  %@: FrameFlow %.1f fps; MediaPipe's Python solution unavailable (python3 -m venv .build/venv-mediapipe && .build/venv-mediapipe/bin/pip install mediapipe==0.10.21)", label, ours.fps))
+                    print(
+                        String(
+                            format:
+                                "  %@: FrameFlow %.1f fps; MediaPipe's Python solution unavailable (python3 -m venv .build/venv-mediapipe && .build/venv-mediapipe/bin/pip install mediapipe==0.10.21)",
+                            label, ours.fps))
                 }
             }
         }

@@ -45,7 +45,8 @@ let registry: CalculatorRegistry = {
 enum StopSignals {
     /// The run signals go to, whether one arrived before it, whether a run is starting (then a
     /// signal waits for it), and the installed sources; one lock, so a signal sees them together.
-    private static let state = Locked<(runner: RunnerBox?, pending: Bool, starting: Bool, sources: [any DispatchSourceSignal])>((nil, false, false, []))
+    private static let state = Locked<(runner: RunnerBox?, pending: Bool, starting: Bool, sources: [any DispatchSourceSignal])>(
+        (nil, false, false, []))
 
     /// Installs the handlers; call first thing.
     static func install() {
@@ -145,7 +146,9 @@ final class RunnerBox: @unchecked Sendable {
     StopSignals.runWillStart()
     var options = GraphRunner.Options()
     try registerSubgraphOptions()
-    guard let graphPath = args.first(where: { !$0.hasPrefix("--") }) else { fail("usage: frameflow run GRAPH [options]; see frameflow help", code: 2) }
+    guard let graphPath = args.first(where: { !$0.hasPrefix("--") }) else {
+        fail("usage: frameflow run GRAPH [options]; see frameflow help", code: 2)
+    }
     args.removeAll { $0 == graphPath }
     let graph = try Graph(contentsOfFile: graphPath, registry: registry)
     let inputNames = Set(graph.config.inputStreams.map(\.name))
@@ -165,7 +168,8 @@ final class RunnerBox: @unchecked Sendable {
         guard let eq = o.firstIndex(of: "=") else { fail("--output-stream needs NAME=DEST", code: 2) }
         options.outputStreams.append((String(o[..<eq]), String(o[o.index(after: eq)...])))
     }
-    for (name, _) in options.outputStreams where graph.config.nodes.allSatisfy({ !$0.outputStreams.contains { $0.name == name } }) && !inputNames.contains(name) {
+    for (name, _) in options.outputStreams
+    where graph.config.nodes.allSatisfy({ !$0.outputStreams.contains { $0.name == name } }) && !inputNames.contains(name) {
         fail("--output-stream \(name)=…: the graph has no stream '\(name)'")
     }
     while let s = option("--side") {
@@ -174,10 +178,14 @@ final class RunnerBox: @unchecked Sendable {
     }
     if let f = option("--frames") { guard let n = Int(f), n > 0 else { fail("--frames needs a positive number", code: 2) }; options.frames = n }
     options.realtime = flag("--realtime")
-    if let m = option("--max-frames-in-flight") { guard let n = Int(m), n >= 0 else { fail("--max-frames-in-flight needs a number", code: 2) }; options.maxFramesInFlight = n }
+    if let m = option("--max-frames-in-flight") {
+        guard let n = Int(m), n >= 0 else { fail("--max-frames-in-flight needs a number", code: 2) }; options.maxFramesInFlight = n
+    }
     let stats = flag("--stats")
     options.trace = option("--trace")
-    if let p = option("--pixel-format") { guard let f = PixelFormat(name: p) else { fail("unknown pixel format '\(p)'", code: 2) }; options.source.pixelFormat = f }
+    if let p = option("--pixel-format") {
+        guard let f = PixelFormat(name: p) else { fail("unknown pixel format '\(p)'", code: 2) }; options.source.pixelFormat = f
+    }
     if let c = option("--crf") {
         guard let n = Int(c), (0...63).contains(n) else { fail("--crf needs a whole number from 0 to 63 (H.264: 0-51), not '\(c)'", code: 2) }
         options.encode.crf = n
@@ -219,7 +227,9 @@ final class RunnerBox: @unchecked Sendable {
         windowSize = (p[0], p[1])
     }
     guard args.isEmpty else { fail("unknown arguments: \(args.joined(separator: " "))", code: 2) }
-    guard !options.inputs.isEmpty || graph.config.inputStreams.isEmpty else { fail("--input is required: the graph reads \(inputNames.sorted().joined(separator: ", "))", code: 2) }
+    guard !options.inputs.isEmpty || graph.config.inputStreams.isEmpty else {
+        fail("--input is required: the graph reads \(inputNames.sorted().joined(separator: ", "))", code: 2)
+    }
     options.progress = isatty(2) != 0
     // A window output: opened before the graph starts (so a missing display fails first),
     // driven by the main thread while the run feeds the graph from another.
@@ -250,7 +260,10 @@ final class RunnerBox: @unchecked Sendable {
     if stats {
         print("  " + frameFlowBuildDescription)
         for n in graph.statistics.nodes where !n.isOutput {
-            print(String(format: "  %-32@ calls %7d  busy %8.3f s  dropped %5d  max queue %d", n.name as NSString, n.calls, n.busySeconds, n.dropped, n.maxQueueDepth))
+            print(
+                String(
+                    format: "  %-32@ calls %7d  busy %8.3f s  dropped %5d  max queue %d", n.name as NSString, n.calls, n.busySeconds, n.dropped,
+                    n.maxQueueDepth))
         }
     }
     finishRun(summary, readsInput: !options.inputs.isEmpty)

@@ -88,7 +88,9 @@ args.removeFirst()
     while let d = option("--graph-path") { try registry.registerSubgraphs(inDirectory: d) }
     if let r = option("--resource-root") {
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: r, isDirectory: &isDir), isDir.boolValue else { fail("--resource-root \(r): no such folder", code: 2) }
+        guard FileManager.default.fileExists(atPath: r, isDirectory: &isDir), isDir.boolValue else {
+            fail("--resource-root \(r): no such folder", code: 2)
+        }
         ResourcePaths.root = r
     }
 }
@@ -116,7 +118,9 @@ do {
         let dot = flag("--dot")
         let expanded = flag("--expanded")
         try registerSubgraphOptions()
-        guard args.count == 1, dot else { fail("usage: frameflow graph GRAPH --dot [--expanded] [--subgraph [NAME=]FILE]... [--graph-path DIR]...", code: 2) }
+        guard args.count == 1, dot else {
+            fail("usage: frameflow graph GRAPH --dot [--expanded] [--subgraph [NAME=]FILE]... [--graph-path DIR]...", code: 2)
+        }
         let graph = try Graph(try GraphConfig(contentsOfFile: args[0]), registry: registry)
         let config = expanded ? graph.expandedConfig : graph.config
         print(config.dot(name: URL(fileURLWithPath: args[0]).deletingPathExtension().lastPathComponent), terminator: "")
@@ -142,7 +146,9 @@ do {
             for r in shown { if case .failed(let why) = r.outcome { print("FAIL \(r.name): \(why)") } }
         }
         let passed = shown.filter { $0.outcome == .passed }.count
-        let failed = shown.filter { if case .failed = $0.outcome { return true }; return false }.count
+        let failed = shown.filter {
+            if case .failed = $0.outcome { return true }; return false
+        }.count
         print("\(passed) passed, \(failed) failed, \(shown.count - passed - failed) unsupported")
     case "version", "--version":
         print(frameFlowBuildDescription)

@@ -10,7 +10,8 @@ enum MLFixtures {
 
     /// The standard and ML calculators with the built-in subgraphs (their parsing is tested on
     /// its own in BuiltInSubgraphTests).
-    static let registry: CalculatorRegistry = (try? CalculatorRegistry.withML())
+    static let registry: CalculatorRegistry =
+        (try? CalculatorRegistry.withML())
         ?? CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
 
     /// `Graphs/<name>.pbtxt`, its model and label paths (relative to the repository) made absolute.

@@ -40,7 +40,10 @@ import Testing
             .write(toFile: bad, atomically: true, encoding: .utf8)
         let r = try run(["validate", bad])
         #expect(r.status == 1)
-        #expect(r.err.contains("bad.pbtxt:2:1: node 'SobelEdgeCalculator': unknown calculator 'SobelEdgeCalculator' (did you mean 'SobelEdgesCalculator'?)"), "\(r.err)")
+        #expect(
+            r.err.contains(
+                "bad.pbtxt:2:1: node 'SobelEdgeCalculator': unknown calculator 'SobelEdgeCalculator' (did you mean 'SobelEdgesCalculator'?)"),
+            "\(r.err)")
         let dot = try run(["graph", "Graphs/edge_detection_mobile_gpu.pbtxt", "--dot"])
         #expect(dot.status == 0 && dot.out.hasPrefix("digraph"))
         let cal = try run(["calculators"])
@@ -50,13 +53,14 @@ import Testing
     @Test func subgraphsFromTheCommandLine() throws {
         let sub = MediaFixtures.path("edges_sub.pbtxt"), top = MediaFixtures.path("edges_top.pbtxt")
         try """
-            type: "EdgesSubgraph"
-            input_stream: "IMAGE:in"
-            output_stream: "IMAGE:out"
-            node { calculator: "LuminanceCalculator" input_stream: "in" output_stream: "luma" }
-            node { calculator: "SobelEdgesCalculator" input_stream: "luma" output_stream: "out" }
-            """.write(toFile: sub, atomically: true, encoding: .utf8)
-        try "input_stream: \"input_video\"\noutput_stream: \"output_video\"\nnode { calculator: \"Edges\" input_stream: \"IMAGE:input_video\" output_stream: \"IMAGE:output_video\" }\n"
+        type: "EdgesSubgraph"
+        input_stream: "IMAGE:in"
+        output_stream: "IMAGE:out"
+        node { calculator: "LuminanceCalculator" input_stream: "in" output_stream: "luma" }
+        node { calculator: "SobelEdgesCalculator" input_stream: "luma" output_stream: "out" }
+        """.write(toFile: sub, atomically: true, encoding: .utf8)
+        try
+            "input_stream: \"input_video\"\noutput_stream: \"output_video\"\nnode { calculator: \"Edges\" input_stream: \"IMAGE:input_video\" output_stream: \"IMAGE:output_video\" }\n"
             .write(toFile: top, atomically: true, encoding: .utf8)
         let named = try run(["validate", top, "--subgraph", "Edges=\(sub)"])
         #expect(named.status == 0 && named.out == "ok\n", "\(named.err)")
@@ -71,11 +75,11 @@ import Testing
     @Test func relativeOptionPathsResolveUnderTheResourceRoot() throws {
         let graph = MediaFixtures.path("haar_relative.pbtxt")
         try """
-            input_stream: "input_video"
-            output_stream: "detections"
-            node { calculator: "HaarCascadeDetectorCalculator" input_stream: "IMAGE:input_video" output_stream: "DETECTIONS:detections"
-              options { [mediapipe.HaarCascadeDetectorCalculatorOptions.ext] { cascade_path: "haarcascades/haarcascade_frontalface_alt.xml" } } }
-            """.write(toFile: graph, atomically: true, encoding: .utf8)
+        input_stream: "input_video"
+        output_stream: "detections"
+        node { calculator: "HaarCascadeDetectorCalculator" input_stream: "IMAGE:input_video" output_stream: "DETECTIONS:detections"
+          options { [mediapipe.HaarCascadeDetectorCalculatorOptions.ext] { cascade_path: "haarcascades/haarcascade_frontalface_alt.xml" } } }
+        """.write(toFile: graph, atomically: true, encoding: .utf8)
         let args = ["run", graph, "--input", "testsrc:64x48@10", "--frames", "2", "--output", "null"]
         let rooted = try run(args + ["--resource-root", "/usr/share/opencv4"])
         #expect(rooted.status == 0, "\(rooted.err)")
@@ -87,7 +91,10 @@ import Testing
 
     @Test func runPrintsTheSummary() throws {
         let out = MediaFixtures.path("cli.mp4")
-        let r = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:96x64@25", "--frames", "20", "--output", out, "--stats", "--trace", MediaFixtures.path("trace.json")])
+        let r = try run([
+            "run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:96x64@25", "--frames", "20", "--output", out, "--stats", "--trace",
+            MediaFixtures.path("trace.json"),
+        ])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("frames in: 20, frames out: 20, dropped: 0"), "\(r.out)")
         #expect(r.out.contains("SobelEdgesCalculator"))
@@ -123,7 +130,9 @@ import Testing
     @Test(arguments: [SIGINT, SIGTERM])
     func interruptFinalizesTheOutput(signal: Int32) throws {
         let out = MediaFixtures.path("interrupted-\(signal).mp4")
-        let r = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:160x120@30", "--realtime", "--output", out], interruptAfter: 1.5, signal: signal)
+        let r = try run(
+            ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:160x120@30", "--realtime", "--output", out], interruptAfter: 1.5,
+            signal: signal)
         #expect(r.status == 3, "an interrupted run has its own exit status: \(r.status) \(r.err)")
         #expect(r.err.contains("interrupted: outputs finalized"), "\(r.err)")
         let p = try MediaFixtures.probe(out)
@@ -146,7 +155,10 @@ import Testing
 
     @Test func aRunWithoutFramesIsNotASuccess() throws {
         // The header claims 60000 × 60000: nothing decodes, and the run says so with status 4.
-        let huge = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "Tests/Fixtures/media/huge-header.png", "--output", MediaFixtures.path("huge-out.png")])
+        let huge = try run([
+            "run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "Tests/Fixtures/media/huge-header.png", "--output",
+            MediaFixtures.path("huge-out.png"),
+        ])
         #expect(huge.status == 4, "\(huge.status) \(huge.err)")
         #expect(huge.err.contains("no frame was read from the input"))
         // 16000 × 16000 (1 GB as RGBA) is over the pixel budget: refused, not decoded.
@@ -156,7 +168,9 @@ import Testing
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         #expect(usage.ru_maxrss < 1_000_000, "the largest child used \(usage.ru_maxrss) KB")
         // The budget can be lowered: a 160 × 120 clip over 10 000 pixels.
-        let small = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", try MediaFixtures.clip(), "--max-image-pixels", "10000", "--output", "null"])
+        let small = try run([
+            "run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", try MediaFixtures.clip(), "--max-image-pixels", "10000", "--output", "null",
+        ])
         #expect(small.status != 0 && small.err.contains("over the limit of 10000 pixels"), "\(small.err)")
     }
 
@@ -180,8 +194,10 @@ import Testing
         let out = MediaFixtures.path("faces.jsonl")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
-        p.arguments = ["run", "Graphs/face_detection_haar.pbtxt", "--input", try MediaFixtures.carphone(), "--frames", "30",
-                       "--output", "null", "--output-stream", "detections=\(out)"]
+        p.arguments = [
+            "run", "Graphs/face_detection_haar.pbtxt", "--input", try MediaFixtures.carphone(), "--frames", "30",
+            "--output", "null", "--output-stream", "detections=\(out)",
+        ]
         p.currentDirectoryURL = RepositoryFiles.root
         p.standardOutput = FileHandle.nullDevice
         try p.run()

@@ -55,7 +55,10 @@ final class FailingImageCalculator: Calculator {
         try? FileManager.default.removeItem(atPath: out)
         let (p, text) = try MediaFixtures.runReadingStderr(
             "/bin/bash",
-            ["-c", "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)"])
+            [
+                "-c",
+                "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)",
+            ])
         #expect(p.terminationStatus != 0)
         #expect(p.terminationReason == .exit, "an error exit, not a signal")
         #expect(text.contains(out) && text.contains("cannot write"), "\(text)")

@@ -51,11 +51,12 @@ func edgeGraph() throws -> Graph {
         o.outputStreams = [("sizes", MediaFixtures.path("sizes.jsonl"))]
         _ = try GraphRunner(graph: graph, options: o).run()
         let lines = try String(contentsOfFile: MediaFixtures.path("sizes.jsonl"), encoding: .utf8).split(separator: "\n")
-        #expect(lines == [
-            #"{"stream":"sizes","timestamp_us":0,"height":120,"width":160}"#,
-            #"{"stream":"sizes","timestamp_us":40000,"height":120,"width":160}"#,
-            #"{"stream":"sizes","timestamp_us":80000,"height":120,"width":160}"#,
-        ])
+        #expect(
+            lines == [
+                #"{"stream":"sizes","timestamp_us":0,"height":120,"width":160}"#,
+                #"{"stream":"sizes","timestamp_us":40000,"height":120,"width":160}"#,
+                #"{"stream":"sizes","timestamp_us":80000,"height":120,"width":160}"#,
+            ])
     }
 
     @Test func unwritableOutputFailsBeforeDecoding() throws {

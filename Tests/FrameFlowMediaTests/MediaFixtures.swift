@@ -65,7 +65,9 @@ enum MediaFixtures {
 
     /// 2 s of testsrc at 25 fps, 160×120, H.264 with the index at the front.
     static func clip() throws -> String {
-        try make("clip.mp4", ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-movflags", "+faststart"])
+        try make(
+            "clip.mp4",
+            ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-movflags", "+faststart"])
     }
 
     /// The real clip fetched by scripts/setup.sh test.
@@ -79,10 +81,12 @@ enum MediaFixtures {
 
     /// Frame count and duration as ffprobe reads them.
     static func probe(_ path: String) throws -> (frames: Int, duration: Double, width: Int, height: Int) {
-        let out = String(decoding: try tool([
-            "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-            "-show_entries", "stream=nb_read_frames,width,height:format=duration", "-of", "default=nw=1",
-        ] + [path]), as: UTF8.self)
+        let out = String(
+            decoding: try tool(
+                [
+                    "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                    "-show_entries", "stream=nb_read_frames,width,height:format=duration", "-of", "default=nw=1",
+                ] + [path]), as: UTF8.self)
         var d: [String: String] = [:]
         for line in out.split(separator: "\n") {
             let kv = line.split(separator: "=", maxSplits: 1)

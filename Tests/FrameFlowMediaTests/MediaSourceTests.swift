@@ -30,9 +30,11 @@ import Testing
     /// written as 368 pixels): the last row used to run past the image's memory.
     @Test(arguments: [360, 200, 344])
     func rgbRowsOfAnyWidthStayInTheirImage(width: Int) throws {
-        let path = try MediaFixtures.make("w\(width).mp4", [
-            "-f", "lavfi", "-i", "testsrc=size=\(width)x64:rate=10:duration=0.5", "-pix_fmt", "yuv420p", "-c:v", "libx264",
-        ])
+        let path = try MediaFixtures.make(
+            "w\(width).mp4",
+            [
+                "-f", "lavfi", "-i", "testsrc=size=\(width)x64:rate=10:duration=0.5", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+            ])
         let source = try MediaSource(path, options: .init(pixelFormat: .rgb8))
         let raw = [UInt8](try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
         var k = 0, maxDiff = 0
@@ -67,7 +69,8 @@ import Testing
         let source = try MediaSource(path, options: .init(pixelFormat: .i420(.video)))
         let f = try #require(try source.read())
         #expect(f.image.format == .i420(.video) && f.image.planes.count == 3)
-        let y = [UInt8](try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
+        let y = [UInt8](
+            try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
         var same = true
         for row in 0..<120 where Array(f.image.row(row)) != Array(y[row * 160..<(row + 1) * 160]) { same = false }
         #expect(same, "Y plane must equal the decoder's")
@@ -187,7 +190,8 @@ import Testing
 
     @Test func sizeChangeMidStream() throws {
         let a = try MediaFixtures.make("a.ts", ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=1", "-c:v", "mpeg2video"])
-        let b = try MediaFixtures.make("b.ts", ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=1", "-c:v", "mpeg2video", "-output_ts_offset", "1"])
+        let b = try MediaFixtures.make(
+            "b.ts", ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=1", "-c:v", "mpeg2video", "-output_ts_offset", "1"])
         var joined = try Data(contentsOf: URL(fileURLWithPath: a))
         joined.append(try Data(contentsOf: URL(fileURLWithPath: b)))
         let p = MediaFixtures.path("switch.ts")
@@ -252,7 +256,11 @@ import Testing
         // of reporting success.
         // Larger than what FFmpeg buffers while probing (426 KB), or it would seek in its buffer.
         let late = try MediaFixtures.make(
-            "moov-at-end.mp4", ["-f", "lavfi", "-i", "testsrc=size=640x480:rate=25:duration=4", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-crf", "0", "-preset", "ultrafast"])
+            "moov-at-end.mp4",
+            [
+                "-f", "lavfi", "-i", "testsrc=size=640x480:rate=25:duration=4", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-crf", "0", "-preset",
+                "ultrafast",
+            ])
         let port = 19_000 + Int(getpid() % 1000)
         let script = """
             import socket, sys

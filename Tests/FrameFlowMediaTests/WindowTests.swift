@@ -34,10 +34,12 @@ import Testing
         #expect(r.status == "0", "q must end the run cleanly: \((try? String(contentsOfFile: r.dir + "/run.out", encoding: .utf8)) ?? "")")
         #expect(r.shot.width == 320 && r.shot.height == 480)
         var worst = 0
-        for y in 0..<240 { for x in 0..<320 {
-            let a = r.shot[x, y + 120], b = edges[x, y]
-            for c in 0..<3 { worst = max(worst, abs(Int(a[c]) - Int(b[c]))) }
-        } }
+        for y in 0..<240 {
+            for x in 0..<320 {
+                let a = r.shot[x, y + 120], b = edges[x, y]
+                for c in 0..<3 { worst = max(worst, abs(Int(a[c]) - Int(b[c]))) }
+            }
+        }
         #expect(worst == 0, "the window shows the frame's pixels")
         #expect(r.shot[5, 5].prefix(3) == [0, 0, 0] && r.shot[5, 475].prefix(3) == [0, 0, 0], "black bars")
         let p = try MediaFixtures.probe(r.dir + "/window.mp4")
@@ -50,10 +52,12 @@ import Testing
         #expect(r.status == "0")
         #expect(r.shot.width == 320 && r.shot.height == 120)
         var worst = 0
-        for y in 0..<120 { for x in 0..<320 {
-            let a = r.shot[x, y], b = edges[x, y + 60]
-            for c in 0..<3 { worst = max(worst, abs(Int(a[c]) - Int(b[c]))) }
-        } }
+        for y in 0..<120 {
+            for x in 0..<320 {
+                let a = r.shot[x, y], b = edges[x, y + 60]
+                for c in 0..<3 { worst = max(worst, abs(Int(a[c]) - Int(b[c]))) }
+            }
+        }
         #expect(worst == 0)
     }
 

@@ -96,7 +96,8 @@ enum OptionsDecoding {
                     node: node, location: fields[0].location)
             }
             if !spec.isArray, fields.count > 1 {
-                throw GraphError(.invalidOption, "option '\(full)' is not repeated but is given \(fields.count) times", node: node, location: fields[1].location)
+                throw GraphError(
+                    .invalidOption, "option '\(full)' is not repeated but is given \(fields.count) times", node: node, location: fields[1].location)
             }
             var values: [Any] = []
             for f in fields {
@@ -117,7 +118,9 @@ enum OptionsDecoding {
                     } else if let i = Int(raw) {
                         values.append(i)
                     } else if Self.isIntegerType(spec.type) {
-                        throw GraphError(.invalidOption, "option '\(full)' has the wrong type: expected an integer, found \(raw)", node: node, location: f.value.location)
+                        throw GraphError(
+                            .invalidOption, "option '\(full)' has the wrong type: expected an integer, found \(raw)", node: node,
+                            location: f.value.location)
                     } else if let d = TextFormatParser.numberValue(raw) {
                         values.append(d)
                     } else {

@@ -135,7 +135,9 @@ public struct TextFormatParser {
         while true {
             guard let c = peek() else {
                 if let closing {
-                    throw error("expected '\(Character(UnicodeScalar(closing)))' to close the message opened at line \(start.line), column \(start.column), found end of file")
+                    throw error(
+                        "expected '\(Character(UnicodeScalar(closing)))' to close the message opened at line \(start.line), column \(start.column), found end of file"
+                    )
                 }
                 return msg
             }
@@ -205,7 +207,9 @@ public struct TextFormatParser {
                 fields.append(TextField(name: name, isExtension: isExtension, value: v, location: v.location))
                 if consume("]") { return fields }
                 guard consume(",") else {
-                    throw error("expected ',' or ']' in the list for field '\(name)' opened at line \(open.line), column \(open.column), found \(describeNext())")
+                    throw error(
+                        "expected ',' or ']' in the list for field '\(name)' opened at line \(open.line), column \(open.column), found \(describeNext())"
+                    )
                 }
             }
         }
@@ -231,7 +235,8 @@ public struct TextFormatParser {
             while pos < chars.count {
                 let d = chars[pos]
                 if Self.isIdentChar(d) || d == UInt8(ascii: ".")
-                    || ((d == UInt8(ascii: "-") || d == UInt8(ascii: "+")) && (s.last == "e" || s.last == "E") && !s.lowercased().hasPrefix("0x") && !s.lowercased().hasPrefix("-0x"))
+                    || ((d == UInt8(ascii: "-") || d == UInt8(ascii: "+")) && (s.last == "e" || s.last == "E") && !s.lowercased().hasPrefix("0x")
+                        && !s.lowercased().hasPrefix("-0x"))
                 {
                     s.append(Character(UnicodeScalar(d)))
                     advance()

@@ -20,16 +20,16 @@ final class ConditionLock: @unchecked Sendable {
         var mattr = pthread_mutexattr_t()
         pthread_mutexattr_init(&mattr)
         #if os(Linux)
-        // Spin briefly before sleeping: critical sections here are short, and a sleep
-        // costs two system calls.
-        pthread_mutexattr_settype(&mattr, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+            // Spin briefly before sleeping: critical sections here are short, and a sleep
+            // costs two system calls.
+            pthread_mutexattr_settype(&mattr, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
         #endif
         pthread_mutex_init(mutex, &mattr)
         pthread_mutexattr_destroy(&mattr)
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
         #if os(Linux)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+            pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
         #endif
         pthread_cond_init(cond, &attr)
         pthread_cond_init(progress, &attr)
@@ -72,9 +72,9 @@ final class ConditionLock: @unchecked Sendable {
     private func timedWait(_ c: UnsafeMutablePointer<pthread_cond_t>, _ seconds: Double) -> Bool {
         var now = timespec()
         #if os(Linux)
-        clock_gettime(CLOCK_MONOTONIC, &now)
+            clock_gettime(CLOCK_MONOTONIC, &now)
         #else
-        clock_gettime(CLOCK_REALTIME, &now)
+            clock_gettime(CLOCK_REALTIME, &now)
         #endif
         let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds
         var deadline = timespec()

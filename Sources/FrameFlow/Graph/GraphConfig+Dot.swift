@@ -37,7 +37,8 @@ extension GraphConfig {
             for ref in renumbered.inputStreams {
                 guard let from = producer[ref.name] else { continue }
                 let back = renumbered.inputStreamInfo.contains {
-                    $0.backEdge && GraphValidator.inputPosition($0.tagIndex, in: renumbered.inputStreams).map { renumbered.inputStreams[$0] == ref } == true
+                    $0.backEdge
+                        && GraphValidator.inputPosition($0.tagIndex, in: renumbered.inputStreams).map { renumbered.inputStreams[$0] == ref } == true
                 }
                 let label = ref.tag.isEmpty ? ref.name : "\(ref.tag):\(ref.name)"
                 lines.append("  \(q(from)) -> \(q("node:" + names[i])) [label=\(q(label))\(back ? ", style=dashed, constraint=false" : "")];")

@@ -52,9 +52,10 @@ enum GraphValidator {
             let type = node.calculatorType ?? registry.calculator(named: node.calculator)
             guard let type else {
                 let hint = registry.suggestion(for: node.calculator).map { " (did you mean '\($0)'?)" } ?? ""
-                errors.append(GraphError(
-                    .unknownCalculator, "unknown calculator '\(node.calculator)'\(hint)", node: name,
-                    location: node.location))
+                errors.append(
+                    GraphError(
+                        .unknownCalculator, "unknown calculator '\(node.calculator)'\(hint)", node: name,
+                        location: node.location))
                 nodes.append(nil)
                 continue
             }
@@ -92,9 +93,10 @@ enum GraphValidator {
             for (p, ref) in n.config.outputStreams.enumerated() {
                 if let existing = producers[ref.name] {
                     let first = existing.map { nodes[$0.node]?.name ?? "?" }.map { "node '\($0)'" } ?? "the graph's input"
-                    errors.append(GraphError(
-                        .multipleProducers, "stream has two producers: \(first) and this node", node: n.name,
-                        stream: ref.name, location: ref.location ?? n.config.location))
+                    errors.append(
+                        GraphError(
+                            .multipleProducers, "stream has two producers: \(first) and this node", node: n.name,
+                            stream: ref.name, location: ref.location ?? n.config.location))
                     continue
                 }
                 producers[ref.name] = .some((i, p))
@@ -106,18 +108,20 @@ enum GraphValidator {
             guard let n else { continue }
             for ref in n.config.inputStreams {
                 guard producers[ref.name] != nil else {
-                    errors.append(GraphError(
-                        .noProducer, "no node or graph input produces this stream", node: n.name, stream: ref.name,
-                        location: ref.location ?? n.config.location))
+                    errors.append(
+                        GraphError(
+                            .noProducer, "no node or graph input produces this stream", node: n.name, stream: ref.name,
+                            location: ref.location ?? n.config.location))
                     continue
                 }
                 if let (t, producer) = producerType[ref.name] {
                     let want = portType(n.contract.inputs, ref)
                     if !t.isCompatible(with: want) {
-                        errors.append(GraphError(
-                            .typeMismatch,
-                            "node '\(producer)' produces \(t) but this node's input \(ref.port) expects \(want)",
-                            node: n.name, stream: ref.name, location: ref.location ?? n.config.location))
+                        errors.append(
+                            GraphError(
+                                .typeMismatch,
+                                "node '\(producer)' produces \(t) but this node's input \(ref.port) expects \(want)",
+                                node: n.name, stream: ref.name, location: ref.location ?? n.config.location))
                     }
                 }
             }
@@ -222,21 +226,24 @@ enum GraphValidator {
                 if c.acceptsAnyPorts { continue }
                 guard let spec = specs.first(where: { $0.tag == r.tag }) else {
                     let allowed = specs.map { $0.tag.isEmpty ? "(untagged)" : $0.tag }.joined(separator: ", ")
-                    errors.append(GraphError(
-                        .invalidPort, "\(n.type.name) has no \(what) tagged '\(r.tag)' (it has: \(allowed.isEmpty ? "none" : allowed))",
-                        node: n.name, stream: r.name, location: r.location))
+                    errors.append(
+                        GraphError(
+                            .invalidPort, "\(n.type.name) has no \(what) tagged '\(r.tag)' (it has: \(allowed.isEmpty ? "none" : allowed))",
+                            node: n.name, stream: r.name, location: r.location))
                     continue
                 }
                 if r.index > 0 && !spec.isRepeated {
-                    errors.append(GraphError(
-                        .invalidPort, "\(what) \(r.tag) takes no index > 0", node: n.name, stream: r.name, location: r.location))
+                    errors.append(
+                        GraphError(
+                            .invalidPort, "\(what) \(r.tag) takes no index > 0", node: n.name, stream: r.name, location: r.location))
                 }
             }
             if !c.acceptsAnyPorts {
                 for spec in specs where !spec.isOptional && !refs.contains(where: { $0.tag == spec.tag }) {
-                    errors.append(GraphError(
-                        .invalidPort, "\(what) \(spec.tag.isEmpty ? "(untagged)" : spec.tag) of \(n.type.name) is not connected",
-                        node: n.name, location: n.config.location))
+                    errors.append(
+                        GraphError(
+                            .invalidPort, "\(what) \(spec.tag.isEmpty ? "(untagged)" : spec.tag) of \(n.type.name) is not connected",
+                            node: n.name, location: n.config.location))
                 }
             }
         }
@@ -247,9 +254,10 @@ enum GraphValidator {
         for info in n.config.inputStreamInfo {
             let pos = inputPosition(info.tagIndex, in: n.config.inputStreams)
             guard let pos else {
-                errors.append(GraphError(
-                    .invalidPort, "input_stream_info names '\(info.tagIndex)', which is not one of this node's inputs",
-                    node: n.name, location: info.location))
+                errors.append(
+                    GraphError(
+                        .invalidPort, "input_stream_info names '\(info.tagIndex)', which is not one of this node's inputs",
+                        node: n.name, location: info.location))
                 continue
             }
             if info.backEdge { n.backEdges.insert(pos) }

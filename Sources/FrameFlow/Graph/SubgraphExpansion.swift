@@ -79,7 +79,8 @@ enum SubgraphExpansion {
         var streams: [String: String] = [:]
         var sidePackets: [String: String] = [:]
         var ignoredStreams = Set<String>(), ignoredSidePackets = Set<String>(), unused = Set<String>()
-        func bind(_ declared: [StreamRef], _ bound: [StreamRef], _ what: String, into map: inout [String: String], ignored: inout Set<String>) throws {
+        func bind(_ declared: [StreamRef], _ bound: [StreamRef], _ what: String, into map: inout [String: String], ignored: inout Set<String>) throws
+        {
             let declaredPorts = numbered(declared), boundPorts = numbered(bound)
             for (port, ref) in boundPorts {
                 guard let d = declaredPorts.first(where: { $0.port == port }) else {
@@ -254,7 +255,8 @@ enum SubgraphExpansion {
         } else {
             var inner = TextMessage(location: ov.location ?? message.location)
             try set(values, at: rest, in: &inner, ov)
-            message.fields.append(TextField(name: name, isExtension: false, value: TextValue(.message(inner), at: inner.location), location: inner.location))
+            message.fields.append(
+                TextField(name: name, isExtension: false, value: TextValue(.message(inner), at: inner.location), location: inner.location))
         }
     }
 

@@ -147,7 +147,9 @@ extension GraphRuntime {
                         let optional = node.contract.inputSidePackets.first { $0.tag == ref.tag }?.isOptional ?? false
                         if optional { continue }
                         closeOpened()
-                        throw GraphError(.missingSidePacket, "input side packet was not given to start()", node: node.name, stream: ref.name, location: ref.location)
+                        throw GraphError(
+                            .missingSidePacket, "input side packet was not given to start()", node: node.name, stream: ref.name,
+                            location: ref.location)
                     }
                     node.context.sideInputs[k] = p
                 }

@@ -233,15 +233,19 @@ extension GraphRuntime {
                 let s = node.outputStreams[port]
                 let ts = packet.timestamp
                 guard ts.isAllowedInStream else {
-                    fail(GraphError(.invalidTimestamp, "output packet has timestamp \(ts), which no packet may carry", node: node.name, stream: streams[s].name))
+                    fail(
+                        GraphError(
+                            .invalidTimestamp, "output packet has timestamp \(ts), which no packet may carry", node: node.name,
+                            stream: streams[s].name))
                     break
                 }
                 guard ts >= node.outputBounds[port] else {
                     let last = streams[s].lastTimestamp
-                    fail(GraphError(
-                        .timestampOrder,
-                        "output timestamps must increase: \(ts) after \(last == .unset ? "bound \(node.outputBounds[port])" : "\(last)")",
-                        node: node.name, stream: streams[s].name))
+                    fail(
+                        GraphError(
+                            .timestampOrder,
+                            "output timestamps must increase: \(ts) after \(last == .unset ? "bound \(node.outputBounds[port])" : "\(last)")",
+                            node: node.name, stream: streams[s].name))
                     break
                 }
                 node.outputBounds[port] = ts.next

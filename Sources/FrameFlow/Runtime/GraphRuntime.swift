@@ -86,7 +86,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         // Back-pressure: wait while a blocking consumer queue is full and the graph is
         // making progress.
         while !aborting && (running > 0 || !ready.isEmpty)
-            && st.consumers.contains(where: { $0.node.status != .closed && $0.node.inputs[$0.input].policy == .block && $0.node.inputs[$0.input].isFull })
+            && st.consumers.contains(where: {
+                $0.node.status != .closed && $0.node.inputs[$0.input].policy == .block && $0.node.inputs[$0.input].isFull
+            })
         {
             sendWaiters += 1
             lock.waitForProgress()

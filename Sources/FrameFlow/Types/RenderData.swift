@@ -168,8 +168,7 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
         var rotation: Double?
         var topLeftThickness: Double?
         enum CodingKeys: String, CodingKey { case left, top, right, bottom, normalized, rotation, topLeftThickness = "top_left_thickness" }
-        init(left: Double, top: Double, right: Double, bottom: Double, normalized: Bool, rotation: Double?, topLeftThickness: Double? = nil)
-        {
+        init(left: Double, top: Double, right: Double, bottom: Double, normalized: Bool, rotation: Double?, topLeftThickness: Double? = nil) {
             (self.left, self.top, self.right, self.bottom) = (left, top, right, bottom)
             (self.normalized, self.rotation, self.topLeftThickness) = (normalized, rotation, topLeftThickness)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import FrameFlow
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// A boosted cascade in OpenCV's XML format (`opencv_storage` / `cascade`): Haar or LBP
@@ -77,7 +77,9 @@ public struct CascadeClassifier: Sendable {
             return c
         }
         func int(_ e: XMLTree.Element) throws -> Int {
-            guard let v = Int(e.text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw fail(e, "'\(e.text.trimmingCharacters(in: .whitespacesAndNewlines))' is not an integer") }
+            guard let v = Int(e.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw fail(e, "'\(e.text.trimmingCharacters(in: .whitespacesAndNewlines))' is not an integer")
+            }
             return v
         }
         func numbers(_ e: XMLTree.Element) throws -> [Double] {
@@ -124,12 +126,18 @@ public struct CascadeClassifier: Sendable {
                     guard let left = exactInt32(inner[k]), let right = exactInt32(inner[k + 1]), let f = exactInt32(inner[k + 2]), f >= 0 else {
                         throw fail(weak.child("internalNodes")!, "node indexes must be whole numbers in range")
                     }
-                    let subset = try categories > 0 ? inner[(k + 3)..<(k + 3 + subsetSize)].map { v -> Int32 in
-                        guard v.isFinite, v == v.rounded(), abs(v) < 9e18 else { throw fail(weak.child("internalNodes")!, "category subset \(v) is not a 32-bit integer") }
-                        return Int32(truncatingIfNeeded: Int64(v))
-                    } : []
+                    let subset =
+                        try categories > 0
+                        ? inner[(k + 3)..<(k + 3 + subsetSize)].map { v -> Int32 in
+                            guard v.isFinite, v == v.rounded(), abs(v) < 9e18 else {
+                                throw fail(weak.child("internalNodes")!, "category subset \(v) is not a 32-bit integer")
+                            }
+                            return Int32(truncatingIfNeeded: Int64(v))
+                        } : []
                     let threshold = categories > 0 ? 0 : Float(inner[k + 3])
-                    guard threshold.isFinite else { throw fail(weak.child("internalNodes")!, "node threshold \(inner[k + 3]) is not a finite number") }
+                    guard threshold.isFinite else {
+                        throw fail(weak.child("internalNodes")!, "node threshold \(inner[k + 3]) is not a finite number")
+                    }
                     nodes.append(Node(left: left, right: right, feature: f, threshold: threshold, subset: subset))
                     maxFeature = max(maxFeature, Int(f))
                 }
@@ -237,7 +245,9 @@ extension CascadeClassifier {
                     var rects: [(x: Int32, y: Int32, width: Int32, height: Int32, weight: Float)] = []
                     for r in try required(f, "rects").children {
                         let v = try numbers(r)
-                        guard v.count == 5, let x = exactInt32(v[0]), let y = exactInt32(v[1]), let w = exactInt32(v[2]), let h = exactInt32(v[3]), v[4].isFinite else {
+                        guard v.count == 5, let x = exactInt32(v[0]), let y = exactInt32(v[1]), let w = exactInt32(v[2]), let h = exactInt32(v[3]),
+                            v[4].isFinite
+                        else {
                             throw fail(r, "a Haar rectangle needs whole x y width height and a finite weight")
                         }
                         guard haarRectInside(x, y, w, h, tilted: tilted, width: windowSize.width, height: windowSize.height) else {
@@ -257,7 +267,8 @@ extension CascadeClassifier {
                             return -Int32(leaves.count - 1)
                         }
                         // A child node comes after its parent, or detection could loop forever.
-                        guard let c = n.child(nodeName), let v = try numbers(c).first, let idx = exactInt32(v), Int(idx) < raw.count, Int(idx) > j else {
+                        guard let c = n.child(nodeName), let v = try numbers(c).first, let idx = exactInt32(v), Int(idx) < raw.count, Int(idx) > j
+                        else {
                             throw fail(n, "node needs \(valName) or a valid \(nodeName) (a later node of the tree)")
                         }
                         return Int32(idx)
@@ -308,7 +319,9 @@ public struct CascadeError: Error, Sendable, CustomStringConvertible {
 /// The offset of a `<?` that is not the leading XML declaration, if any.
 func findProcessingInstruction(_ b: [UInt8]) -> Int? {
     var start = 0
-    while start < b.count, b[start] == 0x20 || b[start] == 0x0A || b[start] == 0x0D || b[start] == 0x09 || b[start] == 0xEF || b[start] == 0xBB || b[start] == 0xBF { start += 1 }
+    while start < b.count,
+        b[start] == 0x20 || b[start] == 0x0A || b[start] == 0x0D || b[start] == 0x09 || b[start] == 0xEF || b[start] == 0xBB || b[start] == 0xBF
+    { start += 1 }
     var i = start + 1
     while i + 1 < b.count {
         if b[i] == 0x3C && b[i + 1] == 0x3F { return i }
@@ -348,7 +361,9 @@ enum XMLTree {
         /// Where parsing stopped for nesting deeper than `maxDepth`.
         var tooDeep: (line: Int, path: String)?
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
+        ) {
             guard tooDeep == nil else { return }
             guard stack.count < maxDepth else {
                 tooDeep = (parser.lineNumber, stack.last?.path ?? "")
@@ -393,14 +408,16 @@ enum XMLTree {
         // that too): the only one a cascade file has is the XML declaration at the start.
         if let pi = findProcessingInstruction(bytes) {
             let line = bytes[..<pi].reduce(1) { $1 == 10 ? $0 + 1 : $0 }
-            throw CascadeError(file: file, element: "", line: line, message: "processing instructions (<?…?>) are not allowed after the XML declaration")
+            throw CascadeError(
+                file: file, element: "", line: line, message: "processing instructions (<?…?>) are not allowed after the XML declaration")
         }
         let parser = XMLParser(data: data)
         let b = Builder()
         parser.delegate = b
         let parsed = parser.parse()
         if let (line, path) = b.tooDeep {
-            throw CascadeError(file: file, element: path, line: line, message: "elements nested more than \(b.maxDepth) deep (ResourceLimits.maxNestingDepth)")
+            throw CascadeError(
+                file: file, element: path, line: line, message: "elements nested more than \(b.maxDepth) deep (ResourceLimits.maxNestingDepth)")
         }
         guard parsed, let root = b.root else {
             let line = parser.lineNumber

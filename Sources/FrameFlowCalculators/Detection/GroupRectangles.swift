@@ -48,7 +48,9 @@ public enum GroupRectangles {
             counts[l] += 1
         }
         func avg(_ v: Int, _ c: Int) -> Int { Int((Float(v) * (1 / Float(c))).rounded(.toNearestOrEven)) }
-        let avgRects = (0..<n).map { (avg(sums[$0].0, counts[$0]), avg(sums[$0].1, counts[$0]), avg(sums[$0].2, counts[$0]), avg(sums[$0].3, counts[$0])) }
+        let avgRects = (0..<n).map {
+            (avg(sums[$0].0, counts[$0]), avg(sums[$0].1, counts[$0]), avg(sums[$0].2, counts[$0]), avg(sums[$0].3, counts[$0]))
+        }
         var out: [Group] = []
         for i in 0..<n {
             let r1 = avgRects[i], n1 = counts[i]

@@ -49,9 +49,13 @@ public struct HaarCascadeDetector: Sendable {
     public init(cascade: CascadeClassifier) {
         self.cascade = cascade
         if cascade.isStumpBased {
-            stumps = cascade.stages.flatMap { $0.trees.map { t in
-                Stump(feature: t.nodes[0].feature, threshold: t.nodes[0].threshold, left: t.leaves[-Int(t.nodes[0].left)], right: t.leaves[-Int(t.nodes[0].right)])
-            } }
+            stumps = cascade.stages.flatMap {
+                $0.trees.map { t in
+                    Stump(
+                        feature: t.nodes[0].feature, threshold: t.nodes[0].threshold, left: t.leaves[-Int(t.nodes[0].left)],
+                        right: t.leaves[-Int(t.nodes[0].right)])
+                }
+            }
         } else {
             stumps = nil
         }
@@ -220,7 +224,9 @@ public struct HaarCascadeDetector: Sendable {
                 (x + step * y, x - h + step * (y + h), x + w + step * (y + w), x + w - h + step * (y + w + h))
             }
             haar = d.cascade.haarFeatures.map { f in
-                let o = f.rects.map { r in f.tilted ? tiltedOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height)) : sumOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height)) }
+                let o = f.rects.map { r in
+                    f.tilted ? tiltedOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height)) : sumOfs(Int(r.x), Int(r.y), Int(r.width), Int(r.height))
+                }
                 let o2 = o.count > 2 ? o[2] : (0, 0, 0, 0)
                 return OptHaar(
                     o: (o[0].0, o[0].1, o[0].2, o[0].3, o[1].0, o[1].1, o[1].2, o[1].3, o2.0, o2.1, o2.2, o2.3),
@@ -252,8 +258,10 @@ public struct HaarCascadeDetector: Sendable {
             if isHaar {
                 let (s, q) = level.sum.withUnsafeBufferPointer { sum in
                     level.sqsum.withUnsafeBufferPointer { sq in
-                        (sum[base + norm.0] &- sum[base + norm.1] &- sum[base + norm.2] &+ sum[base + norm.3],
-                         UInt32(bitPattern: sq[base + norm.0] &- sq[base + norm.1] &- sq[base + norm.2] &+ sq[base + norm.3]))
+                        (
+                            sum[base + norm.0] &- sum[base + norm.1] &- sum[base + norm.2] &+ sum[base + norm.3],
+                            UInt32(bitPattern: sq[base + norm.0] &- sq[base + norm.1] &- sq[base + norm.2] &+ sq[base + norm.3])
+                        )
                     }
                 }
                 var nf = area * Double(q) - Double(s) * Double(s)
@@ -272,9 +280,10 @@ public struct HaarCascadeDetector: Sendable {
                             stageThresholds.withUnsafeBufferPointer { thresholds in
                                 level.sum.withUnsafeBufferPointer { sum in
                                     level.tilted.withUnsafeBufferPointer { tl in
-                                        Int(ff_haar_stumps(
-                                            st.baseAddress, hf.baseAddress, sizes.baseAddress, thresholds.baseAddress, Int32(sizes.count),
-                                            sum.baseAddress, tl.baseAddress, base, vnf))
+                                        Int(
+                                            ff_haar_stumps(
+                                                st.baseAddress, hf.baseAddress, sizes.baseAddress, thresholds.baseAddress, Int32(sizes.count),
+                                                sum.baseAddress, tl.baseAddress, base, vnf))
                                     }
                                 }
                             }
@@ -310,9 +319,10 @@ public struct HaarCascadeDetector: Sendable {
                     repeat {
                         let node = tree.nodes[Int(idx)]
                         if isHaar {
-                            let v = level.sum.withUnsafeBufferPointer { sum in
-                                level.tilted.withUnsafeBufferPointer { tl in Self.haarValue(haar[Int(node.feature)], base, sum, tl) }
-                            } * vnf
+                            let v =
+                                level.sum.withUnsafeBufferPointer { sum in
+                                    level.tilted.withUnsafeBufferPointer { tl in Self.haarValue(haar[Int(node.feature)], base, sum, tl) }
+                                } * vnf
                             idx = v < node.threshold ? node.left : node.right
                         } else {
                             let c = lbpCode(Int(node.feature), base)

@@ -65,9 +65,10 @@ public final class HaarCascadeDetectorCalculator: Calculator {
             minSize: (options.minSize[0], options.minSize[1]), maxSize: (options.maxSize[0], options.maxSize[1]))
         let hits = try detector.detect(gray, parameters: p) { n, body in cc.parallelFor(n, grain: 1, body) }
         let label = options.label.isEmpty ? nil : options.label
-        try cc.emit(hits.map {
-            Detection(pixelBox: .init(xmin: $0.x, ymin: $0.y, width: $0.width, height: $0.height), score: Double($0.neighbors), label: label)
-        }, tag: "DETECTIONS")
+        try cc.emit(
+            hits.map {
+                Detection(pixelBox: .init(xmin: $0.x, ymin: $0.y, width: $0.width, height: $0.height), score: Double($0.neighbors), label: label)
+            }, tag: "DETECTIONS")
     }
 }
 

@@ -43,7 +43,8 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
 
     public init(options: Options) throws {
         guard let f = PixelFormat(name: options.outputFormat), f != .grayFloat32, f != .rgbaFloat32 else {
-            throw GraphError(.invalidOption, "output_format '\(options.outputFormat)' is not one of gray8, rgb8, rgba8, bgra8, nv12, nv12_video, i420, i420_video")
+            throw GraphError(
+                .invalidOption, "output_format '\(options.outputFormat)' is not one of gray8, rgb8, rgba8, bgra8, nv12, nv12_video, i420, i420_video")
         }
         target = f
         matrix = options.matrix
@@ -162,12 +163,16 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
         /// `ff_yuv420_rows_to_rgbx` shares the chroma terms between four pixels but computes the same sums).
         @inline(__always) func rgb(_ y: UInt8, _ u: UInt8, _ v: UInt8) -> (r: UInt8, g: UInt8, b: UInt8) {
             let yy = (Int32(y) &- yOffset) &* yScale &+ 8192, u = Int32(u) &- 128, v = Int32(v) &- 128
-            return (Kernels.clamp255((yy &+ crR &* v) >> 14), Kernels.clamp255((yy &- cbG &* u &- crG &* v) >> 14),
-                    Kernels.clamp255((yy &+ cbB &* u) >> 14))
+            return (
+                Kernels.clamp255((yy &+ crR &* v) >> 14), Kernels.clamp255((yy &- cbG &* u &- crG &* v) >> 14),
+                Kernels.clamp255((yy &+ cbB &* u) >> 14)
+            )
         }
     }
 
-    private static func yuvToPacked(_ input: ImageFrame, _ range: YUVRange, _ out: inout MutableImageFrame, _ m: YUVMatrix, _ cc: CalculatorContext?) throws {
+    private static func yuvToPacked(_ input: ImageFrame, _ range: YUVRange, _ out: inout MutableImageFrame, _ m: YUVMatrix, _ cc: CalculatorContext?)
+        throws
+    {
         let c = YUVToRGB(range, m)
         let d = Kernels.layout(out.format)!
         let w = input.width
@@ -238,7 +243,9 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
 
     // MARK: Packed → YUV
 
-    private static func packedToYUV(_ input: ImageFrame, _ out: inout MutableImageFrame, _ range: YUVRange, _ m: YUVMatrix, _ cc: CalculatorContext?) throws {
+    private static func packedToYUV(_ input: ImageFrame, _ out: inout MutableImageFrame, _ range: YUVRange, _ m: YUVMatrix, _ cc: CalculatorContext?)
+        throws
+    {
         let s = Kernels.layout(input.format)!
         let k = RGBToYUV(range, m)
         let w = input.width, h = input.height
@@ -371,7 +378,9 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
                 let u = inNV12 ? input.row(y, plane: 1)[2 * x] : input.row(y, plane: 1)[x]
                 let v = inNV12 ? input.row(y, plane: 1)[2 * x + 1] : input.row(y, plane: 2)[x]
                 if outNV12 {
-                    out.withMutableRow(y, plane: 1) { $0[2 * x] = mapC(u); $0[2 * x + 1] = mapC(v) }
+                    out.withMutableRow(y, plane: 1) {
+                        $0[2 * x] = mapC(u); $0[2 * x + 1] = mapC(v)
+                    }
                 } else {
                     out.withMutableRow(y, plane: 1) { $0[x] = mapC(u) }
                     out.withMutableRow(y, plane: 2) { $0[x] = mapC(v) }

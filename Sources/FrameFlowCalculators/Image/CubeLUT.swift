@@ -90,7 +90,10 @@ public struct CubeLUT: Sendable {
                 guard range.contains(n) else { throw fail(lineNo, "\(parts[0]) \(n) is out of range \(range.lowerBound)…\(range.upperBound)") }
                 let count = 3 * (is3D ? n * n * n : n)  // at most 3 · 256³: no overflow
                 guard count <= limits.maxTensorElements else {
-                    throw fail(lineNo, "\(parts[0]) \(n) needs \(count) values, over the memory budget of \(limits.maxTensorElements) (ResourceLimits.maxTensorElements)")
+                    throw fail(
+                        lineNo,
+                        "\(parts[0]) \(n) needs \(count) values, over the memory budget of \(limits.maxTensorElements) (ResourceLimits.maxTensorElements)"
+                    )
                 }
                 kind = is3D ? .threeD : .oneD
                 size = n

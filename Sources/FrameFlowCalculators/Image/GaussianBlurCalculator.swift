@@ -145,30 +145,30 @@ public final class GaussianBlurCalculator: ImageFilterCalculator {
         let weights = k.weights, bits = k.bits
         Kernels.rows(h, context, grain: 16) { band in
             withUnsafeTemporaryAllocation(of: UInt16.self, capacity: n * span) { ringBuffer in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: padLen) { padBuffer in
-            withUnsafeTemporaryAllocation(of: UnsafePointer<UInt16>?.self, capacity: n) { rowsBuffer in
-                let ring = ringBuffer.baseAddress!, pad = padBuffer.baseAddress!, rowsOf = rowsBuffer.baseAddress!
-                pad.initialize(repeating: 0, count: padLen)
-                weights.withUnsafeBufferPointer { wt in
-                /// Source row `j` (reflected) filtered horizontally into ring slot j mod n.
-                func horizontal(_ j: Int) {
-                    let src = Kernels.rowPointer(input, reflect101(j, h))
-                    (pad + r * bpp).update(from: src, count: rowLen)
-                    for (m, sx) in leftCols.enumerated() { for c in 0..<bpp { pad[m * bpp + c] = src[sx * bpp + c] } }
-                    for (m, sx) in rightCols.enumerated() { for c in 0..<bpp { pad[(r + w + m) * bpp + c] = src[sx * bpp + c] } }
-                    ff_blur_horizontal_row(pad, ring + ((j % n + n) % n) * span, rowLen, wt.baseAddress!, Int32(n), Int32(bpp))
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: padLen) { padBuffer in
+                    withUnsafeTemporaryAllocation(of: UnsafePointer<UInt16>?.self, capacity: n) { rowsBuffer in
+                        let ring = ringBuffer.baseAddress!, pad = padBuffer.baseAddress!, rowsOf = rowsBuffer.baseAddress!
+                        pad.initialize(repeating: 0, count: padLen)
+                        weights.withUnsafeBufferPointer { wt in
+                            /// Source row `j` (reflected) filtered horizontally into ring slot j mod n.
+                            func horizontal(_ j: Int) {
+                                let src = Kernels.rowPointer(input, reflect101(j, h))
+                                (pad + r * bpp).update(from: src, count: rowLen)
+                                for (m, sx) in leftCols.enumerated() { for c in 0..<bpp { pad[m * bpp + c] = src[sx * bpp + c] } }
+                                for (m, sx) in rightCols.enumerated() { for c in 0..<bpp { pad[(r + w + m) * bpp + c] = src[sx * bpp + c] } }
+                                ff_blur_horizontal_row(pad, ring + ((j % n + n) % n) * span, rowLen, wt.baseAddress!, Int32(n), Int32(bpp))
+                            }
+                            for j in (band.lowerBound - r)..<(band.lowerBound + r) { horizontal(j) }
+                            for y in band {
+                                horizontal(y + r)
+                                for t in 0..<n { rowsOf[t] = UnsafePointer(ring + (((y - r + t) % n + n) % n) * span) }
+                                let d = Kernels.rowPointer(out, y)
+                                ff_blur_vertical_row(rowsOf, wt.baseAddress!, Int32(n), Int32(2 * bits), d, rowLen)
+                                post?(y, d)
+                            }
+                        }
+                    }
                 }
-                for j in (band.lowerBound - r)..<(band.lowerBound + r) { horizontal(j) }
-                for y in band {
-                    horizontal(y + r)
-                    for t in 0..<n { rowsOf[t] = UnsafePointer(ring + (((y - r + t) % n + n) % n) * span) }
-                    let d = Kernels.rowPointer(out, y)
-                    ff_blur_vertical_row(rowsOf, wt.baseAddress!, Int32(n), Int32(2 * bits), d, rowLen)
-                    post?(y, d)
-                }
-                }
-            }
-            }
             }
         }
     }

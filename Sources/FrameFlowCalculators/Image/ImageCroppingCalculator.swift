@@ -52,10 +52,13 @@ public final class ImageCroppingCalculator: OptionsStoringCalculator {
                 x: options.normX * Double(image.width), y: options.normY * Double(image.height),
                 width: options.normWidth * Double(image.width), height: options.normHeight * Double(image.height))
         } else {
-            r = Rect(x: Double(options.x), y: Double(options.y), width: Double(options.width > 0 ? options.width : image.width), height: Double(options.height > 0 ? options.height : image.height))
+            r = Rect(
+                x: Double(options.x), y: Double(options.y), width: Double(options.width > 0 ? options.width : image.width),
+                height: Double(options.height > 0 ? options.height : image.height))
         }
         try cc.emit(
-            try Self.crop(image, x: Int(r.x.rounded()), y: Int(r.y.rounded()), width: Int(r.width.rounded()), height: Int(r.height.rounded()), pool: cc.pool),
+            try Self.crop(
+                image, x: Int(r.x.rounded()), y: Int(r.y.rounded()), width: Int(r.width.rounded()), height: Int(r.height.rounded()), pool: cc.pool),
             tag: "IMAGE")
     }
 

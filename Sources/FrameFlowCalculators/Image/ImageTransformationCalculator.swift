@@ -92,7 +92,9 @@ public final class ImageTransformationCalculator: OptionsStoringCalculator {
         if ow == image.width && oh == image.height { return (image, [0, 0, 0, 0]) }
         switch options.scaleMode {
         case .stretch:
-            return (try Resize.resize(image, width: ow, height: oh, interpolation: options.interpolation, pool: pool, context: context), [0, 0, 0, 0])
+            return (
+                try Resize.resize(image, width: ow, height: oh, interpolation: options.interpolation, pool: pool, context: context), [0, 0, 0, 0]
+            )
         case .fillAndCrop:
             // Scale to cover, then crop the centre.
             let s = max(Double(ow) / Double(image.width), Double(oh) / Double(image.height))
@@ -174,18 +176,21 @@ public enum Resize {
             // Each output row: the source rows it needs blended vertically into one Float row
             // (`ff_area_vertical_row`), then resampled horizontally through the tables.
             withUnsafeTemporaryAllocation(of: Float.self, capacity: rowBytes + 4) { line in
-            withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: maxRows) { sources in
-                xOff.withUnsafeBufferPointer { XO in
-                    xW.withUnsafeBufferPointer { XW in
-                        for y in rows {
-                            let (ys, yw) = yt[y]
-                            for k in ys.indices { sources[k] = UnsafePointer(Kernels.rowPointer(input, ys[k])) }
-                            yw.withUnsafeBufferPointer { ff_area_vertical_row(sources.baseAddress!, $0.baseAddress!, Int32(ys.count), line.baseAddress!, rowBytes) }
-                            ff_area_horizontal_row(line.baseAddress!, Kernels.rowPointer(o, y), width, Int32(bpp), XO.baseAddress!, XW.baseAddress!, Int32(T))
+                withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: maxRows) { sources in
+                    xOff.withUnsafeBufferPointer { XO in
+                        xW.withUnsafeBufferPointer { XW in
+                            for y in rows {
+                                let (ys, yw) = yt[y]
+                                for k in ys.indices { sources[k] = UnsafePointer(Kernels.rowPointer(input, ys[k])) }
+                                yw.withUnsafeBufferPointer {
+                                    ff_area_vertical_row(sources.baseAddress!, $0.baseAddress!, Int32(ys.count), line.baseAddress!, rowBytes)
+                                }
+                                ff_area_horizontal_row(
+                                    line.baseAddress!, Kernels.rowPointer(o, y), width, Int32(bpp), XO.baseAddress!, XW.baseAddress!, Int32(T))
+                            }
                         }
                     }
                 }
-            }
             }
         }
         return out.freeze()
@@ -209,7 +214,8 @@ public enum Resize {
             let a = single ? 256 : UInt16(Swift.min(256, Swift.max(0, (xt.weight[x] * 256).rounded())))
             x0[x] = xt.index[x] * bpp; w0[x] = a
             x1[x] = (single ? xt.index[x] : xt.index[x] + 1) * bpp; w1[x] = 256 - a
-            w4[x] = bpp == 3
+            w4[x] =
+                bpp == 3
                 ? SIMD8(a, a, a, 256 - a, 256 - a, 256 - a, 0, 0)
                 : SIMD8(lowHalf: SIMD4(repeating: a), highHalf: SIMD4(repeating: 256 - a))
         }
@@ -226,78 +232,89 @@ public enum Resize {
         let o = out
         Kernels.rows(out.height, context, grain: 8) { rows in
             withUnsafeTemporaryAllocation(of: UInt16.self, capacity: 2 * slot) { buf in
-                x0.withUnsafeBufferPointer { X0 in x1.withUnsafeBufferPointer { X1 in
-                w0.withUnsafeBufferPointer { W0 in w1.withUnsafeBufferPointer { W1 in
-                w4.withUnsafeBufferPointer { W4 in
-                    func horizontal(_ sy: Int, _ h: UnsafeMutablePointer<UInt16>) {
-                        let s = UnsafePointer(Kernels.rowPointer(input, sy))
-                        let sr = UnsafeRawPointer(s), hv = UnsafeMutableRawPointer(h)
-                        if bpp == 4 {
-                            for x in 0..<pairEnd {
-                                let pair = SIMD8<UInt16>(truncatingIfNeeded: sr.loadUnaligned(fromByteOffset: X0[x], as: SIMD8<UInt8>.self))
-                                let v = pair &* W4[x]
-                                hv.storeBytes(of: v.lowHalf &+ v.highHalf, toByteOffset: x &* 8, as: SIMD4<UInt16>.self)
-                            }
-                        } else if bpp == 3 {
-                            // Both pixels in one 8-byte load ([r g b r g b · ·] × [a a a b b b 0 0]),
-                            // the halves' first three lanes added.
-                            for x in 0..<pairEnd {
-                                let pair = SIMD8<UInt16>(truncatingIfNeeded: sr.loadUnaligned(fromByteOffset: X0[x], as: SIMD8<UInt8>.self))
-                                let v = pair &* W4[x]
-                                let sum = SIMD4<UInt16>(v[0], v[1], v[2], 0) &+ SIMD4<UInt16>(v[3], v[4], v[5], 0)
-                                hv.storeBytes(of: sum, toByteOffset: x &* 6, as: SIMD4<UInt16>.self)
-                            }
-                        } else if bpp == 1 {
-                            for x in 0..<pairEnd {
-                                let pair = sr.loadUnaligned(fromByteOffset: X0[x], as: UInt16.self)
-                                h[x] = (pair & 255) &* W0[x] &+ (pair &>> 8) &* W1[x]
-                            }
-                        }
-                        for x in pairEnd..<width {
-                            let a = W0[x], b = W1[x], i0 = X0[x], i1 = X1[x], d = x &* bpp
-                            for c in 0..<bpp { h[d &+ c] = UInt16(s[i0 &+ c]) &* a &+ UInt16(s[i1 &+ c]) &* b }
-                        }
-                    }
-                    // Two row slots and the source rows they hold.
-                    var p0 = buf.baseAddress!, p1 = p0 + slot
-                    var r0 = -1, r1 = -1
-                    for y in rows {
-                        let a = yt.index[y], b = yt.weight[y] == 1 ? -1 : a + 1
-                        if b < 0 && pointSampled {
-                            // Both directions on source pixels: the output is a gather.
-                            let s = UnsafeRawPointer(Kernels.rowPointer(input, a))
-                            let d = UnsafeMutableRawPointer(Kernels.rowPointer(o, y))
-                            if bpp == 4 {
-                                for x in 0..<width {
-                                    d.storeBytes(of: s.loadUnaligned(fromByteOffset: X0[x], as: UInt32.self), toByteOffset: x &* 4, as: UInt32.self)
+                x0.withUnsafeBufferPointer { X0 in
+                    x1.withUnsafeBufferPointer { X1 in
+                        w0.withUnsafeBufferPointer { W0 in
+                            w1.withUnsafeBufferPointer { W1 in
+                                w4.withUnsafeBufferPointer { W4 in
+                                    func horizontal(_ sy: Int, _ h: UnsafeMutablePointer<UInt16>) {
+                                        let s = UnsafePointer(Kernels.rowPointer(input, sy))
+                                        let sr = UnsafeRawPointer(s), hv = UnsafeMutableRawPointer(h)
+                                        if bpp == 4 {
+                                            for x in 0..<pairEnd {
+                                                let pair = SIMD8<UInt16>(
+                                                    truncatingIfNeeded: sr.loadUnaligned(fromByteOffset: X0[x], as: SIMD8<UInt8>.self))
+                                                let v = pair &* W4[x]
+                                                hv.storeBytes(of: v.lowHalf &+ v.highHalf, toByteOffset: x &* 8, as: SIMD4<UInt16>.self)
+                                            }
+                                        } else if bpp == 3 {
+                                            // Both pixels in one 8-byte load ([r g b r g b · ·] × [a a a b b b 0 0]),
+                                            // the halves' first three lanes added.
+                                            for x in 0..<pairEnd {
+                                                let pair = SIMD8<UInt16>(
+                                                    truncatingIfNeeded: sr.loadUnaligned(fromByteOffset: X0[x], as: SIMD8<UInt8>.self))
+                                                let v = pair &* W4[x]
+                                                let sum = SIMD4<UInt16>(v[0], v[1], v[2], 0) &+ SIMD4<UInt16>(v[3], v[4], v[5], 0)
+                                                hv.storeBytes(of: sum, toByteOffset: x &* 6, as: SIMD4<UInt16>.self)
+                                            }
+                                        } else if bpp == 1 {
+                                            for x in 0..<pairEnd {
+                                                let pair = sr.loadUnaligned(fromByteOffset: X0[x], as: UInt16.self)
+                                                h[x] = (pair & 255) &* W0[x] &+ (pair &>> 8) &* W1[x]
+                                            }
+                                        }
+                                        for x in pairEnd..<width {
+                                            let a = W0[x], b = W1[x], i0 = X0[x], i1 = X1[x], d = x &* bpp
+                                            for c in 0..<bpp { h[d &+ c] = UInt16(s[i0 &+ c]) &* a &+ UInt16(s[i1 &+ c]) &* b }
+                                        }
+                                    }
+                                    // Two row slots and the source rows they hold.
+                                    var p0 = buf.baseAddress!, p1 = p0 + slot
+                                    var r0 = -1, r1 = -1
+                                    for y in rows {
+                                        let a = yt.index[y], b = yt.weight[y] == 1 ? -1 : a + 1
+                                        if b < 0 && pointSampled {
+                                            // Both directions on source pixels: the output is a gather.
+                                            let s = UnsafeRawPointer(Kernels.rowPointer(input, a))
+                                            let d = UnsafeMutableRawPointer(Kernels.rowPointer(o, y))
+                                            if bpp == 4 {
+                                                for x in 0..<width {
+                                                    d.storeBytes(
+                                                        of: s.loadUnaligned(fromByteOffset: X0[x], as: UInt32.self), toByteOffset: x &* 4,
+                                                        as: UInt32.self)
+                                                }
+                                            } else {
+                                                for x in 0..<width { d.advanced(by: x &* bpp).copyMemory(from: s + X0[x], byteCount: bpp) }
+                                            }
+                                            continue
+                                        }
+                                        if r0 != a {
+                                            if r1 == a { swap(&p0, &p1); swap(&r0, &r1) } else { horizontal(a, p0); r0 = a }
+                                        }
+                                        let dst = Kernels.rowPointer(o, y)
+                                        if b < 0 {
+                                            let q0 = p0
+                                            for i in 0..<n { dst[i] = UInt8(truncatingIfNeeded: (q0[i] &+ 128) &>> 8) }
+                                            continue
+                                        }
+                                        if r1 != b { horizontal(b, p1); r1 = b }
+                                        // Both weights in 1…65535, summing to 65536: each product's high half
+                                        // is a UInt16 in 1/256ths, their sum at most 65280, + 128 still fits.
+                                        let wa = UInt16(Swift.min(65535, Swift.max(1, (yt.weight[y] * 65536).rounded())))
+                                        let wb = UInt16(truncatingIfNeeded: 65536 - Int(wa))
+                                        let (q0, q1) = (p0, p1)
+                                        for i in 0..<n {
+                                            let v =
+                                                UInt16(truncatingIfNeeded: (UInt32(q0[i]) &* UInt32(wa)) &>> 16)
+                                                &+ UInt16(truncatingIfNeeded: (UInt32(q1[i]) &* UInt32(wb)) &>> 16)
+                                            dst[i] = UInt8(truncatingIfNeeded: (v &+ 128) &>> 8)
+                                        }
+                                    }
                                 }
-                            } else {
-                                for x in 0..<width { d.advanced(by: x &* bpp).copyMemory(from: s + X0[x], byteCount: bpp) }
                             }
-                            continue
-                        }
-                        if r0 != a {
-                            if r1 == a { swap(&p0, &p1); swap(&r0, &r1) } else { horizontal(a, p0); r0 = a }
-                        }
-                        let dst = Kernels.rowPointer(o, y)
-                        if b < 0 {
-                            let q0 = p0
-                            for i in 0..<n { dst[i] = UInt8(truncatingIfNeeded: (q0[i] &+ 128) &>> 8) }
-                            continue
-                        }
-                        if r1 != b { horizontal(b, p1); r1 = b }
-                        // Both weights in 1…65535, summing to 65536: each product's high half
-                        // is a UInt16 in 1/256ths, their sum at most 65280, + 128 still fits.
-                        let wa = UInt16(Swift.min(65535, Swift.max(1, (yt.weight[y] * 65536).rounded())))
-                        let wb = UInt16(truncatingIfNeeded: 65536 - Int(wa))
-                        let (q0, q1) = (p0, p1)
-                        for i in 0..<n {
-                            let v = UInt16(truncatingIfNeeded: (UInt32(q0[i]) &* UInt32(wa)) &>> 16)
-                                &+ UInt16(truncatingIfNeeded: (UInt32(q1[i]) &* UInt32(wb)) &>> 16)
-                            dst[i] = UInt8(truncatingIfNeeded: (v &+ 128) &>> 8)
                         }
                     }
-                }}}}}
+                }
             }
         }
     }
@@ -364,9 +381,12 @@ extension ImageTransformationCalculator.Options {
                 .init(4, "flip_vertically", .bool), .init(5, "flip_horizontally", .bool),
                 .init(6, "scale_mode", .enumeration([0: "DEFAULT", 1: "STRETCH", 2: "FIT", 3: "FILL_AND_CROP"])),
                 .init(7, "constant_padding", .bool),
-                .init(8, "padding_color", .message(ProtoSchema(
-                    "mediapipe.ImageTransformationCalculatorOptions.Color",
-                    fields: [.init(1, "red", .int32), .init(2, "green", .int32), .init(3, "blue", .int32)]))),
+                .init(
+                    8, "padding_color",
+                    .message(
+                        ProtoSchema(
+                            "mediapipe.ImageTransformationCalculatorOptions.Color",
+                            fields: [.init(1, "red", .int32), .init(2, "green", .int32), .init(3, "blue", .int32)]))),
                 .init(9, "interpolation_mode", .enumeration([0: "DEFAULT", 1: "LINEAR", 2: "NEAREST"])),
             ])
     }

@@ -55,7 +55,9 @@ public final class LUTCalculator: ImageFilterCalculator {
 
     public func update(options: Options) throws {
         guard (0...1).contains(options.intensity) else { throw GraphError(.invalidOption, "intensity must be in 0…1") }
-        if options.lutPath != self.options.lutPath, !options.lutPath.isEmpty { lut = try CubeLUT(contentsOfFile: ResourcePaths.resolve(options.lutPath)) }
+        if options.lutPath != self.options.lutPath, !options.lutPath.isEmpty {
+            lut = try CubeLUT(contentsOfFile: ResourcePaths.resolve(options.lutPath))
+        }
         self.options = options
     }
 
@@ -92,7 +94,8 @@ public final class LUTCalculator: ImageFilterCalculator {
         guard lut.domainMin.count == 3, lut.domainMax.count == 3,
             (0..<3).allSatisfy({ lut.domainMin[$0].isFinite && lut.domainMax[$0].isFinite && lut.domainMax[$0] > lut.domainMin[$0] })
         else {
-            throw GraphError(.invalidOption, "a LUT's domain must be 3 finite minimums below 3 finite maximums, not \(lut.domainMin)…\(lut.domainMax)")
+            throw GraphError(
+                .invalidOption, "a LUT's domain must be 3 finite minimums below 3 finite maximums, not \(lut.domainMin)…\(lut.domainMax)")
         }
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width
@@ -142,7 +145,8 @@ public final class LUTCalculator: ImageFilterCalculator {
     /// weights as vectors, then four vertex loads each).
     /// Its sums associate differently, so a rounding tie may land one level apart (tests allow 1).
     private static func tetrahedralImage(
-        _ lut: CubeLUT, _ coords: [[Float]], _ input: ImageFrame, _ out: MutableImageFrame, _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ k: Float,
+        _ lut: CubeLUT, _ coords: [[Float]], _ input: ImageFrame, _ out: MutableImageFrame, _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int),
+        _ k: Float,
         _ context: CalculatorContext?
     ) {
         typealias V = SIMD4<Float>
@@ -190,7 +194,9 @@ public final class LUTCalculator: ImageFilterCalculator {
         ]
         let step1 = steps.map { Int32($0.0) }, step2 = steps.map { Int32($0.1) }
         // The same orderings as axis indices (largest, middle, smallest fraction).
-        let order: [SIMD4<Int32>] = [[2, 1, 0, 0], [2, 0, 1, 0], [1, 2, 0, 0], [0, 1, 2, 0], [0, 1, 2, 0], [0, 2, 1, 0], [1, 0, 2, 0], [0, 1, 2, 0]]
+        let order: [SIMD4<Int32>] = [
+            [2, 1, 0, 0], [2, 0, 1, 0], [1, 2, 0, 0], [0, 1, 2, 0], [0, 1, 2, 0], [0, 2, 1, 0], [1, 0, 2, 0], [0, 1, 2, 0],
+        ]
         let far = R + G + B
         // Entries in 0…1 (so scaled ones in 0…255 × intensity): a convex blend of them needs
         // no clamp. The bytes of R, G and B in a little-endian pixel word (alpha's stay).
@@ -205,27 +211,35 @@ public final class LUTCalculator: ImageFilterCalculator {
         let order32 = order.flatMap { [$0[0], $0[1], $0[2], $0[3]] }
         let fast: Int32 = inRange && k == 1 ? 1 : 0
         Kernels.rows(input.height, context) { rows in
-            padded.withUnsafeBufferPointer { T in base.withUnsafeBufferPointer { BI in frac.withUnsafeBufferPointer { F in
-                step1.withUnsafeBufferPointer { S1 in step2.withUnsafeBufferPointer { S2 in order32.withUnsafeBufferPointer { O in
-                    T.baseAddress!.withMemoryRebound(to: Float.self, capacity: 4 * T.count) { table in
-                        var p = ff_lut_tetrahedral()
-                        p.table = UnsafePointer(table)
-                        (p.base, p.frac) = (BI.baseAddress, F.baseAddress)
-                        (p.step1, p.step2, p.order) = (S1.baseAddress, S2.baseAddress, O.baseAddress)
-                        p.keep = (keep[0], keep[1], keep[2], keep[3])
-                        p.scale = (scale[0], scale[1], scale[2])
-                        p.shift = (shift[0], shift[1], shift[2])
-                        p.top = top
-                        (p.n, p.far_offset) = (Int32(n), Int32(far))
-                        (p.cr, p.cg, p.cb) = (Int32(cr), Int32(cg), Int32(cb))
-                        p.colour_mask = colourMask
-                        p.fast = fast
-                        for y in rows {
-                            ff_lut_tetrahedral_row(&p, Kernels.rowPointer(input, y), Kernels.rowPointer(out, y), w, Int32(bpp))
+            padded.withUnsafeBufferPointer { T in
+                base.withUnsafeBufferPointer { BI in
+                    frac.withUnsafeBufferPointer { F in
+                        step1.withUnsafeBufferPointer { S1 in
+                            step2.withUnsafeBufferPointer { S2 in
+                                order32.withUnsafeBufferPointer { O in
+                                    T.baseAddress!.withMemoryRebound(to: Float.self, capacity: 4 * T.count) { table in
+                                        var p = ff_lut_tetrahedral()
+                                        p.table = UnsafePointer(table)
+                                        (p.base, p.frac) = (BI.baseAddress, F.baseAddress)
+                                        (p.step1, p.step2, p.order) = (S1.baseAddress, S2.baseAddress, O.baseAddress)
+                                        p.keep = (keep[0], keep[1], keep[2], keep[3])
+                                        p.scale = (scale[0], scale[1], scale[2])
+                                        p.shift = (shift[0], shift[1], shift[2])
+                                        p.top = top
+                                        (p.n, p.far_offset) = (Int32(n), Int32(far))
+                                        (p.cr, p.cg, p.cb) = (Int32(cr), Int32(cg), Int32(cb))
+                                        p.colour_mask = colourMask
+                                        p.fast = fast
+                                        for y in rows {
+                                            ff_lut_tetrahedral_row(&p, Kernels.rowPointer(input, y), Kernels.rowPointer(out, y), w, Int32(bpp))
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
-                } } }
-            } } }
+                }
+            }
         }
     }
 
@@ -260,7 +274,10 @@ public final class LUTCalculator: ImageFilterCalculator {
         let r0 = Swift.min(Int(r), n - 2), g0 = Swift.min(Int(g), n - 2), b0 = Swift.min(Int(b), n - 2)
         let fr = r - Float(r0), fg = g - Float(g0), fb = b - Float(b0)
         let c000 = at(t, n, r0, g0, b0), c111 = at(t, n, r0 + 1, g0 + 1, b0 + 1)
-        func mix(_ w0: Float, _ a: (Float, Float, Float), _ w1: Float, _ b: (Float, Float, Float), _ w2: Float, _ c: (Float, Float, Float), _ w3: Float, _ d: (Float, Float, Float)) -> (Float, Float, Float) {
+        func mix(
+            _ w0: Float, _ a: (Float, Float, Float), _ w1: Float, _ b: (Float, Float, Float), _ w2: Float, _ c: (Float, Float, Float), _ w3: Float,
+            _ d: (Float, Float, Float)
+        ) -> (Float, Float, Float) {
             (w0 * a.0 + w1 * b.0 + w2 * c.0 + w3 * d.0, w0 * a.1 + w1 * b.1 + w2 * c.1 + w3 * d.1, w0 * a.2 + w1 * b.2 + w2 * c.2 + w3 * d.2)
         }
         if fr > fg {

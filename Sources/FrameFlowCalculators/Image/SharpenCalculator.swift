@@ -60,7 +60,9 @@ public final class SharpenCalculator: ImageFilterCalculator {
 
     /// `input` sharpened: each row is blurred and combined with its source while both are
     /// still in cache (one pass over the image instead of a blur pass and a combine pass).
-    static func sharpen(_ input: ImageFrame, kernel: [Float], _ o: Options, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
+    static func sharpen(_ input: ImageFrame, kernel: [Float], _ o: Options, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws
+        -> ImageFrame
+    {
         guard let l = Kernels.layout(input.format) else { throw ImageError.unsupportedFormat(input.format, "SharpenCalculator") }
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let amount = Float(o.amount), threshold = Int32(clamping: o.threshold), w = input.width
@@ -71,7 +73,9 @@ public final class SharpenCalculator: ImageFilterCalculator {
     }
 
     /// `input` sharpened with `blurred` as its low-pass.
-    public static func combine(_ input: ImageFrame, _ blurred: ImageFrame, _ o: Options, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
+    public static func combine(_ input: ImageFrame, _ blurred: ImageFrame, _ o: Options, pool: ImagePool = .shared, context: CalculatorContext? = nil)
+        throws -> ImageFrame
+    {
         guard let l = Kernels.layout(input.format) else { throw ImageError.unsupportedFormat(input.format, "SharpenCalculator") }
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let amount = Float(o.amount), threshold = Int32(clamping: o.threshold), w = input.width

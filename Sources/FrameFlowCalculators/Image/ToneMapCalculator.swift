@@ -89,7 +89,9 @@ public final class ToneMapCalculator: ImageFilterCalculator {
     }
 
     /// `input` with `table` applied to every colour channel.
-    public static func apply(_ table: [UInt8], to input: ImageFrame, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws -> ImageFrame {
+    public static func apply(_ table: [UInt8], to input: ImageFrame, pool: ImagePool = .shared, context: CalculatorContext? = nil) throws
+        -> ImageFrame
+    {
         guard let l = Kernels.layout(input.format) else { throw ImageError.unsupportedFormat(input.format, "ToneMapCalculator") }
         let out = try pool.makeImage(width: input.width, height: input.height, format: input.format)
         let w = input.width

@@ -123,13 +123,14 @@ struct FlexBuffer {
         /// untyped vector or a map, the `count` type bytes after them).
         func elements() throws -> (start: Int, count: Int) {
             let start = try buffer.target(at, width: parentWidth)
-            let fixed: Int? = switch type {
-            case .vectorInt2, .vectorUInt2, .vectorFloat2: 2
-            case .vectorInt3, .vectorUInt3, .vectorFloat3: 3
-            case .vectorInt4, .vectorUInt4, .vectorFloat4: 4
-            case .vector, .map, .vectorInt, .vectorUInt, .vectorFloat, .vectorKey, .vectorBool: nil
-            default: throw buffer.fail("\(type) where a vector belongs")
-            }
+            let fixed: Int? =
+                switch type {
+                case .vectorInt2, .vectorUInt2, .vectorFloat2: 2
+                case .vectorInt3, .vectorUInt3, .vectorFloat3: 3
+                case .vectorInt4, .vectorUInt4, .vectorFloat4: 4
+                case .vector, .map, .vectorInt, .vectorUInt, .vectorFloat, .vectorKey, .vectorBool: nil
+                default: throw buffer.fail("\(type) where a vector belongs")
+                }
             let count: Int
             if let fixed {
                 count = fixed
@@ -187,7 +188,9 @@ struct FlexBuffer {
             let keysSlot = start - 3 * width
             let keysWidth = try buffer.uint(start - 2 * width, width: width)
             guard [1, 2, 4, 8].contains(keysWidth) else { throw buffer.fail("invalid key width \(keysWidth)") }
-            let keys = try Reference(buffer: buffer, at: keysSlot, parentWidth: width, packedType: ValueType.vectorKey.rawValue << 2 | UInt8(keysWidth.trailingZeroBitCount))
+            let keys = try Reference(
+                buffer: buffer, at: keysSlot, parentWidth: width,
+                packedType: ValueType.vectorKey.rawValue << 2 | UInt8(keysWidth.trailingZeroBitCount))
             let (keysStart, keyCount) = try keys.elements()
             guard keyCount == count else { throw buffer.fail("map of \(count) values has \(keyCount) keys") }
             var entries: [(key: String, value: Reference)] = []

@@ -65,7 +65,13 @@ struct ONNXModel: Sendable {
                     var domain = "", version: Int64 = 0
                     while !sub.atEnd {
                         let (f2, w2) = try sub.tag()
-                        if f2 == 1 && w2 == 2 { domain = try sub.string() } else if f2 == 2 && w2 == 0 { version = Int64(bitPattern: try sub.varint()) } else { try sub.skip(w2) }
+                        if f2 == 1 && w2 == 2 {
+                            domain = try sub.string()
+                        } else if f2 == 2 && w2 == 0 {
+                            version = Int64(bitPattern: try sub.varint())
+                        } else {
+                            try sub.skip(w2)
+                        }
                     }
                     if domain.isEmpty || domain == "ai.onnx" { opsetVersion = version }
                 default: try r.skip(w)
@@ -117,7 +123,9 @@ struct ONNXModel: Sendable {
         return n
     }
 
-    static func decodeAttribute(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?, depth: Int = 0) throws -> (String, AttributeValue?) {
+    static func decodeAttribute(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?, depth: Int = 0) throws -> (
+        String, AttributeValue?
+    ) {
         var r = ProtoReader(raw, range: range, what: file)
         var name = ""
         var f: Float?, i: Int64?, s: String?, t: Tensor?, g: ONNXModel?
@@ -163,7 +171,9 @@ struct ONNXModel: Sendable {
     }
 
     /// Decodes a `TensorProto` (typed fields, `raw_data`, or external data files).
-    static func decodeTensor(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws -> (name: String, tensor: Tensor) {
+    static func decodeTensor(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, file: String, directory: String?) throws -> (
+        name: String, tensor: Tensor
+    ) {
         var r = ProtoReader(raw, range: range, what: file)
         var dims: [Int64] = [], dataType: Int64 = 1, name = ""
         var floatData: [Float] = [], int64Data: [Int64] = [], int32Data: [Int64] = [], doubleData: [Double] = []
@@ -223,7 +233,9 @@ struct ONNXModel: Sendable {
             tensor = try fromRaw(bytes, type: type, shape: shape, name: name, file: file)
         } else {
             switch type {
-            case .float32, .float16: tensor = Tensor(shape: shape, floats: type == .float16 ? int32Data.map { halfToFloat(UInt16(truncatingIfNeeded: $0)) } : floatData, type: type)
+            case .float32, .float16:
+                tensor = Tensor(
+                    shape: shape, floats: type == .float16 ? int32Data.map { halfToFloat(UInt16(truncatingIfNeeded: $0)) } : floatData, type: type)
             case .double: tensor = Tensor(shape: shape, floats: doubleData.map { Float($0) }, type: .double)
             case .int64, .uint64: tensor = Tensor(shape: shape, ints: int64Data, type: type)
             default: tensor = Tensor(shape: shape, ints: int32Data, type: type)
@@ -256,14 +268,40 @@ struct ONNXModel: Sendable {
         }
         return b.withUnsafeBytes { p in
             switch type {
-            case .float32: return Tensor(shape: shape, floats: (0..<count).map { Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) })
-            case .double: return Tensor(shape: shape, floats: (0..<count).map { Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8 * $0, as: UInt64.self)))) }, type: .double)
-            case .float16: return Tensor(shape: shape, floats: (0..<count).map { halfToFloat(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }, type: .float16)
-            case .int64, .uint64: return Tensor(shape: shape, ints: (0..<count).map { Int64(littleEndian: p.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) }, type: type)
-            case .uint32: return Tensor(shape: shape, ints: (0..<count).map { Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }, type: .uint32)
-            case .uint16: return Tensor(shape: shape, ints: (0..<count).map { Int64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }, type: .uint16)
-            case .int16: return Tensor(shape: shape, ints: (0..<count).map { Int64(Int16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))) }, type: .int16)
-            case .int32: return Tensor(shape: shape, ints: (0..<count).map { Int64(Int32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self))) }, type: .int32)
+            case .float32:
+                return Tensor(
+                    shape: shape,
+                    floats: (0..<count).map { Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) })
+            case .double:
+                return Tensor(
+                    shape: shape,
+                    floats: (0..<count).map {
+                        Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8 * $0, as: UInt64.self))))
+                    }, type: .double)
+            case .float16:
+                return Tensor(
+                    shape: shape,
+                    floats: (0..<count).map { halfToFloat(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) },
+                    type: .float16)
+            case .int64, .uint64:
+                return Tensor(
+                    shape: shape, ints: (0..<count).map { Int64(littleEndian: p.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) }, type: type)
+            case .uint32:
+                return Tensor(
+                    shape: shape, ints: (0..<count).map { Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) },
+                    type: .uint32)
+            case .uint16:
+                return Tensor(
+                    shape: shape, ints: (0..<count).map { Int64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) },
+                    type: .uint16)
+            case .int16:
+                return Tensor(
+                    shape: shape, ints: (0..<count).map { Int64(Int16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))) },
+                    type: .int16)
+            case .int32:
+                return Tensor(
+                    shape: shape, ints: (0..<count).map { Int64(Int32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self))) },
+                    type: .int32)
             case .uint8: return Tensor(shape: shape, ints: b.map { Int64($0) }, type: .uint8)
             case .int8: return Tensor(shape: shape, ints: b.map { Int64(Int8(bitPattern: $0)) }, type: .int8)
             case .bool: return Tensor(shape: shape, ints: b.map { $0 != 0 ? 1 : 0 }, type: .bool)
@@ -285,8 +323,9 @@ struct ONNXModel: Sendable {
                 var tt = ProtoReader(raw, range: try tr.lengthDelimited(), what: file)
                 while !tt.atEnd {
                     let (f3, w3) = try tt.tag()
-                    if f3 == 1 && w3 == 0 { info.type = ElementType(rawValue: Int(truncatingIfNeeded: try tt.varint())) }
-                    else if f3 == 2 && w3 == 2 {
+                    if f3 == 1 && w3 == 0 {
+                        info.type = ElementType(rawValue: Int(truncatingIfNeeded: try tt.varint()))
+                    } else if f3 == 2 && w3 == 2 {
                         var sh = ProtoReader(raw, range: try tt.lengthDelimited(), what: file)
                         var dims: [Int?] = []
                         while !sh.atEnd {
@@ -301,7 +340,9 @@ struct ONNXModel: Sendable {
                             dims.append(v)
                         }
                         info.shape = dims
-                    } else { try tt.skip(w3) }
+                    } else {
+                        try tt.skip(w3)
+                    }
                 }
             }
         }

@@ -61,7 +61,9 @@ struct TFLiteGraph {
         guard let sg = try model.tables(2).first else { throw ModelError("\(file): no subgraph") }
         for (i, t) in try sg.tables(0).enumerated() {
             let shape = try t.ints(0).map { Int($0) }
-            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }), ONNXModel.elementCount(shape) != nil else { throw ModelError("\(file): tensor \(i) has an invalid shape \(shape)") }
+            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }), ONNXModel.elementCount(shape) != nil else {
+                throw ModelError("\(file): tensor \(i) has an invalid shape \(shape)")
+            }
             let rawType = try t.byte(1)
             let type: ElementType
             switch rawType {
@@ -82,7 +84,9 @@ struct TFLiteGraph {
                 var data = try buffers[b].bytesVector(0)
                 if data.isEmpty, let off = try buffers[b].field(1) {
                     let o = try fb.u64(off), size = try fb.u64(try buffers[b].field(2) ?? off)
-                    guard o <= UInt64(bytes.count), size <= UInt64(bytes.count) - o else { throw ModelError("\(file): buffer \(b) runs past the end") }
+                    guard o <= UInt64(bytes.count), size <= UInt64(bytes.count) - o else {
+                        throw ModelError("\(file): buffer \(b) runs past the end")
+                    }
                     data = bytes[Int(o)..<Int(o + size)]
                 }
                 if !data.isEmpty {
@@ -100,13 +104,18 @@ struct TFLiteGraph {
             let idx = Int(try o.uint(0))
             guard idx < codes.count else { throw ModelError("\(file): operator \(k) uses opcode \(idx) of \(codes.count)") }
             let ins = try o.ints(1).map { Int($0) }, outs = try o.ints(2).map { Int($0) }
-            guard (ins + outs).allSatisfy({ $0 >= -1 && $0 < tensors.count }) else { throw ModelError("\(file): operator \(k) refers to a missing tensor") }
+            guard (ins + outs).allSatisfy({ $0 >= -1 && $0 < tensors.count }) else {
+                throw ModelError("\(file): operator \(k) refers to a missing tensor")
+            }
             guard !outs.isEmpty, outs.allSatisfy({ $0 >= 0 }) else { throw ModelError("\(file): operator \(k) has no output tensor") }
             guard let code = TFLiteOperator(rawValue: codes[idx]) else {
                 throw ModelError("\(file): operator \(k) uses builtin op \(codes[idx]), which FrameFlow does not implement")
             }
-            let custom = code != .custom ? nil : try TFLiteCustomOperator(
-                code: customCodes[idx].0, version: customCodes[idx].1, options: try o.bytesVector(5), context: "\(file): operator \(k)")
+            let custom =
+                code != .custom
+                ? nil
+                : try TFLiteCustomOperator(
+                    code: customCodes[idx].0, version: customCodes[idx].1, options: try o.bytesVector(5), context: "\(file): operator \(k)")
             guard custom.map({ $0.inputCount == ins.count && outs.count == 1 }) ?? true else {
                 throw ModelError("\(file): operator \(k) (\(custom!.name)) has \(ins.count) inputs and \(outs.count) outputs")
             }

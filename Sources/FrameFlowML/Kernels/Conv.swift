@@ -42,8 +42,9 @@ enum Conv {
         let strides = n.ints("strides")?.map { Int($0) } ?? Array(repeating: 1, count: d)
         let dil = n.ints("dilations")?.map { Int($0) } ?? Array(repeating: 1, count: d)
         var pads = n.ints("pads")?.map { Int($0) } ?? Array(repeating: 0, count: 2 * d)
+        // Pads by magnitude: abs(Int.min) traps.
         guard input.count == d, strides.count == d, dil.count == d, pads.count == 2 * d,
-            (strides + dil + kernel).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), pads.allSatisfy({ $0.magnitude < 1 << 16 })  // magnitude: abs(Int.min) traps
+            (strides + dil + kernel).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), pads.allSatisfy({ $0.magnitude < 1 << 16 })
         else { throw ModelError("strides \(strides), dilations \(dil), pads \(pads) do not fit kernel \(kernel)") }
         let auto = n.string("auto_pad", "NOTSET")
         var out = [Int](repeating: 0, count: d)
@@ -67,7 +68,9 @@ enum Conv {
             }
             guard out[i] > 0 else { throw ModelError("output size \(out[i]) ≤ 0 (input \(input), kernel \(kernel))") }
         }
-        return Geometry(spatialIn: input, kernel: kernel, strides: strides, dilations: dil, padBegin: Array(pads[0..<d]), padEnd: Array(pads[d..<(2 * d)]), spatialOut: out)
+        return Geometry(
+            spatialIn: input, kernel: kernel, strides: strides, dilations: dil, padBegin: Array(pads[0..<d]), padEnd: Array(pads[d..<(2 * d)]),
+            spatialOut: out)
     }
 
     /// What a Conv node's attributes and its input and weight shapes decide: checked and
@@ -158,12 +161,14 @@ enum Conv {
         let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish || !affine.isEmpty
         /// `e` with its per-channel slope, scale and shift pointers set, for the length of `body`.
         func withRowPointers(_ body: (GEMMEpilogue) -> Void) {
-            slopeFloats.withUnsafeBufferPointer { S in affine.withUnsafeBufferPointer { A in
-                var e = e
-                if slopes != nil { e.rowSlope = S.baseAddress }
-                if !affine.isEmpty { (e.rowScale, e.rowShift) = (A.baseAddress, A.baseAddress! + cout) }
-                body(e)
-            } }
+            slopeFloats.withUnsafeBufferPointer { S in
+                affine.withUnsafeBufferPointer { A in
+                    var e = e
+                    if slopes != nil { e.rowSlope = S.baseAddress }
+                    if !affine.isEmpty { (e.rowScale, e.rowShift) = (A.baseAddress, A.baseAddress! + cout) }
+                    body(e)
+                }
+            }
         }
         /// The fused activation of channel `oc` on one value (the paths without tiles).
         func activate(_ v: Float, _ oc: Int) -> Float {
@@ -179,21 +184,34 @@ enum Conv {
         // call). Elsewhere, single-pixel 1×1 convolutions included, OpenBLAS on the NCHW im2col.
         let plane = s.plane
         if D == 1 && KD == 1 && group == 1 && !out.isEmpty && !xf.isEmpty && ins.count > 5, let fw = ins[4], let fb = ins[5],
-            cout % 8 == 0, !shiftedRowsApply(plane), Self.channelsLastPays(k: cin * KH * KW, outputs: cout, pixels: OH * OW, pointwise: KH == 1 && KW == 1)
+            cout % 8 == 0, !shiftedRowsApply(plane),
+            Self.channelsLastPays(k: cin * KH * KW, outputs: cout, pixels: OH * OW, pointwise: KH == 1 && KW == 1)
         {
             guard let filter = PackedFilter(k: cin * KH * KW, outputs: cout, weights: fw.floats, bias: fb.floats) else {
                 throw ModelError("the packed filter (\(fw.shape), \(fb.shape)) does not fit weights \(w.shape)")
             }
-            let window = NHWC.Window(h: H, w: W, c: cin, oh: OH, ow: OW, kh: KH, kw: KW, sh: g.strides[1], sw: g.strides[2], dh: g.dilations[1], dw: g.dilations[2], pt: g.padBegin[1], pl: g.padBegin[2])
-            xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in withRowPointers { e in
-                channelsLast(window, batch: batch, x: X.baseAddress!, filter: filter, y: Y.baseAddress!, epilogue: e)
-            } } }
+            let window = NHWC.Window(
+                h: H, w: W, c: cin, oh: OH, ow: OW, kh: KH, kw: KW, sh: g.strides[1], sw: g.strides[2], dh: g.dilations[1], dw: g.dilations[2],
+                pt: g.padBegin[1], pl: g.padBegin[2])
+            xf.withUnsafeBufferPointer { X in
+                out.withUnsafeMutableBufferPointer { Y in
+                    withRowPointers { e in
+                        channelsLast(window, batch: batch, x: X.baseAddress!, filter: filter, y: Y.baseAddress!, epilogue: e)
+                    }
+                }
+            }
             return Tensor(shape: s.outShape, floats: out)
         }
         if D == 1 && KD == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
-            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { Wt in out.withUnsafeMutableBufferPointer { Y in withRowPointers { e in
-                conv2D(plane, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
-            } } } }
+            xf.withUnsafeBufferPointer { X in
+                wf.withUnsafeBufferPointer { Wt in
+                    out.withUnsafeMutableBufferPointer { Y in
+                        withRowPointers { e in
+                            conv2D(plane, x: X.baseAddress!, w: Wt.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: e)
+                        }
+                    }
+                }
+            }
             return Tensor(shape: s.outShape, floats: out)
         }
         if xf.isEmpty || wf.isEmpty {
@@ -202,7 +220,9 @@ enum Conv {
             let plane = OD * OH * OW
             out.withUnsafeMutableBufferPointer { Y in
                 guard let y = Y.baseAddress else { return }
-                for b in 0..<batch { for oc in 0..<cout { (y + (b * cout + oc) * plane).update(repeating: activate(bias?[oc] ?? 0, oc), count: plane) } }
+                for b in 0..<batch {
+                    for oc in 0..<cout { (y + (b * cout + oc) * plane).update(repeating: activate(bias?[oc] ?? 0, oc), count: plane) }
+                }
             }
             return Tensor(shape: s.outShape, floats: out)
         }
@@ -213,26 +233,32 @@ enum Conv {
                         for oc in 0..<cout {
                             let gi = oc / opg
                             let bv = bias?[oc] ?? 0
-                            for od in 0..<OD { for oh in 0..<OH { for ow in 0..<OW {
-                                var acc: Float = 0
-                                for ic in 0..<cpg {
-                                    let c = gi * cpg + ic
-                                    for kd in 0..<KD {
-                                        let id = od * g.strides[0] - g.padBegin[0] + kd * g.dilations[0]
-                                        if id < 0 || id >= D { continue }
-                                        for kh in 0..<KH {
-                                            let ih = oh * g.strides[1] - g.padBegin[1] + kh * g.dilations[1]
-                                            if ih < 0 || ih >= H { continue }
-                                            for kw in 0..<KW {
-                                                let iw = ow * g.strides[2] - g.padBegin[2] + kw * g.dilations[2]
-                                                if iw < 0 || iw >= W { continue }
-                                                acc += X[(((b * cin + c) * D + id) * H + ih) * W + iw] * Wt[(((oc * cpg + ic) * KD + kd) * KH + kh) * KW + kw]
+                            for od in 0..<OD {
+                                for oh in 0..<OH {
+                                    for ow in 0..<OW {
+                                        var acc: Float = 0
+                                        for ic in 0..<cpg {
+                                            let c = gi * cpg + ic
+                                            for kd in 0..<KD {
+                                                let id = od * g.strides[0] - g.padBegin[0] + kd * g.dilations[0]
+                                                if id < 0 || id >= D { continue }
+                                                for kh in 0..<KH {
+                                                    let ih = oh * g.strides[1] - g.padBegin[1] + kh * g.dilations[1]
+                                                    if ih < 0 || ih >= H { continue }
+                                                    for kw in 0..<KW {
+                                                        let iw = ow * g.strides[2] - g.padBegin[2] + kw * g.dilations[2]
+                                                        if iw < 0 || iw >= W { continue }
+                                                        acc +=
+                                                            X[(((b * cin + c) * D + id) * H + ih) * W + iw]
+                                                            * Wt[(((oc * cpg + ic) * KD + kd) * KH + kh) * KW + kw]
+                                                    }
+                                                }
                                             }
                                         }
+                                        Y[(((b * cout + oc) * OD + od) * OH + oh) * OW + ow] = activate(acc + bv, oc)
                                     }
                                 }
-                                Y[(((b * cout + oc) * OD + od) * OH + oh) * OW + ow] = activate(acc + bv, oc)
-                            } } }
+                            }
                         }
                     }
                 }
@@ -251,7 +277,9 @@ enum Conv {
         /// The shape as `NHWC.Window` with `channels` channels (all of them for a depthwise
         /// convolution, whose groups are one channel each).
         func window(channels: Int) -> NHWC.Window {
-            NHWC.Window(h: h, w: w, c: channels, oh: oh, ow: ow, kh: kh, kw: kw, sh: strideH, sw: strideW, dh: dilationH, dw: dilationW, pt: padTop, pl: padLeft)
+            NHWC.Window(
+                h: h, w: w, c: channels, oh: oh, ow: ow, kh: kh, kw: kw, sh: strideH, sw: strideW, dh: dilationH, dw: dilationW, pt: padTop,
+                pl: padLeft)
         }
 
         /// Output columns `ow` whose input column `ow·strideW − padLeft + kx·dilationW` lies
@@ -284,26 +312,33 @@ enum Conv {
     /// at load, the result transposed back with the fused activation. For PP-OCR's 3×3
     /// convolutions into 24 channels (K = 864) this is the skinny product the microkernel
     /// is fast at (pixels × 24), where OpenBLAS on 24 × pixels packed a megabyte of im2col.
-    static func channelsLast(_ g: NHWC.Window, batch: Int, x: UnsafePointer<Float>, filter: PackedFilter, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue) {
+    static func channelsLast(
+        _ g: NHWC.Window, batch: Int, x: UnsafePointer<Float>, filter: PackedFilter, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
+    ) {
         let c = g.c, oc = filter.outputs, HW = g.h * g.w, P = g.oh * g.ow
         var xt = Scratch.uninitialized(HW * c), yt = Scratch.uninitialized(P * oc)
         let colCount = NHWC.im2colCount(g, packed: true)
         var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)
         let activates = epilogue.activates
-        xt.withUnsafeMutableBufferPointer { XT in yt.withUnsafeMutableBufferPointer { YT in col.withUnsafeMutableBufferPointer { C in
-            let xtp = XT.baseAddress!, ytp = YT.baseAddress!
-            for b in 0..<batch {
-                let xb = x + b * c * HW, yb = y + b * oc * P
-                Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
-                filter.weights.withUnsafeBufferPointer { W in
-                    NHWC.convolve(
-                        g, x: xtp, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: ytp, residual: nil, residualChannels: 0,
-                        clamp: nil, im2col: C.baseAddress)
+        xt.withUnsafeMutableBufferPointer { XT in
+            yt.withUnsafeMutableBufferPointer { YT in
+                col.withUnsafeMutableBufferPointer { C in
+                    let xtp = XT.baseAddress!, ytp = YT.baseAddress!
+                    for b in 0..<batch {
+                        let xb = x + b * c * HW, yb = y + b * oc * P
+                        Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
+                        filter.weights.withUnsafeBufferPointer { W in
+                            NHWC.convolve(
+                                g, x: xtp, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: ytp, residual: nil,
+                                residualChannels: 0,
+                                clamp: nil, im2col: C.baseAddress)
+                        }
+                        Microkernel.transpose(ytp, rows: P, columns: oc, into: yb)
+                        if activates { for o in 0..<oc { activate(yb + o * P, 0..<P, bias: 0, epilogue, row: o) } }
+                    }
                 }
-                Microkernel.transpose(ytp, rows: P, columns: oc, into: yb)
-                if activates { for o in 0..<oc { activate(yb + o * P, 0..<P, bias: 0, epilogue, row: o) } }
             }
-        } } }
+        }
         Scratch.recycle(&xt)
         Scratch.recycle(&yt)
         Scratch.recycle(&col)
@@ -320,31 +355,38 @@ enum Conv {
         let c = s.cout, P = s.oh * s.ow, HW = s.h * s.w, taps = s.kh * s.kw
         var xt = Scratch.uninitialized(HW * c), yt = Scratch.uninitialized(P * c), wt = Scratch.uninitialized(taps * c)
         let bf = bias ?? [Float](repeating: 0, count: c)
-        xt.withUnsafeMutableBufferPointer { XT in yt.withUnsafeMutableBufferPointer { YT in wt.withUnsafeMutableBufferPointer { WT in bf.withUnsafeBufferPointer { B in
-            let xtp = XT.baseAddress!, ytp = YT.baseAddress!, wtp = WT.baseAddress!, bp = B.baseAddress!
-            Microkernel.transpose(w, rows: c, columns: taps, into: wtp)
-            for b in 0..<s.batch {
-                let xb = x + b * c * HW, yb = y + b * c * P
-                Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
-                if s.kh == 3 && s.kw == 3 && s.dilationH == 1 && s.dilationW == 1 {
-                    // The NHWC 3 × 3 kernel keeps the nine taps in registers along a row;
-                    // the loop below loads them per pixel.
-                    let g = NHWC.Window(
-                        h: s.h, w: s.w, c: c, oh: s.oh, ow: s.ow, kh: 3, kw: 3, sh: s.strideH, sw: s.strideW, dh: 1, dw: 1, pt: s.padTop, pl: s.padLeft)
-                    NHWC.depthwise3x3(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
-                } else {
-                    // Each output pixel sums its taps inside the image, 32 channels at a time
-                    // (four independent chains: one chain of 25 for a 5 × 5 window waits on
-                    // each result; PP-OCR's 5 × 5 layers on 4 × 6 and 2 × 3 images).
-                    let k = s.window(channels: c).kernelWindow(inner: 0..<0)
-                    Scratch.parallelFor(s.oh, work: P * c * taps) { rows in
-                        withUnsafePointer(to: k) { ff_depthwise_dilated_rows($0, rows.lowerBound, rows.upperBound, xtp, wtp, bp, ytp) }
+        xt.withUnsafeMutableBufferPointer { XT in
+            yt.withUnsafeMutableBufferPointer { YT in
+                wt.withUnsafeMutableBufferPointer { WT in
+                    bf.withUnsafeBufferPointer { B in
+                        let xtp = XT.baseAddress!, ytp = YT.baseAddress!, wtp = WT.baseAddress!, bp = B.baseAddress!
+                        Microkernel.transpose(w, rows: c, columns: taps, into: wtp)
+                        for b in 0..<s.batch {
+                            let xb = x + b * c * HW, yb = y + b * c * P
+                            Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
+                            if s.kh == 3 && s.kw == 3 && s.dilationH == 1 && s.dilationW == 1 {
+                                // The NHWC 3 × 3 kernel keeps the nine taps in registers along a row;
+                                // the loop below loads them per pixel.
+                                let g = NHWC.Window(
+                                    h: s.h, w: s.w, c: c, oh: s.oh, ow: s.ow, kh: 3, kw: 3, sh: s.strideH, sw: s.strideW, dh: 1, dw: 1, pt: s.padTop,
+                                    pl: s.padLeft)
+                                NHWC.depthwise3x3(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
+                            } else {
+                                // Each output pixel sums its taps inside the image, 32 channels at a time
+                                // (four independent chains: one chain of 25 for a 5 × 5 window waits on
+                                // each result; PP-OCR's 5 × 5 layers on 4 × 6 and 2 × 3 images).
+                                let k = s.window(channels: c).kernelWindow(inner: 0..<0)
+                                Scratch.parallelFor(s.oh, work: P * c * taps) { rows in
+                                    withUnsafePointer(to: k) { ff_depthwise_dilated_rows($0, rows.lowerBound, rows.upperBound, xtp, wtp, bp, ytp) }
+                                }
+                            }
+                            Microkernel.transpose(ytp, rows: P, columns: c, into: yb)
+                            if epilogue.activates { for ch in 0..<c { activate(yb + ch * P, 0..<P, bias: 0, epilogue, row: ch) } }
+                        }
                     }
                 }
-                Microkernel.transpose(ytp, rows: P, columns: c, into: yb)
-                if epilogue.activates { for ch in 0..<c { activate(yb + ch * P, 0..<P, bias: 0, epilogue, row: ch) } }
             }
-        } } } }
+        }
         Scratch.recycle(&xt)
         Scratch.recycle(&yt)
         Scratch.recycle(&wt)
@@ -361,7 +403,8 @@ enum Conv {
         if let sc = e.rowScale?[row], let sh = e.rowShift?[row] {
             let affine = (sc, sh)
             withUnsafeBytes(of: affine) { a in
-                ff_bias_activate_f32(r + range.lowerBound, range.count, bias, mode, slope ?? 0, e.lower, e.upper, a.baseAddress!.assumingMemoryBound(to: Float.self))
+                ff_bias_activate_f32(
+                    r + range.lowerBound, range.count, bias, mode, slope ?? 0, e.lower, e.upper, a.baseAddress!.assumingMemoryBound(to: Float.self))
             }
         } else {
             ff_bias_activate_f32(r + range.lowerBound, range.count, bias, mode, slope ?? 0, e.lower, e.upper, nil)
@@ -425,33 +468,35 @@ enum Conv {
                     var src = UnsafePointer(xg)
                     if !direct {
                         let cp = C.baseAddress!
-                        Scratch.parallelFor(s.cpg, work: K * P) { channels in for c in channels {
-                            for ky in 0..<s.kh {
-                                for kx in 0..<s.kw {
-                                    let row = cp + ((c * s.kh + ky) * s.kw + kx) * P
-                                    let cols = s.validColumns(kx: kx)
-                                    let colOff = kx * s.dilationW - s.padLeft
-                                    for oy in 0..<s.oh {
-                                        let r = row + oy * s.ow
-                                        let iy = oy * s.strideH - s.padTop + ky * s.dilationH
-                                        if iy < 0 || iy >= s.h || cols.isEmpty {
-                                            r.update(repeating: 0, count: s.ow)
-                                            continue
+                        Scratch.parallelFor(s.cpg, work: K * P) { channels in
+                            for c in channels {
+                                for ky in 0..<s.kh {
+                                    for kx in 0..<s.kw {
+                                        let row = cp + ((c * s.kh + ky) * s.kw + kx) * P
+                                        let cols = s.validColumns(kx: kx)
+                                        let colOff = kx * s.dilationW - s.padLeft
+                                        for oy in 0..<s.oh {
+                                            let r = row + oy * s.ow
+                                            let iy = oy * s.strideH - s.padTop + ky * s.dilationH
+                                            if iy < 0 || iy >= s.h || cols.isEmpty {
+                                                r.update(repeating: 0, count: s.ow)
+                                                continue
+                                            }
+                                            let xr = xg + c * HW + iy * s.w + colOff
+                                            // Inline copies: a memmove call per 20-float row cost
+                                            // as much as a third of MTCNN's largest convolution.
+                                            for ox in 0..<cols.lowerBound { r[ox] = 0 }
+                                            if s.strideW == 1 {
+                                                Microkernel.copy(r + cols.lowerBound, from: xr + cols.lowerBound, count: cols.count)
+                                            } else {
+                                                for ox in cols { r[ox] = xr[ox * s.strideW] }
+                                            }
+                                            for ox in cols.upperBound..<s.ow { r[ox] = 0 }
                                         }
-                                        let xr = xg + c * HW + iy * s.w + colOff
-                                        // Inline copies: a memmove call per 20-float row cost
-                                        // as much as a third of MTCNN's largest convolution.
-                                        for ox in 0..<cols.lowerBound { r[ox] = 0 }
-                                        if s.strideW == 1 {
-                                            Microkernel.copy(r + cols.lowerBound, from: xr + cols.lowerBound, count: cols.count)
-                                        } else {
-                                            for ox in cols { r[ox] = xr[ox * s.strideW] }
-                                        }
-                                        for ox in cols.upperBound..<s.ow { r[ox] = 0 }
                                     }
                                 }
                             }
-                        } }
+                        }
                         src = UnsafePointer(cp)
                     }
                     // Bands of output columns, each its own matrix product.

@@ -17,10 +17,11 @@ import Foundation
 /// machine without OpenBLAS, where a plain Swift loop (auto-vectorised) takes over.
 /// `FRAMEFLOW_BLAS=off` forces the Swift loop (used by the tests to check both).
 enum GEMM {
-    private typealias SgemmFn = @convention(c) (
-        Int32, Int32, Int32, Int32, Int32, Int32, Float, UnsafePointer<Float>?, Int32,
-        UnsafePointer<Float>?, Int32, Float, UnsafeMutablePointer<Float>?, Int32
-    ) -> Void
+    private typealias SgemmFn =
+        @convention(c) (
+            Int32, Int32, Int32, Int32, Int32, Int32, Float, UnsafePointer<Float>?, Int32,
+            UnsafePointer<Float>?, Int32, Float, UnsafeMutablePointer<Float>?, Int32
+        ) -> Void
     private typealias SetThreadsFn = @convention(c) (Int32) -> Void
     private typealias CoreNameFn = @convention(c) () -> UnsafePointer<CChar>?
 

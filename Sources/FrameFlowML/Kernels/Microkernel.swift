@@ -33,7 +33,8 @@ struct GEMMEpilogue {
     /// The part the tiles apply, as the C kernels take it.
     var kernel: ff_gemm_epilogue {
         ff_gemm_epilogue(
-            column_bias: columnBias, residual: residual, residual_stride: residualStride, residual_columns: residualColumns, column_slope: columnSlope,
+            column_bias: columnBias, residual: residual, residual_stride: residualStride, residual_columns: residualColumns,
+            column_slope: columnSlope,
             lower: lower, upper: upper)
     }
 

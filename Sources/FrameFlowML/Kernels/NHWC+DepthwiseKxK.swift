@@ -16,7 +16,9 @@ extension NHWC {
     /// only the filter columns inside the image. Bias and a clamp activation are applied
     /// before the store.
     @inline(never)
-    static func depthwiseBlocks(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?) {
+    static func depthwiseBlocks(
+        _ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?
+    ) {
         precondition(g.c >= 8 && g.dh == 1 && g.dw == 1, "depthwiseBlocks needs 8 or more channels and no dilation")
         // Output columns whose input columns under every filter column lie inside the image.
         let inner = g.validColumns(kx: 0).clamped(to: g.validColumns(kx: g.kw - 1))

@@ -108,8 +108,11 @@ enum NHWC {
     /// count is not a multiple of 8 (channels are independent, so the overlap writes the same
     /// values twice). Bias and a clamp activation are applied before the store.
     @inline(never)
-    static func depthwise3x3(_ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?) {
-        precondition(g.c >= 8 && g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1, "depthwise3x3 needs 8 or more channels and an undilated 3 × 3 filter")
+    static func depthwise3x3(
+        _ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?
+    ) {
+        precondition(
+            g.c >= 8 && g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1, "depthwise3x3 needs 8 or more channels and an undilated 3 × 3 filter")
         // Output columns whose three input columns all lie inside the image.
         let k = g.kernelWindow(inner: g.validColumns(kx: 0).clamped(to: g.validColumns(kx: 2)))
         let (lo, hi) = clamp ?? (-.infinity, .infinity)
@@ -157,28 +160,30 @@ enum NHWC {
                     // the rows written are the lines just read (walking the whole oh·ow·K
                     // buffer wrote 1.2 MB of fresh lines per BlazeFace frame).
                     let cp = cAll + band.lowerBound * ow * K
-                    for y in chunk { for xo in 0..<ow {
-                        var dst = cp + ((y - y0) * ow + xo) * K
-                        let ix0 = xo * sw - pl
-                        for ky in 0..<kh {
-                            let iy = y * sh - pt + ky * dh
-                            if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
-                                // The filter row lies inside the image: one copy.
-                                Microkernel.copy(dst, from: xb + (iy * wd + ix0) * c, count: kw * c)
-                                dst += kw * c
-                                continue
-                            }
-                            for kx in 0..<kw {
-                                let ix = xo * sw - pl + kx * dw
-                                if iy < 0 || iy >= h || ix < 0 || ix >= wd {
-                                    dst.update(repeating: 0, count: c)
-                                } else {
-                                    Microkernel.copy(dst, from: xb + (iy * wd + ix) * c, count: c)
+                    for y in chunk {
+                        for xo in 0..<ow {
+                            var dst = cp + ((y - y0) * ow + xo) * K
+                            let ix0 = xo * sw - pl
+                            for ky in 0..<kh {
+                                let iy = y * sh - pt + ky * dh
+                                if dw == 1 && iy >= 0 && iy < h && ix0 >= 0 && ix0 + kw <= wd {
+                                    // The filter row lies inside the image: one copy.
+                                    Microkernel.copy(dst, from: xb + (iy * wd + ix0) * c, count: kw * c)
+                                    dst += kw * c
+                                    continue
                                 }
-                                dst += c
+                                for kx in 0..<kw {
+                                    let ix = xo * sw - pl + kx * dw
+                                    if iy < 0 || iy >= h || ix < 0 || ix >= wd {
+                                        dst.update(repeating: 0, count: c)
+                                    } else {
+                                        Microkernel.copy(dst, from: xb + (iy * wd + ix) * c, count: c)
+                                    }
+                                    dst += c
+                                }
                             }
                         }
-                    } }
+                    }
                     src = UnsafePointer(cp)
                 }
                 let rows = chunk.count * ow
@@ -259,25 +264,27 @@ enum NHWC {
                 if x1 > x0 { (pp + ((y + pt) * wp + x0 + pl) * c).update(from: xb + (y * wd + x0) * c, count: (x1 - x0) * c) }
             }
             let p = UnsafePointer(pp)
-            filter.weights.withUnsafeBufferPointer { W in filter.bias.withUnsafeBufferPointer { B in
-                var last = GEMMEpilogue()
-                last.columnBias = B.baseAddress
-                last.columnSlope = slope
-                if let clamp { (last.lower, last.upper) = clamp }
-                if residual != nil { (last.residualStride, last.residualColumns) = (rc, rc) }
-                Scratch.parallelFor(oh, work: oh * ow * K * oc) { band in
-                    for oy in band {
-                        var e = last
-                        e.residual = residual.map { $0 + oy * ow * rc }
-                        for ky in 0..<kh {
-                            let row = p + ((oy * sh + ky * dh) * wp) * c
-                            Microkernel.multiplyRows(
-                                m: ow, n: oc, k: kw * c, a: row, lda: sw * c, b: W.baseAddress! + ky * kw * c * 16, panelK: K,
-                                c: yAll + oy * ow * oc, ldc: oc, epilogue: ky == kh - 1 ? e : GEMMEpilogue(), accumulate: ky > 0)
+            filter.weights.withUnsafeBufferPointer { W in
+                filter.bias.withUnsafeBufferPointer { B in
+                    var last = GEMMEpilogue()
+                    last.columnBias = B.baseAddress
+                    last.columnSlope = slope
+                    if let clamp { (last.lower, last.upper) = clamp }
+                    if residual != nil { (last.residualStride, last.residualColumns) = (rc, rc) }
+                    Scratch.parallelFor(oh, work: oh * ow * K * oc) { band in
+                        for oy in band {
+                            var e = last
+                            e.residual = residual.map { $0 + oy * ow * rc }
+                            for ky in 0..<kh {
+                                let row = p + ((oy * sh + ky * dh) * wp) * c
+                                Microkernel.multiplyRows(
+                                    m: ow, n: oc, k: kw * c, a: row, lda: sw * c, b: W.baseAddress! + ky * kw * c * 16, panelK: K,
+                                    c: yAll + oy * ow * oc, ldc: oc, epilogue: ky == kh - 1 ? e : GEMMEpilogue(), accumulate: ky > 0)
+                            }
                         }
                     }
                 }
-            } }
+            }
         }
         Scratch.recycle(&padded)
     }

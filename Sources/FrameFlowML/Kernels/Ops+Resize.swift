@@ -55,29 +55,33 @@ extension Ops {
         let oh = rows.count, ow = columns.count
         var out = Scratch.uninitialized(planes * oh * ow)
         let doubled = ow == 2 * w && columns.enumerated().allSatisfy { $0.element == $0.offset / 2 }
-        x.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in columns.withUnsafeBufferPointer { C in
-            guard let xb = X.baseAddress, let yb = Y.baseAddress else { return }
-            for p in 0..<planes {
-                let xp = xb + p * h * w, yp = yb + p * oh * ow
-                for y in 0..<oh {
-                    let yr = yp + y * ow
-                    if y > 0 && rows[y] == rows[y - 1] {
-                        Microkernel.copy(yr, from: yr - ow, count: ow)
-                        continue
-                    }
-                    let xr = xp + rows[y] * w
-                    if doubled {
-                        for i in 0..<w {
-                            let v = xr[i]
-                            yr[2 &* i] = v
-                            yr[2 &* i &+ 1] = v
+        x.withUnsafeBufferPointer { X in
+            out.withUnsafeMutableBufferPointer { Y in
+                columns.withUnsafeBufferPointer { C in
+                    guard let xb = X.baseAddress, let yb = Y.baseAddress else { return }
+                    for p in 0..<planes {
+                        let xp = xb + p * h * w, yp = yb + p * oh * ow
+                        for y in 0..<oh {
+                            let yr = yp + y * ow
+                            if y > 0 && rows[y] == rows[y - 1] {
+                                Microkernel.copy(yr, from: yr - ow, count: ow)
+                                continue
+                            }
+                            let xr = xp + rows[y] * w
+                            if doubled {
+                                for i in 0..<w {
+                                    let v = xr[i]
+                                    yr[2 &* i] = v
+                                    yr[2 &* i &+ 1] = v
+                                }
+                            } else {
+                                for i in 0..<ow { yr[i] = xr[C[i]] }
+                            }
                         }
-                    } else {
-                        for i in 0..<ow { yr[i] = xr[C[i]] }
                     }
                 }
             }
-        } } }
+        }
         return out
     }
 
@@ -104,8 +108,10 @@ extension Ops {
     /// the second of them (pixels at −1 − r, −r, 1 − r, 2 − r from it).
     static func keysWeights(_ r: Double, a: Double) -> [Double] {
         let q = 1 - r
-        return [((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
-                ((a + 2) * q - (a + 3)) * q * q + 1, ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a]
+        return [
+            ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
+            ((a + 2) * q - (a + 3)) * q * q + 1, ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a,
+        ]
     }
 
     static func resize(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> Tensor {
@@ -115,7 +121,12 @@ extension Ops {
         var sizes: [Int]?
         var roi: [Float]?
         if n.opType == "Upsample" {
-            scales = opset >= 9 ? ins.count > 1 ? ins[1]?.asFloats : nil : { if case .floats(let f)? = n.attributes["scales"] { return f }; return nil }()
+            scales =
+                opset >= 9
+                ? ins.count > 1 ? ins[1]?.asFloats : nil
+                : {
+                    if case .floats(let f)? = n.attributes["scales"] { return f }; return nil
+                }()
         } else if opset < 11 {
             scales = ins.count > 1 ? ins[1]?.asFloats : nil
         } else {
@@ -129,8 +140,8 @@ extension Ops {
         if axes.count != r, scales != nil || sizes != nil {
             // Expand per-axis values to every axis.
             var fs = Array(repeating: Float(1), count: r), ss = x.shape
-            if let s = scales, s.count == axes.count { for (k, a) in axes.enumerated() { fs[a] = s[k] } ; scales = fs }
-            if let s = sizes { for (k, a) in axes.enumerated() { ss[a] = s[k] } ; sizes = ss }
+            if let s = scales, s.count == axes.count { for (k, a) in axes.enumerated() { fs[a] = s[k] }; scales = fs }
+            if let s = sizes { for (k, a) in axes.enumerated() { ss[a] = s[k] }; sizes = ss }
             axes = Array(0..<r)
         }
         let policy = n.string("keep_aspect_ratio_policy", "stretch")
@@ -147,12 +158,16 @@ extension Ops {
             if scales == nil || policy == "stretch" { scales = (0..<r).map { Float(sizes[$0]) / Float(x.shape[$0]) } }
         } else if let s = scales, s.count == r {
             // Scales from the model: 1e30 or NaN is an error, not a trapping conversion.
-            outShape = try (0..<r).map { try Checked.int(Double((Float(x.shape[$0]) * s[$0]).rounded(.down)), "Resize size of axis \($0) (scale \(s[$0]))") }
+            outShape = try (0..<r).map {
+                try Checked.int(Double((Float(x.shape[$0]) * s[$0]).rounded(.down)), "Resize size of axis \($0) (scale \(s[$0]))")
+            }
         } else {
             throw ModelError("Resize needs scales or sizes for every axis")
         }
         _ = try Checked.elements(outShape, "Resize output")
-        if let d = (0..<r).first(where: { x.shape[$0] == 0 && outShape[$0] > 0 }) { throw ModelError("Resize of an empty axis \(d) to \(outShape[d])") }
+        if let d = (0..<r).first(where: { x.shape[$0] == 0 && outShape[$0] > 0 }) {
+            throw ModelError("Resize of an empty axis \(d) to \(outShape[d])")
+        }
         let mode = n.string("mode", "nearest")
         guard ["nearest", "linear", "bilinear", "trilinear", "cubic"].contains(mode) else {
             throw ModelError("Resize mode '\(mode)' is not implemented (nearest, linear, cubic)")
@@ -241,7 +256,8 @@ extension Ops {
             // No extrapolated points: the taps are separable, so resize one axis at a time
             // (each pass moves whole contiguous rows), skipping axes left as they are.
             var cur = vals, shape = x.shape, passes = 0
-            for d in 0..<r where !(outShape[d] == shape[d] && taps[d].enumerated().allSatisfy({ $0.element.count == 1 && $0.element[0] == ($0.offset, 1) })) {
+            for d in 0..<r
+            where !(outShape[d] == shape[d] && taps[d].enumerated().allSatisfy({ $0.element.count == 1 && $0.element[0] == ($0.offset, 1) })) {
                 var next = resizeAxis(cur, shape: shape, axis: d, taps: taps[d])
                 swap(&cur, &next)
                 if passes > 0 { Scratch.recycle(&next) }  // an intermediate pass's array

@@ -75,7 +75,6 @@ extension Ops {
         Tensor(shape: x.shape, floats: Scratch.map(x.asFloats, f), type: x.isFloat ? x.type : .float32)
     }
 
-
     /// `f` over two float arrays broadcast to `shape`. The trailing dimensions in which
     /// each side is either contiguous or constant form one inner run, looped without an
     /// offset table (same shapes, a per-channel bias, a scalar: one or few runs).

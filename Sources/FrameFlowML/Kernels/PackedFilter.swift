@@ -16,7 +16,9 @@ struct PackedFilter {
 
     /// A filter laid out before (the tensors `Model` stores for an ONNX Conv).
     init?(k: Int, outputs: Int, weights: [Float], bias: [Float]) {
-        guard k > 0, outputs > 0, weights.count == Microkernel.packedCount(k: k, n: outputs), bias.count == Self.biasCount(outputs) else { return nil }
+        guard k > 0, outputs > 0, weights.count == Microkernel.packedCount(k: k, n: outputs), bias.count == Self.biasCount(outputs) else {
+            return nil
+        }
         (self.k, self.outputs, self.weights, self.bias) = (k, outputs, weights, bias)
     }
 
@@ -32,7 +34,10 @@ struct PackedFilter {
     }
 
     /// C[rows × outputs] = A[rows × k]·filter + bias, clamped to `range` when given.
-    func apply(rows: Int, a: UnsafePointer<Float>, lda: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: GEMMEpilogue = GEMMEpilogue(), clamp range: (Float, Float)?) {
+    func apply(
+        rows: Int, a: UnsafePointer<Float>, lda: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: GEMMEpilogue = GEMMEpilogue(),
+        clamp range: (Float, Float)?
+    ) {
         weights.withUnsafeBufferPointer { W in
             bias.withUnsafeBufferPointer { B in
                 var e = epilogue

@@ -63,43 +63,50 @@ enum ShiftedConvolution {
         let hq = planeHeight(g), wq = planeWidth(g), plane = hq * wq, planes = c * sh * sw
         let K = c * g.kh * g.kw, n = g.oh * wq, P = g.oh * g.ow
         var offsets = [Int](repeating: 0, count: K)
-        for ch in 0..<c { for ky in 0..<g.kh { for kx in 0..<g.kw {
-            let p = layout == .channelsFirst ? (ch * g.kh + ky) * g.kw + kx : (ky * g.kw + kx) * c + ch
-            offsets[p] = ch * sh * sw * plane + tapOffset(g, ky: ky, kx: kx, plane: plane)
-        } } }
+        for ch in 0..<c {
+            for ky in 0..<g.kh {
+                for kx in 0..<g.kw {
+                    let p = layout == .channelsFirst ? (ch * g.kh + ky) * g.kw + kx : (ky * g.kw + kx) * c + ch
+                    offsets[p] = ch * sh * sw * plane + tapOffset(g, ky: ky, kx: kx, plane: plane)
+                }
+            }
+        }
         var padded = Scratch.uninitialized(paddedCount(g))
-        padded.withUnsafeMutableBufferPointer { XP in offsets.withUnsafeBufferPointer { O in
-            let xp = XP.baseAddress!
-            (xp + planes * plane).update(repeating: 0, count: XP.count - planes * plane)
-            fill(g, layout: layout, x: x, into: xp, rows: hq, columns: wq)
-            // Blocks of 48 columns, each multiplied into a small buffer and stored while it
-            // is in L1 (through a whole-image buffer, BlazeFace's first layer wrote and
-            // re-read 400 KB).
-            Scratch.parallelFor((n + 47) / 48, work: outputs * K * n) { blocks in
-                withUnsafeTemporaryAllocation(of: Float.self, capacity: outputs * 48) { buffer in
-                    let cb = buffer.baseAddress!
-                    for block in blocks {
-                        let j0 = block * 48, j1 = min(n, j0 + 48)
-                        Microkernel.multiplyShifted(m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: O.baseAddress!, c: cb, ldc: 48)
-                        // The block's runs of real pixels (columns ox < ow of each output row).
-                        var j = j0
-                        while j < j1 {
-                            let oy = j / wq, ox = j - oy * wq
-                            let count = min(j1, oy * wq + g.ow) - j
-                            if count > 0 {
-                                let src = cb + (j - j0), pixel = oy * g.ow + ox
-                                if layout == .channelsFirst {
-                                    for o in 0..<outputs { Microkernel.copy(y + o * P + pixel, from: src + o * 48, count: count) }
-                                } else {
-                                    ff_transpose_bias_clamp_f32(src, 48, count, outputs, y + pixel * outputs, bias, clamp.0, clamp.1)
+        padded.withUnsafeMutableBufferPointer { XP in
+            offsets.withUnsafeBufferPointer { O in
+                let xp = XP.baseAddress!
+                (xp + planes * plane).update(repeating: 0, count: XP.count - planes * plane)
+                fill(g, layout: layout, x: x, into: xp, rows: hq, columns: wq)
+                // Blocks of 48 columns, each multiplied into a small buffer and stored while it
+                // is in L1 (through a whole-image buffer, BlazeFace's first layer wrote and
+                // re-read 400 KB).
+                Scratch.parallelFor((n + 47) / 48, work: outputs * K * n) { blocks in
+                    withUnsafeTemporaryAllocation(of: Float.self, capacity: outputs * 48) { buffer in
+                        let cb = buffer.baseAddress!
+                        for block in blocks {
+                            let j0 = block * 48, j1 = min(n, j0 + 48)
+                            Microkernel.multiplyShifted(
+                                m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: O.baseAddress!, c: cb, ldc: 48)
+                            // The block's runs of real pixels (columns ox < ow of each output row).
+                            var j = j0
+                            while j < j1 {
+                                let oy = j / wq, ox = j - oy * wq
+                                let count = min(j1, oy * wq + g.ow) - j
+                                if count > 0 {
+                                    let src = cb + (j - j0), pixel = oy * g.ow + ox
+                                    if layout == .channelsFirst {
+                                        for o in 0..<outputs { Microkernel.copy(y + o * P + pixel, from: src + o * 48, count: count) }
+                                    } else {
+                                        ff_transpose_bias_clamp_f32(src, 48, count, outputs, y + pixel * outputs, bias, clamp.0, clamp.1)
+                                    }
                                 }
+                                j = (oy + 1) * wq
                             }
-                            j = (oy + 1) * wq
                         }
                     }
                 }
             }
-        } }
+        }
         Scratch.recycle(&padded)
     }
 
@@ -123,53 +130,60 @@ enum ShiftedConvolution {
         // columns, and the widest tap up to (kw − 1)·dw / sw further.
         var padded = Scratch.uninitialized(c * sh * sw * plane + 64 + (g.kw - 1) * g.dw / sw)
         let bf = bias ?? []
-        padded.withUnsafeMutableBufferPointer { XP in offsets.withUnsafeBufferPointer { O in bf.withUnsafeBufferPointer { B in
-            let xp = XP.baseAddress!, o = O.baseAddress!
-            (xp + c * sh * sw * plane).update(repeating: 0, count: XP.count - c * sh * sw * plane)
-            fill(g, layout: .channelsFirst, x: x, into: xp, rows: hq, columns: wq)
-            Scratch.parallelFor(c, work: c * taps * n, threshold: NHWC.memoryBoundSplit) { channels in
-                withUnsafeTemporaryAllocation(of: Float.self, capacity: n + 64) { buffer in
-                    let out = buffer.baseAddress!
-                    for ch in channels {
-                        ff_shifted_depthwise_f32(xp + ch * sh * sw * plane, o, taps, weights + ch * taps, B.isEmpty ? 0 : B[ch], n, out)
-                        // The output rows: the first ow of each wq columns.
-                        let yc = y + ch * P
-                        for oy in 0..<g.oh { Microkernel.copy(yc + oy * g.ow, from: out + oy * wq, count: g.ow) }
+        padded.withUnsafeMutableBufferPointer { XP in
+            offsets.withUnsafeBufferPointer { O in
+                bf.withUnsafeBufferPointer { B in
+                    let xp = XP.baseAddress!, o = O.baseAddress!
+                    (xp + c * sh * sw * plane).update(repeating: 0, count: XP.count - c * sh * sw * plane)
+                    fill(g, layout: .channelsFirst, x: x, into: xp, rows: hq, columns: wq)
+                    Scratch.parallelFor(c, work: c * taps * n, threshold: NHWC.memoryBoundSplit) { channels in
+                        withUnsafeTemporaryAllocation(of: Float.self, capacity: n + 64) { buffer in
+                            let out = buffer.baseAddress!
+                            for ch in channels {
+                                ff_shifted_depthwise_f32(xp + ch * sh * sw * plane, o, taps, weights + ch * taps, B.isEmpty ? 0 : B[ch], n, out)
+                                // The output rows: the first ow of each wq columns.
+                                let yc = y + ch * P
+                                for oy in 0..<g.oh { Microkernel.copy(yc + oy * g.ow, from: out + oy * wq, count: g.ow) }
+                            }
+                        }
                     }
                 }
             }
-        } } }
+        }
         Scratch.recycle(&padded)
     }
 
     /// The phase planes of `x`, each `rows` × `columns`, zeros outside the image: each
     /// plane zeroed in one pass and the image's rows copied in (zeroing around each row
     /// took as long as PP-OCR's 16 × 24 convolution's product); planes split across threads.
-    private static func fill(_ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, into xp: UnsafeMutablePointer<Float>, rows: Int, columns: Int) {
+    private static func fill(_ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, into xp: UnsafeMutablePointer<Float>, rows: Int, columns: Int)
+    {
         let (c, h, w, sh, sw) = (g.c, g.h, g.w, g.sh, g.sw)
         let planes = c * sh * sw, plane = rows * columns
-        Scratch.parallelFor(planes, work: planes * plane, threshold: NHWC.memoryBoundSplit) { range in for p in range {
-            let ch = p / (sh * sw), ry = p / sw % sh, rx = p % sw
-            let dst = xp + p * plane
-            dst.update(repeating: 0, count: plane)
-            // Plane columns v with an input column v·sw + rx − pl inside the image.
-            let inside = Conv.stridedRange(count: columns, stride: sw, offset: rx - g.pl, limit: w)
-            if inside.isEmpty { continue }
-            let ix0 = inside.lowerBound * sw + rx - g.pl
-            // Plane rows u with an input row u·sh + ry − pt inside the image.
-            for u in Conv.stridedRange(count: rows, stride: sh, offset: ry - g.pt, limit: h) {
-                let iy = u * sh + ry - g.pt, d = dst + u * columns + inside.lowerBound
-                if layout == .channelsFirst {
-                    let s = x + (ch * h + iy) * w + ix0
-                    if sw == 1 {
-                        Microkernel.copy(d, from: s, count: inside.count)
+        Scratch.parallelFor(planes, work: planes * plane, threshold: NHWC.memoryBoundSplit) { range in
+            for p in range {
+                let ch = p / (sh * sw), ry = p / sw % sh, rx = p % sw
+                let dst = xp + p * plane
+                dst.update(repeating: 0, count: plane)
+                // Plane columns v with an input column v·sw + rx − pl inside the image.
+                let inside = Conv.stridedRange(count: columns, stride: sw, offset: rx - g.pl, limit: w)
+                if inside.isEmpty { continue }
+                let ix0 = inside.lowerBound * sw + rx - g.pl
+                // Plane rows u with an input row u·sh + ry − pt inside the image.
+                for u in Conv.stridedRange(count: rows, stride: sh, offset: ry - g.pt, limit: h) {
+                    let iy = u * sh + ry - g.pt, d = dst + u * columns + inside.lowerBound
+                    if layout == .channelsFirst {
+                        let s = x + (ch * h + iy) * w + ix0
+                        if sw == 1 {
+                            Microkernel.copy(d, from: s, count: inside.count)
+                        } else {
+                            ff_strided_copy_f32(d, s, sw, inside.count, c * h * w - ((ch * h + iy) * w + ix0))
+                        }
                     } else {
-                        ff_strided_copy_f32(d, s, sw, inside.count, c * h * w - ((ch * h + iy) * w + ix0))
+                        ff_strided_copy_f32(d, x + (iy * w + ix0) * c + ch, sw * c, inside.count, 0)
                     }
-                } else {
-                    ff_strided_copy_f32(d, x + (iy * w + ix0) * c + ch, sw * c, inside.count, 0)
                 }
             }
-        } }
+        }
     }
 }

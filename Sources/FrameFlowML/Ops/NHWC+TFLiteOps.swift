@@ -50,25 +50,34 @@ extension NHWC {
                 let colCount = NHWC.im2colCount(window, packed: packed != nil, residual: rc > 0 || fusedSlopes != nil && clampRange(act) != nil)
                 var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)  // im2col writes every entry
                 rf.withUnsafeBufferPointer { R in
-                let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add
-                (fusedSlopes ?? []).withUnsafeBufferPointer { S in
-                xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in col.withUnsafeMutableBufferPointer { C in
-                    let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
-                    for b in 0..<n {
-                        convolve(
-                            g, x: X.baseAddress! + b * h * wd * c, filter: packed, weights: W.baseAddress!, bias: bf, outputs: oc,
-                            y: Y.baseAddress! + b * P * oc, residual: residual.map { $0 + b * P * rc }, residualChannels: rc,
-                            clamp: clampRange(act), im2col: C.baseAddress, slope: S.isEmpty ? nil : S.baseAddress)
+                    let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add
+                    (fusedSlopes ?? []).withUnsafeBufferPointer { S in
+                        xf.withUnsafeBufferPointer { X in
+                            wf.withUnsafeBufferPointer { W in
+                                out.withUnsafeMutableBufferPointer { Y in
+                                    col.withUnsafeMutableBufferPointer { C in
+                                        let g = Window(
+                                            h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                                        for b in 0..<n {
+                                            convolve(
+                                                g, x: X.baseAddress! + b * h * wd * c, filter: packed, weights: W.baseAddress!, bias: bf, outputs: oc,
+                                                y: Y.baseAddress! + b * P * oc, residual: residual.map { $0 + b * P * rc }, residualChannels: rc,
+                                                clamp: clampRange(act), im2col: C.baseAddress, slope: S.isEmpty ? nil : S.baseAddress)
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
-                } } } }
-                }
                 }
                 Scratch.recycle(&col)
                 if packed == nil || clampRange(act) == nil { activation(act, &out) }
                 if let s = slopes, fusedSlopes == nil {
-                    s.withUnsafeBufferPointer { S in out.withUnsafeMutableBufferPointer { Y in
-                        preluRows(Y.baseAddress!, alpha: S.baseAddress!, rows: n * P, channels: oc, Y.baseAddress!)
-                    } }
+                    s.withUnsafeBufferPointer { S in
+                        out.withUnsafeMutableBufferPointer { Y in
+                            preluRows(Y.baseAddress!, alpha: S.baseAddress!, rows: n * P, channels: oc, Y.baseAddress!)
+                        }
+                    }
                 }
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
@@ -78,49 +87,61 @@ extension NHWC {
                 // and the hand landmark models.
                 let fast3x3 = kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8
                 let blocks = !fast3x3 && dh == 1 && dw == 1 && c >= 8  // other filter sizes (5 × 5), channel blocks too
-                xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
-                    let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
-                    for b in 0..<n {
-                        let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
-                        if fast3x3 {
-                            depthwise3x3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
-                        } else if blocks {
-                            depthwiseBlocks(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
-                        } else {
-                            depthwise3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb)
-                        }
-                    }
-                } } }
-                if !(fast3x3 || blocks) || clampRange(act) == nil { activation(act, &out) }  // these two clamp as they store
-                return Tensor(shape: [n, oh, ow, oc], floats: out)
-            }
-            xf.withUnsafeBufferPointer { X in wf.withUnsafeBufferPointer { W in out.withUnsafeMutableBufferPointer { Y in
-                Y.update(repeating: 0)
-                for b in 0..<n { for y in 0..<oh { for xo in 0..<ow {
-                    let ybase = ((b * oh + y) * ow + xo) * oc
-                    for ky in 0..<kh {
-                        let iy = y * sh - pt + ky * dh
-                        if iy < 0 || iy >= h { continue }
-                        for kx in 0..<kw {
-                            let ix = xo * sw - pl + kx * dw
-                            if ix < 0 || ix >= wd { continue }
-                            let xbase = ((b * h + iy) * wd + ix) * c
-                            if depthwise {
-                                let wbase = (ky * kw + kx) * oc
-                                for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
-                            } else {
-                                for f in 0..<oc {
-                                    let wbase = ((f * kh + ky) * kw + kx) * c
-                                    var acc: Float = 0
-                                    for ch in 0..<c { acc += X[xbase + ch] * W[wbase + ch] }
-                                    Y[ybase + f] += acc
+                xf.withUnsafeBufferPointer { X in
+                    wf.withUnsafeBufferPointer { W in
+                        out.withUnsafeMutableBufferPointer { Y in
+                            let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                            for b in 0..<n {
+                                let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
+                                if fast3x3 {
+                                    depthwise3x3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
+                                } else if blocks {
+                                    depthwiseBlocks(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
+                                } else {
+                                    depthwise3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb)
                                 }
                             }
                         }
                     }
-                    if let bf { for f in 0..<oc { Y[ybase + f] += bf[f] } }
-                } } }
-            } } }
+                }
+                if !(fast3x3 || blocks) || clampRange(act) == nil { activation(act, &out) }  // these two clamp as they store
+                return Tensor(shape: [n, oh, ow, oc], floats: out)
+            }
+            xf.withUnsafeBufferPointer { X in
+                wf.withUnsafeBufferPointer { W in
+                    out.withUnsafeMutableBufferPointer { Y in
+                        Y.update(repeating: 0)
+                        for b in 0..<n {
+                            for y in 0..<oh {
+                                for xo in 0..<ow {
+                                    let ybase = ((b * oh + y) * ow + xo) * oc
+                                    for ky in 0..<kh {
+                                        let iy = y * sh - pt + ky * dh
+                                        if iy < 0 || iy >= h { continue }
+                                        for kx in 0..<kw {
+                                            let ix = xo * sw - pl + kx * dw
+                                            if ix < 0 || ix >= wd { continue }
+                                            let xbase = ((b * h + iy) * wd + ix) * c
+                                            if depthwise {
+                                                let wbase = (ky * kw + kx) * oc
+                                                for ch in 0..<oc { Y[ybase + ch] += X[xbase + ch / mult] * W[wbase + ch] }
+                                            } else {
+                                                for f in 0..<oc {
+                                                    let wbase = ((f * kh + ky) * kw + kx) * c
+                                                    var acc: Float = 0
+                                                    for ch in 0..<c { acc += X[xbase + ch] * W[wbase + ch] }
+                                                    Y[ybase + f] += acc
+                                                }
+                                            }
+                                        }
+                                    }
+                                    if let bf { for f in 0..<oc { Y[ybase + f] += bf[f] } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             activation(act, &out)
             return Tensor(shape: [n, oh, ow, oc], floats: out)
         case .averagePool2D, .maxPool2D:
@@ -140,28 +161,38 @@ extension NHWC {
             let xf = x.asFloats
             if !out.isEmpty && !xf.isEmpty {
                 let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: fh, kw: fw, sh: sh, sw: sw, dh: 1, dw: 1, pt: pt, pl: pl)
-                xf.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in
-                    for b in 0..<n { pool(g, max: op.code == .maxPool2D, x: X.baseAddress! + b * h * wd * c, y: Y.baseAddress! + b * oh * ow * c) }
-                } }
+                xf.withUnsafeBufferPointer { X in
+                    out.withUnsafeMutableBufferPointer { Y in
+                        for b in 0..<n {
+                            pool(g, max: op.code == .maxPool2D, x: X.baseAddress! + b * h * wd * c, y: Y.baseAddress! + b * oh * ow * c)
+                        }
+                    }
+                }
                 activation(act, &out)
                 return Tensor(shape: [n, oh, ow, c], floats: out)
             }
-            for b in 0..<n { for y in 0..<oh { for xo in 0..<ow { for ch in 0..<c {
-                var m: Float = op.code == .maxPool2D ? -.infinity : 0
-                var count = 0
-                for ky in 0..<fh {
-                    let iy = y * sh - pt + ky
-                    if iy < 0 || iy >= h { continue }
-                    for kx in 0..<fw {
-                        let ix = xo * sw - pl + kx
-                        if ix < 0 || ix >= wd { continue }
-                        let v = xf[((b * h + iy) * wd + ix) * c + ch]
-                        if op.code == .maxPool2D { m = max(m, v) } else { m += v }
-                        count += 1
+            for b in 0..<n {
+                for y in 0..<oh {
+                    for xo in 0..<ow {
+                        for ch in 0..<c {
+                            var m: Float = op.code == .maxPool2D ? -.infinity : 0
+                            var count = 0
+                            for ky in 0..<fh {
+                                let iy = y * sh - pt + ky
+                                if iy < 0 || iy >= h { continue }
+                                for kx in 0..<fw {
+                                    let ix = xo * sw - pl + kx
+                                    if ix < 0 || ix >= wd { continue }
+                                    let v = xf[((b * h + iy) * wd + ix) * c + ch]
+                                    if op.code == .maxPool2D { m = max(m, v) } else { m += v }
+                                    count += 1
+                                }
+                            }
+                            out[((b * oh + y) * ow + xo) * c + ch] = op.code == .maxPool2D ? m : m / Float(max(count, 1))
+                        }
                     }
                 }
-                out[((b * oh + y) * ow + xo) * c + ch] = op.code == .maxPool2D ? m : m / Float(max(count, 1))
-            } } } }
+            }
             activation(act, &out)
             return Tensor(shape: [n, oh, ow, c], floats: out)
         case .add, .mul:

@@ -15,7 +15,8 @@ extension NHWC {
     static func prelu(_ x: Tensor, alpha: Tensor) throws -> Tensor {
         guard x.isFloat, alpha.isFloat else { throw ModelError("PRELU needs float input and alpha, not \(x.type) and \(alpha.type)") }
         let c = x.shape.last ?? 1
-        let perChannel = !x.shape.isEmpty && alpha.shape.count <= x.shape.count && alpha.shape.last == c
+        let perChannel =
+            !x.shape.isEmpty && alpha.shape.count <= x.shape.count && alpha.shape.last == c
             && alpha.shape.dropLast().allSatisfy { $0 == 1 } && alpha.floats.count == c && x.floats.count == x.count
         guard perChannel, c > 0 else {
             let y = try Ops.elementwise("PRelu", x, alpha)
@@ -24,9 +25,13 @@ extension NHWC {
         }
         var out = Scratch.uninitialized(x.count)
         let rows = x.count / c
-        x.floats.withUnsafeBufferPointer { X in alpha.floats.withUnsafeBufferPointer { A in out.withUnsafeMutableBufferPointer { Y in
-            preluRows(X.baseAddress!, alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!)
-        } } }
+        x.floats.withUnsafeBufferPointer { X in
+            alpha.floats.withUnsafeBufferPointer { A in
+                out.withUnsafeMutableBufferPointer { Y in
+                    preluRows(X.baseAddress!, alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!)
+                }
+            }
+        }
         return Tensor(shape: x.shape, floats: out)
     }
 
@@ -54,16 +59,18 @@ extension NHWC {
             let (b, c) = (x.shape[0], x.shape[3])
             var out = Scratch.filled(b * c, 0)
             let scale = 1 / Float(n)
-            x.floats.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in
-                for i in 0..<b {
-                    let y = Y.baseAddress! + i * c
-                    for p in 0..<n {
-                        let xr = X.baseAddress! + (i * n + p) * c
-                        for ch in 0..<c { y[ch] += xr[ch] }
+            x.floats.withUnsafeBufferPointer { X in
+                out.withUnsafeMutableBufferPointer { Y in
+                    for i in 0..<b {
+                        let y = Y.baseAddress! + i * c
+                        for p in 0..<n {
+                            let xr = X.baseAddress! + (i * n + p) * c
+                            for ch in 0..<c { y[ch] += xr[ch] }
+                        }
+                        for ch in 0..<c { y[ch] *= scale }
                     }
-                    for ch in 0..<c { y[ch] *= scale }
                 }
-            } }
+            }
             return Tensor(shape: shape, floats: out)
         }
         var y = Ops.reduce(x, axes: axes.sorted(), keep: true, max: false)
@@ -78,7 +85,9 @@ extension NHWC {
     /// out > 1), the source `(o + ½) · scale − ½` with `halfPixelCenters`, else `o · scale`;
     /// the lower tap `max(⌊s⌋, 0)`, the upper `min(⌈s⌉, in − 1)`, weighted by `s − lower`.
     static func resizeBilinear(_ x: Tensor, height oh: Int, width ow: Int, alignCorners: Bool, halfPixelCenters: Bool) throws -> Tensor {
-        guard x.isFloat, x.shape.count == 4, x.floats.count == x.count else { throw ModelError("RESIZE_BILINEAR needs a 4-D float input, not \(x.type) \(x.shape)") }
+        guard x.isFloat, x.shape.count == 4, x.floats.count == x.count else {
+            throw ModelError("RESIZE_BILINEAR needs a 4-D float input, not \(x.type) \(x.shape)")
+        }
         guard !(alignCorners && halfPixelCenters) else { throw ModelError("RESIZE_BILINEAR: align_corners and half_pixel_centers are both set") }
         guard oh > 0, ow > 0 else { throw ModelError("RESIZE_BILINEAR to \(oh) × \(ow)") }
         let (b, h, w, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
@@ -95,22 +104,24 @@ extension NHWC {
         var out = Scratch.uninitialized(total)
         if total == 0 { return Tensor(shape: [b, oh, ow, c], floats: out) }
         let rows = taps(oh, h), cols = taps(ow, w)
-        x.floats.withUnsafeBufferPointer { X in out.withUnsafeMutableBufferPointer { Y in
-            for i in 0..<b {
-                let xb = X.baseAddress! + i * h * w * c
-                for (oy, ry) in rows.enumerated() {
-                    let top = xb + ry.lo * w * c, bottom = xb + ry.hi * w * c
-                    let dy = ry.t
-                    for (ox, cx) in cols.enumerated() {
-                        let dx = cx.t
-                        let (w00, w10, w01, w11) = ((1 - dy) * (1 - dx), dy * (1 - dx), (1 - dy) * dx, dy * dx)
-                        let a = top + cx.lo * c, bb = bottom + cx.lo * c, cc = top + cx.hi * c, d = bottom + cx.hi * c
-                        let y = Y.baseAddress! + ((i * oh + oy) * ow + ox) * c
-                        for ch in 0..<c { y[ch] = a[ch] * w00 + bb[ch] * w10 + cc[ch] * w01 + d[ch] * w11 }
+        x.floats.withUnsafeBufferPointer { X in
+            out.withUnsafeMutableBufferPointer { Y in
+                for i in 0..<b {
+                    let xb = X.baseAddress! + i * h * w * c
+                    for (oy, ry) in rows.enumerated() {
+                        let top = xb + ry.lo * w * c, bottom = xb + ry.hi * w * c
+                        let dy = ry.t
+                        for (ox, cx) in cols.enumerated() {
+                            let dx = cx.t
+                            let (w00, w10, w01, w11) = ((1 - dy) * (1 - dx), dy * (1 - dx), (1 - dy) * dx, dy * dx)
+                            let a = top + cx.lo * c, bb = bottom + cx.lo * c, cc = top + cx.hi * c, d = bottom + cx.hi * c
+                            let y = Y.baseAddress! + ((i * oh + oy) * ow + ox) * c
+                            for ch in 0..<c { y[ch] = a[ch] * w00 + bb[ch] * w10 + cc[ch] * w01 + d[ch] * w11 }
+                        }
                     }
                 }
             }
-        } }
+        }
         return Tensor(shape: [b, oh, ow, c], floats: out)
     }
 
@@ -160,7 +171,9 @@ extension NHWC {
             let d = axes.count, size = x.shape[d]
             let s = strides[i]
             guard s != 0, s > Int64(Int32.min), s <= Int64(Int32.max) else { throw ModelError("STRIDED_SLICE stride \(s) on axis \(d)") }
-            guard abs(begin[i]) < 1 << 40, abs(end[i]) < 1 << 40 else { throw ModelError("STRIDED_SLICE begin \(begin[i]) / end \(end[i]) on axis \(d) out of range") }
+            guard abs(begin[i]) < 1 << 40, abs(end[i]) < 1 << 40 else {
+                throw ModelError("STRIDED_SLICE begin \(begin[i]) / end \(end[i]) on axis \(d) out of range")
+            }
             var b = begin[i], e = m.offset ? begin[i] + end[i] : end[i]
             let size64 = Int64(size)
             if bit(m.shrinkAxis, i) {

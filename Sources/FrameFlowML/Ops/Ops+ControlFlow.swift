@@ -29,7 +29,8 @@ final class Subgraph: @unchecked Sendable {
     func build(opset: Int64, captures: [String], file: String) throws {
         var g = graph
         g.opsetVersion = opset
-        g.inputs = g.inputs.map { ValueInfo(name: $0.name, type: $0.type, shape: nil) }
+        g.inputs =
+            g.inputs.map { ValueInfo(name: $0.name, type: $0.type, shape: nil) }
             + captures.map { ValueInfo(name: $0, type: nil, shape: nil) }
         model = try Model(graph: g, file: file)
     }
@@ -78,7 +79,8 @@ extension Ops {
         let names = body.graph.inputs.map(\.name)
         let carriedCount = own - 2
         guard carriedCount >= 0, names.count == carriedCount + 2, body.graph.outputs.count >= carriedCount + 1 else {
-            throw ModelError("Loop body with \(names.count) inputs and \(body.graph.outputs.count) outputs for \(max(carriedCount, 0)) carried values")
+            throw ModelError(
+                "Loop body with \(names.count) inputs and \(body.graph.outputs.count) outputs for \(max(carriedCount, 0)) carried values")
         }
         let trips = ins[0]?.asInts.first, start = ins[1].map { ($0.asFloats.first ?? 0) != 0 }
         guard trips != nil || start != nil else { throw ModelError("Loop without a trip count or a condition would not end") }
@@ -97,11 +99,14 @@ extension Ops {
             for k in scans.indices { scans[k].append(out[1 + carriedCount + k]) }
             i += 1
         }
-        return try carried + scans.map { parts in
-            guard let first = parts.first else { return Tensor(shape: [0], floats: []) }
-            guard parts.allSatisfy({ $0.shape == first.shape }) else { throw ModelError("Loop scan output changes shape between iterations") }
-            let shape = [parts.count] + first.shape
-            return first.isFloat ? Tensor(shape: shape, floats: parts.flatMap(\.floats), type: first.type) : Tensor(shape: shape, ints: parts.flatMap(\.ints), type: first.type)
-        }
+        return try carried
+            + scans.map { parts in
+                guard let first = parts.first else { return Tensor(shape: [0], floats: []) }
+                guard parts.allSatisfy({ $0.shape == first.shape }) else { throw ModelError("Loop scan output changes shape between iterations") }
+                let shape = [parts.count] + first.shape
+                return first.isFloat
+                    ? Tensor(shape: shape, floats: parts.flatMap(\.floats), type: first.type)
+                    : Tensor(shape: shape, ints: parts.flatMap(\.ints), type: first.type)
+            }
     }
 }

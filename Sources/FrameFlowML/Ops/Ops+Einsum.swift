@@ -50,7 +50,9 @@ extension Ops {
                 if let s = size[label], s != d {
                     guard label.isNumber, s == 1 || d == 1 else { throw ModelError("Einsum label '\(label)' has sizes \(s) and \(d)") }
                     size[label] = max(s, d)
-                } else { size[label] = d }
+                } else {
+                    size[label] = d
+                }
             }
         }
         guard output.allSatisfy({ size[$0] != nil }), Set(output).count == output.count else {

@@ -61,7 +61,6 @@ extension Ops {
         "Sign": { $0 > 0 ? 1 : $0 < 0 ? -1 : 0 }, "Round": { $0.rounded(.toNearestOrEven) },
     ]
 
-
     /// log(1 + eˣ) without overflow for large x.
     @Sendable static func softplus(_ x: Double) -> Double { x > 0 ? x + log1p(Foundation.exp(-x)) : log1p(Foundation.exp(x)) }
 

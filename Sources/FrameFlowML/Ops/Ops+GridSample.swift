@@ -58,34 +58,39 @@ extension Ops {
             return v[base + yy * W + xx]
         }
         var out = [Double](repeating: 0, count: try Checked.elements([N, C, OH, OW], "GridSample output"))
-        for b in 0..<N { for oy in 0..<OH { for ox in 0..<OW {
-            let gp = ((b * OH + oy) * OW + ox) * 2
-            let gx = g[gp], gy = g[gp + 1]
-            guard gx.isFinite, gy.isFinite else { continue }
-            // Far outside the image is as good as 10⁹ pixels outside (and fits an Int).
-            var px = min(max(unnormalize(gx, W), -1e9), 1e9), py = min(max(unnormalize(gy, H), -1e9), 1e9)
-            if mode != "bicubic" && mode != "cubic" { (px, py) = (pad(px, W), pad(py, H)) }
-            for c in 0..<C {
-                let base = (b * C + c) * H * W
-                let value: Double
-                switch mode {
-                case "nearest":
-                    value = pixel(base, Int(py.rounded(.toNearestOrEven)), Int(px.rounded(.toNearestOrEven)))
-                case "bicubic", "cubic":
-                    let (fx, fy) = (px.rounded(.down), py.rounded(.down))
-                    let (wx, wy) = (Ops.keysWeights(px - fx, a: -0.75), Ops.keysWeights(py - fy, a: -0.75))
-                    var s = 0.0
-                    for j in 0..<4 { for i in 0..<4 { s += wy[j] * wx[i] * pixel(base, Int(fy) - 1 + j, Int(fx) - 1 + i) } }
-                    value = s
-                default:
-                    let (fx, fy) = (px.rounded(.down), py.rounded(.down))
-                    let (tx, ty) = (px - fx, py - fy), (ix, iy) = (Int(fx), Int(fy))
-                    value = (1 - ty) * ((1 - tx) * pixel(base, iy, ix) + tx * pixel(base, iy, ix + 1))
-                        + ty * ((1 - tx) * pixel(base, iy + 1, ix) + tx * pixel(base, iy + 1, ix + 1))
+        for b in 0..<N {
+            for oy in 0..<OH {
+                for ox in 0..<OW {
+                    let gp = ((b * OH + oy) * OW + ox) * 2
+                    let gx = g[gp], gy = g[gp + 1]
+                    guard gx.isFinite, gy.isFinite else { continue }
+                    // Far outside the image is as good as 10⁹ pixels outside (and fits an Int).
+                    var px = min(max(unnormalize(gx, W), -1e9), 1e9), py = min(max(unnormalize(gy, H), -1e9), 1e9)
+                    if mode != "bicubic" && mode != "cubic" { (px, py) = (pad(px, W), pad(py, H)) }
+                    for c in 0..<C {
+                        let base = (b * C + c) * H * W
+                        let value: Double
+                        switch mode {
+                        case "nearest":
+                            value = pixel(base, Int(py.rounded(.toNearestOrEven)), Int(px.rounded(.toNearestOrEven)))
+                        case "bicubic", "cubic":
+                            let (fx, fy) = (px.rounded(.down), py.rounded(.down))
+                            let (wx, wy) = (Ops.keysWeights(px - fx, a: -0.75), Ops.keysWeights(py - fy, a: -0.75))
+                            var s = 0.0
+                            for j in 0..<4 { for i in 0..<4 { s += wy[j] * wx[i] * pixel(base, Int(fy) - 1 + j, Int(fx) - 1 + i) } }
+                            value = s
+                        default:
+                            let (fx, fy) = (px.rounded(.down), py.rounded(.down))
+                            let (tx, ty) = (px - fx, py - fy), (ix, iy) = (Int(fx), Int(fy))
+                            value =
+                                (1 - ty) * ((1 - tx) * pixel(base, iy, ix) + tx * pixel(base, iy, ix + 1))
+                                + ty * ((1 - tx) * pixel(base, iy + 1, ix) + tx * pixel(base, iy + 1, ix + 1))
+                        }
+                        out[((b * C + c) * OH + oy) * OW + ox] = value
+                    }
                 }
-                out[((b * C + c) * OH + oy) * OW + ox] = value
             }
-        } } }
+        }
         return tensor([N, C, OH, OW], out, type: x.type)
     }
 }

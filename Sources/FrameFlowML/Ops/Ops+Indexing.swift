@@ -28,13 +28,15 @@ extension Ops {
         let idx = values(indices)
         let outer = indices.shape[..<axis].reduce(1, *), inner = indices.shape[axis...].reduce(1, *)
         var out = [Double](repeating: off, count: count)
-        for o in 0..<outer { for i in 0..<inner {
-            let value = idx[o * inner + i]
-            // A NaN or huge index (untrusted) is out of range, not a trapping conversion.
-            var k = abs(value) < Double(1 << 40) ? Int(value.rounded(.towardZero)) : depth
-            if k < 0 { k += depth }
-            if k >= 0 && k < depth { out[(o * depth + k) * inner + i] = on }
-        } }
+        for o in 0..<outer {
+            for i in 0..<inner {
+                let value = idx[o * inner + i]
+                // A NaN or huge index (untrusted) is out of range, not a trapping conversion.
+                var k = abs(value) < Double(1 << 40) ? Int(value.rounded(.towardZero)) : depth
+                if k < 0 { k += depth }
+                if k >= 0 && k < depth { out[(o * depth + k) * inner + i] = on }
+            }
+        }
         return [tensor(shape, out, type: onOff.type)]
     }
 
@@ -84,10 +86,14 @@ extension Ops {
             throw ModelError("ReverseSequence: lengths \(lens) do not fit input \(x.shape)")
         }
         let strides = x.strides
-        return [gather(x, shape: x.shape, offsets: offsets(x.shape) { c in
-            let len = Int(lens[c[batchAxis]]), t = c[timeAxis]
-            return zip(c.indices, c).reduce(0) { $0 + ($1.0 == timeAxis && t < len ? len - 1 - t : $1.1) * strides[$1.0] }
-        })]
+        return [
+            gather(
+                x, shape: x.shape,
+                offsets: offsets(x.shape) { c in
+                    let len = Int(lens[c[batchAxis]]), t = c[timeAxis]
+                    return zip(c.indices, c).reduce(0) { $0 + ($1.0 == timeAxis && t < len ? len - 1 - t : $1.1) * strides[$1.0] }
+                })
+        ]
     }
 
     static func runWindow(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
@@ -168,7 +174,6 @@ extension Ops {
         }
         return tensor(x.shape, v, type: x.type)
     }
-
 
     static func runGather(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
         return [try gather(try need(ins, 0), try need(ins, 1), axis: Int(n.int("axis", 0)))]

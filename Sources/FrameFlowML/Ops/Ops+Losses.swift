@@ -17,23 +17,27 @@ extension Ops {
         var logProb = values(scores)
         if n.opType == "SoftmaxCrossEntropyLoss" {
             // Log-softmax over the class axis, shifted by the maximum.
-            for b in 0..<N { for i in 0..<inner {
-                let at = (0..<C).map { (b * C + $0) * inner + i }
-                let m = at.map { logProb[$0] }.max() ?? 0
-                let lse = m + log(at.reduce(0.0) { $0 + Foundation.exp(logProb[$1] - m) })
-                for k in at { logProb[k] -= lse }
-            } }
+            for b in 0..<N {
+                for i in 0..<inner {
+                    let at = (0..<C).map { (b * C + $0) * inner + i }
+                    let m = at.map { logProb[$0] }.max() ?? 0
+                    let lse = m + log(at.reduce(0.0) { $0 + Foundation.exp(logProb[$1] - m) })
+                    for k in at { logProb[k] -= lse }
+                }
+            }
         }
         let ignore = n.attributes["ignore_index"] == nil ? nil : n.int("ignore_index", 0)
         let w = weight.map(values), t = target.asInts
         var loss = [Double](repeating: 0, count: N * inner), weights = loss
-        for b in 0..<N { for i in 0..<inner {
-            let j = b * inner + i, cls = t[j]
-            if cls == ignore { continue }
-            guard cls >= 0, cls < Int64(C) else { throw ModelError("\(n.opType): target \(cls) outside \(C) classes") }
-            weights[j] = w?[Int(cls)] ?? 1
-            loss[j] = -logProb[(b * C + Int(cls)) * inner + i] * weights[j]
-        } }
+        for b in 0..<N {
+            for i in 0..<inner {
+                let j = b * inner + i, cls = t[j]
+                if cls == ignore { continue }
+                guard cls >= 0, cls < Int64(C) else { throw ModelError("\(n.opType): target \(cls) outside \(C) classes") }
+                weights[j] = w?[Int(cls)] ?? 1
+                loss[j] = -logProb[(b * C + Int(cls)) * inner + i] * weights[j]
+            }
+        }
         let out: Tensor
         switch n.string("reduction", "mean") {
         case "none": out = tensor(target.shape, loss, type: scores.type)

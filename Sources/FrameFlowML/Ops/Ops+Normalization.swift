@@ -54,8 +54,12 @@ extension Ops {
     /// BatchNormalization with `training_mode` = 1 (opset 14+): normalised by the batch's own
     /// mean and (population) variance per channel; outputs Y, then the running mean and
     /// variance updated with `momentum` (input · momentum + batch value · (1 − momentum)).
-    static func batchNormTraining(_ x: Tensor, scale: [Float], bias: [Float], mean: [Float], variance: [Float], eps: Float, momentum: Float) throws -> [Tensor] {
-        guard x.shape.count >= 2, x.count > 0 else { throw ModelError("training-mode BatchNormalization needs a non-empty input of rank ≥ 2, got \(x.shape)") }
+    static func batchNormTraining(_ x: Tensor, scale: [Float], bias: [Float], mean: [Float], variance: [Float], eps: Float, momentum: Float) throws
+        -> [Tensor]
+    {
+        guard x.shape.count >= 2, x.count > 0 else {
+            throw ModelError("training-mode BatchNormalization needs a non-empty input of rank ≥ 2, got \(x.shape)")
+        }
         let batch = x.shape[0], c = x.shape[1], sp = x.shape[2...].reduce(1, *)
         let per = Double(batch * sp)
         var y = [Float](repeating: 0, count: x.count), runMean = [Float](repeating: 0, count: c), runVar = runMean
@@ -117,7 +121,9 @@ extension Ops {
         let sv = values(scale), si = Ops.broadcastIndex(scale.shape, to: normShape)
         let bias = ins.count > 2 ? ins[2] : nil
         let bv = bias.map(values), bi = bias.map { Ops.broadcastIndex($0.shape, to: normShape) }
-        guard try Ops.broadcastShape(scale.shape, normShape) == normShape, try bias.map({ try Ops.broadcastShape($0.shape, normShape) == normShape }) ?? true else {
+        guard try Ops.broadcastShape(scale.shape, normShape) == normShape,
+            try bias.map({ try Ops.broadcastShape($0.shape, normShape) == normShape }) ?? true
+        else {
             throw ModelError("LayerNormalization scale \(scale.shape) or bias does not fit \(normShape)")
         }
         var y = [Double](repeating: 0, count: v.count), means = [Double](repeating: 0, count: outer), inv = means
@@ -158,12 +164,16 @@ extension Ops {
         let c = x.shape[1], plane = x.shape[2...].reduce(1, *), v = values(x)
         let below = (size - 1) / 2, above = size - 1 - below
         var out = v
-        for b in 0..<x.shape[0] { for ch in 0..<c { for i in 0..<plane {
-            var sum = 0.0
-            for j in max(0, ch - below)...min(c - 1, ch + above) { let e = v[(b * c + j) * plane + i]; sum += e * e }
-            let k = (b * c + ch) * plane + i
-            out[k] = v[k] / pow(bias + alpha / Double(size) * sum, beta)
-        } } }
+        for b in 0..<x.shape[0] {
+            for ch in 0..<c {
+                for i in 0..<plane {
+                    var sum = 0.0
+                    for j in max(0, ch - below)...min(c - 1, ch + above) { let e = v[(b * c + j) * plane + i]; sum += e * e }
+                    let k = (b * c + ch) * plane + i
+                    out[k] = v[k] / pow(bias + alpha / Double(size) * sum, beta)
+                }
+            }
+        }
         return [tensor(x.shape, out, type: x.type)]
     }
 
@@ -186,16 +196,19 @@ extension Ops {
         let r = x.shape.count
         // Before opset 13 the input is seen as 2-D, split at `axis` (default 1).
         let axis = try Ops.axis(n.int("axis", opset >= 13 ? -1 : 1), rank: r, inclusive: opset < 13)
-        let (outer, len, inner) = opset >= 13
+        let (outer, len, inner) =
+            opset >= 13
             ? (x.shape[..<axis].reduce(1, *), x.shape[axis], x.shape[(axis + 1)...].reduce(1, *))
             : (x.shape[..<axis].reduce(1, *), x.shape[axis...].reduce(1, *), 1)
         let v = values(x)
         var out = [Double](repeating: 0, count: v.count)
-        for o in 0..<outer { for i in 0..<inner where len > 0 {
-            var best = 0
-            for k in 1..<len where v[(o * len + k) * inner + i] > v[(o * len + best) * inner + i] { best = k }
-            out[(o * len + best) * inner + i] = 1
-        } }
+        for o in 0..<outer {
+            for i in 0..<inner where len > 0 {
+                var best = 0
+                for k in 1..<len where v[(o * len + k) * inner + i] > v[(o * len + best) * inner + i] { best = k }
+                out[(o * len + best) * inner + i] = 1
+            }
+        }
         return [tensor(x.shape, out, type: x.type)]
     }
 }

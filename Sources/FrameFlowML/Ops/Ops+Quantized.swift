@@ -47,7 +47,10 @@ extension Ops {
             let wScale = values(try Ops.need(ins, 4)).map { Float($0) }
             let c = acc.shape[1], plane = acc.shape[2...].reduce(1, *)
             guard wScale.count == 1 || wScale.count == c else { throw ModelError("QLinearConv w_scale has \(wScale.count) values for \(c) channels") }
-            return [try requantize(acc, multiplier: { i in xScale * wScale[wScale.count == 1 ? 0 : (i / plane) % c] / yScale }, zeroPoint: try Ops.need(ins, 7))]
+            return [
+                try requantize(
+                    acc, multiplier: { i in xScale * wScale[wScale.count == 1 ? 0 : (i / plane) % c] / yScale }, zeroPoint: try Ops.need(ins, 7))
+            ]
         case "DynamicQuantizeLinear":
             let x = try Ops.need(ins, 0)
             let v = x.asFloats
@@ -56,7 +59,10 @@ extension Ops {
             let scale = (hi - lo) / 255
             let zero = scale == 0 ? 0 : min(max((-lo / scale).rounded(.toNearestOrEven), 0), 255)
             let y = v.map { scale == 0 ? Int64(zero) : Int64(min(max(($0 / scale).rounded(.toNearestOrEven) + zero, 0), 255)) }
-            return [Tensor(shape: x.shape, ints: y, type: .uint8), Tensor(shape: [], floats: [scale]), Tensor(shape: [], ints: [Int64(zero)], type: .uint8)]
+            return [
+                Tensor(shape: x.shape, ints: y, type: .uint8), Tensor(shape: [], floats: [scale]),
+                Tensor(shape: [], ints: [Int64(zero)], type: .uint8),
+            ]
         default:
             throw ModelError("op '\(n.opType)' is not implemented")
         }
@@ -71,7 +77,9 @@ extension Ops {
         if z.count == 1 { return Tensor(shape: x.shape, floats: v.map { Float($0 - z[0]) }) }
         // A negative axis counts from the end (a matrix's rows are −2, its columns −1).
         let d = axis < 0 ? axis + x.shape.count : axis
-        guard d >= 0, d < x.shape.count, z.count == x.shape[d] else { throw ModelError("zero point of \(z.count) values does not fit \(x.shape) on axis \(d)") }
+        guard d >= 0, d < x.shape.count, z.count == x.shape[d] else {
+            throw ModelError("zero point of \(z.count) values does not fit \(x.shape) on axis \(d)")
+        }
         let inner = x.shape[(d + 1)...].reduce(1, *), len = x.shape[d]
         return Tensor(shape: x.shape, floats: v.indices.map { Float(v[$0] - z[($0 / inner) % len]) })
     }

@@ -22,15 +22,20 @@ extension Ops {
         let direction = n.string("direction", "forward")
         let dirs = direction == "bidirectional" ? 2 : 1
         let hidden = Int(n.int("hidden_size", Int64(rw.shape[2])))
-        guard ["forward", "reverse", "bidirectional"].contains(direction), hidden > 0, hidden == rw.shape[2], w.shape == [dirs, gates * hidden, inputSize],
+        guard ["forward", "reverse", "bidirectional"].contains(direction), hidden > 0, hidden == rw.shape[2],
+            w.shape == [dirs, gates * hidden, inputSize],
             rw.shape == [dirs, gates * hidden, hidden]
-        else { throw ModelError("\(op): W \(w.shape) and R \(rw.shape) do not fit \(dirs) direction(s), hidden size \(hidden), input size \(inputSize)") }
+        else {
+            throw ModelError("\(op): W \(w.shape) and R \(rw.shape) do not fit \(dirs) direction(s), hidden size \(hidden), input size \(inputSize)")
+        }
         let bias = ins.count > 3 ? ins[3] : nil, lens = ins.count > 4 ? ins[4] : nil, h0 = ins.count > 5 ? ins[5] : nil
         let c0 = op == "LSTM" && ins.count > 6 ? ins[6] : nil, peep = op == "LSTM" && ins.count > 7 ? ins[7] : nil
         guard bias.map({ $0.shape == [dirs, 2 * gates * hidden] }) ?? true, lens.map({ $0.count == batch }) ?? true,
             h0.map({ $0.count == dirs * batch * hidden }) ?? true, c0.map({ $0.count == dirs * batch * hidden }) ?? true,
             peep.map({ $0.shape == [dirs, 3 * hidden] }) ?? true
-        else { throw ModelError("\(op): B, sequence_lens, initial states or P do not fit \(dirs) direction(s), batch \(batch), hidden size \(hidden)") }
+        else {
+            throw ModelError("\(op): B, sequence_lens, initial states or P do not fit \(dirs) direction(s), batch \(batch), hidden size \(hidden)")
+        }
         let steps = try (lens.map { values($0) } ?? Array(repeating: Double(seq), count: batch)).map { v -> Int in
             guard v >= 0, v <= Double(seq) else { throw ModelError("\(op): sequence length \(v) for \(seq) steps") }
             return Int(v)
@@ -45,10 +50,15 @@ extension Ops {
         var y = [Double](repeating: 0, count: try Checked.elements([seq, dirs, batch, hidden], "\(op) output"))
         var yh = [Double](repeating: 0, count: dirs * batch * hidden), yc = yh
         func xAt(_ t: Int, _ b: Int, _ i: Int) -> Double { batchFirst ? xv[(b * seq + t) * inputSize + i] : xv[(t * batch + b) * inputSize + i] }
-        func yIndex(_ t: Int, _ d: Int, _ b: Int, _ j: Int) -> Int { batchFirst ? ((b * seq + t) * dirs + d) * hidden + j : ((t * dirs + d) * batch + b) * hidden + j }
+        func yIndex(_ t: Int, _ d: Int, _ b: Int, _ j: Int) -> Int {
+            batchFirst ? ((b * seq + t) * dirs + d) * hidden + j : ((t * dirs + d) * batch + b) * hidden + j
+        }
         for d in 0..<dirs {
             let reverse = direction == "reverse" || d == 1
-            let (f, g, h) = (functions[d][0], functions[d].count > 1 ? functions[d][1] : functions[d][0], functions[d].count > 2 ? functions[d][2] : functions[d][0])
+            let (f, g, h) = (
+                functions[d][0], functions[d].count > 1 ? functions[d][1] : functions[d][0],
+                functions[d].count > 2 ? functions[d][2] : functions[d][0]
+            )
             /// Row `row` of W (or R) for direction d times a vector.
             func dot(_ m: [Double], _ cols: Int, _ row: Int, _ v: (Int) -> Double) -> Double {
                 let base = (d * gates * hidden + row) * cols
@@ -76,11 +86,14 @@ extension Ops {
                         var z = [Double](repeating: 0, count: hidden), r = z
                         for j in 0..<hidden {
                             z[j] = f(clipped(dot(wv, inputSize, j, xt) + dot(rv, hidden, j) { prev[$0] } + wb(j) + rb(j)))
-                            r[j] = f(clipped(dot(wv, inputSize, hidden + j, xt) + dot(rv, hidden, hidden + j) { prev[$0] } + wb(hidden + j) + rb(hidden + j)))
+                            r[j] = f(
+                                clipped(
+                                    dot(wv, inputSize, hidden + j, xt) + dot(rv, hidden, hidden + j) { prev[$0] } + wb(hidden + j) + rb(hidden + j)))
                         }
                         for j in 0..<hidden {
                             let row = 2 * hidden + j
-                            let recurrent = linearBeforeReset
+                            let recurrent =
+                                linearBeforeReset
                                 ? r[j] * (dot(rv, hidden, row) { prev[$0] } + rb(row))
                                 : dot(rv, hidden, row) { r[$0] * prev[$0] } + rb(row)
                             let candidate = g(clipped(dot(wv, inputSize, row, xt) + recurrent + wb(row)))
@@ -129,11 +142,15 @@ extension Ops {
     /// the defaults (Sigmoid for gates, Tanh otherwise).
     static func activations(_ n: ONNXNode, count: Int, directions: Int) throws -> [[(Double) -> Double]] {
         var names: [String]
-        if case .strings(let s)? = n.attributes["activations"] { names = s } else {
+        if case .strings(let s)? = n.attributes["activations"] {
+            names = s
+        } else {
             names = count == 1 ? ["Tanh"] : count == 2 ? ["Sigmoid", "Tanh"] : ["Sigmoid", "Tanh", "Tanh"]
             names = Array([[String]](repeating: names, count: directions).joined())
         }
-        guard names.count == count * directions else { throw ModelError("\(n.opType): \(names.count) activations for \(directions) direction(s) of \(count)") }
+        guard names.count == count * directions else {
+            throw ModelError("\(n.opType): \(names.count) activations for \(directions) direction(s) of \(count)")
+        }
         var alphas: [Float] = [], betas: [Float] = []
         if case .floats(let a)? = n.attributes["activation_alpha"] { alphas = a }
         if case .floats(let b)? = n.attributes["activation_beta"] { betas = b }

@@ -5,9 +5,10 @@ import FrameFlow
 extension Ops {
     /// Reduction ops by op type (one kernel tells the Reduce family's ops apart).
     static let reduceKernels = kernels(
-        ["ReduceSum", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"], runReduce)
-        .merging(kernels(["ReduceMean", "ReduceMax"], runReduceMeanMax), uniquingKeysWith: twice)
-        .merging(["ArgMax": runArgMax, "ArgMin": runArgMin, "CumSum": runCumSum, "TopK": runTopK], uniquingKeysWith: twice)
+        ["ReduceSum", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"], runReduce
+    )
+    .merging(kernels(["ReduceMean", "ReduceMax"], runReduceMeanMax), uniquingKeysWith: twice)
+    .merging(["ArgMax": runArgMax, "ArgMin": runArgMin, "CumSum": runCumSum, "TopK": runTopK], uniquingKeysWith: twice)
 
     static func runReduceMeanMax(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
         let opset = context.opset

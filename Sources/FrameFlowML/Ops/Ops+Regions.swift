@@ -18,7 +18,9 @@ extension Ops {
             let d = k.count
             let strides = n.ints("strides")?.map { Int($0) } ?? Array(repeating: 1, count: d)
             let pads = n.ints("pads")?.map { Int($0) } ?? Array(repeating: 0, count: 2 * d)
-            guard strides.count == d, pads.count == 2 * d, (k + strides).allSatisfy({ $0 > 0 && $0 < 1 << 16 }), pads.allSatisfy({ $0.magnitude < 1 << 16 }) else {
+            guard strides.count == d, pads.count == 2 * d, (k + strides).allSatisfy({ $0 > 0 && $0 < 1 << 16 }),
+                pads.allSatisfy({ $0.magnitude < 1 << 16 })
+            else {
                 throw ModelError("MaxUnpool kernel \(k), strides \(strides) or pads \(pads) do not fit \(d) axes")
             }
             // Indices count in the inferred shape; a larger `output_shape` keeps each value at
@@ -32,7 +34,9 @@ extension Ops {
             var out = [Double](repeating: 0, count: count)
             let v = values(x)
             for (i, target) in indices.asInts.enumerated() {
-                guard target >= 0, target < Int64(inferredCount) else { throw ModelError("MaxUnpool index \(target) is outside the unpooled shape \(inferred)") }
+                guard target >= 0, target < Int64(inferredCount) else {
+                    throw ModelError("MaxUnpool index \(target) is outside the unpooled shape \(inferred)")
+                }
                 let o = inferred.indices.reduce(0) { $0 + (Int(target) / inStrides[$1]) % inferred[$1] * outStrides[$1] }
                 out[o] = v[i]
             }
@@ -98,30 +102,36 @@ extension Ops {
             let samples = Double(max(gh * gw, 1))
             for c in 0..<C {
                 let base = (b * C + c) * H * W
-                for py in 0..<oh { for px in 0..<ow {
-                    var acc = isMax ? -Double.infinity : 0, any = false
-                    for iy in 0..<gh { for ix in 0..<gw {
-                        var y = y1 + Double(py) * bh + (Double(iy) + 0.5) * bh / Double(gh)
-                        var xx = x1 + Double(px) * bw + (Double(ix) + 0.5) * bw / Double(gw)
-                        any = true
-                        // Outside the image by more than a pixel: the sample is 0.
-                        if y < -1 || y > Double(H) || xx < -1 || xx > Double(W) {
-                            acc = isMax ? max(acc, 0) : acc
-                            continue
+                for py in 0..<oh {
+                    for px in 0..<ow {
+                        var acc = isMax ? -Double.infinity : 0, any = false
+                        for iy in 0..<gh {
+                            for ix in 0..<gw {
+                                var y = y1 + Double(py) * bh + (Double(iy) + 0.5) * bh / Double(gh)
+                                var xx = x1 + Double(px) * bw + (Double(ix) + 0.5) * bw / Double(gw)
+                                any = true
+                                // Outside the image by more than a pixel: the sample is 0.
+                                if y < -1 || y > Double(H) || xx < -1 || xx > Double(W) {
+                                    acc = isMax ? max(acc, 0) : acc
+                                    continue
+                                }
+                                y = max(y, 0); xx = max(xx, 0)
+                                var (yl, xl) = (Int(y), Int(xx))
+                                var (yh, xh) = (yl + 1, xl + 1)
+                                if yl >= H - 1 { (yl, yh, y) = (H - 1, H - 1, Double(H - 1)) }
+                                if xl >= W - 1 { (xl, xh, xx) = (W - 1, W - 1, Double(W - 1)) }
+                                let (ly, lx) = (y - Double(yl), xx - Double(xl))
+                                let terms = [
+                                    (1 - ly) * (1 - lx) * v[base + yl * W + xl], (1 - ly) * lx * v[base + yl * W + xh],
+                                    ly * (1 - lx) * v[base + yh * W + xl], ly * lx * v[base + yh * W + xh],
+                                ]
+                                // Max mode takes the largest weighted corner, as onnxruntime does.
+                                acc = isMax ? max(acc, terms.max()!) : acc + terms.reduce(0, +)
+                            }
                         }
-                        y = max(y, 0); xx = max(xx, 0)
-                        var (yl, xl) = (Int(y), Int(xx))
-                        var (yh, xh) = (yl + 1, xl + 1)
-                        if yl >= H - 1 { (yl, yh, y) = (H - 1, H - 1, Double(H - 1)) }
-                        if xl >= W - 1 { (xl, xh, xx) = (W - 1, W - 1, Double(W - 1)) }
-                        let (ly, lx) = (y - Double(yl), xx - Double(xl))
-                        let terms = [(1 - ly) * (1 - lx) * v[base + yl * W + xl], (1 - ly) * lx * v[base + yl * W + xh],
-                                     ly * (1 - lx) * v[base + yh * W + xl], ly * lx * v[base + yh * W + xh]]
-                        // Max mode takes the largest weighted corner, as onnxruntime does.
-                        acc = isMax ? max(acc, terms.max()!) : acc + terms.reduce(0, +)
-                    } }
-                    out[((k * C + c) * oh + py) * ow + px] = isMax ? (any ? acc : 0) : acc / samples
-                } }
+                        out[((k * C + c) * oh + py) * ow + px] = isMax ? (any ? acc : 0) : acc / samples
+                    }
+                }
             }
         }
         return tensor([rois.shape[0], C, oh, ow], out, type: x.type)
@@ -147,9 +157,13 @@ extension Ops {
         let inverse = slices.map { Int64(position[$0]!) }
         var counts = [Int64](repeating: 0, count: firsts.count)
         for i in inverse { counts[Int(i)] += 1 }
-        let y = try axis.map { try Ops.gather(x, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), axis: $0) }
+        let y =
+            try axis.map { try Ops.gather(x, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), axis: $0) }
             ?? gather(x, shape: [firsts.count], offsets: firsts)
-        return [y, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), Tensor(shape: [len], ints: inverse), Tensor(shape: [firsts.count], ints: counts)]
+        return [
+            y, Tensor(shape: [firsts.count], ints: firsts.map(Int64.init)), Tensor(shape: [len], ints: inverse),
+            Tensor(shape: [firsts.count], ints: counts),
+        ]
     }
 
     static func runNonMaxSuppression(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
@@ -162,7 +176,9 @@ extension Ops {
     /// result: (image, class, box).
     static func nonMaxSuppression(_ n: ONNXNode, _ ins: [Tensor?]) throws -> Tensor {
         let boxes = try Ops.need(ins, 0), scores = try Ops.need(ins, 1)
-        guard boxes.shape.count == 3, boxes.shape[2] == 4, scores.shape.count == 3, scores.shape[0] == boxes.shape[0], scores.shape[2] == boxes.shape[1] else {
+        guard boxes.shape.count == 3, boxes.shape[2] == 4, scores.shape.count == 3, scores.shape[0] == boxes.shape[0],
+            scores.shape[2] == boxes.shape[1]
+        else {
             throw ModelError("NonMaxSuppression: boxes \(boxes.shape) and scores \(scores.shape) do not fit")
         }
         let maxOut = ins.count > 2 ? ins[2]?.asInts.first ?? 0 : 0

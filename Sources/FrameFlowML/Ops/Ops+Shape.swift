@@ -74,7 +74,9 @@ extension Ops {
     static func runSqueeze(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
         let opset = context.opset
         var x = try need(ins, 0)
-        let axes = try (opset >= 13 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("axes"))?.map { try axis($0, rank: x.shape.count, "Squeeze axis") }
+        let axes = try (opset >= 13 ? ins.count > 1 ? ins[1]?.asInts : nil : n.ints("axes"))?.map {
+            try axis($0, rank: x.shape.count, "Squeeze axis")
+        }
         if let axes, let a = axes.first(where: { x.shape[$0] != 1 }) { throw ModelError("Squeeze axis \(a) has size \(x.shape[a]), not 1") }
         x.shape = x.shape.enumerated().filter { axes == nil ? $0.element != 1 : !axes!.contains($0.offset) }.map(\.element)
         return [x]
@@ -94,7 +96,9 @@ extension Ops {
     static func runTranspose(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
         let x = try need(ins, 0)
         let perm = n.ints("perm")?.map { Int($0) } ?? Array((0..<x.shape.count).reversed())
-        guard perm.sorted() == Array(0..<x.shape.count) else { throw ModelError("Transpose perm \(perm) is not a permutation of the \(x.shape.count) axes") }
+        guard perm.sorted() == Array(0..<x.shape.count) else {
+            throw ModelError("Transpose perm \(perm) is not a permutation of the \(x.shape.count) axes")
+        }
         return [transpose(x, perm)]
     }
 
@@ -181,7 +185,9 @@ extension Ops {
         let training = ins.count > 2 ? (ins[2].flatMap { values($0).first } ?? 0) != 0 : false
         guard !training || ratio == 0 else { throw ModelError("Dropout in training mode (random masks) is not implemented") }
         var outs = [x]
-        if n.outputs.count > 1 && !n.outputs[1].isEmpty { outs.append(Tensor(shape: x.shape, ints: Array(repeating: 1, count: x.count), type: .bool)) }
+        if n.outputs.count > 1 && !n.outputs[1].isEmpty {
+            outs.append(Tensor(shape: x.shape, ints: Array(repeating: 1, count: x.count), type: .bool))
+        }
         return outs
     }
 
@@ -195,7 +201,9 @@ extension Ops {
     static func runTile(_ n: ONNXNode, _ ins: [Tensor?], _: OpContext) throws -> [Tensor] {
         let x = try Ops.need(ins, 0)
         let repeats = try Ops.need(ins, 1).asInts.map { Int(clamping: $0) }
-        guard repeats.count == x.shape.count, repeats.allSatisfy({ $0 >= 0 }) else { throw ModelError("Tile repeats \(repeats) do not fit shape \(x.shape)") }
+        guard repeats.count == x.shape.count, repeats.allSatisfy({ $0 >= 0 }) else {
+            throw ModelError("Tile repeats \(repeats) do not fit shape \(x.shape)")
+        }
         let shape = try zip(x.shape, repeats).map { try Checked.product($0, $1, "Tile of \(x.shape) by \(repeats)") }
         _ = try Checked.elements(shape, "Tile output")
         let strides = x.strides
@@ -226,18 +234,26 @@ extension Ops {
             let oc = C / (b * b), crd = n.string("mode", "DCR") == "CRD"
             let shape = [N, oc, H * b, W * b]
             _ = try Checked.elements(shape, "DepthToSpace output")
-            return [gather(x, shape: shape, offsets: offsets(shape) { c in
-                let (i, j) = (c[2] % b, c[3] % b)
-                let src = crd ? (c[1] * b + i) * b + j : (i * b + j) * oc + c[1]
-                return ((c[0] * C + src) * H + c[2] / b) * W + c[3] / b
-            })]
+            return [
+                gather(
+                    x, shape: shape,
+                    offsets: offsets(shape) { c in
+                        let (i, j) = (c[2] % b, c[3] % b)
+                        let src = crd ? (c[1] * b + i) * b + j : (i * b + j) * oc + c[1]
+                        return ((c[0] * C + src) * H + c[2] / b) * W + c[3] / b
+                    })
+            ]
         }
         guard H % b == 0, W % b == 0 else { throw ModelError("SpaceToDepth: \(H) × \(W) is not a multiple of \(b)") }
         let shape = [N, C * b * b, H / b, W / b]
-        return [gather(x, shape: shape, offsets: offsets(shape) { c in
-            let block = c[1] / C, ch = c[1] % C
-            return ((c[0] * C + ch) * H + c[2] * b + block / b) * W + c[3] * b + block % b
-        })]
+        return [
+            gather(
+                x, shape: shape,
+                offsets: offsets(shape) { c in
+                    let block = c[1] / C, ch = c[1] % C
+                    return ((c[0] * C + ch) * H + c[2] * b + block / b) * W + c[3] * b + block % b
+                })
+        ]
     }
 
     static func reshape(_ x: Tensor, _ spec: [Int64], allowZero: Bool) throws -> Tensor {
@@ -288,8 +304,10 @@ extension Ops {
     static func concat(_ ts: [Tensor], axis raw: Int64) throws -> Tensor {
         guard let first = ts.first else { throw ModelError("Concat has no inputs") }
         let axis = try axis(raw, rank: first.shape.count)
-        for t in ts where t.shape.count != first.shape.count || t.isFloat != first.isFloat
-            || zip(t.shape, first.shape).enumerated().contains(where: { $0.offset != axis && $0.element.0 != $0.element.1 }) {
+        for t in ts
+        where t.shape.count != first.shape.count || t.isFloat != first.isFloat
+            || zip(t.shape, first.shape).enumerated().contains(where: { $0.offset != axis && $0.element.0 != $0.element.1 })
+        {
             throw ModelError("Concat input \(t.shape) does not fit \(first.shape) along axis \(axis)")
         }
         let outer = ts[0].shape[..<axis].reduce(1, *)

@@ -141,7 +141,8 @@ enum Ops {
         case .float16: return Tensor(shape: shape, floats: v.map { Float(Float16($0)) }, type: .float16)
         case .bool: return Tensor(shape: shape, ints: v.map { $0 != 0 ? 1 : 0 }, type: .bool)
         default:
-            return Tensor(shape: shape, ints: v.map { $0.isNaN ? 0 : $0 >= 9.2e18 ? .max : $0 <= -9.2e18 ? .min : Int64($0.rounded(.towardZero)) }, type: type)
+            return Tensor(
+                shape: shape, ints: v.map { $0.isNaN ? 0 : $0 >= 9.2e18 ? .max : $0 <= -9.2e18 ? .min : Int64($0.rounded(.towardZero)) }, type: type)
         }
     }
 
@@ -172,6 +173,8 @@ enum Ops {
 
     /// A tensor of `shape` whose element k is `x`'s element `offsets[k]`.
     static func gather(_ x: Tensor, shape: [Int], offsets: [Int]) -> Tensor {
-        x.isFloat ? Tensor(shape: shape, floats: offsets.map { x.floats[$0] }, type: x.type) : Tensor(shape: shape, ints: offsets.map { x.ints[$0] }, type: x.type)
+        x.isFloat
+            ? Tensor(shape: shape, floats: offsets.map { x.floats[$0] }, type: x.type)
+            : Tensor(shape: shape, ints: offsets.map { x.ints[$0] }, type: x.type)
     }
 }

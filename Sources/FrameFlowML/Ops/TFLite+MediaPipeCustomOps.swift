@@ -31,11 +31,13 @@ extension TFLiteCustomOperator {
         static let identity = Mat4(m: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1])
         static func * (a: Mat4, b: Mat4) -> Mat4 {
             var r = [Float](repeating: 0, count: 16)
-            for i in 0..<4 { for j in 0..<4 {
-                var s: Float = 0
-                for k in 0..<4 { s += a.m[i * 4 + k] * b.m[k * 4 + j] }
-                r[i * 4 + j] = s
-            } }
+            for i in 0..<4 {
+                for j in 0..<4 {
+                    var s: Float = 0
+                    for k in 0..<4 { s += a.m[i * 4 + k] * b.m[k * 4 + j] }
+                    r[i * 4 + j] = s
+                }
+            }
             return Mat4(m: r)
         }
     }
@@ -106,22 +108,24 @@ extension TFLiteCustomOperator {
         func read(_ row: Int, _ col: Int, _ ch: Int) -> Double {
             row < 0 || col < 0 || row >= h || col >= w ? 0 : Double(xf[(row * w + col) * c + ch])
         }
-        for oy in 0..<height { for ox in 0..<width {
-            let (fx, fy) = (Float(ox), Float(oy))
-            let tx = mx[0] * fx + mx[1] * fy + mx[2] * 0 + mx[3] * 1
-            let ty = my[0] * fx + my[1] * fy + my[2] * 0 + my[3] * 1
-            // Outside (or not a number: MediaPipe's comparisons pass NaN, its floor then fails).
-            guard tx >= 0, tx <= Float(w - 1), ty >= 0, ty <= Float(h - 1) else { continue }
-            let x0 = tx.rounded(.down), y0 = ty.rounded(.down)
-            let (col, row) = (Int(x0), Int(y0))
-            let right = Double(tx - x0), lower = Double(ty - y0)
-            let base = (oy * width + ox) * c
-            for ch in 0..<c {
-                let upper = (1 - right) * read(row, col, ch) + right * read(row, col + 1, ch)
-                let below = (1 - right) * read(row + 1, col, ch) + right * read(row + 1, col + 1, ch)
-                out[base + ch] = Float(lower * below + (1 - lower) * upper)
+        for oy in 0..<height {
+            for ox in 0..<width {
+                let (fx, fy) = (Float(ox), Float(oy))
+                let tx = mx[0] * fx + mx[1] * fy + mx[2] * 0 + mx[3] * 1
+                let ty = my[0] * fx + my[1] * fy + my[2] * 0 + my[3] * 1
+                // Outside (or not a number: MediaPipe's comparisons pass NaN, its floor then fails).
+                guard tx >= 0, tx <= Float(w - 1), ty >= 0, ty <= Float(h - 1) else { continue }
+                let x0 = tx.rounded(.down), y0 = ty.rounded(.down)
+                let (col, row) = (Int(x0), Int(y0))
+                let right = Double(tx - x0), lower = Double(ty - y0)
+                let base = (oy * width + ox) * c
+                for ch in 0..<c {
+                    let upper = (1 - right) * read(row, col, ch) + right * read(row, col + 1, ch)
+                    let below = (1 - right) * read(row + 1, col, ch) + right * read(row + 1, col + 1, ch)
+                    out[base + ch] = Float(lower * below + (1 - lower) * upper)
+                }
             }
-        } }
+        }
         return Tensor(shape: [1, height, width, c], floats: out)
     }
 

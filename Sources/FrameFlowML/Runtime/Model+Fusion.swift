@@ -18,7 +18,9 @@ extension Model {
             var conv = graph.nodes[i]
             guard conv.inputs.count >= 2, let w = constants[conv.inputs[1]], w.isFloat, w.shape.count == 4, w.count > 0 else { continue }
             let cout = w.shape[0]
-            guard let b0 = conv.inputs.count > 2 && !conv.inputs[2].isEmpty ? constants[conv.inputs[2]] : Tensor(shape: [cout], floats: [Float](repeating: 0, count: cout)),
+            guard
+                let b0 = conv.inputs.count > 2 && !conv.inputs[2].isEmpty
+                    ? constants[conv.inputs[2]] : Tensor(shape: [cout], floats: [Float](repeating: 0, count: cout)),
                 b0.isFloat, b0.count == cout
             else { continue }
             var bias = b0
@@ -53,7 +55,9 @@ extension Model {
                 [scale, beta, mean, variance].allSatisfy({ $0.isFloat && $0.count == cout })
             {
                 let eps = graph.nodes[j].float("epsilon", 1e-5)
-                fold(into: j, scale: { c in scale.floats[c] / (variance.floats[c] + eps).squareRoot() }) { c, b, k in (b - mean.floats[c]) * k + beta.floats[c] }
+                fold(into: j, scale: { c in scale.floats[c] / (variance.floats[c] + eps).squareRoot() }) { c, b, k in
+                    (b - mean.floats[c]) * k + beta.floats[c]
+                }
             }
             // Then Mul / Add by a constant per channel or scalar (PP-OCR scales and shifts
             // every Conv's output by learnt scalars) into the weights and bias.
@@ -140,9 +144,15 @@ extension Model {
             {
                 let (cin, kh, kw) = (weights.shape[1], weights.shape[2], weights.shape[3])
                 var reordered = [Float](repeating: 0, count: weights.count)
-                for o in 0..<cout { for c in 0..<cin { for ky in 0..<kh { for kx in 0..<kw {
-                    reordered[((o * kh + ky) * kw + kx) * cin + c] = weights.floats[((o * cin + c) * kh + ky) * kw + kx]
-                } } } }
+                for o in 0..<cout {
+                    for c in 0..<cin {
+                        for ky in 0..<kh {
+                            for kx in 0..<kw {
+                                reordered[((o * kh + ky) * kw + kx) * cin + c] = weights.floats[((o * cin + c) * kh + ky) * kw + kx]
+                            }
+                        }
+                    }
+                }
                 let filter = PackedFilter(outputsByInputs: reordered, outputs: cout, bias: bias.floats)
                 let wName = "frameflow.nhwc.\(i).weights", bName = "frameflow.nhwc.\(i).bias"
                 constants[wName] = Tensor(shape: [filter.weights.count], floats: filter.weights)
@@ -192,7 +202,8 @@ extension Model {
                 else { continue }
                 let x = mul.inputs[side]
                 guard (add.inputs[0] == x && scalar(add.inputs[1]) == 3) || (add.inputs[1] == x && scalar(add.inputs[0]) == 3),
-                    graph.opsetVersion >= 11, let m = producer[div.inputs[0]], let c = producer[mul.inputs[1 - side]], let a = producer[clip.inputs[0]]
+                    graph.opsetVersion >= 11, let m = producer[div.inputs[0]], let c = producer[mul.inputs[1 - side]],
+                    let a = producer[clip.inputs[0]]
                 else { continue }
                 graph.nodes[d] = ONNXNode(name: div.name, opType: "HardSwish", domain: "", inputs: [x], outputs: div.outputs, attributes: [:])
                 removed.formUnion([m, c, a])

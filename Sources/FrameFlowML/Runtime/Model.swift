@@ -121,7 +121,9 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         inputs = graph.inputs.filter { graph.initializers[$0.name] == nil }
         outputs = graph.outputs
         for n in graph.nodes where !Ops.supports(n.opType, domain: n.domain) {
-            throw ModelError("\(file): node '\(n.name.isEmpty ? n.outputs.first ?? "?" : n.name)' uses op '\(n.opType)'\(n.domain.isEmpty ? "" : " (domain \(n.domain))") at opset \(graph.opsetVersion), which FrameFlow does not implement")
+            throw ModelError(
+                "\(file): node '\(n.name.isEmpty ? n.outputs.first ?? "?" : n.name)' uses op '\(n.opType)'\(n.domain.isEmpty ? "" : " (domain \(n.domain))") at opset \(graph.opsetVersion), which FrameFlow does not implement"
+            )
         }
         // Topological order: a node runs when all its inputs exist.
         var available = Set(graph.initializers.keys).union(graph.inputs.map(\.name)).union([""])
@@ -243,8 +245,10 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
                 table[key, default: (0, 0)].ns += ns
             }
         }
-        return table.map { (op: $0.key, calls: $0.value.calls / max(1, iterations), milliseconds: Double($0.value.ns) / 1e6 / Double(max(1, iterations))) }
-            .sorted { $0.milliseconds > $1.milliseconds }
+        return table.map {
+            (op: $0.key, calls: $0.value.calls / max(1, iterations), milliseconds: Double($0.value.ns) / 1e6 / Double(max(1, iterations)))
+        }
+        .sorted { $0.milliseconds > $1.milliseconds }
     }
 
     /// A fed tensor must hold as many values as its shape says: kernels read through
@@ -260,7 +264,9 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
             for i in t.inputs {
                 let name = t.tensors[i].name
                 guard let v = feeds[name] else { throw ModelError("missing input '\(name)' (inputs: \(inputs.map(\.name).joined(separator: ", ")))") }
-                guard v.shape == t.tensors[i].shape else { throw ModelError("input '\(name)' has shape \(v.shape), the model expects \(t.tensors[i].shape)") }
+                guard v.shape == t.tensors[i].shape else {
+                    throw ModelError("input '\(name)' has shape \(v.shape), the model expects \(t.tensors[i].shape)")
+                }
                 try Self.checkValueCount(v, name)
                 f[i] = v
             }

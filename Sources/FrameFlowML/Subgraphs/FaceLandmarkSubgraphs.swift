@@ -14,10 +14,16 @@ enum FaceLandmarkSubgraphs {
         ("FaceLandmarkFrontCpu", front),
         ("FaceLandmarkCpu", landmarkCpu),
         ("FaceLandmarksModelLoader", modelLoader),
-        ("FaceDetectionFrontDetectionToRoi", rectToRoi(
-            "FaceDetectionFrontDetectionToRoi", input: "DETECTION:detection", firstKeypoint: 0, secondKeypoint: 1, fromLandmarks: false)),
-        ("FaceLandmarkLandmarksToRoi", rectToRoi(
-            "FaceLandmarkLandmarksToRoi", input: "LANDMARKS:landmarks", firstKeypoint: 33, secondKeypoint: 263, fromLandmarks: true)),
+        (
+            "FaceDetectionFrontDetectionToRoi",
+            rectToRoi(
+                "FaceDetectionFrontDetectionToRoi", input: "DETECTION:detection", firstKeypoint: 0, secondKeypoint: 1, fromLandmarks: false)
+        ),
+        (
+            "FaceLandmarkLandmarksToRoi",
+            rectToRoi(
+                "FaceLandmarkLandmarksToRoi", input: "LANDMARKS:landmarks", firstKeypoint: 33, secondKeypoint: 263, fromLandmarks: true)
+        ),
         ("TensorsToFaceLandmarks", tensorsToLandmarks),
         ("TensorsToFaceLandmarksWithAttention", tensorsToLandmarksWithAttention),
     ]
@@ -197,7 +203,9 @@ enum FaceLandmarkSubgraphs {
     /// A face's ROI: the box of a detection (or of the landmarks), turned so that the line
     /// between two keypoints (the eyes) is level, enlarged 1.5× and made square.
     static func rectToRoi(_ type: String, input: String, firstKeypoint: Int, secondKeypoint: Int, fromLandmarks: Bool) -> String {
-        let toDetection = fromLandmarks ? """
+        let toDetection =
+            fromLandmarks
+            ? """
             node {
               calculator: "LandmarksToDetectionCalculator"
               input_stream: "NORM_LANDMARKS:landmarks"

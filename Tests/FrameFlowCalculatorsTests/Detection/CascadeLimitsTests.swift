@@ -54,7 +54,9 @@ import Testing
     /// recursed through every level. Now parsing stops at `ResourceLimits.maxNestingDepth`.
     @Test func deepNestingStopsAtTheLimit() {
         let e = Self.loadError("deep-nesting.xml")
-        #expect(e?.description.contains("nested more than \(ResourceLimits.current.maxNestingDepth) deep") == true, "\(String(describing: e).prefix(300))")
+        #expect(
+            e?.description.contains("nested more than \(ResourceLimits.current.maxNestingDepth) deep") == true, "\(String(describing: e).prefix(300))"
+        )
         #expect(e?.line == 5, "\(String(describing: e).prefix(300))")
     }
 

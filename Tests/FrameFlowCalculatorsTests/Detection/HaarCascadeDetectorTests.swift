@@ -57,7 +57,9 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
                     problems.append("\(pname) \(image): OpenCV box \(w) not found in \(got.map { [$0.x, $0.y, $0.width, $0.height] })")
                 }
                 if got.count > want.count {
-                    problems.append("\(pname) \(image): \(got.count) boxes, OpenCV has \(want.count): \(got.map { [$0.x, $0.y, $0.width, $0.height] }) vs \(want)")
+                    problems.append(
+                        "\(pname) \(image): \(got.count) boxes, OpenCV has \(want.count): \(got.map { [$0.x, $0.y, $0.width, $0.height] }) vs \(want)"
+                    )
                 }
             }
         }
@@ -171,7 +173,9 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
     /// The tutorial graph: every video frame comes out, detection runs on some of them, and
     /// frames after the first detection carry the box.
     @Test func faceDetectionGraphKeepsFullFrameRate() throws {
-        let path = URL(fileURLWithPath: RepositoryFiles.fixture("")).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Graphs/face_detection_haar.pbtxt").path
+        let path = URL(fileURLWithPath: RepositoryFiles.fixture("")).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Graphs/face_detection_haar.pbtxt"
+        ).path
         let graph = try Graph(contentsOfFile: path, registry: .standard)
         let video = try PacketCollector(graph, "output_video")
         let detections = try PacketCollector(graph, "detections")
@@ -195,7 +199,8 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
 /// Inputs the fuzzers found; each must now be a clean error.
 @Suite struct CascadeFuzzRegressionTests {
     @Test func invalidUTF8InAComment() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("")).appendingPathComponent("fuzz/cascade/invalid-utf8-comment.xml"))
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("")).appendingPathComponent("fuzz/cascade/invalid-utf8-comment.xml"))
         let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: data, file: "fuzzed.xml") }
         #expect(e?.description.contains("not valid UTF-8") == true, "\(String(describing: e))")
         #expect(e?.line == 26, "the line of byte 1232, the first invalid one")
@@ -209,7 +214,8 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
     }
 
     @Test func processingInstructionWithoutData() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("")).appendingPathComponent("fuzz/cascade/processing-instruction.xml"))
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("")).appendingPathComponent("fuzz/cascade/processing-instruction.xml"))
         let e = #expect(throws: CascadeError.self) { try CascadeClassifier(xml: data, file: "fuzzed.xml") }
         #expect(e?.description.contains("processing instructions") == true, "\(String(describing: e))")
     }

@@ -109,7 +109,8 @@ import Testing
         ) { w in w.float(1, 0.5) }
         #expect(o == Calc.Options(minSimilarityThreshold: 0.5))
         let unset = try binaryGraphOptions(
-            "AssociationNormRectCalculator", ports: (["a"], ["out"]), ext: 275124847, as: Calc.Options.self) { _ in }
+            "AssociationNormRectCalculator", ports: (["a"], ["out"]), ext: 275124847, as: Calc.Options.self
+        ) { _ in }
         #expect(unset?.minSimilarityThreshold == 1)
     }
 

@@ -93,7 +93,10 @@ import Testing
 
     @Test(arguments: [
         ("input_stream: \"LANDMARKS:l\"\noutput_stream: \"LANDMARKS:o\"", "LETTERBOX_PADDING"),
-        ("input_stream: \"LANDMARKS:0:l\"\ninput_stream: \"LANDMARKS:1:k\"\ninput_stream: \"LETTERBOX_PADDING:p\"\noutput_stream: \"LANDMARKS:o\"", "one output per input"),
+        (
+            "input_stream: \"LANDMARKS:0:l\"\ninput_stream: \"LANDMARKS:1:k\"\ninput_stream: \"LETTERBOX_PADDING:p\"\noutput_stream: \"LANDMARKS:o\"",
+            "one output per input"
+        ),
         ("input_stream: \"LETTERBOX_PADDING:p\"\noutput_stream: \"LANDMARKS:o\"", "LANDMARKS"),
     ])
     func badNodesAreRefused(body: String, needle: String) throws {

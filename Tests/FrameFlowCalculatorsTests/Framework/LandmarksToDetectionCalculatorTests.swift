@@ -36,7 +36,9 @@ import Testing
         }
         let xs = pts.map(\.0), ys = pts.map(\.1)
         #expect(d.locationData.format == .relativeBoundingBox)
-        #expect(d.locationData.relativeBoundingBox == .init(xmin: xs.min()!, ymin: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!))
+        #expect(
+            d.locationData.relativeBoundingBox == .init(xmin: xs.min()!, ymin: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+        )
         #expect(d.keypoints.map(\.x) == xs && d.keypoints.map(\.y) == ys)
         #expect(d.scores.isEmpty && d.labels.isEmpty && d.labelIDs.isEmpty)
     }

@@ -84,7 +84,8 @@ import Testing
         let base = "landmark_connections: [0, 1, 0, 2] visualize_landmark_depth: false "
         let vis = try render(list, options: base + "utilize_visibility: true visibility_threshold: 0.5")
         #expect(vis.count == 3 && vis[0].shape == line(p[0], p[2]) && vis.filter { $0.sceneTag == "KEYPOINT" }.count == 2)
-        let both = try render(list, options: base + "utilize_visibility: true visibility_threshold: 0.5 utilize_presence: true presence_threshold: 0.2")
+        let both = try render(
+            list, options: base + "utilize_visibility: true visibility_threshold: 0.5 utilize_presence: true presence_threshold: 0.2")
         #expect(both.map(\.shape) == [.point(x: p[0].x, y: p[0].y, normalized: true)])
         #expect(try render(list, options: base).count == 5)
     }
@@ -108,7 +109,8 @@ import Testing
         let p = triangle.landmark
         var expected: [RenderAnnotation] = [(0, 1), (1, 2)].map { i, j in
             RenderAnnotation(
-                .gradientLine(xStart: p[i].x, yStart: p[i].y, xEnd: p[j].x, yEnd: p[j].y, normalized: true, color1: mix(w(z[i])), color2: mix(w(z[j]))),
+                .gradientLine(
+                    xStart: p[i].x, yStart: p[i].y, xEnd: p[j].x, yEnd: p[j].y, normalized: true, color1: mix(w(z[i])), color2: mix(w(z[j]))),
                 thickness: 6, color: RenderColor())
         }
         for q in p {

@@ -156,19 +156,20 @@ private final class SideValueCalculator: OptionsStoringCalculator {
     @Test func outputSidePacketsComeFromTheChosenChannel() throws {
         func loader(_ select: Int) throws -> Graph {
             try Graph(
-                GraphConfig(parsing: """
-                    input_side_packet: "complexity"
-                    output_side_packet: "model_path"
-                    node {
-                      calculator: "SwitchContainer"
-                      input_side_packet: "SELECT:complexity"
-                      output_side_packet: "PACKET:model_path"
-                      options { [mediapipe.SwitchContainerOptions.ext] {
-                        contained_node { calculator: "SideValueCalculator" options { [test.SideValueOptions.ext] { value: "lite.tflite" } } }
-                        contained_node { calculator: "SideValueCalculator" options { [test.SideValueOptions.ext] { value: "full.tflite" } } }
-                      } }
-                    }
-                    """), registry: registry)
+                GraphConfig(
+                    parsing: """
+                        input_side_packet: "complexity"
+                        output_side_packet: "model_path"
+                        node {
+                          calculator: "SwitchContainer"
+                          input_side_packet: "SELECT:complexity"
+                          output_side_packet: "PACKET:model_path"
+                          options { [mediapipe.SwitchContainerOptions.ext] {
+                            contained_node { calculator: "SideValueCalculator" options { [test.SideValueOptions.ext] { value: "lite.tflite" } } }
+                            contained_node { calculator: "SideValueCalculator" options { [test.SideValueOptions.ext] { value: "full.tflite" } } }
+                          } }
+                        }
+                        """), registry: registry)
         }
         for (select, expected) in [(0, "lite.tflite"), (1, "full.tflite")] {
             let g = try loader(select)
@@ -180,22 +181,25 @@ private final class SideValueCalculator: OptionsStoringCalculator {
 
     @Test func aContainedNodeMayBeASubgraph() throws {
         let r = registry.adding([])
-        try r.registerSubgraph(GraphConfig(parsing: """
-            type: "AddTwice"
-            input_stream: "in"
-            output_stream: "out"
-            node { calculator: "AddAmountCalculator" input_stream: "in" output_stream: "mid" options { [test.AddAmountOptions.ext] { amount: 1000 } } }
-            node { calculator: "AddAmountCalculator" input_stream: "mid" output_stream: "out" options { [test.AddAmountOptions.ext] { amount: 1000 } } }
-            """))
+        try r.registerSubgraph(
+            GraphConfig(
+                parsing: """
+                    type: "AddTwice"
+                    input_stream: "in"
+                    output_stream: "out"
+                    node { calculator: "AddAmountCalculator" input_stream: "in" output_stream: "mid" options { [test.AddAmountOptions.ext] { amount: 1000 } } }
+                    node { calculator: "AddAmountCalculator" input_stream: "mid" output_stream: "out" options { [test.AddAmountOptions.ext] { amount: 1000 } } }
+                    """))
         let g = try Graph(
-            GraphConfig(parsing: """
-                input_stream: "x"
-                output_stream: "y"
-                node { calculator: "SwitchContainer" input_stream: "x" output_stream: "y"
-                  options { [mediapipe.SwitchContainerOptions.ext] { enable: true
-                    contained_node { calculator: "PassThroughCalculator" }
-                    contained_node { calculator: "AddTwice" } } } }
-                """), registry: r)
+            GraphConfig(
+                parsing: """
+                    input_stream: "x"
+                    output_stream: "y"
+                    node { calculator: "SwitchContainer" input_stream: "x" output_stream: "y"
+                      options { [mediapipe.SwitchContainerOptions.ext] { enable: true
+                        contained_node { calculator: "PassThroughCalculator" }
+                        contained_node { calculator: "AddTwice" } } } }
+                    """), registry: r)
         #expect(try values(run(g, [1])) == [2001])
     }
 
@@ -217,14 +221,21 @@ private final class SideValueCalculator: OptionsStoringCalculator {
                 return nil
             }
         }
-        let noNodes = error(#"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { select: 0 } } }"#)
+        let noNodes = error(
+            #"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { select: 0 } } }"#)
         #expect(noNodes?.message.contains("no contained_node") == true, "\(String(describing: noNodes))")
         #expect(noNodes?.location?.line == 4)
-        let both = error(#"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { select: 0 enable: true contained_node { calculator: "PassThroughCalculator" } } } }"#)
+        let both = error(
+            #"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { select: 0 enable: true contained_node { calculator: "PassThroughCalculator" } } } }"#
+        )
         #expect(both?.message.contains("exclude each other") == true, "\(String(describing: both))")
-        let twoControls = error(#"node { calculator: "SwitchContainer" input_stream: "x" input_side_packet: "SELECT:s" input_side_packet: "ENABLE:e" options { [mediapipe.SwitchContainerOptions.ext] { contained_node { calculator: "PassThroughCalculator" } } } }"#)
+        let twoControls = error(
+            #"node { calculator: "SwitchContainer" input_stream: "x" input_side_packet: "SELECT:s" input_side_packet: "ENABLE:e" options { [mediapipe.SwitchContainerOptions.ext] { contained_node { calculator: "PassThroughCalculator" } } } }"#
+        )
         #expect(twoControls?.message.contains("SELECT and ENABLE") == true, "\(String(describing: twoControls))")
-        let ownPorts = error(#"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { contained_node { calculator: "PassThroughCalculator" input_stream: "x" } } } }"#)
+        let ownPorts = error(
+            #"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { contained_node { calculator: "PassThroughCalculator" input_stream: "x" } } } }"#
+        )
         #expect(ownPorts?.message.contains("lists none of its own") == true, "\(String(describing: ownPorts))")
         let noOptions = error(#"node { calculator: "SwitchContainer" input_stream: "x" }"#)
         #expect(noOptions?.message.contains("SwitchContainerOptions") == true, "\(String(describing: noOptions))")
@@ -232,7 +243,9 @@ private final class SideValueCalculator: OptionsStoringCalculator {
             #"node { calculator: "SwitchContainer" input_stream: "x" input_side_packet: "SELECT:s" options { [mediapipe.SwitchContainerOptions.ext] { contained_node { calculator: "PassThroughCalculator" } } } }"#,
             sidePackets: ["s": 3, "e": true])
         #expect(outOfRange?.message.contains("channel 3 selected") == true, "\(String(describing: outOfRange))")
-        let unknown = error(#"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { contained_node { calculator: "NoSuchCalculator" } } } }"#)
+        let unknown = error(
+            #"node { calculator: "SwitchContainer" input_stream: "x" options { [mediapipe.SwitchContainerOptions.ext] { contained_node { calculator: "NoSuchCalculator" } } } }"#
+        )
         #expect(unknown?.message.contains("NoSuchCalculator") == true, "\(String(describing: unknown))")
     }
 }

@@ -45,7 +45,8 @@ import Testing
         o.maskAlpha = 1.0
         o.pointRadius = 0
         let mask = try TestImages.make(width: 2, height: 1, format: .gray8) { x, _, _ in x == 0 ? 255 : 0 }
-        let out = try AnnotationOverlayCalculator.draw(on: try blank(), points: [Point(x: 30, y: 5)], lines: [[Point(x: 20, y: 20), Point(x: 25, y: 20)]], mask: mask, options: o)
+        let out = try AnnotationOverlayCalculator.draw(
+            on: try blank(), points: [Point(x: 30, y: 5)], lines: [[Point(x: 20, y: 20), Point(x: 25, y: 20)]], mask: mask, options: o)
         #expect(out[3, 3] == [250, 0, 0, 255], "left half fully masked")
         #expect(out[35, 3] == [10, 10, 10, 255], "right half unmasked")
         #expect(out[30, 5] == [255, 0, 0, 255])
@@ -56,7 +57,8 @@ import Testing
         var o = AnnotationOverlayCalculator.Options()
         o.keepLastDetections = true
         o.drawLabels = false
-        let runner = try CalculatorRunner(AnnotationOverlayCalculator.self, options: o, inputs: ["IMAGE:video", "DETECTIONS:faces"], outputs: ["IMAGE:out"])
+        let runner = try CalculatorRunner(
+            AnnotationOverlayCalculator.self, options: o, inputs: ["IMAGE:video", "DETECTIONS:faces"], outputs: ["IMAGE:out"])
         let img = try blank()
         runner.add(img, tag: "IMAGE", at: 0)
         runner.add([Detection(pixelBox: .init(xmin: 2, ymin: 2, width: 6, height: 6), score: 1)], tag: "DETECTIONS", at: 0)

@@ -40,7 +40,11 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
             var seed: UInt32 = 7
             for p in 0..<format.planeCount {
                 let (_, ph) = format.planeSize(p, width: 37, height: 5)
-                for y in 0..<ph { m.withMutableRow(y, plane: p) { r in for i in r.indices { seed = seed &* 1_103_515_245 &+ 12345; r[i] = UInt8(truncatingIfNeeded: seed >> 16) } } }
+                for y in 0..<ph {
+                    m.withMutableRow(y, plane: p) { r in
+                        for i in r.indices { seed = seed &* 1_103_515_245 &+ 12345; r[i] = UInt8(truncatingIfNeeded: seed >> 16) }
+                    }
+                }
             }
             let yuv = m.freeze()
             for target in [PixelFormat.rgba8, .bgra8, .rgb8] {
@@ -68,7 +72,8 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
         #expect(maxChannelDifference(back, flat) <= 2)
         for matrix in YUVMatrix.allCases {
             let photo = try Photo.rgba()
-            let rt = try ColorConvertCalculator.convert(try ColorConvertCalculator.convert(photo, to: format, matrix: matrix), to: .rgba8, matrix: matrix)
+            let rt = try ColorConvertCalculator.convert(
+                try ColorConvertCalculator.convert(photo, to: format, matrix: matrix), to: .rgba8, matrix: matrix)
             var sum = 0
             for y in 0..<256 { for x in 0..<256 { let a = photo[x, y], b = rt[x, y]; for c in 0..<3 { sum += abs(Int(a[c]) - Int(b[c])) } } }
             #expect(Double(sum) / (256 * 256 * 3) < 4, "mean error of a 4:2:0 round trip")
@@ -79,17 +84,21 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
         let img = try TestImages.random(width: 5, height: 3, format: .rgba8, extraStride: 3)
         let bgra = try ColorConvertCalculator.convert(img, to: .bgra8)
         let rgb = try ColorConvertCalculator.convert(bgra, to: .rgb8)
-        for y in 0..<3 { for x in 0..<5 {
-            #expect(bgra[x, y] == [img[x, y][2], img[x, y][1], img[x, y][0], img[x, y][3]])
-            #expect(rgb[x, y] == Array(img[x, y][0..<3]))
-        } }
+        for y in 0..<3 {
+            for x in 0..<5 {
+                #expect(bgra[x, y] == [img[x, y][2], img[x, y][1], img[x, y][0], img[x, y][3]])
+                #expect(rgb[x, y] == Array(img[x, y][0..<3]))
+            }
+        }
         let full = try ColorConvertCalculator.convert(img, to: .nv12(.full))
         let video = try ColorConvertCalculator.convert(full, to: .i420(.video))
-        for y in 0..<3 { for x in 0..<5 {
-            let f = full[x, y], v = video[x, y]
-            #expect(abs(Int(v[0]) - Int((Double(f[0]) * 219 / 255 + 16).rounded())) <= 1)
-            #expect(abs(Int(v[1]) - Int(((Double(f[1]) - 128) * 224 / 255 + 128).rounded())) <= 1)
-        } }
+        for y in 0..<3 {
+            for x in 0..<5 {
+                let f = full[x, y], v = video[x, y]
+                #expect(abs(Int(v[0]) - Int((Double(f[0]) * 219 / 255 + 16).rounded())) <= 1)
+                #expect(abs(Int(v[1]) - Int(((Double(f[1]) - 128) * 224 / 255 + 128).rounded())) <= 1)
+            }
+        }
     }
 
     /// Every pair of packed formats (each written out as its own loop) against the pixel's
@@ -109,16 +118,18 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
         for target in [PixelFormat.rgba8, .bgra8, .rgb8, .gray8] where target != source {
             let out = try ColorConvertCalculator.convert(img, to: target)
             var worst = 0
-            for y in 0..<5 { for x in 0..<37 {
-                let want = rgba(source, img[x, y]), got = out[x, y]
-                if target == .gray8 {
-                    let l = 0.299 * Double(want[0]) + 0.587 * Double(want[1]) + 0.114 * Double(want[2])
-                    worst = max(worst, abs(Int(got[0]) - Int(l.rounded())))
-                } else {
-                    let g = rgba(target, got)
-                    for c in 0..<(target == .rgb8 ? 3 : 4) { worst = max(worst, abs(g[c] - want[c])) }
+            for y in 0..<5 {
+                for x in 0..<37 {
+                    let want = rgba(source, img[x, y]), got = out[x, y]
+                    if target == .gray8 {
+                        let l = 0.299 * Double(want[0]) + 0.587 * Double(want[1]) + 0.114 * Double(want[2])
+                        worst = max(worst, abs(Int(got[0]) - Int(l.rounded())))
+                    } else {
+                        let g = rgba(target, got)
+                        for c in 0..<(target == .rgb8 ? 3 : 4) { worst = max(worst, abs(g[c] - want[c])) }
+                    }
                 }
-            } }
+            }
             #expect(worst <= (target == .gray8 ? 1 : 0), "\(source) → \(target): off by \(worst)")
         }
     }
@@ -135,18 +146,20 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
             let (kr, kb) = (0.299, 0.114), kg = 1 - 0.299 - 0.114
             let (ys, cs) = video ? (219.0 / 255, 224.0 / 255) : (1.0, 1.0)
             var worst = 0
-            for y in 0..<5 { for x in 0..<37 {
-                let p = rgb[x, y].map(Double.init)
-                let wantY = (video ? 16 : 0) + ys * (kr * p[0] + kg * p[1] + kb * p[2])
-                worst = max(worst, abs(Int(out[x, y][0]) - Int(wantY.rounded())))
-                guard x % 2 == 0, y % 2 == 0 else { continue }
-                var m = [0.0, 0, 0], n = 0.0
-                for yy in y..<min(y + 2, 5) { for xx in x..<min(x + 2, 37) { for c in 0..<3 { m[c] += Double(rgb[xx, yy][c]) }; n += 1 } }
-                m = m.map { ($0 / n).rounded() }
-                let l = kr * m[0] + kg * m[1] + kb * m[2]
-                let cb = 128 + cs * (m[2] - l) / (2 * (1 - kb)), cr = 128 + cs * (m[0] - l) / (2 * (1 - kr))
-                worst = max(worst, abs(Int(out[x, y][1]) - Int(cb.rounded())), abs(Int(out[x, y][2]) - Int(cr.rounded())))
-            } }
+            for y in 0..<5 {
+                for x in 0..<37 {
+                    let p = rgb[x, y].map(Double.init)
+                    let wantY = (video ? 16 : 0) + ys * (kr * p[0] + kg * p[1] + kb * p[2])
+                    worst = max(worst, abs(Int(out[x, y][0]) - Int(wantY.rounded())))
+                    guard x % 2 == 0, y % 2 == 0 else { continue }
+                    var m = [0.0, 0, 0], n = 0.0
+                    for yy in y..<min(y + 2, 5) { for xx in x..<min(x + 2, 37) { for c in 0..<3 { m[c] += Double(rgb[xx, yy][c]) }; n += 1 } }
+                    m = m.map { ($0 / n).rounded() }
+                    let l = kr * m[0] + kg * m[1] + kb * m[2]
+                    let cb = 128 + cs * (m[2] - l) / (2 * (1 - kb)), cr = 128 + cs * (m[0] - l) / (2 * (1 - kr))
+                    worst = max(worst, abs(Int(out[x, y][1]) - Int(cb.rounded())), abs(Int(out[x, y][2]) - Int(cr.rounded())))
+                }
+            }
             #expect(worst <= 1, "\(source) → \(format): off by \(worst)")
         }
     }
@@ -158,17 +171,20 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
             let yuv = try ColorConvertCalculator.convert(img, to: format)
             let gray = try ColorConvertCalculator.convert(yuv, to: .gray8)
             var worst = 0
-            for y in 0..<5 { for x in 0..<37 {
-                let v = Double(yuv[x, y][0]), want = format.yuvRange == .video ? (v - 16) * 255 / 219 : v
-                worst = max(worst, abs(Int(gray[x, y][0]) - Int(min(255, max(0, want)).rounded())))
-            } }
+            for y in 0..<5 {
+                for x in 0..<37 {
+                    let v = Double(yuv[x, y][0]), want = format.yuvRange == .video ? (v - 16) * 255 / 219 : v
+                    worst = max(worst, abs(Int(gray[x, y][0]) - Int(min(255, max(0, want)).rounded())))
+                }
+            }
             #expect(worst <= 1, "\(format): off by \(worst)")
         }
     }
 
     @Test func badOptionsAndFormats() throws {
         #expect(throws: GraphError.self) { try ColorConvertCalculator(options: .init(outputFormat: "yuv444")) }
-        let runner = try CalculatorRunner(ColorConvertCalculator.self, options: .init(outputFormat: "nv12"), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        let runner = try CalculatorRunner(
+            ColorConvertCalculator.self, options: .init(outputFormat: "nv12"), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
         runner.add(try TestImages.random(width: 4, height: 4, format: .rgba8), tag: "IMAGE", at: 0)
         try runner.run()
         #expect(try runner.outputs("IMAGE")[0].get(ImageFrame.self).format == .nv12(.full))

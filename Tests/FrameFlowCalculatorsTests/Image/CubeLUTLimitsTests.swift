@@ -8,7 +8,9 @@ import Testing
 /// Sizes and ranges from `.cube` files (and LUTs made in code) are checked before anything is
 /// allocated or indexed: hostile values are errors, never traps or gigabytes.
 @Suite struct CubeLUTLimitsTests {
-    static let image = Result { try TestImages.make(width: 8, height: 8, format: .rgba8) { x, y, c in UInt8(truncatingIfNeeded: x * 37 + y * 11 + c * 70) } }
+    static let image = Result {
+        try TestImages.make(width: 8, height: 8, format: .rgba8) { x, y, c in UInt8(truncatingIfNeeded: x * 37 + y * 11 + c * 70) }
+    }
 
     /// luts/input-range-infinite.cube: `LUT_3D_INPUT_RANGE -inf inf` loaded, and applying it
     /// trapped converting NaN coordinates to indexes.

@@ -39,13 +39,19 @@ import Testing
         }
         let r = k.count / 2, bpp = format.bytesPerPixel()
         var worst = 0
-        for y in 0..<h { for x in 0..<w { for c in 0..<bpp {
-            var sum = 0.0
-            for i in 0..<k.count { for j in 0..<k.count {
-                sum += Double(k[i]) * Double(k[j]) * Double(img[refl(x + j - r, w), refl(y + i - r, h)][c])
-            } }
-            worst = max(worst, abs(Int(sum.rounded()) - Int(out[x, y][c])))
-        } } }
+        for y in 0..<h {
+            for x in 0..<w {
+                for c in 0..<bpp {
+                    var sum = 0.0
+                    for i in 0..<k.count {
+                        for j in 0..<k.count {
+                            sum += Double(k[i]) * Double(k[j]) * Double(img[refl(x + j - r, w), refl(y + i - r, h)][c])
+                        }
+                    }
+                    worst = max(worst, abs(Int(sum.rounded()) - Int(out[x, y][c])))
+                }
+            }
+        }
         #expect(worst <= 1, "worst \(worst)")
         #expect(throws: GraphError.self) { try GaussianBlurCalculator.blur(img, kernel: [0.5, 0.5]) }
     }
@@ -68,14 +74,16 @@ import Testing
         let o = SharpenCalculator.Options(radius: 2, amount: 1, threshold: 4)
         let out = try SharpenCalculator.combine(photo, blurred, o)
         var worst = 0
-        for y in 0..<256 { for x in 0..<256 {
-            let s = photo[x, y], b = blurred[x, y], q = out[x, y]
-            for c in 0..<3 {
-                let d = Int(s[c]) - Int(b[c])
-                let ref = abs(d) > 4 ? min(255, max(0, Int(s[c]) + d)) : Int(s[c])
-                worst = max(worst, abs(ref - Int(q[c])))
+        for y in 0..<256 {
+            for x in 0..<256 {
+                let s = photo[x, y], b = blurred[x, y], q = out[x, y]
+                for c in 0..<3 {
+                    let d = Int(s[c]) - Int(b[c])
+                    let ref = abs(d) > 4 ? min(255, max(0, Int(s[c]) + d)) : Int(s[c])
+                    worst = max(worst, abs(ref - Int(q[c])))
+                }
             }
-        } }
+        }
         #expect(worst <= 1, "worst \(worst)")
     }
 
@@ -106,22 +114,25 @@ import Testing
         let blurred = try GaussianBlurCalculator.blur(photo, kernel: try GaussianBlurCalculator.kernel(.init(sigma: 2, kernelSize: 0)))
         let out = try SharpenCalculator.combine(photo, blurred, .init(radius: 2, amount: amount, threshold: 1))
         var worst = 0, alphaChanged = 0
-        for y in 0..<photo.height { for x in 0..<photo.width {
-            let s = photo[x, y], b = blurred[x, y], q = out[x, y]
-            for c in 0..<3 {
-                let d = Int(s[c]) - Int(b[c])
-                let ref = abs(d) > 1 ? min(255, max(0, Int((Double(s[c]) + amount * Double(d) + 0.5).rounded(.down)))) : Int(s[c])
-                worst = max(worst, abs(ref - Int(q[c])))
+        for y in 0..<photo.height {
+            for x in 0..<photo.width {
+                let s = photo[x, y], b = blurred[x, y], q = out[x, y]
+                for c in 0..<3 {
+                    let d = Int(s[c]) - Int(b[c])
+                    let ref = abs(d) > 1 ? min(255, max(0, Int((Double(s[c]) + amount * Double(d) + 0.5).rounded(.down)))) : Int(s[c])
+                    worst = max(worst, abs(ref - Int(q[c])))
+                }
+                if q[3] != s[3] { alphaChanged += 1 }
             }
-            if q[3] != s[3] { alphaChanged += 1 }
-        } }
+        }
         #expect(worst <= 1, "amount \(amount): worst \(worst)")
         #expect(alphaChanged == 0)
     }
 
     @Test func thresholdKeepsFlatAreasAndAlpha() throws {
         let img = try TestImages.make(width: 5, height: 5, format: .rgba8) { x, _, c in c == 3 ? 77 : UInt8(100 + x) }
-        let runner = try CalculatorRunner(SharpenCalculator.self, options: .init(radius: 1, amount: 2, threshold: 10), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        let runner = try CalculatorRunner(
+            SharpenCalculator.self, options: .init(radius: 1, amount: 2, threshold: 10), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
         runner.add(img, tag: "IMAGE", at: 0)
         try runner.run()
         let out = try runner.outputs("IMAGE")[0].get(ImageFrame.self)
@@ -156,12 +167,14 @@ import Testing
             let photo = try ColorConvertCalculator.convert(rgba, to: format)
             let out = try ColorConvertCalculator.convert(try ColorAdjustmentCalculator.adjust(photo, o), to: .rgba8)
             var worst = 0
-            for y in stride(from: 0, to: 256, by: 3) { for x in stride(from: 0, to: 256, by: 3) {
-                let ref = reference(rgba[x, y], o)
-                let q = out[x, y]
-                for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
-                #expect(q[3] == 255)
-            } }
+            for y in stride(from: 0, to: 256, by: 3) {
+                for x in stride(from: 0, to: 256, by: 3) {
+                    let ref = reference(rgba[x, y], o)
+                    let q = out[x, y]
+                    for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
+                    #expect(q[3] == 255)
+                }
+            }
             #expect(worst <= 2, "\(format): worst \(worst)")
         }
     }
@@ -222,10 +235,14 @@ import Testing
         let out = try ToneMapCalculator.apply(table, to: img)
         let alpha = Kernels.layout(format)?.a ?? -1
         var wrong = 0
-        for y in 0..<5 { for x in 0..<13 { for c in 0..<format.bytesPerPixel() {
-            let want = c == alpha ? img[x, y][c] : table[Int(img[x, y][c])]
-            if out[x, y][c] != want { wrong += 1 }
-        } } }
+        for y in 0..<5 {
+            for x in 0..<13 {
+                for c in 0..<format.bytesPerPixel() {
+                    let want = c == alpha ? img[x, y][c] : table[Int(img[x, y][c])]
+                    if out[x, y][c] != want { wrong += 1 }
+                }
+            }
+        }
         #expect(wrong == 0)
     }
 }

@@ -58,25 +58,31 @@ import Testing
     func orientationMatchesTheDefinition(format: PixelFormat) throws {
         let (w, h) = (37, 21)
         let img = try TestImages.random(width: w, height: h, format: format, extraStride: 9, seed: 6)
-        for rotation in [0, 90, 180, 270] { for flipH in [false, true] { for flipV in [false, true] {
-            let out = try img.oriented(rotation: rotation, flipHorizontally: flipH, flipVertically: flipV)
-            let (ow, oh) = rotation % 180 == 0 ? (w, h) : (h, w)
-            #expect(out.width == ow && out.height == oh)
-            var wrong = 0
-            for y in 0..<oh { for x in 0..<ow {
-                // Undo the flips, then the rotation.
-                let fx = flipH ? ow - 1 - x : x, fy = flipV ? oh - 1 - y : y
-                let (sx, sy): (Int, Int)
-                switch rotation {
-                case 90: (sx, sy) = (fy, h - 1 - fx)
-                case 180: (sx, sy) = (w - 1 - fx, h - 1 - fy)
-                case 270: (sx, sy) = (w - 1 - fy, fx)
-                default: (sx, sy) = (fx, fy)
+        for rotation in [0, 90, 180, 270] {
+            for flipH in [false, true] {
+                for flipV in [false, true] {
+                    let out = try img.oriented(rotation: rotation, flipHorizontally: flipH, flipVertically: flipV)
+                    let (ow, oh) = rotation % 180 == 0 ? (w, h) : (h, w)
+                    #expect(out.width == ow && out.height == oh)
+                    var wrong = 0
+                    for y in 0..<oh {
+                        for x in 0..<ow {
+                            // Undo the flips, then the rotation.
+                            let fx = flipH ? ow - 1 - x : x, fy = flipV ? oh - 1 - y : y
+                            let (sx, sy): (Int, Int)
+                            switch rotation {
+                            case 90: (sx, sy) = (fy, h - 1 - fx)
+                            case 180: (sx, sy) = (w - 1 - fx, h - 1 - fy)
+                            case 270: (sx, sy) = (w - 1 - fy, fx)
+                            default: (sx, sy) = (fx, fy)
+                            }
+                            if out[x, y] != img[sx, sy] { wrong += 1 }
+                        }
+                    }
+                    #expect(wrong == 0, "\(format) rotated \(rotation), flips \(flipH) \(flipV): \(wrong) pixels wrong")
                 }
-                if out[x, y] != img[sx, sy] { wrong += 1 }
-            } }
-            #expect(wrong == 0, "\(format) rotated \(rotation), flips \(flipH) \(flipV): \(wrong) pixels wrong")
-        } } }
+            }
+        }
     }
 
     /// Against cv2.resize INTER_AREA, integer and fractional factors. Tolerance 1.
@@ -100,12 +106,17 @@ import Testing
         #expect(try transform(img) { $0.flipHorizontally = true }.0.packedBytes() == [2, 1, 0, 12, 11, 10])
         #expect(try transform(img) { $0.flipVertically = true }.0.packedBytes() == [10, 11, 12, 0, 1, 2])
         // Flip after rotation: rotate 90 gives [[10,0],[11,1],[12,2]], then mirror each row.
-        #expect(try transform(img) { $0.rotationDegrees = 90; $0.flipHorizontally = true }.0.packedBytes() == [0, 10, 1, 11, 2, 12])
+        #expect(
+            try transform(img) {
+                $0.rotationDegrees = 90; $0.flipHorizontally = true
+            }.0.packedBytes() == [0, 10, 1, 11, 2, 12])
     }
 
     @Test func fitLetterboxesAndReportsPadding() throws {
         let img = try TestImages.make(width: 8, height: 4, format: .rgba8) { _, _, c in c == 3 ? 255 : 200 }
-        let (out, pad) = try transform(img) { $0.outputWidth = 8; $0.outputHeight = 8; $0.scaleMode = .fit; $0.letterboxColor = [1, 2, 3, 255] }
+        let (out, pad) = try transform(img) {
+            $0.outputWidth = 8; $0.outputHeight = 8; $0.scaleMode = .fit; $0.letterboxColor = [1, 2, 3, 255]
+        }
         #expect(out.width == 8 && out.height == 8)
         #expect(out[0, 0] == [1, 2, 3, 255] && out[0, 7] == [1, 2, 3, 255])
         #expect(out[4, 4] == [200, 200, 200, 255])
@@ -115,13 +126,17 @@ import Testing
     @Test func fillAndCropKeepsTheCentre() throws {
         // Left half black, right half white, 8×4 into 4×4: the centre 4×4 is kept.
         let img = try TestImages.make(width: 8, height: 4, format: .gray8) { x, _, _ in x < 2 || x >= 6 ? 0 : (x < 4 ? 100 : 200) }
-        let (out, _) = try transform(img) { $0.outputWidth = 4; $0.outputHeight = 4; $0.scaleMode = .fillAndCrop }
+        let (out, _) = try transform(img) {
+            $0.outputWidth = 4; $0.outputHeight = 4; $0.scaleMode = .fillAndCrop
+        }
         #expect(out.packedBytes() == [UInt8]([100, 100, 200, 200]) + [100, 100, 200, 200] + [100, 100, 200, 200] + [100, 100, 200, 200])
     }
 
     @Test func oneByOneAndOddSizes() throws {
         let one = try TestImages.make(width: 1, height: 1, format: .rgb8) { _, _, c in UInt8(50 * c) }
-        let (big, _) = try transform(one) { $0.outputWidth = 3; $0.outputHeight = 5 }
+        let (big, _) = try transform(one) {
+            $0.outputWidth = 3; $0.outputHeight = 5
+        }
         #expect(big.width == 3 && big.height == 5 && big[2, 4] == [0, 50, 100])
         let odd = try TestImages.random(width: 7, height: 5, format: .bgra8, extraStride: 5)
         let (same, _) = try transform(odd) { _ in }
@@ -142,12 +157,22 @@ import Testing
     }
 
     @Test func invalidOptions() throws {
-        #expect(throws: GraphError.self) { try { var o = ImageTransformationCalculator.Options(); o.rotationDegrees = 45; return o }().validate() }
-        #expect(throws: GraphError.self) { try { var o = ImageTransformationCalculator.Options(); o.letterboxColor = [1]; return o }().validate() }
+        #expect(throws: GraphError.self) {
+            try {
+                var o = ImageTransformationCalculator.Options(); o.rotationDegrees = 45; return o
+            }().validate()
+        }
+        #expect(throws: GraphError.self) {
+            try {
+                var o = ImageTransformationCalculator.Options(); o.letterboxColor = [1]; return o
+            }().validate()
+        }
         // The graph checks them when it is built (so `frameflow validate` does), naming the node and line.
         let text = graphText(options: "rotation_degrees: 45")
         let e = #expect(throws: GraphErrors.self) { try Graph(GraphConfig(parsing: text, file: "g.pbtxt"), registry: .standard) }
-        #expect(e?.description.contains("g.pbtxt:2:1: node 'ImageTransformationCalculator': rotation_degrees must be 0, 90, 180 or 270, not 45") == true, "\(String(describing: e))")
+        #expect(
+            e?.description.contains("g.pbtxt:2:1: node 'ImageTransformationCalculator': rotation_degrees must be 0, 90, 180 or 270, not 45") == true,
+            "\(String(describing: e))")
         // And before a running calculator gets them.
         let graph = try Graph(GraphConfig(parsing: text.replacingOccurrences(of: "45", with: "90")), registry: .standard)
         var bad = ImageTransformationCalculator.Options()
@@ -167,7 +192,11 @@ import Testing
         let img = try TestImages.make(width: 4, height: 4, format: .gray8) { x, y, _ in UInt8(y * 4 + x) }
         #expect(try ImageCroppingCalculator.crop(img, x: 1, y: 1, width: 2, height: 2).packedBytes() == [5, 6, 9, 10])
         #expect(try ImageCroppingCalculator.crop(img, x: 3, y: -2, width: 5, height: 3).packedBytes() == [3])
-        let runner = try CalculatorRunner(ImageCroppingCalculator.self, options: { var o = ImageCroppingCalculator.Options(); o.normX = 0.5; o.normY = 0.5; o.normWidth = 0.5; o.normHeight = 0.5; return o }(), inputs: ["IMAGE:in", "RECT:rect"], outputs: ["IMAGE:out"])
+        let runner = try CalculatorRunner(
+            ImageCroppingCalculator.self,
+            options: {
+                var o = ImageCroppingCalculator.Options(); o.normX = 0.5; o.normY = 0.5; o.normWidth = 0.5; o.normHeight = 0.5; return o
+            }(), inputs: ["IMAGE:in", "RECT:rect"], outputs: ["IMAGE:out"])
         runner.add(img, tag: "IMAGE", at: 0)
         runner.add(img, tag: "IMAGE", at: 1)
         runner.add(Rect(x: 0, y: 0, width: 1, height: 2), tag: "RECT", at: 1)

@@ -8,10 +8,14 @@ import Testing
 @Suite struct LUTCalculatorTests {
     static func cube(_ n: Int, _ f: (Double, Double, Double) -> (Double, Double, Double), title: String = "Test") -> String {
         var s = "# made by the test\nTITLE \"\(title)\"\nLUT_3D_SIZE \(n)\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 1 1\n"
-        for b in 0..<n { for g in 0..<n { for r in 0..<n {
-            let o = f(Double(r) / Double(n - 1), Double(g) / Double(n - 1), Double(b) / Double(n - 1))
-            s += String(format: "%.6f %.6f %.6f\n", o.0, o.1, o.2)
-        } } }
+        for b in 0..<n {
+            for g in 0..<n {
+                for r in 0..<n {
+                    let o = f(Double(r) / Double(n - 1), Double(g) / Double(n - 1), Double(b) / Double(n - 1))
+                    s += String(format: "%.6f %.6f %.6f\n", o.0, o.1, o.2)
+                }
+            }
+        }
         return s
     }
 
@@ -33,12 +37,14 @@ import Testing
         let mix = try CubeLUT(text: Self.cube(9) { r, g, b in (0.5 * r + 0.3 * g + 0.2 * b, 0.9 * g + 0.1, 1 - b) })
         let out = try LUTCalculator.apply(mix, to: photo, interpolation: mode)
         var worst = 0
-        for y in stride(from: 0, to: 256, by: 5) { for x in stride(from: 0, to: 256, by: 5) {
-            let p = photo[x, y].map { Double($0) / 255 }
-            let ref = [0.5 * p[0] + 0.3 * p[1] + 0.2 * p[2], 0.9 * p[1] + 0.1, 1 - p[2]].map { Int(($0 * 255).rounded()) }
-            let q = out[x, y]
-            for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
-        } }
+        for y in stride(from: 0, to: 256, by: 5) {
+            for x in stride(from: 0, to: 256, by: 5) {
+                let p = photo[x, y].map { Double($0) / 255 }
+                let ref = [0.5 * p[0] + 0.3 * p[1] + 0.2 * p[2], 0.9 * p[1] + 0.1, 1 - p[2]].map { Int(($0 * 255).rounded()) }
+                let q = out[x, y]
+                for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(q[c]))) }
+            }
+        }
         #expect(worst <= 1)
     }
 
@@ -153,7 +159,9 @@ import Testing
     @Test func missingFileAndCalculatorOpen() throws {
         let e = #expect(throws: CubeLUTError.self) { try CubeLUT(contentsOfFile: "/nonexistent.cube") }
         #expect(e?.description.hasPrefix("/nonexistent.cube:0") == true)
-        let runner = try CalculatorRunner(LUTCalculator.self, options: .init(lutPath: RepositoryFiles.fixture("luts/warm_film_17.cube")), inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        let runner = try CalculatorRunner(
+            LUTCalculator.self, options: .init(lutPath: RepositoryFiles.fixture("luts/warm_film_17.cube")), inputs: ["IMAGE:in"],
+            outputs: ["IMAGE:out"])
         runner.add(try Photo.rgba(), tag: "IMAGE", at: 0)
         try runner.run()
         #expect(runner.outputs("IMAGE").count == 1)

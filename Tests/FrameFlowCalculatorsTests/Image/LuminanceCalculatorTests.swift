@@ -37,7 +37,8 @@ func checkLuminance(_ input: ImageFrame) throws {
     func oddSizesAndWideStrides(size: (Int, Int)) throws {
         for format in [PixelFormat.rgba8, .bgra8, .rgb8] {
             for extra in [0, 13] {
-                try checkLuminance(try TestImages.random(width: size.0, height: size.1, format: format, extraStride: extra, seed: UInt64(size.0 * 31 + size.1)))
+                try checkLuminance(
+                    try TestImages.random(width: size.0, height: size.1, format: format, extraStride: extra, seed: UInt64(size.0 * 31 + size.1)))
             }
         }
     }

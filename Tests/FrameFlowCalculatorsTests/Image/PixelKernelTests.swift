@@ -113,7 +113,10 @@ import Testing
     func colorAdjustmentMatchesTheFormula(level: KernelLevel) throws {
         for format in [PixelFormat.rgba8, .bgra8, .rgb8] {
             let img = try TestImages.random(width: 39, height: 4, format: format, seed: 8)
-            for o in [ColorAdjustmentCalculator.Options(contrast: 1.2, saturation: 1.3), .init(brightness: -0.1, contrast: 0.7, saturation: 0.2, exposure: 0.5)] {
+            for o in [
+                ColorAdjustmentCalculator.Options(contrast: 1.2, saturation: 1.3),
+                .init(brightness: -0.1, contrast: 0.7, saturation: 0.2, exposure: 0.5),
+            ] {
                 let got = try KernelLevel.withThreadLevel(level) { try ColorAdjustmentCalculator.adjust(img, o) }.packedBytes()
                 let scale = Float(pow(2, o.exposure) * o.contrast), offset = Float((0.5 - 0.5 * o.contrast + o.brightness) * 255)
                 let s = img.packedBytes(), bpp = format.bytesPerPixel(), sat = Float(o.saturation)
@@ -194,7 +197,8 @@ import Testing
         for format in [PixelFormat.rgba8, .bgra8, .rgb8] {
             let img = try TestImages.random(width: 53, height: 7, format: format, seed: 11)
             for intensity in [1.0, 0.6] {
-                let reference = try KernelLevel.withThreadLevel(.baseline) { try LUTCalculator.apply(lut, to: img, intensity: intensity) }.packedBytes()
+                let reference = try KernelLevel.withThreadLevel(.baseline) { try LUTCalculator.apply(lut, to: img, intensity: intensity) }
+                    .packedBytes()
                 let got = try KernelLevel.withThreadLevel(level) { try LUTCalculator.apply(lut, to: img, intensity: intensity) }.packedBytes()
                 #expect(Self.firstDifference(got, reference) == nil, "\(format), intensity \(intensity) at \(level)")
             }

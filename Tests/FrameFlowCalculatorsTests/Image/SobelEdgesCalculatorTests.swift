@@ -48,7 +48,8 @@ func checkSobel(_ input: ImageFrame) throws {
     func smallAndOddSizes(size: (Int, Int)) throws {
         for format in [PixelFormat.rgba8, .bgra8, .rgb8, .gray8] {
             for extra in [0, 7] {
-                try checkSobel(try TestImages.random(width: size.0, height: size.1, format: format, extraStride: extra, seed: UInt64(size.0 &* 7 &+ size.1)))
+                try checkSobel(
+                    try TestImages.random(width: size.0, height: size.1, format: format, extraStride: extra, seed: UInt64(size.0 &* 7 &+ size.1)))
             }
         }
     }

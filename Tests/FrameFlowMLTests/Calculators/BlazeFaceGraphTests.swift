@@ -26,8 +26,10 @@ import Testing
         #expect(detections.allSatisfy { $0.isRelative && $0.locationData.format == .relativeBoundingBox })
         // The reference gives pixels: compare in the image's pixels.
         let got = detections.map { d in
-            (box: d.box(inImageOfWidth: image.width, height: image.height), score: d.score, label: d.label,
-             keypoints: d.keypoints(inImageOfWidth: image.width, height: image.height))
+            (
+                box: d.box(inImageOfWidth: image.width, height: image.height), score: d.score, label: d.label,
+                keypoints: d.keypoints(inImageOfWidth: image.width, height: image.height)
+            )
         }
         #expect(got.count == expected.count, "\(name): \(got.count) faces, the reference finds \(expected.count)")
         for e in expected {

@@ -25,17 +25,18 @@ import Testing
     }
 
     /// Each buffer is broken in one way; each is a ModelError naming the buffer's context.
-    @Test(arguments: [
-        [], [0x01], [0x05, 0x04],  // too short
-        [0x05, 0x04, 0x03],  // root width 3
-        [0x05, 0x04, 0x09],  // root width past the buffer
-        [0x05, 0xC8, 0x01],  // unknown type 50
-        [0x05, 0x0C, 0x01],  // a float of 1 byte
-        [0xC8, 0x18, 0x01],  // INDIRECT_INT 200 bytes before the start
-        [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0B, 0x08],  // UINT past Int64
-        [0xFF, 0x01, 0x01, 0x2C, 0x01],  // VECTOR_INT of 255 elements in 5 bytes
-        [0x05, 0x14, 0x01],  // a string where a number belongs
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [], [0x01], [0x05, 0x04],  // too short
+            [0x05, 0x04, 0x03],  // root width 3
+            [0x05, 0x04, 0x09],  // root width past the buffer
+            [0x05, 0xC8, 0x01],  // unknown type 50
+            [0x05, 0x0C, 0x01],  // a float of 1 byte
+            [0xC8, 0x18, 0x01],  // INDIRECT_INT 200 bytes before the start
+            [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0B, 0x08],  // UINT past Int64
+            [0xFF, 0x01, 0x01, 0x2C, 0x01],  // VECTOR_INT of 255 elements in 5 bytes
+            [0x05, 0x14, 0x01],  // a string where a number belongs
+        ] as [[UInt8]])
     func brokenBuffers(_ bytes: [UInt8]) {
         #expect {
             let r = try Self.root(bytes)

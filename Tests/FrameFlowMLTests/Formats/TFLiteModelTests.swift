@@ -17,20 +17,30 @@ import Testing
             var y = [Float](repeating: .nan, count: oh * ow * c)
             let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: 3, kw: 3, sh: s, sw: s, dh: 1, dw: 1, pt: pt, pl: pl)
             KernelLevel.withThreadLevel(level) {
-                x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
-                    NHWC.depthwise3x3(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1, 3))
-                } } }
+                x.withUnsafeBufferPointer { X in
+                    wt.withUnsafeBufferPointer { W in
+                        y.withUnsafeMutableBufferPointer { Y in
+                            NHWC.depthwise3x3(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1, 3))
+                        }
+                    }
+                }
             }
             var worst: Float = 0
-            for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
-                var v = bias[ch]
-                for ky in 0..<3 { for kx in 0..<3 {
-                    let iy = oy * s - pt + ky, ix = ox * s - pl + kx
-                    if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[(ky * 3 + kx) * c + ch] }
-                } }
-                let got = y[(oy * ow + ox) * c + ch]
-                worst = max(worst, got.isNaN ? .infinity : abs(min(3, max(-1, v)) - got))
-            } } }
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    for ch in 0..<c {
+                        var v = bias[ch]
+                        for ky in 0..<3 {
+                            for kx in 0..<3 {
+                                let iy = oy * s - pt + ky, ix = ox * s - pl + kx
+                                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[(ky * 3 + kx) * c + ch] }
+                            }
+                        }
+                        let got = y[(oy * ow + ox) * c + ch]
+                        worst = max(worst, got.isNaN ? .infinity : abs(min(3, max(-1, v)) - got))
+                    }
+                }
+            }
             #expect(worst <= 1e-4, "\(level): \(h)×\(w)×\(c) stride \(s) same \(same): max error \(worst)")
         }
     }
@@ -46,7 +56,9 @@ import Testing
         (32, 40, 5, 1, 1, true, true), (24, 28, 3, 1, 2, true, true), (64, 17, 1, 2, 1, false, true), (3, 24, 5, 2, 1, true, false),
         (8, 12, 3, 1, 2, false, false), (5, 20, 3, 1, 1, true, false),
     ])
-    func convolutionMatchesTheFormula(channels c: Int, outputs oc: Int, kernel k: Int, stride s: Int, rowDilation dh: Int, same: Bool, withResidual: Bool) {
+    func convolutionMatchesTheFormula(
+        channels c: Int, outputs oc: Int, kernel k: Int, stride s: Int, rowDilation dh: Int, same: Bool, withResidual: Bool
+    ) {
         for (h, w) in [(16, 24), (5, 7), (9, 20)] {
             let (oh, pt) = NHWC.padding(same, h, k, s, dh), (ow, pl) = NHWC.padding(same, w, k, s, 1)
             guard oh > 0, ow > 0 else { continue }
@@ -59,27 +71,43 @@ import Testing
             var y = [Float](repeating: .nan, count: oh * ow * oc)
             var col = [Float](repeating: .nan, count: oh * ow * K)
             let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: dh, dw: 1, pt: pt, pl: pl)
-            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
-                residual.withUnsafeBufferPointer { R in col.withUnsafeMutableBufferPointer { C in slope.withUnsafeBufferPointer { S in
-                    Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
-                    NHWC.convolve(
-                        g, x: X.baseAddress!, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: Y.baseAddress!,
-                        residual: withResidual ? R.baseAddress : nil, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress,
-                        slope: withResidual ? S.baseAddress : nil)
+            x.withUnsafeBufferPointer { X in
+                wt.withUnsafeBufferPointer { W in
+                    y.withUnsafeMutableBufferPointer { Y in
+                        residual.withUnsafeBufferPointer { R in
+                            col.withUnsafeMutableBufferPointer { C in
+                                slope.withUnsafeBufferPointer { S in
+                                    Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
+                                        NHWC.convolve(
+                                            g, x: X.baseAddress!, filter: filter, weights: W.baseAddress!, bias: nil, outputs: oc, y: Y.baseAddress!,
+                                            residual: withResidual ? R.baseAddress : nil, residualChannels: rc, clamp: (-2, 3), im2col: C.baseAddress,
+                                            slope: withResidual ? S.baseAddress : nil)
+                                    }
+                                }
+                            }
+                        }
                     }
-                } } }
-            } } }
+                }
+            }
             var worst: Float = 0
-            for oy in 0..<oh { for ox in 0..<ow { for o in 0..<oc {
-                var v = bias[o] + (o < rc ? residual[(oy * ow + ox) * rc + o] : 0)
-                for ky in 0..<k { for kx in 0..<k { for ch in 0..<c {
-                    let iy = oy * s - pt + ky * dh, ix = ox * s - pl + kx
-                    if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[o * K + (ky * k + kx) * c + ch] }
-                } } }
-                if withResidual && v < 0 { v *= slope[o] }
-                let got = y[(oy * ow + ox) * oc + o]
-                worst = max(worst, got.isNaN ? .infinity : abs(min(3, max(-2, v)) - got))
-            } } }
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    for o in 0..<oc {
+                        var v = bias[o] + (o < rc ? residual[(oy * ow + ox) * rc + o] : 0)
+                        for ky in 0..<k {
+                            for kx in 0..<k {
+                                for ch in 0..<c {
+                                    let iy = oy * s - pt + ky * dh, ix = ox * s - pl + kx
+                                    if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[o * K + (ky * k + kx) * c + ch] }
+                                }
+                            }
+                        }
+                        if withResidual && v < 0 { v *= slope[o] }
+                        let got = y[(oy * ow + ox) * oc + o]
+                        worst = max(worst, got.isNaN ? .infinity : abs(min(3, max(-2, v)) - got))
+                    }
+                }
+            }
             #expect(worst <= 1e-3, "\(h)×\(w)×\(c) → \(oc), \(k)×\(k) stride \(s) dilation \(dh) same \(same): max error \(worst)")
         }
     }
@@ -97,19 +125,27 @@ import Testing
         for isMax in [true, false] {
             var y = [Float](repeating: .nan, count: oh * ow * c)
             KernelLevel.withThreadLevel(level) {
-                x.withUnsafeBufferPointer { X in y.withUnsafeMutableBufferPointer { Y in NHWC.pool(g, max: isMax, x: X.baseAddress!, y: Y.baseAddress!) } }
+                x.withUnsafeBufferPointer { X in
+                    y.withUnsafeMutableBufferPointer { Y in NHWC.pool(g, max: isMax, x: X.baseAddress!, y: Y.baseAddress!) }
+                }
             }
             var worst: Float = 0
-            for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
-                var taps: [Float] = []
-                for ky in 0..<k { for kx in 0..<k {
-                    let iy = oy * s - pt + ky, ix = ox * s - pl + kx
-                    if iy >= 0 && iy < h && ix >= 0 && ix < w { taps.append(x[(iy * w + ix) * c + ch]) }
-                } }
-                let want = isMax ? taps.max()! : taps.reduce(0, +) / Float(taps.count)
-                let got = y[(oy * ow + ox) * c + ch]
-                worst = max(worst, got.isNaN ? .infinity : abs(want - got))
-            } } }
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    for ch in 0..<c {
+                        var taps: [Float] = []
+                        for ky in 0..<k {
+                            for kx in 0..<k {
+                                let iy = oy * s - pt + ky, ix = ox * s - pl + kx
+                                if iy >= 0 && iy < h && ix >= 0 && ix < w { taps.append(x[(iy * w + ix) * c + ch]) }
+                            }
+                        }
+                        let want = isMax ? taps.max()! : taps.reduce(0, +) / Float(taps.count)
+                        let got = y[(oy * ow + ox) * c + ch]
+                        worst = max(worst, got.isNaN ? .infinity : abs(want - got))
+                    }
+                }
+            }
             #expect(worst <= 1e-6, "\(level): \(c) channels, \(k)×\(k) stride \(s) same \(same) max \(isMax): error \(worst)")
         }
     }

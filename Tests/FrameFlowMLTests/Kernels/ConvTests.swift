@@ -22,19 +22,25 @@ import Testing
                 let oh = (h + p0 + p1 - k) / s + 1, ow = (w + p0 + p1 - k) / s + 1
                 #expect(y.shape == [1, c, oh, ow])
                 var worst: Float = 0
-                for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
-                    var m = -Float.infinity, sum: Float = 0, n = 0
-                    for ky in 0..<k { for kx in 0..<k {
-                        let iy = oy * s - p0 + ky, ix = ox * s - p0 + kx
-                        if iy >= 0 && iy < h && ix >= 0 && ix < w {
-                            m = max(m, data[(ch * h + iy) * w + ix])
-                            sum += data[(ch * h + iy) * w + ix]
-                            n += 1
+                for ch in 0..<c {
+                    for oy in 0..<oh {
+                        for ox in 0..<ow {
+                            var m = -Float.infinity, sum: Float = 0, n = 0
+                            for ky in 0..<k {
+                                for kx in 0..<k {
+                                    let iy = oy * s - p0 + ky, ix = ox * s - p0 + kx
+                                    if iy >= 0 && iy < h && ix >= 0 && ix < w {
+                                        m = max(m, data[(ch * h + iy) * w + ix])
+                                        sum += data[(ch * h + iy) * w + ix]
+                                        n += 1
+                                    }
+                                }
+                            }
+                            let got = y.floats[(ch * oh + oy) * ow + ox]
+                            worst = max(worst, got.isNaN ? .infinity : isMax ? (got == m ? 0 : .infinity) : abs(got - sum / Float(n)))
                         }
-                    } }
-                    let got = y.floats[(ch * oh + oy) * ow + ox]
-                    worst = max(worst, got.isNaN ? .infinity : isMax ? (got == m ? 0 : .infinity) : abs(got - sum / Float(n)))
-                } } }
+                    }
+                }
                 #expect(worst <= 1e-6, "\(level): \(c)×\(h)×\(w), \(k)×\(k) stride \(s) pads \(p0), \(p1) max \(isMax): error \(worst)")
             }
         }
@@ -58,17 +64,23 @@ import Testing
         let oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1
         #expect(y.shape == [n, c, oh, ow] && indices.shape == [n, c, oh, ow] && indices.type == .int64)
         var mismatches = 0
-        for plane in 0..<(n * c) { for oy in 0..<oh { for ox in 0..<ow {
-            var best = -Float.infinity, at = -1
-            for ky in 0..<k { for kx in 0..<k {
-                let iy = oy * s - p + ky, ix = ox * s - p + kx
-                guard iy >= 0 && iy < h && ix >= 0 && ix < w else { continue }
-                let v = data[(plane * h + iy) * w + ix]
-                if v > best { best = v; at = plane * h * w + (storageOrder == 0 ? iy * w + ix : iy + ix * h) }
-            } }
-            let o = (plane * oh + oy) * ow + ox
-            if y.floats[o] != best || indices.ints[o] != Int64(at) { mismatches += 1 }
-        } } }
+        for plane in 0..<(n * c) {
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    var best = -Float.infinity, at = -1
+                    for ky in 0..<k {
+                        for kx in 0..<k {
+                            let iy = oy * s - p + ky, ix = ox * s - p + kx
+                            guard iy >= 0 && iy < h && ix >= 0 && ix < w else { continue }
+                            let v = data[(plane * h + iy) * w + ix]
+                            if v > best { best = v; at = plane * h * w + (storageOrder == 0 ? iy * w + ix : iy + ix * h) }
+                        }
+                    }
+                    let o = (plane * oh + oy) * ow + ox
+                    if y.floats[o] != best || indices.ints[o] != Int64(at) { mismatches += 1 }
+                }
+            }
+        }
         #expect(mismatches == 0)
     }
 
@@ -78,7 +90,10 @@ import Testing
     /// two 64-column runs with a partial last one; the rest, and every case elsewhere, the
     /// channels-last path: 3 × 3 undilated through `NHWC.depthwise3x3`, the others 32
     /// channels at a time (≥ 32) and then 8 (the last block overlapping).
-    @Test(arguments: [(12, 5, 1, 1, 2), (8, 3, 2, 1, 1), (19, 3, 1, 2, 0), (9, 5, 2, 1, 3), (16, 3, 1, 1, 1), (13, 3, 1, 1, 1), (24, 3, 2, 1, 0), (40, 5, 1, 1, 2), (64, 5, 2, 1, 2), (33, 3, 1, 2, 1)])
+    @Test(arguments: [
+        (12, 5, 1, 1, 2), (8, 3, 2, 1, 1), (19, 3, 1, 2, 0), (9, 5, 2, 1, 3), (16, 3, 1, 1, 1), (13, 3, 1, 1, 1), (24, 3, 2, 1, 0), (40, 5, 1, 1, 2),
+        (64, 5, 2, 1, 2), (33, 3, 1, 2, 1),
+    ])
     func depthwiseMatchesTheFormula(channels c: Int, kernel k: Int, stride s: Int, dilation d: Int, pad p: Int) throws {
         let (h, w) = (7, 10)
         let x = GEMMTests.random(c * h * w, seed: 41), wt = GEMMTests.random(c * k * k, seed: 42), bias = GEMMTests.random(c, seed: 43)
@@ -98,15 +113,21 @@ import Testing
             padTop: p, padLeft: p + 1, oh: oh, ow: ow)
         #expect(Conv.shiftedDepthwiseApply(plane) == (ShiftedConvolution.built && s == 1 && ow >= 8))
         var worst: Float = 0
-        for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
-            var v = bias[ch]
-            for ky in 0..<k { for kx in 0..<k {
-                let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
-                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
-            } }
-            let got = y.floats[(ch * oh + oy) * ow + ox]
-            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
-        } } }
+        for ch in 0..<c {
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    var v = bias[ch]
+                    for ky in 0..<k {
+                        for kx in 0..<k {
+                            let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
+                            if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
+                        }
+                    }
+                    let got = y.floats[(ch * oh + oy) * ow + ox]
+                    worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+                }
+            }
+        }
         #expect(worst <= 1e-4, "max error \(worst)")
     }
 
@@ -124,16 +145,24 @@ import Testing
         }
         #expect(y.shape == [b, c, h, w])
         var worst: Float = 0
-        for n in 0..<b { for ch in 0..<c { for oy in 0..<h { for ox in 0..<w {
-            var v = bias[ch]
-            for ky in 0..<k { for kx in 0..<k {
-                let iy = oy - 1 + ky, ix = ox - 1 + kx
-                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[((n * c + ch) * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
-            } }
-            v = min(max(v, -1), 1.5)
-            let got = y.floats[((n * c + ch) * h + oy) * w + ox]
-            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
-        } } } }
+        for n in 0..<b {
+            for ch in 0..<c {
+                for oy in 0..<h {
+                    for ox in 0..<w {
+                        var v = bias[ch]
+                        for ky in 0..<k {
+                            for kx in 0..<k {
+                                let iy = oy - 1 + ky, ix = ox - 1 + kx
+                                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[((n * c + ch) * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
+                            }
+                        }
+                        v = min(max(v, -1), 1.5)
+                        let got = y.floats[((n * c + ch) * h + oy) * w + ox]
+                        worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+                    }
+                }
+            }
+        }
         #expect(worst <= 1e-4, "max error \(worst)")
     }
 
@@ -161,13 +190,15 @@ import Testing
             }
             #expect(y.shape == [1, cout, h, w])
             var worst: Float = 0
-            for o in 0..<cout { for p in 0..<(h * w) {
-                var v = bias[o]
-                for c in 0..<cin { v += wt[o * cin + c] * x[c * h * w + p] }
-                v = min(max(v, -spread), spread)
-                let got = y.floats[o * h * w + p]
-                worst = max(worst, got.isNaN ? .infinity : abs(v - got) / max(1, abs(v)))
-            } }
+            for o in 0..<cout {
+                for p in 0..<(h * w) {
+                    var v = bias[o]
+                    for c in 0..<cin { v += wt[o * cin + c] * x[c * h * w + p] }
+                    v = min(max(v, -spread), spread)
+                    let got = y.floats[o * h * w + p]
+                    worst = max(worst, got.isNaN ? .infinity : abs(v - got) / max(1, abs(v)))
+                }
+            }
             #expect(worst <= 1e-4, "\(cin) → \(cout) on \(h) × \(w), split \(split): max relative error \(worst)")
         }
     }
@@ -217,10 +248,14 @@ import Testing
                 let g = NHWC.Window(h: hh, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: d, dw: d, pt: p, pl: p)
                 let wq = ShiftedConvolution.planeWidth(g), plane = ShiftedConvolution.planeHeight(g) * wq, n = oh * wq
                 var furthest = 0
-                for ch in 0..<c { for ky in 0..<k { for kx in 0..<k {
-                    let offset = ch * s * s * plane + ShiftedConvolution.tapOffset(g, ky: ky, kx: kx, plane: plane)
-                    furthest = max(furthest, (n - 1) / 48 * 48 + offset + 47)
-                } } }
+                for ch in 0..<c {
+                    for ky in 0..<k {
+                        for kx in 0..<k {
+                            let offset = ch * s * s * plane + ShiftedConvolution.tapOffset(g, ky: ky, kx: kx, plane: plane)
+                            furthest = max(furthest, (n - 1) / 48 * 48 + offset + 47)
+                        }
+                    }
+                }
                 #expect(furthest < ShiftedConvolution.paddedCount(g), "\(g): reads float \(furthest) of \(ShiftedConvolution.paddedCount(g))")
                 checked += 1
             }
@@ -241,7 +276,8 @@ import Testing
         cin: Int, cout: Int, k: Int, stride st: Int, d: Int, pads: [Int], batch: Int, h: Int, w: Int, memo: Conv.SetupMemo? = nil,
         pathCheck: Bool = true
     ) throws {
-        let x = GEMMTests.random(batch * cin * h * w, seed: 51), wt = GEMMTests.random(cout * cin * k * k, seed: 52), bias = GEMMTests.random(cout, seed: 53)
+        let x = GEMMTests.random(batch * cin * h * w, seed: 51), wt = GEMMTests.random(cout * cin * k * k, seed: 52),
+            bias = GEMMTests.random(cout, seed: 53)
         var node = ONNXNode(name: "", opType: "Conv", domain: "", inputs: [], outputs: [], attributes: [:])
         node.attributes["strides"] = .ints([Int64(st), Int64(st)])
         node.attributes["dilations"] = .ints([Int64(d), Int64(d)])
@@ -251,7 +287,10 @@ import Testing
         node.attributes[Conv.fusedClamp] = .floats([-spread, 1.5 * spread])
         // Scratch arrays full of NaN: a buffer the path forgets to zero shows in the result.
         let y = try Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
-            try Conv.run(node, [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cout, cin, k, k], floats: wt), Tensor(shape: [cout], floats: bias)], memo: memo)
+            try Conv.run(
+                node,
+                [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cout, cin, k, k], floats: wt), Tensor(shape: [cout], floats: bias)],
+                memo: memo)
         }
         let ek = (k - 1) * d + 1
         let oh = (h + pads[0] + pads[2] - ek) / st + 1, ow = (w + pads[1] + pads[3] - ek) / st + 1
@@ -261,16 +300,28 @@ import Testing
             padTop: pads[0], padLeft: pads[1], oh: oh, ow: ow)
         if pathCheck { #expect(Conv.shiftedRowsApply(plane) == ShiftedConvolution.built, "the shapes above are meant for the shifted path") }
         var worst: Float = 0
-        for b in 0..<batch { for o in 0..<cout { for oy in 0..<oh { for ox in 0..<ow {
-            var v = bias[o]
-            for c in 0..<cin { for ky in 0..<k { for kx in 0..<k {
-                let iy = oy * st - pads[0] + ky * d, ix = ox * st - pads[1] + kx * d
-                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[((b * cin + c) * h + iy) * w + ix] * wt[((o * cin + c) * k + ky) * k + kx] }
-            } } }
-            v = min(max(v, -spread), 1.5 * spread)
-            let got = y.floats[((b * cout + o) * oh + oy) * ow + ox]
-            worst = max(worst, got.isNaN ? .infinity : abs(v - got) / max(1, abs(v)))
-        } } } }
+        for b in 0..<batch {
+            for o in 0..<cout {
+                for oy in 0..<oh {
+                    for ox in 0..<ow {
+                        var v = bias[o]
+                        for c in 0..<cin {
+                            for ky in 0..<k {
+                                for kx in 0..<k {
+                                    let iy = oy * st - pads[0] + ky * d, ix = ox * st - pads[1] + kx * d
+                                    if iy >= 0 && iy < h && ix >= 0 && ix < w {
+                                        v += x[((b * cin + c) * h + iy) * w + ix] * wt[((o * cin + c) * k + ky) * k + kx]
+                                    }
+                                }
+                            }
+                        }
+                        v = min(max(v, -spread), 1.5 * spread)
+                        let got = y.floats[((b * cout + o) * oh + oy) * ow + ox]
+                        worst = max(worst, got.isNaN ? .infinity : abs(v - got) / max(1, abs(v)))
+                    }
+                }
+            }
+        }
         #expect(worst <= 1e-4, "max relative error \(worst)")  // float sums of up to 360 terms
     }
 
@@ -281,26 +332,35 @@ import Testing
     func transposedKernelEqualStrideMatchesTheFormula(kh: Int, kw: Int, group: Int) throws {
         let (batch, cin, cout, h, w) = (2, 4, 6, 5, 7)
         let (ipg, opg) = (cin / group, cout / group)
-        let x = GEMMTests.random(batch * cin * h * w, seed: 71), wt = GEMMTests.random(cin * opg * kh * kw, seed: 72), bias = GEMMTests.random(cout, seed: 73)
+        let x = GEMMTests.random(batch * cin * h * w, seed: 71), wt = GEMMTests.random(cin * opg * kh * kw, seed: 72),
+            bias = GEMMTests.random(cout, seed: 73)
         var node = ONNXNode(name: "", opType: "ConvTranspose", domain: "", inputs: [], outputs: [], attributes: [:])
         node.attributes["strides"] = .ints([Int64(kh), Int64(kw)])
         node.attributes["group"] = .int(Int64(group))
         let y = try Scratch.$pool.withValue(ScratchTests.poisonedPool()) {
-            try Ops.convTranspose(node, [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cin, opg, kh, kw], floats: wt), Tensor(shape: [cout], floats: bias)])
+            try Ops.convTranspose(
+                node,
+                [Tensor(shape: [batch, cin, h, w], floats: x), Tensor(shape: [cin, opg, kh, kw], floats: wt), Tensor(shape: [cout], floats: bias)])
         }
         let (oh, ow) = (h * kh, w * kw)
         #expect(y.shape == [batch, cout, oh, ow])
         var worst: Float = 0
-        for b in 0..<batch { for o in 0..<cout { for oy in 0..<oh { for ox in 0..<ow {
-            let g = o / opg
-            var v = bias[o]
-            for c in 0..<ipg {
-                let ic = g * ipg + c
-                v += x[((b * cin + ic) * h + oy / kh) * w + ox / kw] * wt[((ic * opg + o % opg) * kh + oy % kh) * kw + ox % kw]
+        for b in 0..<batch {
+            for o in 0..<cout {
+                for oy in 0..<oh {
+                    for ox in 0..<ow {
+                        let g = o / opg
+                        var v = bias[o]
+                        for c in 0..<ipg {
+                            let ic = g * ipg + c
+                            v += x[((b * cin + ic) * h + oy / kh) * w + ox / kw] * wt[((ic * opg + o % opg) * kh + oy % kh) * kw + ox % kw]
+                        }
+                        let got = y.floats[((b * cout + o) * oh + oy) * ow + ox]
+                        worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+                    }
+                }
             }
-            let got = y.floats[((b * cout + o) * oh + oy) * ow + ox]
-            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
-        } } } }
+        }
         #expect(worst <= 1e-4, "max error \(worst)")
     }
 
@@ -328,22 +388,37 @@ import Testing
         let x = GEMMTests.random(h * w * c, seed: 61), wt = GEMMTests.random(oc * k * k * c, seed: 62), bias = GEMMTests.random(oc, seed: 63)
         var y = [Float](repeating: .nan, count: oh * ow * oc)
         KernelLevel.withThreadLevel(level) {
-            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in bias.withUnsafeBufferPointer { B in y.withUnsafeMutableBufferPointer { Y in
-                ShiftedConvolution.run(
-                    g, layout: .channelsLast, x: X.baseAddress!, weights: W.baseAddress!, outputs: oc, y: Y.baseAddress!, bias: B.baseAddress, clamp: (-1, 1.5))
-            } } } }
+            x.withUnsafeBufferPointer { X in
+                wt.withUnsafeBufferPointer { W in
+                    bias.withUnsafeBufferPointer { B in
+                        y.withUnsafeMutableBufferPointer { Y in
+                            ShiftedConvolution.run(
+                                g, layout: .channelsLast, x: X.baseAddress!, weights: W.baseAddress!, outputs: oc, y: Y.baseAddress!,
+                                bias: B.baseAddress, clamp: (-1, 1.5))
+                        }
+                    }
+                }
+            }
         }
         var worst: Float = 0
-        for oy in 0..<oh { for ox in 0..<ow { for o in 0..<oc {
-            var v = bias[o]
-            for ky in 0..<k { for kx in 0..<k { for ch in 0..<c {
-                let iy = oy * s - p + ky, ix = ox * s - p + kx
-                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[((o * k + ky) * k + kx) * c + ch] }
-            } } }
-            v = min(max(v, -1), 1.5)
-            let got = y[(oy * ow + ox) * oc + o]
-            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
-        } } }
+        for oy in 0..<oh {
+            for ox in 0..<ow {
+                for o in 0..<oc {
+                    var v = bias[o]
+                    for ky in 0..<k {
+                        for kx in 0..<k {
+                            for ch in 0..<c {
+                                let iy = oy * s - p + ky, ix = ox * s - p + kx
+                                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[((o * k + ky) * k + kx) * c + ch] }
+                            }
+                        }
+                    }
+                    v = min(max(v, -1), 1.5)
+                    let got = y[(oy * ow + ox) * oc + o]
+                    worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+                }
+            }
+        }
         #expect(worst <= 1e-4, "stride \(s) at \(level): max error \(worst)")
     }
 }
@@ -356,29 +431,38 @@ struct ConvActivationTests {
         let slope: [Float] = [0.25, -0.5], scale: [Float] = [1.5, 0.5], shift: [Float] = [-0.25, 2]
         for n in [1, 7, 8, 13, 40] {
             let x = (0..<n).map { Float(sin(Double($0) * 1.3) * 8) }
-            for (hardSwish, withSlope, clamp, affine) in [(false, false, true, false), (false, true, true, true), (true, false, false, true), (false, true, false, false)] {
-                slope.withUnsafeBufferPointer { sl in scale.withUnsafeBufferPointer { sc in shift.withUnsafeBufferPointer { sh in
-                    var e = GEMMEpilogue()
-                    if clamp { (e.lower, e.upper) = (-1.5, 3) }
-                    e.hardSwish = hardSwish
-                    if withSlope { e.rowSlope = sl.baseAddress }
-                    if affine { (e.rowScale, e.rowShift) = (sc.baseAddress, sh.baseAddress) }
-                    var y = [Float](repeating: 9, count: n + 2)
-                    for i in 0..<n { y[i + 1] = x[i] }
-                    KernelLevel.withThreadLevel(level) { y.withUnsafeMutableBufferPointer { Conv.activate($0.baseAddress!, 1..<(n + 1), bias: 0.75, e, row: 1) } }
-                    #expect(y[0] == 9 && y[n + 1] == 9, "outside the range untouched")
-                    for i in 0..<n {
-                        var v = x[i] + 0.75
-                        if hardSwish {
-                            v *= min(max(v / 6 + 0.5, 0), 1)
-                        } else {
-                            if withSlope && v < 0 { v *= slope[1] }
-                            if clamp { v = min(max(v, -1.5), 3) }
+            for (hardSwish, withSlope, clamp, affine) in [
+                (false, false, true, false), (false, true, true, true), (true, false, false, true), (false, true, false, false),
+            ] {
+                slope.withUnsafeBufferPointer { sl in
+                    scale.withUnsafeBufferPointer { sc in
+                        shift.withUnsafeBufferPointer { sh in
+                            var e = GEMMEpilogue()
+                            if clamp { (e.lower, e.upper) = (-1.5, 3) }
+                            e.hardSwish = hardSwish
+                            if withSlope { e.rowSlope = sl.baseAddress }
+                            if affine { (e.rowScale, e.rowShift) = (sc.baseAddress, sh.baseAddress) }
+                            var y = [Float](repeating: 9, count: n + 2)
+                            for i in 0..<n { y[i + 1] = x[i] }
+                            KernelLevel.withThreadLevel(level) {
+                                y.withUnsafeMutableBufferPointer { Conv.activate($0.baseAddress!, 1..<(n + 1), bias: 0.75, e, row: 1) }
+                            }
+                            #expect(y[0] == 9 && y[n + 1] == 9, "outside the range untouched")
+                            for i in 0..<n {
+                                var v = x[i] + 0.75
+                                if hardSwish {
+                                    v *= min(max(v / 6 + 0.5, 0), 1)
+                                } else {
+                                    if withSlope && v < 0 { v *= slope[1] }
+                                    if clamp { v = min(max(v, -1.5), 3) }
+                                }
+                                if affine { v = v * scale[1] + shift[1] }
+                                #expect(
+                                    abs(y[i + 1] - v) <= 1e-5 * max(1, abs(v)), "n \(n) i \(i) hardSwish \(hardSwish) slope \(withSlope) at \(level)")
+                            }
                         }
-                        if affine { v = v * scale[1] + shift[1] }
-                        #expect(abs(y[i + 1] - v) <= 1e-5 * max(1, abs(v)), "n \(n) i \(i) hardSwish \(hardSwish) slope \(withSlope) at \(level)")
                     }
-                } } }
+                }
             }
         }
     }

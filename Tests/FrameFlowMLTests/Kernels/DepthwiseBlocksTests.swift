@@ -11,10 +11,11 @@ import Testing
     /// overlaps; under 16 the 8-lane blocks); strides 1 and 2; SAME and VALID padding;
     /// images from 1 × 1 up, so rows and columns fall outside the image, and rows wide
     /// enough for the 8- and 4-column steps and the single columns after them.
-    @Test(arguments: [
-        (5, 5, 32, 1, true), (5, 5, 12, 2, true), (1, 1, 9, 1, false), (7, 3, 16, 1, true), (2, 4, 20, 2, false), (5, 5, 8, 1, false),
-        (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true),
-    ], KernelLevel.available)
+    @Test(
+        arguments: [
+            (5, 5, 32, 1, true), (5, 5, 12, 2, true), (1, 1, 9, 1, false), (7, 3, 16, 1, true), (2, 4, 20, 2, false), (5, 5, 8, 1, false),
+            (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true),
+        ], KernelLevel.available)
     func matchesTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel) {
         let (kh, kw, c, s, same) = shape
         for (h, w) in [(1, 1), (5, 7), (13, 11), (6, 24), (4, 31)] {
@@ -24,20 +25,30 @@ import Testing
             var y = [Float](repeating: .nan, count: oh * ow * c)
             let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: s, sw: s, dh: 1, dw: 1, pt: pt, pl: pl)
             KernelLevel.withThreadLevel(level) {
-                x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
-                    NHWC.depthwiseBlocks(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1.5, 2))
-                } } }
+                x.withUnsafeBufferPointer { X in
+                    wt.withUnsafeBufferPointer { W in
+                        y.withUnsafeMutableBufferPointer { Y in
+                            NHWC.depthwiseBlocks(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1.5, 2))
+                        }
+                    }
+                }
             }
             var worst: Float = 0
-            for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
-                var v = bias[ch]
-                for ky in 0..<kh { for kx in 0..<kw {
-                    let iy = oy * s - pt + ky, ix = ox * s - pl + kx
-                    if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[(ky * kw + kx) * c + ch] }
-                } }
-                let got = y[(oy * ow + ox) * c + ch]
-                worst = max(worst, got.isNaN ? .infinity : abs(min(2, max(-1.5, v)) - got))
-            } } }
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    for ch in 0..<c {
+                        var v = bias[ch]
+                        for ky in 0..<kh {
+                            for kx in 0..<kw {
+                                let iy = oy * s - pt + ky, ix = ox * s - pl + kx
+                                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(iy * w + ix) * c + ch] * wt[(ky * kw + kx) * c + ch] }
+                            }
+                        }
+                        let got = y[(oy * ow + ox) * c + ch]
+                        worst = max(worst, got.isNaN ? .infinity : abs(min(2, max(-1.5, v)) - got))
+                    }
+                }
+            }
             #expect(worst <= 1e-4, "\(level): \(kh)×\(kw), \(h)×\(w)×\(c) stride \(s) same \(same): max error \(worst)")
         }
     }
@@ -56,20 +67,31 @@ import Testing
         let x = GEMMTests.random(c * h * w, seed: 74), wt = GEMMTests.random(c * k * k, seed: 75), bias = GEMMTests.random(c, seed: 76)
         var y = [Float](repeating: .nan, count: c * oh * ow)
         KernelLevel.withThreadLevel(level) {
-            x.withUnsafeBufferPointer { X in wt.withUnsafeBufferPointer { W in y.withUnsafeMutableBufferPointer { Y in
-                Conv.depthwiseChannelsLast(plane, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: GEMMEpilogue())
-            } } }
+            x.withUnsafeBufferPointer { X in
+                wt.withUnsafeBufferPointer { W in
+                    y.withUnsafeMutableBufferPointer { Y in
+                        Conv.depthwiseChannelsLast(
+                            plane, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, epilogue: GEMMEpilogue())
+                    }
+                }
+            }
         }
         var worst: Float = 0
-        for ch in 0..<c { for oy in 0..<oh { for ox in 0..<ow {
-            var v = bias[ch]
-            for ky in 0..<k { for kx in 0..<k {
-                let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
-                if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
-            } }
-            let got = y[(ch * oh + oy) * ow + ox]
-            worst = max(worst, got.isNaN ? .infinity : abs(v - got))
-        } } }
+        for ch in 0..<c {
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    var v = bias[ch]
+                    for ky in 0..<k {
+                        for kx in 0..<k {
+                            let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
+                            if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
+                        }
+                    }
+                    let got = y[(ch * oh + oy) * ow + ox]
+                    worst = max(worst, got.isNaN ? .infinity : abs(v - got))
+                }
+            }
+        }
         #expect(worst <= 1e-4, "\(level): \(c) channels, \(k)×\(k) stride \(s) dilation \(d): max error \(worst)")
     }
 }

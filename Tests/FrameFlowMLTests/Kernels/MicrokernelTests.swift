@@ -43,14 +43,21 @@ import Testing
         for p in 0..<panelK { for j in 0..<n { panels[Microkernel.packedIndex(row: p, column: j, k: panelK)] = b[p * n + j] } }
         var c = c0
         KernelLevel.withThreadLevel(level) {
-            a.withUnsafeBufferPointer { A in panels.withUnsafeBufferPointer { B in c.withUnsafeMutableBufferPointer { C in bias.withUnsafeBufferPointer { CB in
-                var e = GEMMEpilogue()
-                e.columnBias = CB.baseAddress
-                e.upper = 3
-                Microkernel.multiplyRows(
-                    m: m, n: n, k: k, a: A.baseAddress!, lda: lda, b: B.baseAddress! + k0 * 16, panelK: panelK, c: C.baseAddress!, ldc: ldc, epilogue: e,
-                    accumulate: true)
-            } } } }
+            a.withUnsafeBufferPointer { A in
+                panels.withUnsafeBufferPointer { B in
+                    c.withUnsafeMutableBufferPointer { C in
+                        bias.withUnsafeBufferPointer { CB in
+                            var e = GEMMEpilogue()
+                            e.columnBias = CB.baseAddress
+                            e.upper = 3
+                            Microkernel.multiplyRows(
+                                m: m, n: n, k: k, a: A.baseAddress!, lda: lda, b: B.baseAddress! + k0 * 16, panelK: panelK, c: C.baseAddress!,
+                                ldc: ldc, epilogue: e,
+                                accumulate: true)
+                        }
+                    }
+                }
+            }
         }
         var worst: Float = 0
         for i in 0..<m {
@@ -79,9 +86,17 @@ import Testing
         let b = GEMMTests.random((offsets.max() ?? 0) + n + 48, seed: 32)
         var c = [Float](repeating: 1234, count: m * ldc)
         KernelLevel.withThreadLevel(level) {
-            a.withUnsafeBufferPointer { A in b.withUnsafeBufferPointer { B in offsets.withUnsafeBufferPointer { O in c.withUnsafeMutableBufferPointer { C in
-                Microkernel.multiplyShifted(m: m, n: n, k: k, a: A.baseAddress!, lda: lda, b: B.baseAddress!, offsets: O.baseAddress!, c: C.baseAddress!, ldc: ldc)
-            } } } }
+            a.withUnsafeBufferPointer { A in
+                b.withUnsafeBufferPointer { B in
+                    offsets.withUnsafeBufferPointer { O in
+                        c.withUnsafeMutableBufferPointer { C in
+                            Microkernel.multiplyShifted(
+                                m: m, n: n, k: k, a: A.baseAddress!, lda: lda, b: B.baseAddress!, offsets: O.baseAddress!, c: C.baseAddress!, ldc: ldc
+                            )
+                        }
+                    }
+                }
+            }
         }
         var worst: Float = 0
         for i in 0..<m {
@@ -112,15 +127,25 @@ import Testing
         for p in 0..<k { for j in 0..<n { panels[Microkernel.packedIndex(row: p, column: j, k: k)] = b[p * n + j] } }
         for variant in 0..<4 {
             var c = [Float](repeating: 1234, count: m * ldc)
-            columnBias.withUnsafeBufferPointer { CB in residual.withUnsafeBufferPointer { R in slope.withUnsafeBufferPointer { S in
-                var e = GEMMEpilogue()
-                if variant >= 1 { e.columnBias = CB.baseAddress; e.lower = -1; e.upper = 2 }
-                if variant >= 2 { e.residual = R.baseAddress; e.residualStride = rc; e.residualColumns = rc }
-                if variant == 3 { e.columnSlope = S.baseAddress; e.lower = -.infinity }
-                a.withUnsafeBufferPointer { A in panels.withUnsafeBufferPointer { B in c.withUnsafeMutableBufferPointer { C in
-                    Microkernel.multiply(m: m, n: n, k: k, a: A.baseAddress!, lda: lda, b: B.baseAddress!, c: C.baseAddress!, ldc: ldc, epilogue: e, wide: wide)
-                } } }
-            } } }
+            columnBias.withUnsafeBufferPointer { CB in
+                residual.withUnsafeBufferPointer { R in
+                    slope.withUnsafeBufferPointer { S in
+                        var e = GEMMEpilogue()
+                        if variant >= 1 { e.columnBias = CB.baseAddress; e.lower = -1; e.upper = 2 }
+                        if variant >= 2 { e.residual = R.baseAddress; e.residualStride = rc; e.residualColumns = rc }
+                        if variant == 3 { e.columnSlope = S.baseAddress; e.lower = -.infinity }
+                        a.withUnsafeBufferPointer { A in
+                            panels.withUnsafeBufferPointer { B in
+                                c.withUnsafeMutableBufferPointer { C in
+                                    Microkernel.multiply(
+                                        m: m, n: n, k: k, a: A.baseAddress!, lda: lda, b: B.baseAddress!, c: C.baseAddress!, ldc: ldc, epilogue: e,
+                                        wide: wide)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             var worst: Float = 0
             for i in 0..<m {
                 for j in 0..<ldc {
@@ -149,9 +174,11 @@ import Testing
         let src = (0..<(rows * columns)).map { Float($0) }
         var dst = [Float](repeating: -1, count: rows * columns)
         KernelLevel.withThreadLevel(level) {
-            src.withUnsafeBufferPointer { S in dst.withUnsafeMutableBufferPointer { D in
-                Microkernel.transpose(S.baseAddress!, rows: rows, columns: columns, into: D.baseAddress!)
-            } }
+            src.withUnsafeBufferPointer { S in
+                dst.withUnsafeMutableBufferPointer { D in
+                    Microkernel.transpose(S.baseAddress!, rows: rows, columns: columns, into: D.baseAddress!)
+                }
+            }
         }
         var wrong = 0
         for i in 0..<rows { for j in 0..<columns where dst[j * rows + i] != src[i * columns + j] { wrong += 1 } }

@@ -49,15 +49,27 @@ import Testing
             ("Where", node("Where"), [Tensor(shape: [2], ints: [1, 0], type: .bool), x, x]),
             ("ReduceSum", node("ReduceSum"), [x, Tensor(shape: [1], ints: [2])]),
             ("Min", node("Min"), []),
-            ("NonMaxSuppression", node("NonMaxSuppression"), [Tensor(shape: [1, 2, 4], floats: Array(repeating: 0, count: 8)), Tensor(shape: [1, 1, 3], floats: [1, 2, 3])]),
+            (
+                "NonMaxSuppression", node("NonMaxSuppression"),
+                [Tensor(shape: [1, 2, 4], floats: Array(repeating: 0, count: 8)), Tensor(shape: [1, 1, 3], floats: [1, 2, 3])]
+            ),
             ("GatherND", node("GatherND"), [x, Tensor(shape: [1, 2], ints: [0, 3])]),
             ("ScatterND", node("ScatterND"), [x, Tensor(shape: [1, 1], ints: [0]), Tensor(shape: [2], floats: [1, 2])]),
             ("OneHot", node("OneHot"), [Tensor(shape: [1], ints: [0]), scalar(0), Tensor(shape: [2], floats: [0, 1])]),
             ("QuantizeLinear", node("QuantizeLinear"), [x, Tensor(shape: [4], floats: [1, 1, 1, 1])]),
             ("BitShift", node("BitShift", ["direction": .string("LEFT")]), [x, x]),
             ("QLinearMatMul", node("QLinearMatMul"), [x, scalar(1), scalar(0)]),
-            ("MaxUnpool", node("MaxUnpool", ["kernel_shape": .ints([2])]), [Tensor(shape: [1, 1, 2], floats: [1, 2]), Tensor(shape: [1, 1, 2], ints: [0, 9])]),
-            ("RoiAlign", node("RoiAlign"), [Tensor(shape: [1, 1, 2, 3], floats: [1, 2, 3, 4, 5, 6]), Tensor(shape: [1, 4], floats: [0, 0, 1e30, 1]), Tensor(shape: [1], ints: [0])]),
+            (
+                "MaxUnpool", node("MaxUnpool", ["kernel_shape": .ints([2])]),
+                [Tensor(shape: [1, 1, 2], floats: [1, 2]), Tensor(shape: [1, 1, 2], ints: [0, 9])]
+            ),
+            (
+                "RoiAlign", node("RoiAlign"),
+                [
+                    Tensor(shape: [1, 1, 2, 3], floats: [1, 2, 3, 4, 5, 6]), Tensor(shape: [1, 4], floats: [0, 0, 1e30, 1]),
+                    Tensor(shape: [1], ints: [0]),
+                ]
+            ),
             ("Det", node("Det"), [x]),
             ("If", node("If"), [Tensor(shape: [], ints: [1], type: .bool)]),
             ("Loop", node("Loop"), [nil, nil]),
@@ -66,8 +78,14 @@ import Testing
             ("Einsum", node("Einsum", ["equation": .string("ij,jk->ik")]), [x, x]),
             ("Einsum", node("Einsum", ["equation": .string("ij->iz")]), [x]),
             ("Einsum", node("Einsum", ["equation": .string("i1,j")]), [x, x]),
-            ("GridSample", node("GridSample"), [Tensor(shape: [1, 1, 2, 3], floats: [1, 2, 3, 4, 5, 6]), Tensor(shape: [1, 2, 2, 3], floats: Array(repeating: 0, count: 12))]),
-            ("MatMulInteger", node("MatMulInteger"), [x, Tensor(shape: [3, 2], ints: [1, 2, 3, 4, 5, 6], type: .uint8), Tensor(shape: [3], ints: [1, 2, 3], type: .uint8)]),
+            (
+                "GridSample", node("GridSample"),
+                [Tensor(shape: [1, 1, 2, 3], floats: [1, 2, 3, 4, 5, 6]), Tensor(shape: [1, 2, 2, 3], floats: Array(repeating: 0, count: 12))]
+            ),
+            (
+                "MatMulInteger", node("MatMulInteger"),
+                [x, Tensor(shape: [3, 2], ints: [1, 2, 3, 4, 5, 6], type: .uint8), Tensor(shape: [3], ints: [1, 2, 3], type: .uint8)]
+            ),
         ]
         for (op, n, ins) in cases {
             #expect(throws: ModelError.self, "\(op) \(ins.map { $0?.shape ?? [] })") { try Ops.run(n, ins, opset: 17) }
@@ -145,12 +163,16 @@ import Testing
                 let rows = 5
                 let x = GEMMTests.random(rows * c, seed: 91), alpha = GEMMTests.random(c, seed: 92)
                 var y = [Float](repeating: .nan, count: rows * c), inPlace = x
-                x.withUnsafeBufferPointer { X in alpha.withUnsafeBufferPointer { A in
-                    y.withUnsafeMutableBufferPointer { Y in NHWC.preluRows(X.baseAddress!, alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!) }
-                    inPlace.withUnsafeMutableBufferPointer { Y in
-                        NHWC.preluRows(UnsafePointer(Y.baseAddress!), alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!)
+                x.withUnsafeBufferPointer { X in
+                    alpha.withUnsafeBufferPointer { A in
+                        y.withUnsafeMutableBufferPointer { Y in
+                            NHWC.preluRows(X.baseAddress!, alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!)
+                        }
+                        inPlace.withUnsafeMutableBufferPointer { Y in
+                            NHWC.preluRows(UnsafePointer(Y.baseAddress!), alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!)
+                        }
                     }
-                } }
+                }
                 let want = x.indices.map { x[$0] < 0 ? x[$0] * alpha[$0 % c] : x[$0] }
                 #expect(y == want && inPlace == want, "\(level): \(c) channels")
             }
@@ -183,11 +205,17 @@ import Testing
         let y = Ops.transpose(x, perm)
         #expect(y.shape == perm.map { shape[$0] })
         var wrong = 0
-        for i in 0..<2 { for j in 0..<5 { for k in 0..<9 { for l in 0..<3 {
-            let src = [i, j, k, l], dst = perm.map { src[$0] }
-            let yi = ((dst[0] * y.shape[1] + dst[1]) * y.shape[2] + dst[2]) * y.shape[3] + dst[3]
-            if y.floats[yi] != x.floats[((i * 5 + j) * 9 + k) * 3 + l] { wrong += 1 }
-        } } } }
+        for i in 0..<2 {
+            for j in 0..<5 {
+                for k in 0..<9 {
+                    for l in 0..<3 {
+                        let src = [i, j, k, l], dst = perm.map { src[$0] }
+                        let yi = ((dst[0] * y.shape[1] + dst[1]) * y.shape[2] + dst[2]) * y.shape[3] + dst[3]
+                        if y.floats[yi] != x.floats[((i * 5 + j) * 9 + k) * 3 + l] { wrong += 1 }
+                    }
+                }
+            }
+        }
         #expect(wrong == 0, "perm \(perm)")
     }
 

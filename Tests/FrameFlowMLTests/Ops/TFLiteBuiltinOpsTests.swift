@@ -12,7 +12,9 @@ import Testing
 
     struct Manifest: Decodable {
         struct ModelRun: Decodable { var model, file, `case`, input: String; var outputs: [String]; var complete: Bool }
-        struct OpRun: Decodable { var model, `case`, op: String; var index: Int; var options: [String: Int]; var inputs: [String?]; var outputs: [String] }
+        struct OpRun: Decodable {
+            var model, `case`, op: String; var index: Int; var options: [String: Int]; var inputs: [String?]; var outputs: [String]
+        }
         struct Single: Decodable { var name, model, input, output: String }
         struct Broken: Decodable { var name, model: String; var input_shape: [Int] }
         var models: [ModelRun]
@@ -77,7 +79,8 @@ import Testing
                 let masks = NHWC.SliceMasks(
                     begin: o["beginMask", default: 0], end: o["endMask", default: 0], ellipsis: o["ellipsisMask", default: 0],
                     newAxis: o["newAxisMask", default: 0], shrinkAxis: o["shrinkAxisMask", default: 0], offset: o["offset", default: 0] != 0)
-                got = try NHWC.stridedSlice(try input(0), begin: try input(1).asInts, end: try input(2).asInts, strides: try input(3).asInts, masks: masks)
+                got = try NHWC.stridedSlice(
+                    try input(0), begin: try input(1).asInts, end: try input(2).asInts, strides: try input(3).asInts, masks: masks)
             }
             Self.expectClose(got, try Self.tensor(r.outputs[0]), what)
             checked[r.op, default: 0] += 1

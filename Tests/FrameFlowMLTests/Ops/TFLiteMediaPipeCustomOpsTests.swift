@@ -77,7 +77,8 @@ import Testing
     func customOpMatchesMediaPipe(_ k: Int) throws {
         let fx = try Self.loadedFixture()
         let op = fx.ops[k]
-        let custom = try TFLiteCustomOperator(code: op.custom_code, version: op.version, options: Self.bytes(hex: op.custom_options), context: "op \(op.index)")
+        let custom = try TFLiteCustomOperator(
+            code: op.custom_code, version: op.version, options: Self.bytes(hex: op.custom_options), context: "op \(op.index)")
         #expect(custom.name == op.custom_code)
         let inputs = try op.inputs.map { try fx.tensor($0) }
         let want = try fx.tensor(op.output)
@@ -92,13 +93,15 @@ import Testing
     /// the script's output: 71 eye indices, the last repeated).
     @Test func readsTheModelsOptions() throws {
         let fx = try Self.loadedFixture()
-        guard case .landmarksToTransformMatrix(let o) = try TFLiteCustomOperator(
-            code: fx.ops[1].custom_code, version: 2, options: Self.bytes(hex: fx.ops[1].custom_options), context: "op")
+        guard
+            case .landmarksToTransformMatrix(let o) = try TFLiteCustomOperator(
+                code: fx.ops[1].custom_code, version: 2, options: Self.bytes(hex: fx.ops[1].custom_options), context: "op")
         else { Issue.record("not Landmarks2TransformMatrix"); return }
         #expect(o.left == 33 && o.right == 133 && o.outputHeight == 16 && o.outputWidth == 16 && o.scaleX == 1.5 && o.scaleY == 1.5)
         #expect(o.targetRotation == 0 && o.subset.count == 72 && o.subset.prefix(4) == [33, 7, 163, 144] && o.subset.suffix(2) == [193, 193])
-        #expect(try TFLiteCustomOperator(code: "TransformTensorBilinear", version: 2, options: Self.bytes(hex: fx.ops[3].custom_options), context: "op")
-            == .transformTensorBilinear(height: 16, width: 16))
+        #expect(
+            try TFLiteCustomOperator(code: "TransformTensorBilinear", version: 2, options: Self.bytes(hex: fx.ops[3].custom_options), context: "op")
+                == .transformTensorBilinear(height: 16, width: 16))
         #expect(try TFLiteCustomOperator(code: "TransformLandmarks", version: 2, options: [], context: "op") == .transformLandmarks)
     }
 
@@ -126,7 +129,8 @@ import Testing
             }
         }
         let eye = TFLiteCustomOperator.LandmarksToTransformMatrixOptions(
-            subset: [33, 7, 163, 144, 145, 153, 154, 154], left: 33, right: 133, targetRotation: 0, outputHeight: 16, outputWidth: 16, scaleX: 1.5, scaleY: 1.5)
+            subset: [33, 7, 163, 144, 145, 153, 154, 154], left: 33, right: 133, targetRotation: 0, outputHeight: 16, outputWidth: 16, scaleX: 1.5,
+            scaleY: 1.5)
         #expect(parsed["valid_eye"] == .landmarksToTransformMatrix(eye))
         var rotated = eye
         (rotated.subset, rotated.targetRotation, rotated.scaleX) = ([1, 2, 3, 4, 0, 0], 0.25, 2)
@@ -167,14 +171,19 @@ import Testing
         ] {
             #expect(throws: ModelError.self) { try bilinear.run({ [x, matrix][$0] }, inputCount: 2, outShape: []) }
         }
-        #expect(throws: ModelError.self) { try TFLiteCustomOperator.transformLandmarks.run({ [Tensor(shape: [1, 5, 4], floats: Array(repeating: 0, count: 20)), m][$0] }, inputCount: 2, outShape: []) }
+        #expect(throws: ModelError.self) {
+            try TFLiteCustomOperator.transformLandmarks.run(
+                { [Tensor(shape: [1, 5, 4], floats: Array(repeating: 0, count: 20)), m][$0] }, inputCount: 2, outShape: [])
+        }
         #expect(throws: ModelError.self) { try TFLiteCustomOperator.transformLandmarks.run({ [m][$0] }, inputCount: 1, outShape: []) }
         // No channels: an empty output at once, however large the grid.
         let huge = TFLiteCustomOperator.transformTensorBilinear(height: 1 << 30, width: 1 << 30)
-        #expect((try? huge.run({ [Tensor(shape: [1, 4, 4, 0], floats: []), m][$0] }, inputCount: 2, outShape: []))?.shape == [1, 1 << 30, 1 << 30, 0])
+        #expect(
+            (try? huge.run({ [Tensor(shape: [1, 4, 4, 0], floats: []), m][$0] }, inputCount: 2, outShape: []))?.shape == [1, 1 << 30, 1 << 30, 0])
         // A matrix of NaNs samples nothing (MediaPipe's floor of NaN would be undefined).
         let nan = Tensor(shape: [1, 4, 4], floats: Array(repeating: .nan, count: 16))
-        let out = try? bilinear.run({ [Tensor(shape: [1, 3, 3, 1], floats: Array(repeating: 1, count: 9)), nan][$0] }, inputCount: 2, outShape: [1, 2, 2, 1])
+        let out = try? bilinear.run(
+            { [Tensor(shape: [1, 3, 3, 1], floats: Array(repeating: 1, count: 9)), nan][$0] }, inputCount: 2, outShape: [1, 2, 2, 1])
         #expect(out?.floats == [0, 0, 0, 0])
     }
 

@@ -20,7 +20,8 @@ enum ONNXBytes {
         int(1, Int64(values.count)) + int(2, 7) + values.flatMap { int(7, $0) } + field(8, name)
     }
     static func floatTensor(_ name: String, _ values: [Float]) -> [UInt8] {
-        int(1, Int64(values.count)) + int(2, 1) + values.flatMap { [UInt8(4 << 3 | 5)] + withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) } + field(8, name)
+        int(1, Int64(values.count)) + int(2, 1) + values.flatMap { [UInt8(4 << 3 | 5)] + withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }
+            + field(8, name)
     }
     /// A float tensor's ValueInfo with these dimensions (nil: symbolic, "n").
     static func valueInfo(_ name: String, _ dims: [Int?]) -> [UInt8] {
@@ -32,7 +33,8 @@ enum ONNXBytes {
     }
     /// One graph of `nodes` reading float input x, writing y, with `initializers`.
     static func model(_ nodes: [[UInt8]], x: [Int?], initializers: [[UInt8]], opset: Int64 = 13) -> Data {
-        let graph = nodes.flatMap { field(1, $0) } + field(2, "g") + initializers.flatMap { field(5, $0) }
+        let graph =
+            nodes.flatMap { field(1, $0) } + field(2, "g") + initializers.flatMap { field(5, $0) }
             + field(11, valueInfo("x", x)) + field(12, field(1, "y"))
         return Data(int(1, 7) + field(8, int(2, opset)) + field(7, graph))
     }
@@ -68,7 +70,8 @@ enum ONNXBytes {
 
     @Test func padBy2e62() {
         let m = ONNXBytes.model(
-            [ONNXBytes.node("pad_2e62", "Pad", ["x", "pads"], ["y"])], x: [1, 4], initializers: [ONNXBytes.int64Tensor("pads", [0, 1 << 62, 0, 1 << 62])])
+            [ONNXBytes.node("pad_2e62", "Pad", ["x", "pads"], ["y"])], x: [1, 4],
+            initializers: [ONNXBytes.int64Tensor("pads", [0, 1 << 62, 0, 1 << 62])])
         expectError(m, x: [1, 4], node: "pad_2e62", file: "pad.onnx")
     }
 
@@ -127,22 +130,46 @@ enum ONNXBytes {
             ("Resize budget", node("Resize"), [x, nil, Tensor(shape: [4], floats: [1, 1, 1e5, 1e5])]),
             ("Resize short sizes", node("Resize"), [x, nil, nil, ints([1, 1])]),
             ("Resize bad axis", node("Resize", ["axes": .ints([7])]), [x, nil, Tensor(shape: [1], floats: [2])]),
-            ("Resize crop without roi", node("Resize", ["coordinate_transformation_mode": .string("tf_crop_and_resize")]), [x, nil, Tensor(shape: [4], floats: [1, 1, 2, 2])]),
+            (
+                "Resize crop without roi", node("Resize", ["coordinate_transformation_mode": .string("tf_crop_and_resize")]),
+                [x, nil, Tensor(shape: [4], floats: [1, 1, 2, 2])]
+            ),
             ("Tile overflow", node("Tile"), [row, ints([big, big])]),
             ("Expand budget", node("Expand"), [Tensor(shape: [1, 1], floats: [1]), ints([1 << 14, 1 << 14])]),
             ("ConstantOfShape budget", node("ConstantOfShape"), [ints([1 << 14, 1 << 14])]),
             ("Range budget", node("Range"), [Tensor(shape: [], floats: [0]), Tensor(shape: [], floats: [1e9]), Tensor(shape: [], floats: [1])]),
-            ("OneHot budget", node("OneHot"), [Tensor(shape: [64], ints: Array(repeating: 0, count: 64)), Tensor(shape: [], floats: [8_388_608]), Tensor(shape: [2], floats: [0, 1])]),
-            ("Gather budget", node("Gather"), [Tensor(shape: [4096, 4096], floats: []), Tensor(shape: [1 << 16], ints: Array(repeating: 0, count: 1 << 16))]),
+            (
+                "OneHot budget", node("OneHot"),
+                [
+                    Tensor(shape: [64], ints: Array(repeating: 0, count: 64)), Tensor(shape: [], floats: [8_388_608]),
+                    Tensor(shape: [2], floats: [0, 1]),
+                ]
+            ),
+            (
+                "Gather budget", node("Gather"),
+                [Tensor(shape: [4096, 4096], floats: []), Tensor(shape: [1 << 16], ints: Array(repeating: 0, count: 1 << 16))]
+            ),
             ("Conv pads budget", node("Conv", ["pads": .ints([60000, 60000, 60000, 60000])]), [x, Tensor(shape: [1, 1, 1, 1], floats: [1])]),
             ("MaxPool pads budget", node("MaxPool", ["kernel_shape": .ints([1, 1]), "pads": .ints([60000, 60000, 60000, 60000])]), [x]),
             ("ConvTranspose strides", node("ConvTranspose", ["strides": .ints([big, big])]), [x, Tensor(shape: [1, 1, 1, 1], floats: [1])]),
             ("ConvTranspose group 0", node("ConvTranspose", ["group": .int(0)]), [x, Tensor(shape: [1, 1, 1, 1], floats: [1])]),
-            ("ConvTranspose output_shape", node("ConvTranspose", ["output_shape": .ints([.min, 2])]), [x, Tensor(shape: [1, 1, 1, 1], floats: [1])]),
+            (
+                "ConvTranspose output_shape", node("ConvTranspose", ["output_shape": .ints([.min, 2])]),
+                [x, Tensor(shape: [1, 1, 1, 1], floats: [1])]
+            ),
             ("DepthToSpace blocksize", node("DepthToSpace", ["blocksize": .int(1 << 40)]), [x]),
-            ("MaxUnpool strides", node("MaxUnpool", ["kernel_shape": .ints([2, 2]), "strides": .ints([big << 20, big << 20])]), [x, Tensor(shape: [1, 1, 2, 2], ints: [0, 0, 0, 0])]),
-            ("RoiAlign output", node("RoiAlign", ["output_height": .int(big), "output_width": .int(big)]), [x, Tensor(shape: [1, 4], floats: [0, 0, 1, 1]), Tensor(shape: [1], ints: [0])]),
-            ("RNN hidden_size", node("RNN", ["hidden_size": .int(1 << 62)]), [Tensor(shape: [1, 1, 1], floats: [1]), Tensor(shape: [1, 1, 1], floats: [1]), Tensor(shape: [1, 1, 1], floats: [1])]),
+            (
+                "MaxUnpool strides", node("MaxUnpool", ["kernel_shape": .ints([2, 2]), "strides": .ints([big << 20, big << 20])]),
+                [x, Tensor(shape: [1, 1, 2, 2], ints: [0, 0, 0, 0])]
+            ),
+            (
+                "RoiAlign output", node("RoiAlign", ["output_height": .int(big), "output_width": .int(big)]),
+                [x, Tensor(shape: [1, 4], floats: [0, 0, 1, 1]), Tensor(shape: [1], ints: [0])]
+            ),
+            (
+                "RNN hidden_size", node("RNN", ["hidden_size": .int(1 << 62)]),
+                [Tensor(shape: [1, 1, 1], floats: [1]), Tensor(shape: [1, 1, 1], floats: [1]), Tensor(shape: [1, 1, 1], floats: [1])]
+            ),
         ]
         for (what, n, inputs) in cases {
             #expect(throws: ModelError.self, "\(what)") { try Ops.run(n, inputs, opset: 18) }
@@ -152,10 +179,15 @@ enum ONNXBytes {
     /// Values that are valid but were computed with trapping arithmetic: a NaN OneHot index
     /// is out of range (all off), reflect padding as wide as the axis reflects back and forth.
     @Test func edgeValuesRun() throws {
-        let node = { (op: String, a: [String: AttributeValue]) in ONNXNode(name: "n", opType: op, domain: "", inputs: [], outputs: ["y"], attributes: a) }
-        let hot = try Ops.run(node("OneHot", [:]), [Tensor(shape: [2], floats: [.nan, 1]), Tensor(shape: [], floats: [3]), Tensor(shape: [2], floats: [0, 1])], opset: 13)
+        let node = { (op: String, a: [String: AttributeValue]) in
+            ONNXNode(name: "n", opType: op, domain: "", inputs: [], outputs: ["y"], attributes: a)
+        }
+        let hot = try Ops.run(
+            node("OneHot", [:]), [Tensor(shape: [2], floats: [.nan, 1]), Tensor(shape: [], floats: [3]), Tensor(shape: [2], floats: [0, 1])],
+            opset: 13)
         #expect(hot.first?.floats == [0, 0, 0, 0, 1, 0])
-        let reflect = try Ops.run(node("Pad", ["mode": .string("reflect")]), [Tensor(shape: [3], floats: [1, 2, 3]), Tensor(shape: [2], ints: [4, 5])], opset: 13)
+        let reflect = try Ops.run(
+            node("Pad", ["mode": .string("reflect")]), [Tensor(shape: [3], floats: [1, 2, 3]), Tensor(shape: [2], ints: [4, 5])], opset: 13)
         #expect(reflect.first?.floats == [1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2])
     }
 }
@@ -174,7 +206,9 @@ enum ONNXBytes {
             try Data(bytes).write(to: url)
             let e = #expect(throws: ModelError.self, "\(name)") { try Model(contentsOf: url) }
             let message = e?.description ?? ""
-            #expect(message.contains(url.path) && message.contains("not a TFLite (FlatBuffers) model") && !message.contains("not an ONNX file"), "\(name): \(message)")
+            #expect(
+                message.contains(url.path) && message.contains("not a TFLite (FlatBuffers) model") && !message.contains("not an ONNX file"),
+                "\(name): \(message)")
         }
         // An .onnx file is read as ONNX whatever it holds.
         let onnx = dir.appendingPathComponent("noise.onnx")

@@ -10,10 +10,11 @@ import Testing
     @Test func everyBuiltInParsesUnderItsName() throws {
         let all = try CalculatorRegistry.mlSubgraphs()
         let names = all.map(\.name)
-        for expected in ["FaceDetection", "FaceDetectionShortRange", "FaceDetectionFullRange", "FaceDetectionShortRangeCpu",
+        for expected in [
+            "FaceDetection", "FaceDetectionShortRange", "FaceDetectionFullRange", "FaceDetectionShortRangeCpu",
             "FaceDetectionFullRangeCpu", "FaceDetectionShortRangeByRoiCpu", "FaceDetectionWithoutRoi", "FaceLandmarksModelLoader",
-            "HandLandmarkModelLoader", "PalmDetectionModelLoader"]
-        {
+            "HandLandmarkModelLoader", "PalmDetectionModelLoader",
+        ] {
             #expect(names.contains(expected), "\(names)")
         }
         for (name, config) in all {
@@ -26,16 +27,20 @@ import Testing
     /// Each Face Mesh / Hands subgraph offers the ports MediaPipe's graphs of the same name use
     /// (tags of streams and side packets, as MediaPipe's sources declare them).
     @Test(arguments: [
-        ("FaceLandmarkFrontCpu", ["IMAGE"], ["LANDMARKS", "DETECTIONS", "ROIS_FROM_LANDMARKS", "ROIS_FROM_DETECTIONS"],
-            ["NUM_FACES", "USE_PREV_LANDMARKS", "WITH_ATTENTION"]),
+        (
+            "FaceLandmarkFrontCpu", ["IMAGE"], ["LANDMARKS", "DETECTIONS", "ROIS_FROM_LANDMARKS", "ROIS_FROM_DETECTIONS"],
+            ["NUM_FACES", "USE_PREV_LANDMARKS", "WITH_ATTENTION"]
+        ),
         ("FaceLandmarkCpu", ["IMAGE", "ROI"], ["LANDMARKS"], ["WITH_ATTENTION"]),
         ("FaceDetectionFrontDetectionToRoi", ["DETECTION", "IMAGE_SIZE"], ["ROI"], []),
         ("FaceLandmarkLandmarksToRoi", ["LANDMARKS", "IMAGE_SIZE"], ["ROI"], []),
         ("TensorsToFaceLandmarks", ["TENSORS"], ["LANDMARKS"], []),
         ("TensorsToFaceLandmarksWithAttention", ["TENSORS"], ["LANDMARKS"], []),
-        ("HandLandmarkTrackingCpu", ["IMAGE"],
+        (
+            "HandLandmarkTrackingCpu", ["IMAGE"],
             ["LANDMARKS", "WORLD_LANDMARKS", "HANDEDNESS", "PALM_DETECTIONS", "HAND_ROIS_FROM_LANDMARKS", "HAND_ROIS_FROM_PALM_DETECTIONS"],
-            ["NUM_HANDS", "MODEL_COMPLEXITY", "USE_PREV_LANDMARKS"]),
+            ["NUM_HANDS", "MODEL_COMPLEXITY", "USE_PREV_LANDMARKS"]
+        ),
         ("HandLandmarkCpu", ["IMAGE", "ROI"], ["LANDMARKS", "WORLD_LANDMARKS", "HANDEDNESS"], ["MODEL_COMPLEXITY"]),
         ("HandLandmarkLandmarksToRoi", ["LANDMARKS", "IMAGE_SIZE"], ["ROI"], []),
         ("PalmDetectionCpu", ["IMAGE"], ["DETECTIONS"], ["MODEL_COMPLEXITY"]),
@@ -51,11 +56,12 @@ import Testing
     @Test func theShortRangeCpuGraphExpandsWithTheModelsOptions() throws {
         let registry = try CalculatorRegistry.withML()
         let graph = try Graph(
-            GraphConfig(parsing: """
-                input_stream: "image"
-                output_stream: "detections"
-                node { calculator: "FaceDetectionShortRangeCpu" input_stream: "IMAGE:image" output_stream: "DETECTIONS:detections" }
-                """), registry: registry)
+            GraphConfig(
+                parsing: """
+                    input_stream: "image"
+                    output_stream: "detections"
+                    node { calculator: "FaceDetectionShortRangeCpu" input_stream: "IMAGE:image" output_stream: "DETECTIONS:detections" }
+                    """), registry: registry)
         let nodes = graph.expandedConfig.nodes
         // FaceDetectionShortRangeCpu → FaceDetectionShortRange → FaceDetection's seven nodes.
         #expect(nodes.count == 7, "\(nodes.map(\.calculator))")

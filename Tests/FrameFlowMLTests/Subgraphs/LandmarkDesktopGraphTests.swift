@@ -46,7 +46,8 @@ import Testing
         }
         #expect(drawn, "\(graphName): nothing drawn at the landmarks")
         // The image corner farthest from every landmark is left as it was.
-        #expect(pixel(out, image.width - 1, image.height - 1) == pixel(before, image.width - 1, image.height - 1)
-            || pixel(out, 0, image.height - 1) == pixel(before, 0, image.height - 1))
+        #expect(
+            pixel(out, image.width - 1, image.height - 1) == pixel(before, image.width - 1, image.height - 1)
+                || pixel(out, 0, image.height - 1) == pixel(before, 0, image.height - 1))
     }
 }

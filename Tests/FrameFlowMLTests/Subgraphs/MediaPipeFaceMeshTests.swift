@@ -62,6 +62,8 @@ import Testing
         }
         let n = run.frames.count
         #expect(Double(close) >= 0.95 * Double(n), "refine=\(refine): \(close) of \(n) frames within 1 %; worst frame mean \(worst)")
-        print("Face Mesh clip refine=\(refine): \(close)/\(n) frames within 1 % of the width, \(sameCount)/\(n) with the same count, worst frame mean \(worst)")
+        print(
+            "Face Mesh clip refine=\(refine): \(close)/\(n) frames within 1 % of the width, \(sameCount)/\(n) with the same count, worst frame mean \(worst)"
+        )
     }
 }

@@ -86,11 +86,15 @@ import Testing
             worst = max(worst, mean)
             if got[k].count == want.count && mean <= 0.01 { close += 1 }
             if ProcessInfo.processInfo.environment["FRAMEFLOW_TEST_VERBOSE"] != nil {
-                print("frame \(k): ours \(got[k].count) \(got[k].map { $0.handedness?.classification.first?.label ?? "?" }) theirs \(want.count) \(want.map(\.label)) mean \(matches.map(\.mean))")
+                print(
+                    "frame \(k): ours \(got[k].count) \(got[k].map { $0.handedness?.classification.first?.label ?? "?" }) theirs \(want.count) \(want.map(\.label)) mean \(matches.map(\.mean))"
+                )
             }
         }
         let n = run.frames.count
         #expect(Double(close) >= 0.95 * Double(n), "complexity \(complexity): \(close) of \(n) frames within 1 %; worst frame mean \(worst)")
-        print("Hands clip complexity \(complexity): \(close)/\(n) frames within 1 % of the width, \(sameCount)/\(n) with the same count, worst frame mean \(worst)")
+        print(
+            "Hands clip complexity \(complexity): \(close)/\(n) frames within 1 % of the width, \(sameCount)/\(n) with the same count, worst frame mean \(worst)"
+        )
     }
 }

@@ -19,7 +19,10 @@ import Testing
             l: [3, 4]
             """
         let m = try TextFormatParser.parse(text, file: "t.pbtxt")
-        #expect(m.fields.map(\.name) == ["name", "count", "ratio", "hex", "flag", "mode", "inner", "angled", "colon", "mediapipe.Ext.ext", "r", "r", "l", "l"])
+        #expect(
+            m.fields.map(\.name) == [
+                "name", "count", "ratio", "hex", "flag", "mode", "inner", "angled", "colon", "mediapipe.Ext.ext", "r", "r", "l", "l",
+            ])
         guard case .string(let s) = m.fields[0].value.kind else { Issue.record("not a string"); return }
         #expect(s == "a\tb\n\"q\" AAsingle")
         guard case .number("-12") = m.fields[1].value.kind else { Issue.record("count"); return }

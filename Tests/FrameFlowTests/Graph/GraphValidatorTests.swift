@@ -32,7 +32,8 @@ import Testing
     }
 
     @Test func twoNodesWithOneName() {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "a"
             node { name: "add" calculator: "AddCalculator" input_stream: "a" output_stream: "b" }
             node { name: "add" calculator: "AddCalculator" input_stream: "b" output_stream: "c" }
@@ -41,7 +42,8 @@ import Testing
     }
 
     @Test func streamWithTwoProducers() {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "a"
             node { calculator: "AddCalculator" input_stream: "a" output_stream: "b" }
             node { calculator: "AddCalculator" input_stream: "a" output_stream: "b" }
@@ -53,7 +55,8 @@ import Testing
     }
 
     @Test func portTypeMismatch() {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "a"
             node { calculator: "ToStringCalculator" input_stream: "a" output_stream: "s" }
             node { calculator: "AddCalculator" input_stream: "s" output_stream: "b" }
@@ -65,7 +68,8 @@ import Testing
     }
 
     @Test func cycleWithoutBackEdgeListsTheCycle() {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "x"
             node { name: "a" calculator: "SumCalculator" input_stream: "A:x" input_stream: "B:c_out" output_stream: "SUM:a_out" }
             node { name: "b" calculator: "AddCalculator" input_stream: "a_out" output_stream: "b_out" }
@@ -74,7 +78,8 @@ import Testing
         #expect(e.first?.kind == .cycle)
         #expect(e.first?.description.contains("a → b → c → a") == true, "\(e)")
         // With the back edge marked, the same graph is valid.
-        let ok = errors("""
+        let ok = errors(
+            """
             input_stream: "x"
             node { name: "a" calculator: "SumCalculator" input_stream: "A:x" input_stream: "B:c_out"
                    input_stream_info { tag_index: "B" back_edge: true } output_stream: "SUM:a_out" }
@@ -85,7 +90,8 @@ import Testing
     }
 
     @Test func unknownOptionField() {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "a"
             node {
               calculator: "AddCalculator" input_stream: "a" output_stream: "b"
@@ -103,7 +109,8 @@ import Testing
         ("amount: 1 amount: 2", "amount"),
     ])
     func wrongOptionType(field: String, name: String) {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "a"
             node {
               calculator: "AddCalculator" input_stream: "a" output_stream: "b"
@@ -116,14 +123,16 @@ import Testing
     }
 
     @Test func optionsDecodeWithDefaults() throws {
-        let graph = try Graph(GraphConfig(parsing: """
-            input_stream: "a"
-            output_stream: "b"
-            node {
-              calculator: "AddCalculator" input_stream: "a" output_stream: "b"
-              options { [test.AddOptions.ext] { amount: 5 mode: SUBTRACT range { high: 7 } extra: 1 extra: 2 note: "hi" } }
-            }
-            """), registry: testRegistry)
+        let graph = try Graph(
+            GraphConfig(
+                parsing: """
+                    input_stream: "a"
+                    output_stream: "b"
+                    node {
+                      calculator: "AddCalculator" input_stream: "a" output_stream: "b"
+                      options { [test.AddOptions.ext] { amount: 5 mode: SUBTRACT range { high: 7 } extra: 1 extra: 2 note: "hi" } }
+                    }
+                    """), registry: testRegistry)
         let out = try PacketCollector(graph, "b")
         try graph.start()
         try graph.send(10, to: "a", at: 0)
@@ -137,7 +146,8 @@ import Testing
     }
 
     @Test func wrongOptionsTypeName() {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "a"
             node { calculator: "AddCalculator" input_stream: "a" output_stream: "b"
                    options { [mediapipe.OtherOptions.ext] { amount: 1 } } }
@@ -147,7 +157,8 @@ import Testing
     }
 
     @Test func portsAgainstContract() {
-        let e = errors("""
+        let e = errors(
+            """
             input_stream: "a"
             node { calculator: "SumCalculator" input_stream: "C:a" output_stream: "SUM:s" }
             """)
@@ -156,7 +167,8 @@ import Testing
     }
 
     @Test func severalErrorsReportedTogether() {
-        let e = errors("""
+        let e = errors(
+            """
             node { calculator: "Nope" }
             node { calculator: "AddCalculator" input_stream: "missing" output_stream: "b" }
             """)
@@ -166,10 +178,12 @@ import Testing
 
 /// Reads AddCalculator.Options from option text through a real graph build.
 func decodedAddOptions(_ body: String) throws -> AddCalculator.Options {
-    let graph = try Graph(GraphConfig(parsing: """
-        input_stream: "a"
-        node { name: "n" calculator: "AddCalculator" input_stream: "a" output_stream: "b"
-               options { [test.AddOptions.ext] { \(body) } } }
-        """), registry: testRegistry)
+    let graph = try Graph(
+        GraphConfig(
+            parsing: """
+                input_stream: "a"
+                node { name: "n" calculator: "AddCalculator" input_stream: "a" output_stream: "b"
+                       options { [test.AddOptions.ext] { \(body) } } }
+                """), registry: testRegistry)
     return try #require(graph.options(ofNode: "n") as? AddCalculator.Options)
 }

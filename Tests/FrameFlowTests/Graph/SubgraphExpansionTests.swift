@@ -38,12 +38,13 @@ import Testing
             """
         let r = try registry([Self.addTwice, addFour])
         let g = try Graph(
-            GraphConfig(parsing: """
-                input_stream: "x"
-                output_stream: "y"
-                node { calculator: "AddFour" input_stream: "IN:x" output_stream: "OUT:mid" }
-                node { calculator: "AddCalculator" input_stream: "mid" output_stream: "y" }
-                """), registry: r)
+            GraphConfig(
+                parsing: """
+                    input_stream: "x"
+                    output_stream: "y"
+                    node { calculator: "AddFour" input_stream: "IN:x" output_stream: "OUT:mid" }
+                    node { calculator: "AddCalculator" input_stream: "mid" output_stream: "y" }
+                    """), registry: r)
         // Four inner "mid" streams and the outer one stay apart: 1 + 4 + 1.
         #expect(try run(g, [1, 10]) == [6, 15])
         #expect(g.nodeNames.contains("addfour__addtwice_2__AddCalculator_1"), "\(g.nodeNames)")
@@ -67,29 +68,34 @@ import Testing
         }
         let r = try registry([level("Level3", "AddCalculator"), level("Level2", "Level3"), level("Level1", "Level2")])
         let given = try Graph(
-            GraphConfig(parsing: """
-                input_stream: "x"
-                output_stream: "y"
-                node { calculator: "Level1" input_stream: "IN:x" output_stream: "OUT:y"
-                       node_options { [type.googleapis.com/test.AddOptions] { amount: 7 } } }
-                """), registry: r)
+            GraphConfig(
+                parsing: """
+                    input_stream: "x"
+                    output_stream: "y"
+                    node { calculator: "Level1" input_stream: "IN:x" output_stream: "OUT:y"
+                           node_options { [type.googleapis.com/test.AddOptions] { amount: 7 } } }
+                    """), registry: r)
         #expect(try run(given, [1]) == [8], "the top node's amount reaches the calculator three levels down")
         let defaults = try Graph(
-            GraphConfig(parsing: "input_stream: \"x\"\noutput_stream: \"y\"\nnode { calculator: \"Level1\" input_stream: \"IN:x\" output_stream: \"OUT:y\" }"),
+            GraphConfig(
+                parsing: "input_stream: \"x\"\noutput_stream: \"y\"\nnode { calculator: \"Level1\" input_stream: \"IN:x\" output_stream: \"OUT:y\" }"),
             registry: r)
         #expect(try run(defaults, [1]) == [2], "without options, graph_options' default (1) reaches it")
         // "OPTIONS:options" hands the whole graph options to a node, as MediaPipe's top graphs do.
-        try r.registerSubgraph(GraphConfig(parsing: """
-            type: "Whole"
-            input_stream: "IN:in"
-            output_stream: "OUT:out"
-            graph_options { [type.googleapis.com/test.AddOptions] { amount: 3 } }
-            node { calculator: "AddCalculator" input_stream: "in" output_stream: "out"
-                   node_options { [type.googleapis.com/test.AddOptions] { amount: 100 label: "kept" } }
-                   option_value: "OPTIONS:options" }
-            """))
+        try r.registerSubgraph(
+            GraphConfig(
+                parsing: """
+                    type: "Whole"
+                    input_stream: "IN:in"
+                    output_stream: "OUT:out"
+                    graph_options { [type.googleapis.com/test.AddOptions] { amount: 3 } }
+                    node { calculator: "AddCalculator" input_stream: "in" output_stream: "out"
+                           node_options { [type.googleapis.com/test.AddOptions] { amount: 100 label: "kept" } }
+                           option_value: "OPTIONS:options" }
+                    """))
         let whole = try Graph(
-            GraphConfig(parsing: "input_stream: \"x\"\noutput_stream: \"y\"\nnode { calculator: \"Whole\" input_stream: \"IN:x\" output_stream: \"OUT:y\" }"),
+            GraphConfig(
+                parsing: "input_stream: \"x\"\noutput_stream: \"y\"\nnode { calculator: \"Whole\" input_stream: \"IN:x\" output_stream: \"OUT:y\" }"),
             registry: r)
         #expect(try run(whole, [1]) == [4])
     }

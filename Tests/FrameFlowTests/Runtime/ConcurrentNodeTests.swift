@@ -180,10 +180,12 @@ final class OverlapProbeCalculator: Calculator {
         } throws: { e in "\(e)".contains("adder") && "\(e)".contains("concurrent") }
         // Zero.
         #expect {
-            _ = try Graph(GraphConfig(parsing: """
-                input_stream: "x"
-                node { calculator: "SleepCalculator" input_stream: "x" output_stream: "y" concurrency: 0 }
-                """), registry: testRegistry)
+            _ = try Graph(
+                GraphConfig(
+                    parsing: """
+                        input_stream: "x"
+                        node { calculator: "SleepCalculator" input_stream: "x" output_stream: "y" concurrency: 0 }
+                        """), registry: testRegistry)
         } throws: { e in "\(e)".contains("at least 1") }
         // Not a number.
         #expect(throws: GraphError.self) {
@@ -193,13 +195,14 @@ final class OverlapProbeCalculator: Calculator {
 
     /// The graph-file field reaches the runtime: SleepCalculator (which allows it) overlaps.
     @Test func graphFileField() throws {
-        let config = try GraphConfig(parsing: """
-            input_stream: "x"
-            output_stream: "y"
-            num_threads: 2
-            node { calculator: "SleepCalculator" input_stream: "x" output_stream: "y" concurrency: 2
-                   options { [SleepCalculator.Options] { microseconds: 3000 } } }
-            """)
+        let config = try GraphConfig(
+            parsing: """
+                input_stream: "x"
+                output_stream: "y"
+                num_threads: 2
+                node { calculator: "SleepCalculator" input_stream: "x" output_stream: "y" concurrency: 2
+                       options { [SleepCalculator.Options] { microseconds: 3000 } } }
+                """)
         #expect(config.nodes[0].concurrency == 2)
         let g = try Graph(config, registry: testRegistry)
         let out = try PacketCollector(g, "y")

@@ -332,7 +332,11 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
     @Test func sourceCalculatorRunsToCompletion() throws {
         let graph = try Graph(registry: testRegistry) {
             Output("y")
-            Node(CounterSourceCalculator.self, in: [], out: ["n"], options: { var o = CounterSourceCalculator.Options(); o.count = 500; return o }())
+            Node(
+                CounterSourceCalculator.self, in: [], out: ["n"],
+                options: {
+                    var o = CounterSourceCalculator.Options(); o.count = 500; return o
+                }())
             Node(AddCalculator.self, in: "n", out: "y")
         }
         let out = try PacketCollector(graph, "y")

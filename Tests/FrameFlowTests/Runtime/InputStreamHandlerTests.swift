@@ -11,7 +11,9 @@ final class InputLogCalculator: Calculator {
         var sleepMicroseconds = 0
         init() {}
     }
-    static let contract = CalculatorContract(inputs: [PortSpec("A", Int.self), PortSpec("B", Int.self, optional: true), PortSpec("C", Int.self, optional: true)])
+    static let contract = CalculatorContract(inputs: [
+        PortSpec("A", Int.self), PortSpec("B", Int.self, optional: true), PortSpec("C", Int.self, optional: true),
+    ])
     static let log = Locked<[String: [String]]>([:])
     let options: Options
     init(options: Options) { self.options = options }
@@ -38,19 +40,22 @@ final class BoundLogCalculator: Calculator {
 @Suite struct InputStreamHandlerTests {
     let registry = CalculatorRegistry([InputLogCalculator.self, BoundLogCalculator.self])
 
-    func graph(_ handler: String, key: String, calculator: String = "InputLogCalculator", sleep: Int = 0, inputs: [String] = ["A:a", "B:b", "C:c"]) throws -> Graph {
+    func graph(_ handler: String, key: String, calculator: String = "InputLogCalculator", sleep: Int = 0, inputs: [String] = ["A:a", "B:b", "C:c"])
+        throws -> Graph
+    {
         let streams = inputs.map { "input_stream: \"\($0.split(separator: ":")[1])\"" }.joined(separator: "\n")
         let ports = inputs.map { "input_stream: \"\($0)\"" }.joined(separator: " ")
         return try Graph(
-            GraphConfig(parsing: """
-                \(streams)
-                node {
-                  calculator: "\(calculator)"
-                  \(ports)
-                  \(handler)
-                  node_options { [type.googleapis.com/x] { key: "\(key)" sleep_microseconds: \(sleep) } }
-                }
-                """), registry: registry)
+            GraphConfig(
+                parsing: """
+                    \(streams)
+                    node {
+                      calculator: "\(calculator)"
+                      \(ports)
+                      \(handler)
+                      node_options { [type.googleapis.com/x] { key: "\(key)" sleep_microseconds: \(sleep) } }
+                    }
+                    """), registry: registry)
     }
 
     @Test func aSyncSetWaitsOnlyForItsOwnInputs() throws {
@@ -92,7 +97,8 @@ final class BoundLogCalculator: Calculator {
                   input_stream_handler: "SyncSetInputStreamHandler"
                   options { [mediapipe.SyncSetInputStreamHandlerOptions.ext] { sync_set { tag_index: "D" } } }
                 }
-                """, key: "bad").start()
+                """, key: "bad"
+            ).start()
         }
         #expect(e?.node == "InputLogCalculator" && e?.message.contains("no input 'D'") == true, "\(String(describing: e))")
     }
@@ -118,15 +124,19 @@ final class BoundLogCalculator: Calculator {
 
     @Test func fixedSizeOptionsAreChecked() {
         #expect(throws: GraphError.self) {
-            try GraphConfig(parsing: """
-                input_stream: "a"
-                node { calculator: "X" input_stream: "a"
-                  input_stream_handler { input_stream_handler: "FixedSizeInputStreamHandler"
-                    options { [mediapipe.FixedSizeInputStreamHandlerOptions.ext] { trigger_queue_size: 1 target_queue_size: 1 } } } }
-                """)
+            try GraphConfig(
+                parsing: """
+                    input_stream: "a"
+                    node { calculator: "X" input_stream: "a"
+                      input_stream_handler { input_stream_handler: "FixedSizeInputStreamHandler"
+                        options { [mediapipe.FixedSizeInputStreamHandlerOptions.ext] { trigger_queue_size: 1 target_queue_size: 1 } } } }
+                    """)
         }
         let e = #expect(throws: GraphError.self) {
-            try GraphConfig(parsing: "input_stream: \"a\"\nnode { calculator: \"X\" input_stream: \"a\" input_stream_handler { input_stream_handler: \"MuxInputStreamHandler\" } }")
+            try GraphConfig(
+                parsing:
+                    "input_stream: \"a\"\nnode { calculator: \"X\" input_stream: \"a\" input_stream_handler { input_stream_handler: \"MuxInputStreamHandler\" } }"
+            )
         }
         #expect(e?.kind == .unknownField && e?.message.contains("MuxInputStreamHandler") == true)
     }

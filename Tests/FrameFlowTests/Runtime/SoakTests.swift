@@ -50,9 +50,10 @@ func residentBytes() -> Int {
             let st = graph.statistics
             let dropped = st.nodes.reduce(0) { $0 + $1.dropped } + st.framesRejected
             let seconds = Double(monotonicNanoseconds() - start) / 1e9
-            print(String(
-                format: "soak: %6.1f s  RSS %7.1f MB  frames in %ld, out %ld, dropped %ld, live images %ld", seconds,
-                Double(residentBytes()) / 1_048_576, sent, delivered.load(ordering: .relaxed), dropped, pool.liveBuffers))
+            print(
+                String(
+                    format: "soak: %6.1f s  RSS %7.1f MB  frames in %ld, out %ld, dropped %ld, live images %ld", seconds,
+                    Double(residentBytes()) / 1_048_576, sent, delivered.load(ordering: .relaxed), dropped, pool.liveBuffers))
             fflush(nil)  // now, not when a piped stdout's buffer fills
         }
         for i in 0..<Self.frames {

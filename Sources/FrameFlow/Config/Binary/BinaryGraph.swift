@@ -280,17 +280,25 @@ private struct Decoder {
                 let (number, wire) = try r.tag()
                 if number == 1, wire == 0 {
                     let v = r.pos
-                    msg.fields.append(TextField(name: "merge_fields", isExtension: false, value: TextValue(.identifier(try r.varint() != 0 ? "true" : "false"), at: location(v)), location: location(at)))
+                    msg.fields.append(
+                        TextField(
+                            name: "merge_fields", isExtension: false,
+                            value: TextValue(.identifier(try r.varint() != 0 ? "true" : "false"), at: location(v)), location: location(at)))
                     continue
                 }
                 guard number >= 20000 else { throw error("unknown field \(number) (wire type \(wire)) in \(container)", at: at) }
                 guard let schema = schemas.schema(extension: number) else {
-                    throw error(.unknownOption, "unknown options extension \(number) in \(container): no protobuf schema is registered for it (pass the calculators' registry, or register its ProtoSchema with ProtoSchemaRegistry)", at: at)
+                    throw error(
+                        .unknownOption,
+                        "unknown options extension \(number) in \(container): no protobuf schema is registered for it (pass the calculators' registry, or register its ProtoSchema with ProtoSchemaRegistry)",
+                        at: at)
                 }
                 guard wire == 2 else { throw error("extension [\(schema.name).ext] (\(number)) has wire type \(wire), expected 2", at: at) }
                 let v = r.pos
                 let body = try message(try r.lengthDelimited(), schema)
-                msg.fields.append(TextField(name: "\(schema.name).ext", isExtension: true, value: TextValue(.message(body), at: location(v)), location: location(at)))
+                msg.fields.append(
+                    TextField(
+                        name: "\(schema.name).ext", isExtension: true, value: TextValue(.message(body), at: location(v)), location: location(at)))
             }
         } catch let e as ProtoReader.DecodeError {
             if failedIn == nil { failedIn = container }
@@ -331,10 +339,14 @@ private struct Decoder {
         guard let url, !url.isEmpty else { throw error("google.protobuf.Any without a type_url", at: range.lowerBound) }
         let typeName = url.split(separator: "/").last.map(String.init) ?? url
         guard let schema = schemas.schema(named: typeName) else {
-            throw error(.unknownOption, "unknown options type '\(typeName)' (type URL '\(url)'): no protobuf schema is registered for it (pass the calculators' registry, or register its ProtoSchema with ProtoSchemaRegistry)", at: range.lowerBound)
+            throw error(
+                .unknownOption,
+                "unknown options type '\(typeName)' (type URL '\(url)'): no protobuf schema is registered for it (pass the calculators' registry, or register its ProtoSchema with ProtoSchemaRegistry)",
+                at: range.lowerBound)
         }
         let body = try message(value, schema)
-        let field = TextField(name: url, isExtension: true, value: TextValue(.message(body), at: location(valueAt)), location: location(range.lowerBound))
+        let field = TextField(
+            name: url, isExtension: true, value: TextValue(.message(body), at: location(valueAt)), location: location(range.lowerBound))
         return TextMessage(fields: [field], location: location(range.lowerBound))
     }
 }

@@ -12,23 +12,32 @@ public enum MediaPipeSchemas {
         "mediapipe.InferenceCalculatorOptions.Delegate",
         fields: [
             .init(1, "tflite", .message(ProtoSchema("mediapipe.InferenceCalculatorOptions.Delegate.TfLite", fields: []))),
-            .init(2, "gpu", .message(ProtoSchema(
-                "mediapipe.InferenceCalculatorOptions.Delegate.Gpu",
-                fields: [
-                    .init(1, "use_advanced_gpu_api", .bool),
-                    .init(4, "api", .enumeration([0: "ANY", 1: "OPENGL", 2: "OPENCL"])),
-                    .init(3, "allow_precision_loss", .bool), .init(2, "cached_kernel_path", .string),
-                    .init(7, "serialized_model_dir", .string),
-                    .init(10, "cache_writing_behavior", .enumeration([0: "NO_WRITE", 1: "TRY_WRITE", 2: "WRITE_OR_ERROR"])),
-                    .init(8, "model_token", .string),
-                    .init(5, "usage", .enumeration([0: "UNSPECIFIED", 1: "FAST_SINGLE_ANSWER", 2: "SUSTAINED_SPEED"])),
-                ]))),
-            .init(3, "nnapi", .message(ProtoSchema(
-                "mediapipe.InferenceCalculatorOptions.Delegate.Nnapi",
-                fields: [.init(1, "cache_dir", .string), .init(2, "model_token", .string), .init(3, "accelerator_name", .string)]))),
-            .init(4, "xnnpack", .message(ProtoSchema(
-                "mediapipe.InferenceCalculatorOptions.Delegate.Xnnpack",
-                fields: [.init(1, "num_threads", .int32), .init(7, "enable_zero_copy_tensor_io", .bool)]))),
+            .init(
+                2, "gpu",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.InferenceCalculatorOptions.Delegate.Gpu",
+                        fields: [
+                            .init(1, "use_advanced_gpu_api", .bool),
+                            .init(4, "api", .enumeration([0: "ANY", 1: "OPENGL", 2: "OPENCL"])),
+                            .init(3, "allow_precision_loss", .bool), .init(2, "cached_kernel_path", .string),
+                            .init(7, "serialized_model_dir", .string),
+                            .init(10, "cache_writing_behavior", .enumeration([0: "NO_WRITE", 1: "TRY_WRITE", 2: "WRITE_OR_ERROR"])),
+                            .init(8, "model_token", .string),
+                            .init(5, "usage", .enumeration([0: "UNSPECIFIED", 1: "FAST_SINGLE_ANSWER", 2: "SUSTAINED_SPEED"])),
+                        ]))),
+            .init(
+                3, "nnapi",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.InferenceCalculatorOptions.Delegate.Nnapi",
+                        fields: [.init(1, "cache_dir", .string), .init(2, "model_token", .string), .init(3, "accelerator_name", .string)]))),
+            .init(
+                4, "xnnpack",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.InferenceCalculatorOptions.Delegate.Xnnpack",
+                        fields: [.init(1, "num_threads", .int32), .init(7, "enable_zero_copy_tensor_io", .bool)]))),
         ])
 
     /// mediapipe/calculators/tensor/inference_calculator.proto.
@@ -106,13 +115,16 @@ public enum MediaPipeSchemas {
     public static let lift2DFrameAnnotationTo3DCalculator = ProtoSchema(
         "mediapipe.Lift2DFrameAnnotationTo3DCalculatorOptions", extension: 290166284,
         fields: [
-            .init(1, "decoder_config", .message(ProtoSchema(
-                "mediapipe.BeliefDecoderConfig",
-                fields: [
-                    .init(1, "heatmap_threshold", .float), .init(2, "local_max_distance", .float),
-                    .init(3, "offset_scale_coef", .float), .init(4, "voting_radius", .int32),
-                    .init(5, "voting_allowance", .int32), .init(6, "voting_threshold", .float),
-                ]))),
+            .init(
+                1, "decoder_config",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.BeliefDecoderConfig",
+                        fields: [
+                            .init(1, "heatmap_threshold", .float), .init(2, "local_max_distance", .float),
+                            .init(3, "offset_scale_coef", .float), .init(4, "voting_radius", .int32),
+                            .init(5, "voting_allowance", .int32), .init(6, "voting_threshold", .float),
+                        ]))),
             .init(2, "normalized_focal_x", .float), .init(3, "normalized_focal_y", .float),
             .init(4, "normalized_principal_point_x", .float), .init(5, "normalized_principal_point_y", .float),
         ])
@@ -140,12 +152,21 @@ public enum MediaPipeSchemas {
         fields: [
             .init(1, "output_tensor_width", .int32), .init(2, "output_tensor_height", .int32),
             .init(3, "keep_aspect_ratio", .bool),
-            .init(4, "output_tensor_float_range", .message(ProtoSchema(
-                "mediapipe.ImageToTensorCalculatorOptions.FloatRange", fields: [.init(1, "min", .float), .init(2, "max", .float)]))),
-            .init(7, "output_tensor_int_range", .message(ProtoSchema(
-                "mediapipe.ImageToTensorCalculatorOptions.IntRange", fields: [.init(1, "min", .int64), .init(2, "max", .int64)]))),
-            .init(8, "output_tensor_uint_range", .message(ProtoSchema(
-                "mediapipe.ImageToTensorCalculatorOptions.UIntRange", fields: [.init(1, "min", .uint64), .init(2, "max", .uint64)]))),
+            .init(
+                4, "output_tensor_float_range",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.ImageToTensorCalculatorOptions.FloatRange", fields: [.init(1, "min", .float), .init(2, "max", .float)]))),
+            .init(
+                7, "output_tensor_int_range",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.ImageToTensorCalculatorOptions.IntRange", fields: [.init(1, "min", .int64), .init(2, "max", .int64)]))),
+            .init(
+                8, "output_tensor_uint_range",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.ImageToTensorCalculatorOptions.UIntRange", fields: [.init(1, "min", .uint64), .init(2, "max", .uint64)]))),
             .init(5, "gpu_origin", gpuOrigin),
             .init(6, "border_mode", .enumeration([0: "BORDER_UNSPECIFIED", 1: "BORDER_ZERO", 2: "BORDER_REPLICATE"])),
         ])
@@ -154,8 +175,11 @@ public enum MediaPipeSchemas {
     public static let syncSetInputStreamHandler = ProtoSchema(
         "mediapipe.SyncSetInputStreamHandlerOptions", extension: 155816273,
         fields: [
-            .repeated(1, "sync_set", .message(ProtoSchema(
-                "mediapipe.SyncSetInputStreamHandlerOptions.SyncSet", fields: [.repeated(1, "tag_index", .string)])))
+            .repeated(
+                1, "sync_set",
+                .message(
+                    ProtoSchema(
+                        "mediapipe.SyncSetInputStreamHandlerOptions.SyncSet", fields: [.repeated(1, "tag_index", .string)])))
         ])
 
     /// mediapipe/framework/stream_handler/fixed_size_input_stream_handler.proto.
