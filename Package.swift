@@ -27,8 +27,7 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
-        .target(name: "CFrameFlowSupport"),
-        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowSupport", "CFrameFlowKernels"]),
+        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"]),
         .testTarget(
             name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
         .executableTarget(
