@@ -112,23 +112,32 @@ import Testing
             batch: 1, cin: c, h: h, w: w, cout: c, group: c, kh: k, kw: k, strideH: s, strideW: s, dilationH: d, dilationW: d,
             padTop: p, padLeft: p + 1, oh: oh, ow: ow)
         #expect(Conv.shiftedDepthwiseApply(plane) == (ShiftedConvolution.built && s == 1 && ow >= 8))
+        let worst = Self.depthwiseWorstError(y.floats, x: x, wt: wt, bias: bias, plane: plane)
+        #expect(worst <= 1e-4, "max error \(worst)")
+    }
+
+    /// The largest difference between `y` (NCHW, one image) and the depthwise formula for
+    /// `plane` (pads top/left as given, bottom/right whatever the output size leaves); NaN
+    /// counts as infinite.
+    static func depthwiseWorstError(_ y: [Float], x: [Float], wt: [Float], bias: [Float], plane g: Conv.Plane2D) -> Float {
+        let (c, h, w, k, s, d) = (g.cin, g.h, g.w, g.kh, g.strideH, g.dilationH)
         var worst: Float = 0
         for ch in 0..<c {
-            for oy in 0..<oh {
-                for ox in 0..<ow {
+            for oy in 0..<g.oh {
+                for ox in 0..<g.ow {
                     var v = bias[ch]
                     for ky in 0..<k {
                         for kx in 0..<k {
-                            let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
+                            let iy = oy * s - g.padTop + ky * d, ix = ox * s - g.padLeft + kx * d
                             if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
                         }
                     }
-                    let got = y.floats[(ch * oh + oy) * ow + ox]
+                    let got = y[(ch * g.oh + oy) * g.ow + ox]
                     worst = max(worst, got.isNaN ? .infinity : abs(v - got))
                 }
             }
         }
-        #expect(worst <= 1e-4, "max error \(worst)")
+        return worst
     }
 
     /// Depthwise on two images with a fused clamp (the second image's planes and outputs at

@@ -76,22 +76,7 @@ import Testing
                 }
             }
         }
-        var worst: Float = 0
-        for ch in 0..<c {
-            for oy in 0..<oh {
-                for ox in 0..<ow {
-                    var v = bias[ch]
-                    for ky in 0..<k {
-                        for kx in 0..<k {
-                            let iy = oy * s - p + ky * d, ix = ox * s - (p + 1) + kx * d
-                            if iy >= 0 && iy < h && ix >= 0 && ix < w { v += x[(ch * h + iy) * w + ix] * wt[(ch * k + ky) * k + kx] }
-                        }
-                    }
-                    let got = y[(ch * oh + oy) * ow + ox]
-                    worst = max(worst, got.isNaN ? .infinity : abs(v - got))
-                }
-            }
-        }
+        let worst = ConvTests.depthwiseWorstError(y, x: x, wt: wt, bias: bias, plane: plane)
         #expect(worst <= 1e-4, "\(level): \(c) channels, \(k)×\(k) stride \(s) dilation \(d): max error \(worst)")
     }
 }
