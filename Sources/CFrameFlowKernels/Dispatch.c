@@ -52,11 +52,6 @@ __attribute__((constructor)) static void ff_kernels_init(void) {
 int ff_kernel_supported_level(void) { return ff_supported; }
 int ff_kernel_level(void) { return ff_process_level; }
 
-int ff_kernel_set_level(int level) {
-    ff_process_level = level < 0 ? FF_LEVEL_BASELINE : level > ff_supported ? ff_supported : level;
-    return ff_process_level;
-}
-
 void ff_kernel_set_thread_level(int level) { ff_thread_level = level < 0 ? -1 : level > ff_supported ? ff_supported : level; }
 
 int ff_kernel_thread_level(void) { return ff_thread_level >= 0 ? ff_thread_level : ff_process_level; }

@@ -20,9 +20,6 @@ int ff_kernel_supported_level(void);
 /// variable `FRAMEFLOW_KERNELS` (`baseline`, `avx2`, `avx512`) read on first use.
 int ff_kernel_level(void);
 
-/// Sets the level for the whole process (clamped to the supported one); returns what was set.
-int ff_kernel_set_level(int level);
-
 /// Sets the level for the calling thread only (-1: follow the process). Tests run each variant
 /// with this so that other threads are not disturbed.
 void ff_kernel_set_thread_level(int level);
