@@ -5,9 +5,11 @@ extension CalculatorRegistry {
     /// MediaPipe registers them under. They are compiled into the library as text, so a copied
     /// binary needs no resource files beside it.
     public static func mlSubgraphs() throws -> [(name: String, config: GraphConfig)] {
-        try (FaceDetectionSubgraphs.all + FaceLandmarkSubgraphs.all + HandLandmarkSubgraphs.all + LandmarkRendererSubgraphs.all).map { name, text in
-            (name, try GraphConfig(parsing: text, file: "<built-in \(name)>"))
-        }
+        let texts = [
+            FaceDetectionSubgraphs.all, FaceLandmarkSubgraphs.all, HandLandmarkSubgraphs.all, LandmarkRendererSubgraphs.all,
+            PoseLandmarkSubgraphs.all,
+        ].joined()
+        return try texts.map { name, text in (name, try GraphConfig(parsing: text, file: "<built-in \(name)>")) }
     }
 
     /// Registers `mlSubgraphs()` (a registered subgraph of the same name is replaced).

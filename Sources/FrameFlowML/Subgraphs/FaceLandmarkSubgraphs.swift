@@ -165,44 +165,17 @@ enum FaceLandmarkSubgraphs {
         """
 
     /// The landmark model's file: with attention (irises, refined lips and eyes) or without.
-    static let modelLoader = """
-        type: "FaceLandmarksModelLoader"
-        input_side_packet: "WITH_ATTENTION:with_attention"
-        output_side_packet: "MODEL:model"
-        node {
-          calculator: "SwitchContainer"
-          input_side_packet: "ENABLE:with_attention"
-          output_side_packet: "PACKET:model_path"
-          options { [mediapipe.SwitchContainerOptions.ext] {
-            contained_node {
-              calculator: "ConstantSidePacketCalculator"
-              options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] {
-                packet { string_value: "mediapipe/modules/face_landmark/face_landmark.tflite" }
-              } }
-            }
-            contained_node {
-              calculator: "ConstantSidePacketCalculator"
-              options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] {
-                packet { string_value: "mediapipe/modules/face_landmark/face_landmark_with_attention.tflite" }
-              } }
-            }
-          } }
-        }
-        node {
-          calculator: "LocalFileContentsCalculator"
-          input_side_packet: "FILE_PATH:model_path"
-          output_side_packet: "CONTENTS:model_bytes"
-        }
-        node {
-          calculator: "TfLiteModelCalculator"
-          input_side_packet: "MODEL_BLOB:model_bytes"
-          output_side_packet: "MODEL:model"
-        }
-        """
+    static let modelLoader = HandLandmarkSubgraphs.fileLoader(
+        "FaceLandmarksModelLoader", sidePacket: "WITH_ATTENTION:with_attention", choice: "ENABLE:with_attention", defaultChoice: "",
+        paths: ["mediapipe/modules/face_landmark/face_landmark.tflite", "mediapipe/modules/face_landmark/face_landmark_with_attention.tflite"])
 
     /// A face's ROI: the box of a detection (or of the landmarks), turned so that the line
-    /// between two keypoints (the eyes) is level, enlarged 1.5× and made square.
-    static func rectToRoi(_ type: String, input: String, firstKeypoint: Int, secondKeypoint: Int, fromLandmarks: Bool) -> String {
+    /// between two keypoints (the eyes) is level, enlarged 1.5× and made square. Pose passes
+    /// its own box calculator (`AlignmentPointsRectsCalculator`), angle (90°) and scale.
+    static func rectToRoi(
+        _ type: String, input: String, firstKeypoint: Int, secondKeypoint: Int, fromLandmarks: Bool,
+        box: String = "DetectionsToRectsCalculator", angle: Int = 0, scale: Double = 1.5
+    ) -> String {
         let toDetection =
             fromLandmarks
             ? """
@@ -219,14 +192,14 @@ enum FaceLandmarkSubgraphs {
             output_stream: "ROI:roi"
             \(toDetection)
             node {
-              calculator: "DetectionsToRectsCalculator"
+              calculator: "\(box)"
               input_stream: "DETECTION:detection"
               input_stream: "IMAGE_SIZE:image_size"
               output_stream: "NORM_RECT:box"
               options { [mediapipe.DetectionsToRectsCalculatorOptions.ext] {
                 rotation_vector_start_keypoint_index: \(firstKeypoint)
                 rotation_vector_end_keypoint_index: \(secondKeypoint)
-                rotation_vector_target_angle_degrees: 0
+                rotation_vector_target_angle_degrees: \(angle)
               } }
             }
             node {
@@ -235,8 +208,8 @@ enum FaceLandmarkSubgraphs {
               input_stream: "IMAGE_SIZE:image_size"
               output_stream: "roi"
               options { [mediapipe.RectTransformationCalculatorOptions.ext] {
-                scale_x: 1.5
-                scale_y: 1.5
+                scale_x: \(scale)
+                scale_y: \(scale)
                 square_long: true
               } }
             }

@@ -221,45 +221,40 @@ enum HandLandmarkSubgraphs {
         """
 
     /// Palms on the whole image, letterboxed into 192×192: 2016 anchors, seven keypoints each.
-    static let palmDetection = """
-        type: "PalmDetectionCpu"
-        input_stream: "IMAGE:image"
-        input_side_packet: "MODEL_COMPLEXITY:model_complexity"
-        output_stream: "DETECTIONS:detections"
-        node {
-          calculator: "ImageToTensorCalculator"
-          input_stream: "IMAGE:image"
-          output_stream: "TENSORS:input_tensor"
-          output_stream: "LETTERBOX_PADDING:padding"
-          options { [mediapipe.ImageToTensorCalculatorOptions.ext] {
+    static let palmDetection = LandmarkTrackingLoop.detector(
+        interface: """
+            type: "PalmDetectionCpu"
+            input_stream: "IMAGE:image"
+            input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+            output_stream: "DETECTIONS:detections"
+            """,
+        toTensor: """
             output_tensor_width: 192
             output_tensor_height: 192
             keep_aspect_ratio: true
             output_tensor_float_range { min: 0.0 max: 1.0 }
             border_mode: BORDER_ZERO
-          } }
-        }
-        node {
-          calculator: "TfLiteCustomOpResolverCalculator"
-          output_side_packet: "OP_RESOLVER:op_resolver"
-        }
-        node {
-          calculator: "PalmDetectionModelLoader"
-          input_side_packet: "MODEL_COMPLEXITY:model_complexity"
-          output_side_packet: "MODEL:model"
-        }
-        node {
-          calculator: "InferenceCalculator"
-          input_stream: "TENSORS:input_tensor"
-          input_side_packet: "MODEL:model"
-          input_side_packet: "OP_RESOLVER:op_resolver"
-          output_stream: "TENSORS:model_outputs"
-          options { [mediapipe.InferenceCalculatorOptions.ext] { delegate { xnnpack {} } } }
-        }
-        node {
-          calculator: "SsdAnchorsCalculator"
-          output_side_packet: "anchors"
-          options { [mediapipe.SsdAnchorsCalculatorOptions.ext] {
+            """,
+        model: """
+            node {
+              calculator: "TfLiteCustomOpResolverCalculator"
+              output_side_packet: "OP_RESOLVER:op_resolver"
+            }
+            node {
+              calculator: "PalmDetectionModelLoader"
+              input_side_packet: "MODEL_COMPLEXITY:model_complexity"
+              output_side_packet: "MODEL:model"
+            }
+            node {
+              calculator: "InferenceCalculator"
+              input_stream: "TENSORS:input_tensor"
+              input_side_packet: "MODEL:model"
+              input_side_packet: "OP_RESOLVER:op_resolver"
+              output_stream: "TENSORS:model_outputs"
+              options { [mediapipe.InferenceCalculatorOptions.ext] { delegate { xnnpack {} } } }
+            }
+            """,
+        anchors: """
             num_layers: 4
             min_scale: 0.1484375
             max_scale: 0.75
@@ -270,15 +265,9 @@ enum HandLandmarkSubgraphs {
             strides: [8, 16, 16, 16]
             aspect_ratios: 1.0
             fixed_anchor_size: true
-          } }
-        }
-        # 18 values per anchor: box centre and size, then the wrist, finger bases and thumb.
-        node {
-          calculator: "TensorsToDetectionsCalculator"
-          input_stream: "TENSORS:model_outputs"
-          input_side_packet: "ANCHORS:anchors"
-          output_stream: "DETECTIONS:candidates"
-          options { [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
+            """,
+        // 18 values per anchor: box centre and size, then the wrist, finger bases and thumb.
+        decode: """
             num_classes: 1
             num_boxes: 2016
             num_coords: 18
@@ -291,25 +280,7 @@ enum HandLandmarkSubgraphs {
             reverse_output_order: true
             x_scale: 192.0 y_scale: 192.0 w_scale: 192.0 h_scale: 192.0
             min_score_thresh: 0.5
-          } }
-        }
-        node {
-          calculator: "NonMaxSuppressionCalculator"
-          input_stream: "candidates"
-          output_stream: "palms_in_letterbox"
-          options { [mediapipe.NonMaxSuppressionCalculatorOptions.ext] {
-            min_suppression_threshold: 0.3
-            overlap_type: INTERSECTION_OVER_UNION
-            algorithm: WEIGHTED
-          } }
-        }
-        node {
-          calculator: "DetectionLetterboxRemovalCalculator"
-          input_stream: "DETECTIONS:palms_in_letterbox"
-          input_stream: "LETTERBOX_PADDING:padding"
-          output_stream: "DETECTIONS:detections"
-        }
-        """
+            """)
 
     /// A palm's ROI around the whole hand: turned so wrist → middle-finger base points up,
     /// enlarged 2.6×, moved towards the fingers, made square.
@@ -340,42 +311,48 @@ enum HandLandmarkSubgraphs {
         }
         """
 
-    /// A model file chosen by `MODEL_COMPLEXITY`: 0 the lite model, 1 (the default) the full.
-    static func loader(_ type: String, _ stem: String) -> String {
-        """
-        type: "\(type)"
-        input_side_packet: "MODEL_COMPLEXITY:model_complexity"
-        output_side_packet: "MODEL:model"
-        node {
-          calculator: "SwitchContainer"
-          input_side_packet: "SELECT:model_complexity"
-          output_side_packet: "PACKET:model_path"
-          options { [mediapipe.SwitchContainerOptions.ext] {
-            select: 1
-            contained_node {
-              calculator: "ConstantSidePacketCalculator"
-              options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] {
-                packet { string_value: "mediapipe/modules/\(stem)_lite.tflite" }
+    /// A model file chosen by `MODEL_COMPLEXITY`: 0 the lite model, 1 (the default) the full
+    /// (and, for Pose, 2 the heavy one): `<stem>_<variant>.tflite`.
+    static func loader(_ type: String, _ stem: String, variants: [String] = ["lite", "full"]) -> String {
+        fileLoader(
+            type, sidePacket: "MODEL_COMPLEXITY:model_complexity", choice: "SELECT:model_complexity", defaultChoice: "select: 1",
+            paths: variants.map { "mediapipe/modules/\(stem)_\($0).tflite" })
+    }
+
+    /// A model loader subgraph: a `SwitchContainer` driven by the side packet `choice` picks one
+    /// of `paths`, whose file is read and parsed into the `MODEL` side packet.
+    static func fileLoader(_ type: String, sidePacket: String, choice: String, defaultChoice: String, paths: [String]) -> String {
+        let files = paths.map { path in
+            """
+                contained_node {
+                  calculator: "ConstantSidePacketCalculator"
+                  options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] { packet { string_value: "\(path)" } } }
+                }
+            """
+        }.joined(separator: "\n")
+        return """
+            type: "\(type)"
+            input_side_packet: "\(sidePacket)"
+            output_side_packet: "MODEL:model"
+            node {
+              calculator: "SwitchContainer"
+              input_side_packet: "\(choice)"
+              output_side_packet: "PACKET:model_path"
+              options { [mediapipe.SwitchContainerOptions.ext] {
+                \(defaultChoice)
+            \(files)
               } }
             }
-            contained_node {
-              calculator: "ConstantSidePacketCalculator"
-              options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] {
-                packet { string_value: "mediapipe/modules/\(stem)_full.tflite" }
-              } }
+            node {
+              calculator: "LocalFileContentsCalculator"
+              input_side_packet: "FILE_PATH:model_path"
+              output_side_packet: "CONTENTS:model_bytes"
             }
-          } }
-        }
-        node {
-          calculator: "LocalFileContentsCalculator"
-          input_side_packet: "FILE_PATH:model_path"
-          output_side_packet: "CONTENTS:model_bytes"
-        }
-        node {
-          calculator: "TfLiteModelCalculator"
-          input_side_packet: "MODEL_BLOB:model_bytes"
-          output_side_packet: "MODEL:model"
-        }
-        """
+            node {
+              calculator: "TfLiteModelCalculator"
+              input_side_packet: "MODEL_BLOB:model_bytes"
+              output_side_packet: "MODEL:model"
+            }
+            """
     }
 }

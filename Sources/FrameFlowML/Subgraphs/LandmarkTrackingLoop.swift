@@ -134,4 +134,62 @@ enum LandmarkTrackingLoop {
             }
             """
     }
+
+    /// The single-shot detector both loops start from (palms, people): the whole image
+    /// letterboxed into the model's square input, the model, one anchor per cell of each
+    /// feature map, the boxes and keypoints decoded, overlapping ones merged into their
+    /// score-weighted mean, and the letterbox taken off again.
+    /// - Parameters:
+    ///   - interface: the subgraph's `type`, ports and side packets (`IMAGE:image` in,
+    ///     `DETECTIONS:detections` out).
+    ///   - toTensor, anchors, decode: the bodies of `ImageToTensorCalculatorOptions`,
+    ///     `SsdAnchorsCalculatorOptions` and `TensorsToDetectionsCalculatorOptions`.
+    ///   - model: the nodes that read `TENSORS:input_tensor` and write `TENSORS:model_outputs`.
+    static func detector(interface: String, toTensor: String, model: String, anchors: String, decode: String) -> String {
+        """
+        \(interface)
+        node {
+          calculator: "ImageToTensorCalculator"
+          input_stream: "IMAGE:image"
+          output_stream: "TENSORS:input_tensor"
+          output_stream: "LETTERBOX_PADDING:padding"
+          options { [mediapipe.ImageToTensorCalculatorOptions.ext] {
+            \(toTensor)
+          } }
+        }
+        \(model)
+        node {
+          calculator: "SsdAnchorsCalculator"
+          output_side_packet: "anchors"
+          options { [mediapipe.SsdAnchorsCalculatorOptions.ext] {
+            \(anchors)
+          } }
+        }
+        node {
+          calculator: "TensorsToDetectionsCalculator"
+          input_stream: "TENSORS:model_outputs"
+          input_side_packet: "ANCHORS:anchors"
+          output_stream: "DETECTIONS:candidates"
+          options { [mediapipe.TensorsToDetectionsCalculatorOptions.ext] {
+            \(decode)
+          } }
+        }
+        node {
+          calculator: "NonMaxSuppressionCalculator"
+          input_stream: "candidates"
+          output_stream: "found_in_letterbox"
+          options { [mediapipe.NonMaxSuppressionCalculatorOptions.ext] {
+            min_suppression_threshold: 0.3
+            overlap_type: INTERSECTION_OVER_UNION
+            algorithm: WEIGHTED
+          } }
+        }
+        node {
+          calculator: "DetectionLetterboxRemovalCalculator"
+          input_stream: "DETECTIONS:found_in_letterbox"
+          input_stream: "LETTERBOX_PADDING:padding"
+          output_stream: "DETECTIONS:detections"
+        }
+        """
+    }
 }
