@@ -21,6 +21,8 @@ extension CalculatorRegistry {
             // Landmark calculators (Face Mesh, Hands).
             LandmarksToDetectionCalculator.self, LandmarksRefinementCalculator.self, LandmarksToRenderDataCalculator.self,
             WorldLandmarkProjectionCalculator.self, LandmarkLetterboxRemovalCalculator.self,
+            // Segmentation masks (Selfie Segmentation, Pose).
+            SegmentationSmoothingCalculator.self, RecolorCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).

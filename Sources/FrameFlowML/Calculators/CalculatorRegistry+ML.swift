@@ -11,6 +11,7 @@ extension CalculatorRegistry {
             TfLiteModelCalculator.self, TfLiteCustomOpResolverCalculator.self,
             BeginLoopTensorCalculator.self, EndLoopTensorCalculator.self, SplitTensorVectorCalculator.self,
             ConcatenateTensorVectorCalculator.self, TensorsToFloatsCalculator.self, TensorsToLandmarksCalculator.self,
+            TensorsToSegmentationCalculator.self,
         ]
     }
 }
