@@ -21,8 +21,12 @@ extension CalculatorRegistry {
             // Landmark calculators (Face Mesh, Hands).
             LandmarksToDetectionCalculator.self, LandmarksRefinementCalculator.self, LandmarksToRenderDataCalculator.self,
             WorldLandmarkProjectionCalculator.self, LandmarkLetterboxRemovalCalculator.self,
+            // Pose calculators (smoothing, visibility).
+            LandmarksSmoothingCalculator.self, VisibilitySmoothingCalculator.self, VisibilityCopyCalculator.self,
             // Segmentation masks (Selfie Segmentation, Pose).
             SegmentationSmoothingCalculator.self, RecolorCalculator.self,
+            // Virtual backgrounds (the person over a blurred or replaced background).
+            BackgroundCompositeCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
