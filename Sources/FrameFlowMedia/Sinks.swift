@@ -27,7 +27,9 @@ public final class NullSink: PacketSink {
     public func finish() throws {}
 }
 
-/// Adapts `VideoFileSink` to image packets.
+/// Adapts `VideoFileSink` to image packets. Float masks (`grayFloat32`) are written as 8-bit
+/// grey, value × 255 clamped and rounded (`ImageFrame.grayFloatToGray8`); a PNG of one is a
+/// one-channel grey PNG.
 final class ImageStreamSink: PacketSink {
     let file: VideoFileSink
     let stream: String
@@ -36,7 +38,9 @@ final class ImageStreamSink: PacketSink {
         self.stream = stream
     }
     func write(_ packet: Packet) throws {
-        try file.write(try packet.get(ImageFrame.self, stream: stream), at: packet.timestamp)
+        var image = try packet.get(ImageFrame.self, stream: stream)
+        if image.format == .grayFloat32 { image = try image.grayFloatToGray8() }
+        try file.write(image, at: packet.timestamp)
     }
     func finish() throws { try file.finish() }
 }
@@ -45,7 +49,9 @@ final class ImageStreamSink: PacketSink {
 /// temporary file beside `path` that `finish()` renames into place (an existing file is
 /// replaced only by a finished output).
 ///
-/// The payload's members come from `JSONLinesRepresentable`; `[Detection]` becomes
+/// The payload's members come from `JSONLinesRepresentable` (an image gives its `width`,
+/// `height` and `format`, and a float mask also its `mean` and `foreground_fraction`, the
+/// fraction of pixels ≥ 0.5); `[Detection]` becomes
 /// `"detections": [{"label":[…],"score":[…],"location_data":{…}}, …]` (MediaPipe's field
 /// names); other `Encodable` values merge an object's members or become `"value"`; anything
 /// else is its description.

@@ -145,12 +145,13 @@ public final class VideoFileSink {
         }
     }
 
-    private func openEncoder(width: Int, height: Int) throws {
+    /// `gray`: the first image is gray8, so a PNG is written as one-channel grey (masks).
+    private func openEncoder(width: Int, height: Int, gray: Bool = false) throws {
         let (codecName, pixFmt): (String, AVPixelFormat)
         switch ext {
         case "webm": (codecName, pixFmt) = ("libvpx-vp9", AV_PIX_FMT_YUV420P)
         case "avi": (codecName, pixFmt) = ("mpeg4", AV_PIX_FMT_YUV420P)
-        case "png": (codecName, pixFmt) = ("png", AV_PIX_FMT_RGB24)
+        case "png": (codecName, pixFmt) = ("png", gray ? AV_PIX_FMT_GRAY8 : AV_PIX_FMT_RGB24)
         case "jpg", "jpeg": (codecName, pixFmt) = ("mjpeg", AV_PIX_FMT_YUVJ420P)
         default: (codecName, pixFmt) = ("libx264", AV_PIX_FMT_YUV420P)
         }
@@ -160,7 +161,7 @@ public final class VideoFileSink {
         codec = avcodec_alloc_context3(encoder)
         guard let c = codec else { throw MediaError(.ffmpeg, path, "cannot allocate the encoder") }
         // 4:2:0 needs even sizes.
-        let even = pixFmt != AV_PIX_FMT_RGB24
+        let even = pixFmt != AV_PIX_FMT_RGB24 && pixFmt != AV_PIX_FMT_GRAY8
         c.pointee.width = Int32(even ? max(2, width & ~1) : width)
         c.pointee.height = Int32(even ? max(2, height & ~1) : height)
         c.pointee.pix_fmt = pixFmt
@@ -203,7 +204,7 @@ public final class VideoFileSink {
     /// Encodes `image` at `timestamp`. Images of another size than the first are scaled to it.
     public func write(_ image: ImageFrame, at timestamp: Timestamp) throws {
         guard !finished else { throw MediaError(.cannotWrite, path, "the output is already finished") }
-        if codec == nil { try openEncoder(width: image.width, height: image.height) }
+        if codec == nil { try openEncoder(width: image.width, height: image.height, gray: image.format == .gray8) }
         guard let c = codec, let f = frame else { return }
         try check(av_frame_make_writable(f), path, "encoder frame")
         let srcFull = image.format.yuvRange.map { $0 == .full } ?? true
