@@ -23,10 +23,9 @@ extension CalculatorRegistry {
             WorldLandmarkProjectionCalculator.self, LandmarkLetterboxRemovalCalculator.self,
             // Pose calculators (smoothing, visibility).
             LandmarksSmoothingCalculator.self, VisibilitySmoothingCalculator.self, VisibilityCopyCalculator.self,
+            InverseMatrixCalculator.self, RectToRenderScaleCalculator.self,
             // Segmentation masks (Selfie Segmentation, Pose).
             SegmentationSmoothingCalculator.self, RecolorCalculator.self,
-            // Virtual backgrounds (the person over a blurred or replaced background).
-            BackgroundCompositeCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).

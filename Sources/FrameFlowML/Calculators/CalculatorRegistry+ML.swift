@@ -12,6 +12,8 @@ extension CalculatorRegistry {
             BeginLoopTensorCalculator.self, EndLoopTensorCalculator.self, SplitTensorVectorCalculator.self,
             ConcatenateTensorVectorCalculator.self, TensorsToFloatsCalculator.self, TensorsToLandmarksCalculator.self,
             TensorsToSegmentationCalculator.self,
+            // Pose: landmarks refined with the heatmap.
+            RefineLandmarksFromHeatmapCalculator.self,
         ]
     }
 }

@@ -1,0 +1,77 @@
+import FrameFlow
+
+/// Turns the size of a region into a scale for drawing, as MediaPipe's
+/// `RectToRenderScaleCalculator`: Pose draws its skeleton with lines that grow with the person.
+///
+/// The scale is max(width·image width, height·image height) · `multiplier`, computed in float.
+/// A timestamp with an image size but no rect gives `multiplier` itself. With
+/// `process_timestamp_bounds` a timestamp that only advances the inputs' bounds also gives
+/// `multiplier`, as MediaPipe's does.
+///
+/// Inputs:
+///   - `NORM_RECT`: `NormalizedRect`.
+///   - `IMAGE_SIZE`: `ImageSize`.
+/// Outputs:
+///   - `RENDER_SCALE`: `Float`.
+/// Options: `mediapipe.RectToRenderScaleCalculatorOptions` (extension 299463409)
+/// { multiplier (0.01), process_timestamp_bounds (false) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "RectToRenderScaleCalculator"
+///   input_stream: "NORM_RECT:roi"
+///   input_stream: "IMAGE_SIZE:image_size"
+///   output_stream: "RENDER_SCALE:render_scale"
+///   options { [mediapipe.RectToRenderScaleCalculatorOptions.ext] { multiplier: 0.0012 } }
+/// }
+/// ```
+public final class RectToRenderScaleCalculator: Calculator {
+    /// MediaPipe's `RectToRenderScaleCalculatorOptions`.
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.RectToRenderScaleCalculatorOptions"
+        public static var protoSchema: ProtoSchema? {
+            ProtoSchema(
+                "mediapipe.RectToRenderScaleCalculatorOptions", extension: 299463409,
+                fields: [.init(1, "multiplier", .float), .init(2, "process_timestamp_bounds", .bool)])
+        }
+
+        public var multiplier: Float = 0.01
+        public var processTimestampBounds = false
+        public init() {}
+        public init(multiplier: Float, processTimestampBounds: Bool = false) {
+            self.multiplier = multiplier
+            self.processTimestampBounds = processTimestampBounds
+        }
+    }
+
+    // Bounds are always seen; without the option a call with no packets gives nothing.
+    public static let contract = CalculatorContract(
+        inputs: [PortSpec("NORM_RECT", NormalizedRect.self), PortSpec("IMAGE_SIZE", ImageSize.self)],
+        outputs: [PortSpec("RENDER_SCALE", Float.self)], processesTimestampBounds: true)
+
+    private let options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        let rect = cc.hasInput("NORM_RECT"), size = cc.hasInput("IMAGE_SIZE")
+        if !rect && !size && !options.processTimestampBounds { return }
+        guard rect else { return try cc.emit(options.multiplier, tag: "RENDER_SCALE") }
+        guard size else {
+            throw GraphError(
+                .calculatorFailed, "a rect at \(cc.inputTimestamp) came without an IMAGE_SIZE packet", node: cc.nodeName,
+                stream: cc.inputStreamName("IMAGE_SIZE"))
+        }
+        let r = try cc.input("NORM_RECT", as: NormalizedRect.self)
+        let s = try cc.input("IMAGE_SIZE", as: ImageSize.self)
+        try cc.emit(Self.scale(r, s, multiplier: options.multiplier), tag: "RENDER_SCALE")
+    }
+
+    /// max(width·image width, height·image height) · `multiplier`, in float.
+    public static func scale(_ rect: NormalizedRect, _ size: ImageSize, multiplier: Float) -> Float {
+        max(Float(rect.width) * Float(size.width), Float(rect.height) * Float(size.height)) * multiplier
+    }
+}
