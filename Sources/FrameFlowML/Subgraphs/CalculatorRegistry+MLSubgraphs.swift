@@ -7,7 +7,7 @@ extension CalculatorRegistry {
     public static func mlSubgraphs() throws -> [(name: String, config: GraphConfig)] {
         let texts = [
             FaceDetectionSubgraphs.all, FaceLandmarkSubgraphs.all, HandLandmarkSubgraphs.all, LandmarkRendererSubgraphs.all,
-            PoseLandmarkSubgraphs.all,
+            PoseLandmarkSubgraphs.all, SelfieSegmentationSubgraphs.all,
         ].joined()
         return try texts.map { name, text in (name, try GraphConfig(parsing: text, file: "<built-in \(name)>")) }
     }
