@@ -38,6 +38,9 @@ let package = Package(
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),
         .executableTarget(
+            name: "virtual-background", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia", "FrameFlowDisplay"],
+            path: "Examples/VirtualBackground"),
+        .executableTarget(
             name: "instafilter", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia"],
             path: "Examples/Instafilter", exclude: ["warm_film_17.cube"]),
         .testTarget(

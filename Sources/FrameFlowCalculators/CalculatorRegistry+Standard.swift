@@ -26,6 +26,8 @@ extension CalculatorRegistry {
             InverseMatrixCalculator.self, RectToRenderScaleCalculator.self,
             // Segmentation masks (Selfie Segmentation, Pose).
             SegmentationSmoothingCalculator.self, RecolorCalculator.self,
+            // Virtual backgrounds (the person over a blurred or replaced background).
+            BackgroundCompositeCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
