@@ -18,3 +18,8 @@ FF_DECLARE(void, ff_bias_activate_f32, (float *r, ptrdiff_t count, float bias, i
 void ff_bias_activate_f32(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
     FF_CALL(ff_bias_activate_f32, (r, count, bias, mode, slope, lo, hi, affine))
 }
+
+FF_DECLARE(void, ff_bias_activate_rows_f32, (float *r, ptrdiff_t rows, ptrdiff_t count, ptrdiff_t stride, const ff_row_activation *a))
+void ff_bias_activate_rows_f32(float *r, ptrdiff_t rows, ptrdiff_t count, ptrdiff_t stride, const ff_row_activation *a) {
+    FF_CALL(ff_bias_activate_rows_f32, (r, rows, count, stride, a))
+}

@@ -84,36 +84,73 @@ void FF_FN(ff_prelu_rows_f32)(const float *x, const float *alpha, ptrdiff_t rows
 
 // One row of a convolution's output after its product: bias, then the activation, then an
 // optional per-row affine (a folded BatchNormalization), in the order Conv.activate defines.
-// In place on an 8-lane value `v` (a macro: vector arguments would change the baseline's ABI).
-#define FF_ACTIVATE_V(v, mode, slope, lo, hi)          \
-    do {                                               \
-        if ((mode) == FF_ACTIVATE_HARD_SWISH) {        \
-            ff_f8 t_ = (v) * (1.0f / 6.0f) + 0.5f;     \
-            t_ = t_ < 0 ? 0 : t_;                      \
-            t_ = t_ > 1 ? 1 : t_;                      \
-            (v) = (v) * t_;                            \
-        } else {                                       \
-            if ((mode) == FF_ACTIVATE_SLOPE) (v) = (v) < 0 ? (v) * (slope) : (v); \
-            (v) = (v) < (lo) ? (lo) : (v);             \
-            (v) = (v) > (hi) ? (hi) : (v);             \
-        }                                              \
+// `MODE` and `AFFINE` are constants where the body is inlined, so each combination is its own
+// loop; lanes are independent, so the native-width loop and the scalar tail agree exactly.
+#define FF_ACTIVATE_BODY(T, v, MODE, AFFINE)                              \
+    do {                                                                \
+        if ((MODE) == FF_ACTIVATE_HARD_SWISH) {                         \
+            T t_ = (v) * (1.0f / 6.0f) + 0.5f;                          \
+            t_ = t_ < 0 ? 0 : t_;                                       \
+            t_ = t_ > 1 ? 1 : t_;                                       \
+            (v) = (v) * t_;                                             \
+        } else {                                                        \
+            if ((MODE) == FF_ACTIVATE_SLOPE) (v) = (v) < 0 ? (v) * slope : (v); \
+            (v) = (v) < lo ? lo : (v);                                  \
+            (v) = (v) > hi ? hi : (v);                                  \
+        }                                                               \
+        if (AFFINE) (v) = (v) * a0 + a1;                                \
     } while (0)
 
-void FF_FN(ff_bias_activate_f32)(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
+static inline __attribute__((always_inline)) void ff_bias_activate_loop(
+    float *r, ptrdiff_t count, float bias, const int mode, float slope, float lo, float hi, const int affine, float a0, float a1) {
     ptrdiff_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        ff_f8 v = FF_LOAD(ff_f8, r + i) + bias;
-        FF_ACTIVATE_V(v, mode, slope, lo, hi);
-        if (affine) v = v * affine[0] + affine[1];
+    for (; i + FF_VL <= count; i += FF_VL) {
+        ff_vf v = FF_LOAD(ff_vf, r + i) + bias;
+        FF_ACTIVATE_BODY(ff_vf, v, mode, affine);
         FF_STORE(r + i, v);
     }
-    if (i < count) {
-        float tail[8] = {0};
-        __builtin_memcpy(tail, r + i, (size_t)(count - i) * sizeof(float));
-        ff_f8 v = FF_LOAD(ff_f8, tail) + bias;
-        FF_ACTIVATE_V(v, mode, slope, lo, hi);
-        if (affine) v = v * affine[0] + affine[1];
-        FF_STORE(tail, v);
-        __builtin_memcpy(r + i, tail, (size_t)(count - i) * sizeof(float));
+    for (; i < count; i++) {
+        float v = r[i] + bias;
+        FF_ACTIVATE_BODY(float, v, mode, affine);
+        r[i] = v;
+    }
+}
+
+void FF_FN(ff_bias_activate_f32)(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
+    const float a0 = affine ? affine[0] : 1, a1 = affine ? affine[1] : 0;
+    switch (mode) {
+    case FF_ACTIVATE_HARD_SWISH:
+        if (affine) ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_HARD_SWISH, slope, lo, hi, 1, a0, a1);
+        else ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_HARD_SWISH, slope, lo, hi, 0, a0, a1);
+        break;
+    case FF_ACTIVATE_SLOPE:
+        if (affine) ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_SLOPE, slope, lo, hi, 1, a0, a1);
+        else ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_SLOPE, slope, lo, hi, 0, a0, a1);
+        break;
+    default:
+        if (affine) ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_CLAMP, slope, lo, hi, 1, a0, a1);
+        else ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_CLAMP, slope, lo, hi, 0, a0, a1);
+        break;
+    }
+}
+
+// Every row with the loop of its (mode, affine) pair, chosen once for the whole call.
+#define FF_ROWS_LOOP(MODE, AFFINE)                                                                 \
+    for (ptrdiff_t row = 0; row < rows; row++)                                                     \
+        ff_bias_activate_loop(r + row * stride, count, a->bias ? a->bias[row] : 0, MODE,           \
+                              a->slope ? a->slope[row] : 0, a->lower, a->upper, AFFINE,            \
+                              (AFFINE) ? a->scale[row] : 1, (AFFINE) ? a->shift[row] : 0)
+
+void FF_FN(ff_bias_activate_rows_f32)(float *r, ptrdiff_t rows, ptrdiff_t count, ptrdiff_t stride, const ff_row_activation *a) {
+    const int affine = a->scale && a->shift;
+    if (a->hard_swish) {
+        if (affine) FF_ROWS_LOOP(FF_ACTIVATE_HARD_SWISH, 1);
+        else FF_ROWS_LOOP(FF_ACTIVATE_HARD_SWISH, 0);
+    } else if (a->slope) {
+        if (affine) FF_ROWS_LOOP(FF_ACTIVATE_SLOPE, 1);
+        else FF_ROWS_LOOP(FF_ACTIVATE_SLOPE, 0);
+    } else {
+        if (affine) FF_ROWS_LOOP(FF_ACTIVATE_CLAMP, 1);
+        else FF_ROWS_LOOP(FF_ACTIVATE_CLAMP, 0);
     }
 }

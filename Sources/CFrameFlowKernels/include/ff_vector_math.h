@@ -27,4 +27,20 @@ void ff_prelu_rows_f32(const float *x, const float *alpha, ptrdiff_t rows, ptrdi
 /// `affine` is not NULL, `v·affine[0] + affine[1]`.
 void ff_bias_activate_f32(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine);
 
+/// Per-row parameters of `ff_bias_activate_rows_f32`; each pointer holds one value a row, or is NULL.
+typedef struct ff_row_activation {
+    const float *bias;
+    /// Negative values times the row's slope (mode 1); NULL: no slope (mode 0).
+    const float *slope;
+    /// The affine after the activation: both or neither.
+    const float *scale, *shift;
+    float lower, upper;
+    /// HardSwish in place of the slope and clamp (mode 2).
+    int hard_swish;
+} ff_row_activation;
+
+/// `ff_bias_activate_f32` on `rows` rows of `count` floats, `stride` apart, with row `i`'s
+/// bias, slope and affine: a whole NCHW convolution output in one call.
+void ff_bias_activate_rows_f32(float *r, ptrdiff_t rows, ptrdiff_t count, ptrdiff_t stride, const ff_row_activation *a);
+
 #endif

@@ -334,7 +334,7 @@ enum Conv {
                                 clamp: nil, im2col: C.baseAddress)
                         }
                         Microkernel.transpose(ytp, rows: P, columns: oc, into: yb)
-                        if activates { for o in 0..<oc { activate(yb + o * P, 0..<P, bias: 0, epilogue, row: o) } }
+                        if activates { activateRows(yb, rows: oc, count: P, bias: nil, epilogue) }
                     }
                 }
             }
@@ -381,7 +381,7 @@ enum Conv {
                                 }
                             }
                             Microkernel.transpose(ytp, rows: P, columns: c, into: yb)
-                            if epilogue.activates { for ch in 0..<c { activate(yb + ch * P, 0..<P, bias: 0, epilogue, row: ch) } }
+                            if epilogue.activates { activateRows(yb, rows: c, count: P, bias: nil, epilogue) }
                         }
                     }
                 }
@@ -409,6 +409,19 @@ enum Conv {
         } else {
             ff_bias_activate_f32(r + range.lowerBound, range.count, bias, mode, slope ?? 0, e.lower, e.upper, nil)
         }
+    }
+
+    /// `activate` on `rows` rows of `count` floats (`count` apart, NCHW planes) with row `i`'s
+    /// bias from `bias` (none: 0), in one `ff_bias_activate_rows_f32` call: a convolution's
+    /// planes are many and small, so a call per plane costs more than its arithmetic.
+    static func activateRows(_ r: UnsafeMutablePointer<Float>, rows: Int, count: Int, bias: [Float]?, _ e: GEMMEpilogue) {
+        func run(_ b: UnsafePointer<Float>?) {
+            var a = ff_row_activation(
+                bias: b, slope: e.hardSwish ? nil : e.rowSlope, scale: e.rowScale, shift: e.rowShift, lower: e.lower, upper: e.upper,
+                hard_swish: e.hardSwish ? 1 : 0)
+            ff_bias_activate_rows_f32(r, rows, count, count, &a)
+        }
+        if let bias { bias.withUnsafeBufferPointer { run($0.baseAddress) } } else { run(nil) }
     }
 
     /// 2-D convolution: depthwise channels directly, everything else as one matrix product
@@ -543,7 +556,7 @@ enum Conv {
         for b in 0..<s.batch {
             let yb = y + b * s.cout * P
             ShiftedConvolution.depthwise(g, x: x + b * s.cin * s.h * s.w, weights: w, bias: bias, y: yb)
-            if epilogue.activates { for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: 0, epilogue, row: oc) } }
+            if epilogue.activates { activateRows(yb, rows: s.cout, count: P, bias: nil, epilogue) }
         }
     }
 
@@ -555,7 +568,7 @@ enum Conv {
         for b in 0..<s.batch {
             let yb = y + b * s.cout * P
             ShiftedConvolution.run(s.window, layout: .channelsFirst, x: x + b * s.cin * s.h * s.w, weights: w, outputs: s.cout, y: yb)
-            for oc in 0..<s.cout { activate(yb + oc * P, 0..<P, bias: bias?[oc] ?? 0, epilogue, row: oc) }
+            activateRows(yb, rows: s.cout, count: P, bias: bias, epilogue)
         }
     }
 }

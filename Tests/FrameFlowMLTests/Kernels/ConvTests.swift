@@ -475,4 +475,44 @@ struct ConvActivationTests {
             }
         }
     }
+
+    @Test(arguments: KernelLevel.available)
+    func activationOfWholePlanesUsesEachRowsParameters(level: KernelLevel) {
+        let bias: [Float] = [0.75, -2, 0.5], slope: [Float] = [0.25, -0.5, 2], scale: [Float] = [1.5, 0.5, -1], shift: [Float] = [-0.25, 2, 1]
+        for n in [1, 17, 40] {
+            let x = (0..<3 * n).map { Float(sin(Double($0) * 0.7) * 8) }
+            for (hardSwish, withSlope, withBias, affine) in [(false, true, true, true), (true, false, true, false), (false, false, false, true)] {
+                slope.withUnsafeBufferPointer { sl in
+                    scale.withUnsafeBufferPointer { sc in
+                        shift.withUnsafeBufferPointer { sh in
+                            var e = GEMMEpilogue()
+                            (e.lower, e.upper) = (-1.5, 3)
+                            e.hardSwish = hardSwish
+                            if withSlope { e.rowSlope = sl.baseAddress }
+                            if affine { (e.rowScale, e.rowShift) = (sc.baseAddress, sh.baseAddress) }
+                            var y = x
+                            KernelLevel.withThreadLevel(level) {
+                                y.withUnsafeMutableBufferPointer {
+                                    Conv.activateRows($0.baseAddress!, rows: 3, count: n, bias: withBias ? bias : nil, e)
+                                }
+                            }
+                            for row in 0..<3 {
+                                for i in 0..<n {
+                                    var v = x[row * n + i] + (withBias ? bias[row] : 0)
+                                    if hardSwish {
+                                        v *= min(max(v / 6 + 0.5, 0), 1)
+                                    } else {
+                                        if withSlope && v < 0 { v *= slope[row] }
+                                        v = min(max(v, -1.5), 3)
+                                    }
+                                    if affine { v = v * scale[row] + shift[row] }
+                                    #expect(abs(y[row * n + i] - v) <= 1e-5 * max(1, abs(v)), "n \(n) row \(row) i \(i) at \(level)")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
