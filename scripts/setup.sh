@@ -125,6 +125,11 @@ PY
     if [ "$mode" = test ] && [ ! -s .build/fixtures/litert_ops/manifest.json ]; then
         python3 scripts/fixtures/make_litert_op_fixtures.py
     fi
+    # The same for the pose and selfie segmentation models and their DENSIFY, DEPTH_TO_SPACE,
+    # HARD_SWISH and Convolution2DTransposeBias ops, with one-op and broken models.
+    if [ "$mode" = test ] && [ ! -s .build/fixtures/litert_pose_selfie/manifest.json ]; then
+        python3 scripts/fixtures/make_litert_pose_selfie_fixtures.py
+    fi
 fi
 
 # OpenCV's detections on real faces for the cascade tests.

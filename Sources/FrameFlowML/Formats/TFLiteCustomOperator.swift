@@ -1,9 +1,11 @@
 /// The TFLite custom operators FrameFlow runs (BuiltinOperator `CUSTOM`, told apart by the
 /// operator code's `custom_code`): MediaPipe's, which face_landmark_with_attention.tflite uses
-/// to crop and project the eye and lip regions. Their options are a FlexBuffer map in the
-/// operator's `custom_options`, read and checked at load. Only version 2 of each (the one
-/// MediaPipe's models use) is implemented; any other code or version is refused at load with
-/// an error naming it. The kernels are in `TFLite+MediaPipeCustomOps.swift`.
+/// to crop and project the eye and lip regions, and the selfie segmentation models use to
+/// upsample their output. Their options are read and checked at load: a FlexBuffer map in the
+/// operator's `custom_options`, except `Convolution2DTransposeBias`, whose options are the raw
+/// bytes of TFLite's `TfLiteTransposeConvParams`. Only the version MediaPipe's models use is
+/// implemented (2; 1 for `Convolution2DTransposeBias`); any other code or version is refused at
+/// load with an error naming it. The kernels are in `TFLite+MediaPipeCustomOps.swift`.
 enum TFLiteCustomOperator: Sendable, Equatable {
     /// `Landmarks2TransformMatrix` (version 2): from a `[1, N, 3]` landmark tensor, the 4 × 4
     /// matrix that maps an `outputHeight × outputWidth` grid onto the rotated box around the
@@ -15,6 +17,17 @@ enum TFLiteCustomOperator: Sendable, Equatable {
     /// `TransformLandmarks` (version 2): maps `[1, N, 2 or 3]` landmarks' x and y through a 4 × 4
     /// matrix (z is copied). It has no options.
     case transformLandmarks
+    /// `Convolution2DTransposeBias` (version 1): a transposed convolution of a `[N, H, W, Cin]`
+    /// tensor by `[Cout, KH, KW, Cin]` weights, plus a `[Cout]` bias (MediaPipe's
+    /// mediapipe/util/tflite/operations/transpose_conv_bias.cc).
+    case transposeConvBias(TransposeConvBiasOptions)
+
+    /// Options of `Convolution2DTransposeBias`: `TfLiteTransposeConvParams` as three
+    /// little-endian int32 (padding: 1 SAME, else none; stride width; stride height).
+    struct TransposeConvBiasOptions: Sendable, Equatable {
+        var same: Bool
+        var strideWidth: Int, strideHeight: Int
+    }
 
     /// Options of `Landmarks2TransformMatrix` version 2 (the FlexBuffer keys in parentheses).
     struct LandmarksToTransformMatrixOptions: Sendable, Equatable {
@@ -37,6 +50,7 @@ enum TFLiteCustomOperator: Sendable, Equatable {
         case .landmarksToTransformMatrix: "Landmarks2TransformMatrix"
         case .transformTensorBilinear: "TransformTensorBilinear"
         case .transformLandmarks: "TransformLandmarks"
+        case .transposeConvBias: "Convolution2DTransposeBias"
         }
     }
 
@@ -45,18 +59,26 @@ enum TFLiteCustomOperator: Sendable, Equatable {
         switch self {
         case .landmarksToTransformMatrix: 1
         case .transformTensorBilinear, .transformLandmarks: 2
+        case .transposeConvBias: 3
         }
     }
 
     /// The operator `code` (version `version`) with `options` (its `custom_options` bytes);
     /// `context` starts each error ("model.tflite: operator 192").
     init(code: String, version: Int, options: some Collection<UInt8>, context: String) throws {
-        let known = ["Landmarks2TransformMatrix", "TransformTensorBilinear", "TransformLandmarks"]
+        let known = ["Landmarks2TransformMatrix", "TransformTensorBilinear", "TransformLandmarks", "Convolution2DTransposeBias"]
         guard known.contains(code) else {
             throw ModelError("\(context) uses the custom op '\(code)', which FrameFlow does not implement (it runs \(known.joined(separator: ", ")))")
         }
-        guard version == 2 else { throw ModelError("\(context) (\(code)): version \(version) is not implemented (only version 2)") }
+        let implemented = code == "Convolution2DTransposeBias" ? 1 : 2
+        guard version == implemented else {
+            throw ModelError("\(context) (\(code)): version \(version) is not implemented (only version \(implemented))")
+        }
         let context = "\(context) (\(code))"
+        if code == "Convolution2DTransposeBias" {
+            self = .transposeConvBias(try Self.transposeConvParams(options, context: context))
+            return
+        }
         func map() throws -> FlexBuffer.Map { try FlexBuffer(bytes: options, context: context).root().map() }
         switch code {
         case "Landmarks2TransformMatrix":
@@ -85,5 +107,23 @@ enum TFLiteCustomOperator: Sendable, Equatable {
         default:
             self = .transformLandmarks  // version 2 reads no options
         }
+    }
+
+    /// `TfLiteTransposeConvParams` from `custom_options`: MediaPipe's kernel reads the bytes as
+    /// that C struct, so they must hold at least its three int32.
+    private static func transposeConvParams(_ options: some Collection<UInt8>, context: String) throws -> TransposeConvBiasOptions {
+        let b = Array(options)
+        guard b.count >= 12 else {
+            throw ModelError(
+                "\(context): custom_options has \(b.count) bytes; TfLiteTransposeConvParams (padding, stride_width, stride_height) needs 12")
+        }
+        func int32(_ i: Int) -> Int { Int(Int32(bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24)) }
+        let padding = int32(0), sw = int32(4), sh = int32(8)
+        // MediaPipe pads only for SAME; kTfLitePaddingUnknown (0) and VALID (2) pad nothing.
+        guard (0...2).contains(padding) else { throw ModelError("\(context): padding \(padding) is not 0 (unknown), 1 (SAME) or 2 (VALID)") }
+        guard (1..<(1 << 16)).contains(sw), (1..<(1 << 16)).contains(sh) else {
+            throw ModelError("\(context): strides (\(sh), \(sw)) out of range")
+        }
+        return TransposeConvBiasOptions(same: padding == 1, strideWidth: sw, strideHeight: sh)
     }
 }

@@ -21,6 +21,8 @@ struct TFLiteGraph {
         /// A PRELU fused into this CONV_2D after its residual: one slope per output channel,
         /// zero-padded to a multiple of 16.
         var channelSlopes: [Float]? = nil
+        /// A HARD_SWISH that followed this CONV_2D / DEPTHWISE_CONV_2D, fused at load.
+        var hardSwish = false
 
         /// For `CUSTOM`: which custom operator, with its options.
         var custom: TFLiteCustomOperator? = nil
@@ -34,6 +36,8 @@ struct TFLiteGraph {
 
     var tensors: [(name: String, shape: [Int], type: ElementType)] = []
     var constants: [Int: Tensor] = [:]
+    /// Sparse constants (their non-zero values and layout), made dense by `foldDensify`.
+    var sparse: [Int: (values: Tensor, sparsity: TFLiteSparsity)] = [:]
     var ops: [Op] = []
     var inputs: [Int] = []
     var outputs: [Int] = []
@@ -89,7 +93,11 @@ struct TFLiteGraph {
                     }
                     data = bytes[Int(o)..<Int(o + size)]
                 }
-                if !data.isEmpty {
+                if let s = try t.table(6), !data.isEmpty {  // sparsity: the values of the non-zero entries
+                    let width = [ElementType.float16: 2, .uint8: 1, .int8: 1, .bool: 1, .int64: 8][type] ?? 4
+                    let values = try ONNXModel.fromRaw(Array(data), type: type, shape: [data.count / width], name: name, file: file)
+                    sparse[i] = (values, try TFLiteSparsity(s, context: "\(file): tensor '\(name)'"))
+                } else if !data.isEmpty {
                     constants[i] = try ONNXModel.fromRaw(Array(data), type: type, shape: shape, name: name, file: file)
                 }
             }
@@ -123,10 +131,12 @@ struct TFLiteGraph {
         }
         declaredOps = Set(ops.map(\.name))
         fuseActivations()
+        try foldDensify(file: file)
         foldDequantize()
         packFilters()
         fuseResiduals()
         fusePRelu()
+        fuseHardSwish()
         var seen = Set(outputs).union(constants.keys)
         lastUses = Array(repeating: [], count: ops.count)
         for (k, op) in ops.enumerated().reversed() {

@@ -6,6 +6,7 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
     case concatenation = 2
     case conv2D = 3
     case depthwiseConv2D = 4
+    case depthToSpace = 5
     case dequantize = 6
     case fullyConnected = 9
     case logistic = 14
@@ -21,6 +22,8 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
     case mean = 40
     case stridedSlice = 45
     case prelu = 54
+    case hardSwish = 117
+    case densify = 124  // of a sparse constant: folded at load
 
     /// The schema's name ("CONV_2D"), as errors, `Model.opTypes` and profiles show it.
     var name: String {
@@ -30,6 +33,7 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
         case .concatenation: "CONCATENATION"
         case .conv2D: "CONV_2D"
         case .depthwiseConv2D: "DEPTHWISE_CONV_2D"
+        case .depthToSpace: "DEPTH_TO_SPACE"
         case .dequantize: "DEQUANTIZE"
         case .fullyConnected: "FULLY_CONNECTED"
         case .logistic: "LOGISTIC"
@@ -45,6 +49,8 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
         case .mean: "MEAN"
         case .stridedSlice: "STRIDED_SLICE"
         case .prelu: "PRELU"
+        case .hardSwish: "HARD_SWISH"
+        case .densify: "DENSIFY"
         }
     }
 }

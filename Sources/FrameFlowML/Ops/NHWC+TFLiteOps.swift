@@ -5,6 +5,13 @@ import FrameFlow
 extension NHWC {
     static func run(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
         let o = op.options
+        if op.hardSwish {  // fused at load (`fuseHardSwish`): the convolution, then HARD_SWISH in place
+            var conv = op
+            conv.hardSwish = false
+            var t = try run(conv, input, inputCount: inputCount, outShape: outShape)
+            hardSwish(&t.floats)
+            return t
+        }
         switch op.code {
         case .conv2D, .depthwiseConv2D:
             let x = try input(0), w = try input(1)
@@ -259,6 +266,16 @@ extension NHWC {
         case .custom:  // MediaPipe's operators, read at load
             guard let custom = op.custom else { throw ModelError("CUSTOM operator without a custom code") }
             return try custom.run(input, inputCount: inputCount, outShape: outShape)
+        case .hardSwish:
+            var t = try input(0)
+            t.floats = t.asFloats
+            t.type = .float32
+            hardSwish(&t.floats)
+            return t
+        case .depthToSpace:  // DepthToSpaceOptions: block_size
+            return try depthToSpace(try input(0), blockSize: Int(try o?.int(0) ?? 0))
+        case .densify:  // of a sparse constant: folded at load; a dense input passes through
+            return try input(0)
         case .relu, .relu6:  // the fused-activation loops
             var t = try input(0)
             t.floats = t.asFloats

@@ -18,6 +18,8 @@ extension TFLiteCustomOperator {
             out = try Self.transformTensorBilinear(try input(0), matrix: try input(1), height: h, width: w)
         case .transformLandmarks:
             out = try Self.transformLandmarks(try input(0), matrix: try input(1))
+        case .transposeConvBias(let o):
+            out = try NHWC.transposeConvBias(try input(0), weights: try input(1), bias: try input(2), o)
         }
         guard outShape.isEmpty || outShape == out.shape else {
             throw ModelError("\(name): the output has shape \(out.shape); the model declares \(outShape)")

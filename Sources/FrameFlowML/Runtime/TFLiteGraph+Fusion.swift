@@ -37,6 +37,35 @@ extension TFLiteGraph {
         removeOps(removed)
     }
 
+    /// DENSIFY of a sparse constant (pose_detection's float16 weights) is a dense constant:
+    /// it is made once here and the op goes. Only DENSIFY may read a sparse tensor.
+    mutating func foldDensify(file: String) throws {
+        var removed = Set<Int>()
+        for (k, op) in ops.enumerated() {
+            let context = "\(file): operator \(k) (\(op.name))"
+            if op.code == .densify {
+                guard op.inputs.count == 1, op.outputs.count == 1, op.inputs[0] >= 0 else {
+                    throw ModelError("\(context) has \(op.inputs.count) inputs and \(op.outputs.count) outputs")
+                }
+                let i = op.inputs[0]
+                if let (values, sparsity) = sparse[i] {
+                    let shape = tensors[i].shape
+                    let dense = try sparsity.densify(values.asFloats, shape: shape, context: "\(context): tensor '\(tensors[i].name)'")
+                    constants[op.outputs[0]] = Tensor(shape: shape, floats: dense, type: values.type)
+                } else if let c = constants[i] {
+                    constants[op.outputs[0]] = c  // already dense
+                } else {
+                    continue  // a computed input: passed through when run
+                }
+                removed.insert(k)
+            } else if let i = op.inputs.first(where: { sparse[$0] != nil }) {
+                throw ModelError("\(context) reads the sparse tensor '\(tensors[i].name)'; FrameFlow densifies sparse tensors only through DENSIFY")
+            }
+        }
+        removeOps(removed)
+        sparse = [:]
+    }
+
     /// DEQUANTIZE of a constant (float16 weights, widened when read) is a constant: its
     /// output joins the constants and the op goes, instead of copying weights every run.
     mutating func foldDequantize() {
@@ -124,6 +153,27 @@ extension TFLiteGraph {
             let slopes = alpha.asFloats
             guard slopes.count == filter.outputs else { continue }
             ops[p].channelSlopes = slopes + [Float](repeating: 0, count: (slopes.count + 15) / 16 * 16 - slopes.count)
+            ops[p].outputs = op.outputs
+            removed.insert(k)
+        }
+        removeOps(removed)
+    }
+
+    /// Fuses each HARD_SWISH into the CONV_2D or DEPTHWISE_CONV_2D before it (after the residual
+    /// and PRELU passes) when that op has no activation of its own and the HARD_SWISH is the
+    /// only reader of its output: the convolution applies it to its output in place, instead
+    /// of a separate op and tensor (the selfie segmentation models follow eleven convolutions
+    /// with one).
+    mutating func fuseHardSwish() {
+        let (readers, producer, graphOutputs) = dataflow()
+        var removed = Set<Int>()
+        for (k, op) in ops.enumerated() where op.code == .hardSwish && op.inputs.count == 1 && op.outputs.count == 1 {
+            let i = op.inputs[0]
+            guard i >= 0, readers[i] == 1, !graphOutputs.contains(i), let p = producer[i], [.conv2D, .depthwiseConv2D].contains(ops[p].code),
+                ops[p].outputs == [i], !ops[p].hardSwish, ops[p].channelSlopes == nil,
+                (try? ops[p].activation(field: ops[p].code == .conv2D ? 3 : 4)) == 0, tensors[op.outputs[0]].shape == tensors[i].shape
+            else { continue }
+            ops[p].hardSwish = true
             ops[p].outputs = op.outputs
             removed.insert(k)
         }

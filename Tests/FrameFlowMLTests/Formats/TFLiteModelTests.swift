@@ -154,7 +154,7 @@ import Testing
     @Test func operatorCodesFollowTheSchema() {
         #expect(TFLiteOperator(rawValue: 3) == .conv2D && TFLiteOperator.conv2D.name == "CONV_2D")
         #expect(TFLiteOperator(rawValue: 4)?.name == "DEPTHWISE_CONV_2D" && TFLiteOperator(rawValue: 21)?.name == "RELU6")
-        #expect(TFLiteOperator(rawValue: 5) == nil)  // LOCAL_RESPONSE_NORMALIZATION: not run
+        #expect(TFLiteOperator(rawValue: 13) == nil)  // LOCAL_RESPONSE_NORMALIZATION: not run (5 is DEPTH_TO_SPACE)
         #expect(TFLiteGraph.names.count == TFLiteOperator.allCases.count && TFLiteGraph.names[34] == "PAD")
     }
 }

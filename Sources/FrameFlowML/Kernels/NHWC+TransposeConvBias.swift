@@ -1,0 +1,84 @@
+import Foundation
+import FrameFlow
+
+extension NHWC {
+    /// MediaPipe's `Convolution2DTransposeBias`: each input pixel spreads its channels through
+    /// the `[Cout, KH, KW, Cin]` filter onto a KH × KW patch of the output, stride apart, and
+    /// the output starts at the `[Cout]` bias. Output size `stride·(H − 1) + K − pad`, where SAME
+    /// pads `max(0, K − (H − 1) mod stride − 1)` (the top/left part half of it) and VALID none.
+    ///
+    /// One matrix product gives every input pixel's contribution to every (output channel,
+    /// tap); each output row then gathers its taps in input order (rows split across threads,
+    /// no two writing the same output).
+    static func transposeConvBias(
+        _ x: Tensor, weights w: Tensor, bias: Tensor, _ o: TFLiteCustomOperator.TransposeConvBiasOptions
+    ) throws -> Tensor {
+        guard x.isFloat, w.isFloat, bias.isFloat, x.shape.count == 4, w.shape.count == 4, bias.shape.count == 1 else {
+            throw ModelError("Convolution2DTransposeBias needs a 4-D input and filter and a 1-D bias, not \(x.shape), \(w.shape), \(bias.shape)")
+        }
+        let (n, h, wd, cin) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
+        let (cout, kh, kw) = (w.shape[0], w.shape[1], w.shape[2])
+        guard w.shape[3] == cin, bias.shape[0] == cout, kh > 0, kw > 0, h > 0, wd > 0 else {
+            throw ModelError("Convolution2DTransposeBias filter \(w.shape) and bias \(bias.shape) do not fit input \(x.shape)")
+        }
+        let (sh, sw) = (o.strideHeight, o.strideWidth)
+        let padH = o.same ? max(0, kh - (h - 1) % sh - 1) : 0, padW = o.same ? max(0, kw - (wd - 1) % sw - 1) : 0
+        let oh = try Checked.sum(try Checked.product(sh, h - 1, "output height"), kh - padH, "output height")
+        let ow = try Checked.sum(try Checked.product(sw, wd - 1, "output width"), kw - padW, "output width")
+        let (top, left) = (padH / 2, padW / 2)
+        let taps = kh * kw * cout
+        _ = try Checked.elements([n, oh, ow, cout], "Convolution2DTransposeBias output")
+        _ = try Checked.elements([h, wd, taps], "Convolution2DTransposeBias products")
+        // For each output row (column): the input rows (columns) that reach it and the filter
+        // row (column) they reach it through, input ascending.
+        func sources(_ outCount: Int, _ inCount: Int, _ k: Int, _ s: Int, _ pad: Int) -> [[(input: Int, tap: Int)]] {
+            (0..<outCount).map { out in
+                var found: [(input: Int, tap: Int)] = []
+                var i = min(inCount - 1, (out + pad) / s)
+                while i >= 0 && out + pad - i * s < k {
+                    found.append((i, out + pad - i * s))
+                    i -= 1
+                }
+                return found.reversed()
+            }
+        }
+        let rows = sources(oh, h, kh, sh, top), cols = sources(ow, wd, kw, sw, left)
+        let xf = x.asFloats, wf = w.asFloats, bf = bias.asFloats
+        var out = Scratch.uninitialized(n * oh * ow * cout)
+        var products = Scratch.uninitialized(h * wd * taps)  // the product (beta 0) writes every entry
+        xf.withUnsafeBufferPointer { X in
+            wf.withUnsafeBufferPointer { W in
+                bf.withUnsafeBufferPointer { B in
+                    out.withUnsafeMutableBufferPointer { Y in
+                        products.withUnsafeMutableBufferPointer { P in
+                            let p = P.baseAddress!, y = Y.baseAddress!, b = B.baseAddress!
+                            for batch in 0..<n {
+                                // products[pixel, (oc, ky, kx)] = Σ_ic x[pixel, ic] · w[oc, ky, kx, ic]
+                                GEMM.multiply(
+                                    m: h * wd, n: taps, k: cin, a: X.baseAddress! + batch * h * wd * cin, lda: cin, b: W.baseAddress!, ldb: cin,
+                                    transB: true, c: p, ldc: taps)
+                                let yb = y + batch * oh * ow * cout
+                                Scratch.parallelFor(oh, work: oh * ow * taps) { band in
+                                    for oy in band {
+                                        for ox in 0..<ow {
+                                            let yp = yb + (oy * ow + ox) * cout
+                                            yp.update(from: b, count: cout)
+                                            for (iy, ky) in rows[oy] {
+                                                for (ix, kx) in cols[ox] {
+                                                    let pp = p + (iy * wd + ix) * taps + ky * kw + kx
+                                                    for oc in 0..<cout { yp[oc] += pp[oc * kh * kw] }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Scratch.recycle(&products)
+        return Tensor(shape: [n, oh, ow, cout], floats: out)
+    }
+}
