@@ -98,6 +98,10 @@ PY
     [ -s .build/fixtures/faces/carphone_060.ppm ] || python3 scripts/fixtures/make_mediapipe_face_fixtures.py images
     # The digit classifier's held-out images (opencv-doc's digits.png) and onnxruntime's answers.
     [ .build/fixtures/digits/expected.json -nt Models/digit_classifier.onnx ] || python3 scripts/fixtures/make_digit_fixtures.py
+    # The committed YOLO exports (Tests/Fixtures/yolo, made by export_yolo.py with Ultralytics)
+    # into the models folder, and onnxruntime's raw outputs on real photos.
+    [ .build/fixtures/yolo/yolo11n.two_hands.output_0.pb -nt Tests/Fixtures/yolo/ultralytics_nms.json ] \
+        || python3 scripts/fixtures/make_yolo_fixtures.py
 fi
 
 # MediaPipe's models, label files and compiled graphs (mediapipe/modules/** of PyPI's
