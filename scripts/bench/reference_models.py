@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Reference latencies for frameflow-bench's model section: onnxruntime (1 and 2 intra-op
 threads) and LiteRT, on the inputs of .build/fixtures/models/<name>.input_0.pb (MediaPipe's
-landmark and palm models: .build/fixtures/litert_ops/<name>.image.input_0.pb).
+landmark and palm models: .build/fixtures/litert_ops/<name>.image.input_0.pb; the pose and selfie
+models: .build/fixtures/litert_pose_selfie/, the selfie ones with Convolution2DTransposeBias as
+TRANSPOSE_CONV).
 
 usage: reference_models.py MODELS_DIR ITERATIONS   → JSON {name: {"ort1": ms, "ort2": ms} or {"litert1": ms, "litert2": ms}}
 """
@@ -45,6 +47,14 @@ tflite = {"face_detection_short_range": (f"{d}/face_detection_short_range.tflite
 for name, folder in [("face_landmark", "face_landmark"), ("hand_landmark_full", "hand_landmark"), ("hand_landmark_lite", "hand_landmark"),
                      ("palm_detection_full", "palm_detection"), ("palm_detection_lite", "palm_detection")]:
     tflite[name] = (f"{fixtures}/mediapipe/mediapipe/modules/{folder}/{name}.tflite", f"{fixtures}/litert_ops/{name}.image.input_0.pb")
+# MediaPipe's pose and selfie segmentation models on the photo crop of
+# make_litert_pose_selfie_fixtures.py; the selfie models with their custom
+# Convolution2DTransposeBias rewritten as the builtin TRANSPOSE_CONV (LiteRT lacks the custom op).
+pose_selfie = fixtures / "litert_pose_selfie"
+for name, folder in [("pose_detection", "pose_detection"), ("pose_landmark_full", "pose_landmark"), ("selfie_segmentation", "selfie_segmentation"),
+                     ("selfie_segmentation_landscape", "selfie_segmentation")]:
+    model = pose_selfie / f"{name}.builtin_transpose_conv.tflite" if name.startswith("selfie") else fixtures / f"mediapipe/mediapipe/modules/{folder}/{name}.tflite"
+    tflite[name] = (str(model), str(pose_selfie / f"{name}.image.input_0.pb"))
 for name, (model, inp) in tflite.items():
     if not (pathlib.Path(model).exists() and pathlib.Path(inp).exists()):
         continue
