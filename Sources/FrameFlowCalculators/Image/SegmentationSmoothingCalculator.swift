@@ -76,7 +76,7 @@ public final class SegmentationSmoothingCalculator: Calculator {
                 "MASK_PREVIOUS is \(previous.width)×\(previous.height) \(previous.format); MASK is "
                     + "\(current.width)×\(current.height) \(current.format)", stream: cc.inputStreamName("MASK_PREVIOUS"))
         }
-        var out = try cc.pool.makeImage(width: current.width, height: current.height, format: .grayFloat32)
+        let out = try cc.pool.makeImage(width: current.width, height: current.height, format: .grayFloat32)
         let p = current.planes[0], q = previous.planes[0], d = out.planes[0]
         let ratio = ratio
         for y in 0..<current.height {
