@@ -28,6 +28,8 @@ enum PoseSelfieFixtures {
         var width: Int
         var height: Int
         var static_image_mode: Bool
+        /// Checksums of the RGB bytes MediaPipe was given (see `rgbSums`).
+        var rgb_sums: [String]?
         var model_complexity: Int?
         var smooth_landmarks: Bool?
         var enable_segmentation: Bool?
@@ -66,6 +68,22 @@ enum PoseSelfieFixtures {
     /// x, y, z of each landmark, the layout `MediaPipeSolutionFixtures.distance` takes.
     static func xyz(_ pose: Pose) -> [Float] {
         stride(from: 0, to: pose.landmarks.count - 4, by: 5).flatMap { pose.landmarks[$0..<($0 + 3)] }
+    }
+
+    /// The fixtures' checksums of `images`' bytes (rgb8, row by row, frame after frame), as 16
+    /// hex digits: their sum, and the sum of byte i times i + 1, both modulo 2^64.
+    static func rgbSums(_ images: [ImageFrame]) -> [String] {
+        var sum: UInt64 = 0, weighted: UInt64 = 0, i: UInt64 = 0
+        for image in images {
+            for y in 0..<image.height {
+                for b in image.row(y) {
+                    i &+= 1
+                    sum &+= UInt64(b)
+                    weighted &+= UInt64(b) &* i
+                }
+            }
+        }
+        return [sum, weighted].map { String(repeating: "0", count: 16 - String($0, radix: 16).count) + String($0, radix: 16) }
     }
 
     /// A stored mask, row by row, as floats in [0, 1] (the PNG holds round(value × 255)).

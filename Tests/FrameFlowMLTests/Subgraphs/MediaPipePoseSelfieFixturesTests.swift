@@ -30,6 +30,18 @@ import Testing
         #expect(P.pose.filter(\.static_image_mode).filter { $0.frames[0].pose == nil }.map(\.source) == ["none"])
     }
 
+    /// FrameFlow's MediaSource (rgb8) decodes every photo and clip to the very bytes the script
+    /// fed MediaPipe (decoded there by the ffmpeg tool, and checked against OpenCV's decoder).
+    @Test(arguments: P.pose.map(\.source))
+    func frameFlowDecodesWhatMediaPipeWasFed(source: String) throws {
+        let run = try #require(P.pose.first { $0.source == source })
+        let want = try #require(run.rgb_sums, "\(source): no rgb_sums in pose.json")
+        let images = try MediaPipeSolutionFixtures.frames(run.path, count: run.frames.count)
+        #expect(images.count == run.frames.count && images.allSatisfy { $0.width == run.width && $0.height == run.height && $0.format == .rgb8 })
+        #expect(P.rgbSums(images) == want, "\(source): FrameFlow decodes other bytes than MediaPipe was given")
+        for selfie in P.selfieSegmentation where selfie.source == source { #expect(selfie.rgb_sums == want, "\(source): selfie run") }
+    }
+
     static var storedMasks: [String] {
         (P.pose + P.selfieSegmentation).flatMap { run in run.frames.compactMap(\.mask) }
     }
