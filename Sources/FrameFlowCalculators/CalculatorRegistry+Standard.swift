@@ -23,7 +23,7 @@ extension CalculatorRegistry {
             WorldLandmarkProjectionCalculator.self, LandmarkLetterboxRemovalCalculator.self,
             // Pose calculators (smoothing, visibility).
             LandmarksSmoothingCalculator.self, VisibilitySmoothingCalculator.self, VisibilityCopyCalculator.self,
-            InverseMatrixCalculator.self, RectToRenderScaleCalculator.self,
+            InverseMatrixCalculator.self, RectToRenderScaleCalculator.self, WarpAffineCalculator.self,
             // Segmentation masks (Selfie Segmentation, Pose).
             SegmentationSmoothingCalculator.self, RecolorCalculator.self,
             // Virtual backgrounds (the person over a blurred or replaced background).

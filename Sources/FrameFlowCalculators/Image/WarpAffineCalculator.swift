@@ -1,0 +1,221 @@
+import FrameFlow
+
+/// Warps an image with an affine matrix, as MediaPipe's `WarpAffineCalculator` on the CPU (its
+/// OpenCV runner): Pose puts its segmentation mask back onto the image with it.
+///
+/// `MATRIX` maps an output point to an input point, both in normalized coordinates (`[0, 1]`
+/// over each image's width and height), as `ImageToTensorCalculator`'s inverse does. Output
+/// pixel (x, y) takes the input at (a·x + b·y + c, d·x + e·y + f), where the matrix's first two
+/// rows are scaled to pixels as MediaPipe's runner scales them (in float: input size on the left,
+/// 1 / output size on the right), and the point is sampled as OpenCV's `warpAffine` with
+/// `INTER_LINEAR | WARP_INVERSE_MAP` samples it: coordinates in fixed point with 1/32-pixel steps,
+/// bilinear weights from those steps (8-bit channels in 15-bit fixed point, rounded; float
+/// channels in float). Outside the input, `BORDER_ZERO` reads 0 and `BORDER_REPLICATE` (the
+/// default) the nearest edge pixel. `gpu_origin` concerns GPU images only and is ignored.
+///
+/// Inputs:
+///   - `IMAGE`: `ImageFrame` (gray8, rgb8, rgba8, bgra8, grayFloat32, rgbaFloat32).
+///   - `MATRIX`: `ProjectionMatrix`.
+///   - `OUTPUT_SIZE`: `ImageSize`.
+///   A timestamp missing any of them gives nothing.
+/// Outputs:
+///   - `IMAGE`: `ImageFrame` of `OUTPUT_SIZE`, the input's format.
+/// Options: `mediapipe.WarpAffineCalculatorOptions` (extension 373693895) { border_mode
+/// (BORDER_UNSPECIFIED | BORDER_ZERO | BORDER_REPLICATE), gpu_origin (DEFAULT | CONVENTIONAL |
+/// TOP_LEFT), interpolation (INTER_UNSPECIFIED | INTER_LINEAR; INTER_CUBIC is refused) }.
+///
+/// Example usage:
+/// ```
+/// node {
+///   calculator: "WarpAffineCalculator"
+///   input_stream: "IMAGE:roi_segmentation_mask"
+///   input_stream: "MATRIX:inverse_transformation_matrix"
+///   input_stream: "OUTPUT_SIZE:image_size"
+///   output_stream: "IMAGE:segmentation_mask"
+///   options {
+///     [mediapipe.WarpAffineCalculatorOptions.ext] { border_mode: BORDER_ZERO gpu_origin: TOP_LEFT }
+///   }
+/// }
+/// ```
+public final class WarpAffineCalculator: Calculator {
+    /// MediaPipe's `WarpAffineCalculatorOptions`.
+    public struct Options: CalculatorOptions, Equatable {
+        public static let typeName: String? = "mediapipe.WarpAffineCalculatorOptions"
+
+        /// What is read outside the input.
+        public enum BorderMode: String, Codable, Sendable {
+            /// Unset: replicate.
+            case unspecified = "BORDER_UNSPECIFIED"
+            /// Zero in every channel.
+            case zero = "BORDER_ZERO"
+            /// The nearest edge pixel.
+            case replicate = "BORDER_REPLICATE"
+        }
+
+        /// Where a GPU image starts (ignored on the CPU).
+        public enum GpuOrigin: String, Codable, Sendable {
+            case `default` = "DEFAULT", conventional = "CONVENTIONAL", topLeft = "TOP_LEFT"
+        }
+
+        /// The sampling filter.
+        public enum Interpolation: String, Codable, Sendable {
+            case unspecified = "INTER_UNSPECIFIED", linear = "INTER_LINEAR", cubic = "INTER_CUBIC"
+        }
+
+        public var borderMode = BorderMode.unspecified
+        public var gpuOrigin = GpuOrigin.default
+        public var interpolation = Interpolation.unspecified
+        public init() {}
+        public init(borderMode: BorderMode) { self.borderMode = borderMode }
+
+        public static var protoSchema: ProtoSchema? {
+            ProtoSchema(
+                "mediapipe.WarpAffineCalculatorOptions", extension: 373693895,
+                fields: [
+                    .init(1, "border_mode", .enumeration([0: "BORDER_UNSPECIFIED", 1: "BORDER_ZERO", 2: "BORDER_REPLICATE"])),
+                    .init(2, "gpu_origin", .enumeration([0: "DEFAULT", 1: "CONVENTIONAL", 2: "TOP_LEFT"])),
+                    .init(3, "interpolation", .enumeration([0: "INTER_UNSPECIFIED", 1: "INTER_LINEAR", 2: "INTER_CUBIC"])),
+                ])
+        }
+
+        /// Bilinear only.
+        public func validate() throws {
+            if interpolation == .cubic {
+                throw GraphError(.invalidOption, "interpolation: INTER_CUBIC is not supported (INTER_LINEAR is)")
+            }
+        }
+    }
+
+    public static let contract = CalculatorContract(
+        inputs: [
+            PortSpec("IMAGE", ImageFrame.self), PortSpec("MATRIX", ProjectionMatrix.self), PortSpec("OUTPUT_SIZE", ImageSize.self),
+        ],
+        outputs: [PortSpec("IMAGE", ImageFrame.self)])
+
+    private let options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    public func process(_ cc: CalculatorContext) throws {
+        guard cc.hasInput("IMAGE"), cc.hasInput("MATRIX"), cc.hasInput("OUTPUT_SIZE") else { return }
+        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        let size = try cc.input("OUTPUT_SIZE", as: ImageSize.self)
+        guard size.width > 0, size.height > 0, size.width <= 32767, size.height <= 32767 else {
+            throw GraphError(
+                .calculatorFailed, "OUTPUT_SIZE \(size) is not a size from 1×1 to 32767×32767", node: cc.nodeName,
+                stream: cc.inputStreamName("OUTPUT_SIZE"))
+        }
+        switch image.format {
+        case .gray8, .rgb8, .rgba8, .bgra8, .grayFloat32, .rgbaFloat32: break
+        default:
+            throw GraphError(
+                .calculatorFailed, "IMAGE is \(image.format); gray8, rgb8, rgba8, bgra8, grayFloat32 or rgbaFloat32 are warped",
+                node: cc.nodeName, stream: cc.inputStreamName("IMAGE"))
+        }
+        let matrix = try cc.input("MATRIX", as: ProjectionMatrix.self)
+        let out = try Self.warp(
+            image, matrix: matrix, size: size, replicate: options.borderMode != .zero, pool: cc.pool)
+        try cc.emit(out, tag: "IMAGE")
+    }
+
+    /// The 2×3 pixel matrix MediaPipe's OpenCV runner gives `warpAffine`: `matrix` with the
+    /// input size on its left and 1 / output size on its right, multiplied in float.
+    public static func pixelMatrix(_ matrix: ProjectionMatrix, input: ImageSize, output: ImageSize) -> [Double] {
+        let m = matrix.values
+        let left: [Float] = [Float(input.width), Float(input.height)]
+        let right: [Float] = [1 / Float(output.width), 1 / Float(output.height), 1, 1]
+        return [0, 1, 3, 4, 5, 7].map { k in
+            let (row, col) = (k / 4, k % 4)
+            return Double(left[row] * m[k] * right[col])
+        }
+    }
+
+    /// `image` warped into `size` through `matrix` (output to input, normalized), as above.
+    public static func warp(
+        _ image: ImageFrame, matrix: ProjectionMatrix, size: ImageSize, replicate: Bool, pool: ImagePool = .shared
+    ) throws -> ImageFrame {
+        let m = pixelMatrix(matrix, input: ImageSize(width: image.width, height: image.height), output: size)
+        var out = try pool.makeImage(width: size.width, height: size.height, format: image.format)
+        let isFloat = image.format == .grayFloat32 || image.format == .rgbaFloat32
+        let channels = image.format.channels
+        let (sw, sh) = (image.width, image.height)
+        let src = image.planes[0].baseAddress, srcStride = image.planes[0].bytesPerRow
+        // OpenCV's fixed point: coordinates in 1/1024, sampled in 1/32 steps.
+        let adelta = (0..<size.width).map { Self.round(m[0] * Double($0) * 1024) }
+        let bdelta = (0..<size.width).map { Self.round(m[3] * Double($0) * 1024) }
+        var px = [Int](repeating: 0, count: 4)
+        var fv = [Float](repeating: 0, count: channels * 4)
+        var iv = [Int](repeating: 0, count: channels * 4)
+        for y in 0..<size.height {
+            let x0 = Self.round((m[1] * Double(y) + m[2]) * 1024) + 16
+            let y0 = Self.round((m[4] * Double(y) + m[5]) * 1024) + 16
+            out.withMutableRow(y) { row in
+                let dst = UnsafeMutableRawPointer(row.baseAddress!)
+                for x in 0..<size.width {
+                    let X = (x0 &+ adelta[x]) >> 5, Y = (y0 &+ bdelta[x]) >> 5
+                    let sx = Self.clampShort(X >> 5), sy = Self.clampShort(Y >> 5)
+                    let fx = X & 31, fy = Y & 31
+                    // Weights of the four neighbours: (sx, sy), (sx+1, sy), (sx, sy+1), (sx+1, sy+1).
+                    let inside = sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1
+                    if !inside && !replicate && (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
+                        if isFloat {
+                            for c in 0..<channels { dst.storeBytes(of: Float(0), toByteOffset: (x * channels + c) * 4, as: Float.self) }
+                        } else {
+                            for c in 0..<channels { dst.storeBytes(of: UInt8(0), toByteOffset: x * channels + c, as: UInt8.self) }
+                        }
+                        continue
+                    }
+                    // Neighbour offsets, or -1 for a zero border.
+                    for k in 0..<4 {
+                        var nx = sx + (k & 1), ny = sy + (k >> 1)
+                        if replicate {
+                            nx = Swift.min(Swift.max(nx, 0), sw - 1)
+                            ny = Swift.min(Swift.max(ny, 0), sh - 1)
+                            px[k] = ny * srcStride + nx * channels * (isFloat ? 4 : 1)
+                        } else {
+                            px[k] = nx >= 0 && nx < sw && ny >= 0 && ny < sh ? ny * srcStride + nx * channels * (isFloat ? 4 : 1) : -1
+                        }
+                    }
+                    if isFloat {
+                        let ax = Float(fx) * (1 / 32), ay = Float(fy) * (1 / 32)
+                        let w0 = (1 - ay) * (1 - ax), w1 = (1 - ay) * ax, w2 = ay * (1 - ax), w3 = ay * ax
+                        for k in 0..<4 {
+                            for c in 0..<channels {
+                                fv[k * channels + c] = px[k] < 0 ? 0 : src.load(fromByteOffset: px[k] + c * 4, as: Float.self)
+                            }
+                        }
+                        for c in 0..<channels {
+                            let v = fv[c] * w0 + fv[channels + c] * w1 + fv[2 * channels + c] * w2 + fv[3 * channels + c] * w3
+                            dst.storeBytes(of: v, toByteOffset: (x * channels + c) * 4, as: Float.self)
+                        }
+                    } else {
+                        // Weights ×32768: products of (32 − f) and f over 32², times 32768.
+                        let w0 = (32 - fy) * (32 - fx) * 32, w1 = (32 - fy) * fx * 32, w2 = fy * (32 - fx) * 32, w3 = fy * fx * 32
+                        for k in 0..<4 {
+                            for c in 0..<channels {
+                                iv[k * channels + c] = px[k] < 0 ? 0 : Int(src.load(fromByteOffset: px[k] + c, as: UInt8.self))
+                            }
+                        }
+                        for c in 0..<channels {
+                            let v = iv[c] * w0 + iv[channels + c] * w1 + iv[2 * channels + c] * w2 + iv[3 * channels + c] * w3
+                            dst.storeBytes(of: UInt8(Swift.min(255, (v + (1 << 14)) >> 15)), toByteOffset: x * channels + c, as: UInt8.self)
+                        }
+                    }
+                }
+            }
+        }
+        return out.freeze()
+    }
+
+    /// OpenCV's `saturate_cast<int>(double)`: round half to even, clamped to Int32.
+    static func round(_ v: Double) -> Int {
+        guard v.isFinite else { return v > 0 ? Int(Int32.max) : Int(Int32.min) }
+        let r = v.rounded(.toNearestOrEven)
+        return r >= Double(Int32.max) ? Int(Int32.max) : r <= Double(Int32.min) ? Int(Int32.min) : Int(r)
+    }
+
+    /// OpenCV's `saturate_cast<short>`.
+    static func clampShort(_ v: Int) -> Int { Swift.min(Swift.max(v, Int(Int16.min)), Int(Int16.max)) }
+}
