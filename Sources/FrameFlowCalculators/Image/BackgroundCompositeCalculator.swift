@@ -8,7 +8,8 @@ import FrameFlow
 ///
 /// Per pixel, with w the mask's value there (gray_f32 as is, gray8 ÷ 255; 1 − w with
 /// `invert_mask`), the weight a = clamp((w − mask_low) / (mask_high − mask_low), 0, 1) and
-/// each colour channel becomes round(fg · a + bg · (1 − a)), in `Float`, halves to even. The
+/// each colour channel becomes round(fg · a + bg · (1 − a)), in `Float`, halves to even (a NaN
+/// mask value counts as 0). The
 /// defaults (0 and 1) keep the mask's soft edges; a narrower range hardens them. Alpha, when
 /// the image has one, is kept. A mask of another size is resized to the image first (bilinear,
 /// pixel centres aligned, edges clamped). Without a `MASK` packet the frame passes unchanged.
@@ -122,7 +123,9 @@ public final class BackgroundCompositeCalculator: Calculator {
         // The weight of the foreground at pixel i.
         func alpha(_ i: Int) -> Float {
             let m = invert ? 1 - weights[i] : weights[i]
-            return min(max((m - low) / span, 0), 1)
+            let a = (m - low) / span
+            return a > 0 ? min(a, 1) : 0  // NaN (a broken mask) counts as background
+
         }
         func write(_ row: UnsafeMutablePointer<UInt8>, _ x: Int, _ a: Float, _ bg: (Float, Float, Float)) {
             let px = row + x * fg.bpp

@@ -125,6 +125,18 @@ import Testing
         }
     }
 
+    /// Values outside 0…1 are clamped; NaN is background (no crash on a broken mask).
+    @Test func maskValuesOutOfRange() throws {
+        let image = try TestImages.random(width: 4, height: 1, format: .rgb8, seed: 12)
+        let r = try runner("color { r: 9 g: 99 b: 199 }")
+        r.add(image, tag: "IMAGE", at: 0)
+        r.add(try ImageFrame.grayFloat(width: 4, height: 1, values: [.nan, -.infinity, 7, .infinity]), tag: "MASK", at: 0)
+        try r.run()
+        let out = try Self.output(r)
+        #expect(out[0, 0] == [9, 99, 199] && out[1, 0] == [9, 99, 199])
+        #expect(out[2, 0] == image[2, 0] && out[3, 0] == image[3, 0])
+    }
+
     @Test func withoutAMaskTheFramePassesUnchanged() throws {
         let image = try TestImages.random(width: 3, height: 3, format: .rgb8, seed: 3)
         let r = try runner()
