@@ -23,6 +23,9 @@ struct TFLiteGraph {
         var channelSlopes: [Float]? = nil
         /// A HARD_SWISH that followed this CONV_2D / DEPTHWISE_CONV_2D, fused at load.
         var hardSwish = false
+        /// Zeros around the input of this VALID CONV_2D / DEPTHWISE_CONV_2D (top, bottom, left,
+        /// right), from a PAD folded at load.
+        var spatialPadding: [Int]? = nil
 
         /// For `CUSTOM`: which custom operator, with its options.
         var custom: TFLiteCustomOperator? = nil
@@ -133,6 +136,7 @@ struct TFLiteGraph {
         fuseActivations()
         try foldDensify(file: file)
         foldDequantize()
+        foldSpatialPads()
         packFilters()
         fuseResiduals()
         fusePRelu()

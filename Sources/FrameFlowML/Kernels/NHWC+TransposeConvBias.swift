@@ -30,17 +30,21 @@ extension NHWC {
         _ = try Checked.elements([n, oh, ow, cout], "Convolution2DTransposeBias output")
         _ = try Checked.elements([h, wd, taps], "Convolution2DTransposeBias products")
         // For each output row (column): the input rows (columns) that reach it and the filter
-        // row (column) they reach it through, input ascending.
-        func sources(_ outCount: Int, _ inCount: Int, _ k: Int, _ s: Int, _ pad: Int) -> [[(input: Int, tap: Int)]] {
-            (0..<outCount).map { out in
-                var found: [(input: Int, tap: Int)] = []
+        // row (column) they reach it through, input ascending, as flat arrays (`start[o] ..<
+        // start[o + 1]` index `input` and `tap`).
+        func sources(_ outCount: Int, _ inCount: Int, _ k: Int, _ s: Int, _ pad: Int) -> (start: [Int], input: [Int], tap: [Int]) {
+            var start = [0], input: [Int] = [], tap: [Int] = []
+            for out in 0..<outCount {
+                let first = input.count
                 var i = min(inCount - 1, (out + pad) / s)
                 while i >= 0 && out + pad - i * s < k {
-                    found.append((i, out + pad - i * s))
+                    input.insert(i, at: first)
+                    tap.insert(out + pad - i * s, at: first)
                     i -= 1
                 }
-                return found.reversed()
+                start.append(input.count)
             }
+            return (start, input, tap)
         }
         let rows = sources(oh, h, kh, sh, top), cols = sources(ow, wd, kw, sw, left)
         let xf = x.asFloats, wf = w.asFloats, bf = bias.asFloats
@@ -59,14 +63,23 @@ extension NHWC {
                                     transB: true, c: p, ldc: taps)
                                 let yb = y + batch * oh * ow * cout
                                 Scratch.parallelFor(oh, work: oh * ow * taps) { band in
-                                    for oy in band {
-                                        for ox in 0..<ow {
-                                            let yp = yb + (oy * ow + ox) * cout
-                                            yp.update(from: b, count: cout)
-                                            for (iy, ky) in rows[oy] {
-                                                for (ix, kx) in cols[ox] {
-                                                    let pp = p + (iy * wd + ix) * taps + ky * kw + kx
-                                                    for oc in 0..<cout { yp[oc] += pp[oc * kh * kw] }
+                                    rows.input.withUnsafeBufferPointer { rowInput in
+                                        rows.tap.withUnsafeBufferPointer { rowTap in
+                                            cols.input.withUnsafeBufferPointer { colInput in
+                                                cols.tap.withUnsafeBufferPointer { colTap in
+                                                    for oy in band {
+                                                        for ox in 0..<ow {
+                                                            let yp = yb + (oy * ow + ox) * cout
+                                                            yp.update(from: b, count: cout)
+                                                            for r in rows.start[oy]..<rows.start[oy + 1] {
+                                                                let rowBase = rowInput[r] * wd, tapBase = rowTap[r] * kw
+                                                                for c in cols.start[ox]..<cols.start[ox + 1] {
+                                                                    let pp = p + (rowBase + colInput[c]) * taps + tapBase + colTap[c]
+                                                                    for oc in 0..<cout { yp[oc] += pp[oc * kh * kw] }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
                                                 }
                                             }
                                         }

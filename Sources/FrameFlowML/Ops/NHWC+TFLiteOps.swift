@@ -29,7 +29,11 @@ extension NHWC {
             guard [sw, sh, dw, dh].allSatisfy({ $0 > 0 && $0 < 1 << 16 }), kh > 0, kw > 0 else {
                 throw ModelError("conv strides (\(sh), \(sw)), dilations (\(dh), \(dw)) or filter \(w.shape) out of range")
             }
-            let (oh, pt) = padding(same, h, kh, sh, dh), (ow, pl) = padding(same, wd, kw, sw, dw)
+            // A PAD folded at load (`foldSpatialPads`): VALID over the padded size, the window
+            // starting that far before the input (the kernels read outside it as zeros).
+            let pads = op.spatialPadding ?? [0, 0, 0, 0]
+            let (oh, samePt) = padding(same, h + pads[0] + pads[1], kh, sh, dh), (ow, samePl) = padding(same, wd + pads[2] + pads[3], kw, sw, dw)
+            let pt = samePt + pads[0], pl = samePl + pads[2]
             guard oh > 0, ow > 0 else { throw ModelError("conv output \(oh) × \(ow) of input \(x.shape), filter \(w.shape)") }
             _ = try Checked.elements([n, oh, ow, oc], "conv output")
             _ = try Checked.elements([oh, ow, kh, kw, c], "conv im2col matrix")

@@ -76,6 +76,35 @@ extension TFLiteGraph {
         }
     }
 
+    /// Folds a PAD of zeros around height and width only into the VALID CONV_2D and
+    /// DEPTHWISE_CONV_2D that read it (all its readers must be such): they read outside their
+    /// input as zeros anyway, so the padded copy goes (the pose models write TensorFlow's
+    /// "same" padding of their stride-2 convolutions out as PAD then VALID: 13 copies a run).
+    mutating func foldSpatialPads() {
+        let graphOutputs = Set(outputs)
+        var readersOf: [Int: [Int]] = [:]
+        for (k, op) in ops.enumerated() { for i in op.inputs where i >= 0 { readersOf[i, default: []].append(k) } }
+        var removed = Set<Int>()
+        for (k, pad) in ops.enumerated() where pad.code == .pad && pad.inputs.count == 2 && pad.outputs.count == 1 {
+            let o = pad.outputs[0], x = pad.inputs[0]
+            guard x >= 0, !graphOutputs.contains(o), tensors[x].shape.count == 4, tensors[x].type == .float32,
+                let p = constants[pad.inputs[1]]?.asInts, p.count == 8, p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0,
+                p.allSatisfy({ $0 >= 0 && $0 < 1 << 16 }), let users = readersOf[o]
+            else { continue }
+            let valid = users.allSatisfy { u in
+                [.conv2D, .depthwiseConv2D].contains(ops[u].code) && ops[u].inputs.first == o && ops[u].inputs.filter({ $0 == o }).count == 1
+                    && ops[u].spatialPadding == nil && (try? ops[u].options?.byte(0)) == 1  // Padding.VALID
+            }
+            guard valid else { continue }
+            for u in users {
+                ops[u].inputs[0] = x
+                ops[u].spatialPadding = [Int(p[2]), Int(p[3]), Int(p[4]), Int(p[5])]
+            }
+            removed.insert(k)
+        }
+        removeOps(removed)
+    }
+
     /// Lays out the constant filters of CONV_2D for `Microkernel` (FULLY_CONNECTED runs
     /// through `Ops.matmul` and does not read one).
     mutating func packFilters() {

@@ -99,7 +99,7 @@ import Testing
     /// channels), loaded and run by `Model`, against LiteRT's output or the numpy reference.
     @Test func singleOpModelsMatchTheirReference() throws {
         guard let m = try Self.manifest() else { return }
-        #expect(m.single.count == 15, "\(m.single.count) one-op models")
+        #expect(m.single.count == 17, "\(m.single.count) one-op models")
         for s in m.single {
             let model = try Model(contentsOf: Self.dir.appendingPathComponent(s.model))
             let outs = try model.run([model.inputs[0].name: try Self.tensor(s.input)])
@@ -146,12 +146,20 @@ import Testing
     }
 
     /// What load folds and fuses: pose_detection's DENSIFYs and the DEQUANTIZEs after them
-    /// become constants; every HARD_SWISH of the selfie models goes into its convolution.
-    @Test func loadFoldsDensifyAndFusesHardSwish() throws {
+    /// become constants; the pose models' spatial PADs go into the VALID convolutions that read
+    /// them; every HARD_SWISH of the selfie models goes into its convolution.
+    @Test func loadFoldsAndFuses() throws {
         let pose = try Self.graph("pose_detection")
-        #expect(pose.declaredOps.isSuperset(of: ["DENSIFY", "DEQUANTIZE", "DEPTH_TO_SPACE"]))
-        #expect(!pose.ops.contains { $0.code == .densify || $0.code == .dequantize }, "\(Set(pose.ops.map(\.name)))")
+        #expect(pose.declaredOps.isSuperset(of: ["DENSIFY", "DEQUANTIZE", "DEPTH_TO_SPACE", "PAD"]))
+        #expect(!pose.ops.contains { [.densify, .dequantize, .pad].contains($0.code) }, "\(Set(pose.ops.map(\.name)))")
         #expect(pose.sparse.isEmpty)
+        #expect(pose.ops.filter { $0.spatialPadding != nil }.count == 11, "PADs read by 8 + 3 convolutions")
+        let landmark = try Self.graph("pose_landmark_full")
+        #expect(landmark.declaredOps.contains("PAD") && !landmark.ops.contains { $0.code == .pad })
+        let padded = try TFLiteGraph(
+            bytes: [UInt8](try Data(contentsOf: Self.dir.appendingPathComponent("single.pad_valid_convolutions_3x3.tflite"))), file: "pad")
+        #expect(padded.ops.map(\.name) == ["DEPTHWISE_CONV_2D", "CONV_2D"] && padded.ops[1].residual != nil, "the ADD goes into the CONV_2D")
+        #expect(padded.ops.prefix(2).allSatisfy { $0.spatialPadding == [1, 2, 2, 1] })
         for name in ["selfie_segmentation", "selfie_segmentation_landscape"] {
             let g = try Self.graph(name)
             #expect(g.declaredOps.contains("HARD_SWISH") && !g.ops.contains { $0.code == .hardSwish }, "\(name)")
