@@ -145,9 +145,7 @@ public final class WarpAffineCalculator: Calculator {
         // OpenCV's fixed point: coordinates in 1/1024, sampled in 1/32 steps.
         let adelta = (0..<size.width).map { Self.round(m[0] * Double($0) * 1024) }
         let bdelta = (0..<size.width).map { Self.round(m[3] * Double($0) * 1024) }
-        var px = [Int](repeating: 0, count: 4)
-        var fv = [Float](repeating: 0, count: channels * 4)
-        var iv = [Int](repeating: 0, count: channels * 4)
+        let pixelBytes = channels * (isFloat ? 4 : 1)
         for y in 0..<size.height {
             let x0 = Self.round((m[1] * Double(y) + m[2]) * 1024) + 16
             let y0 = Self.round((m[4] * Double(y) + m[5]) * 1024) + 16
@@ -157,49 +155,48 @@ public final class WarpAffineCalculator: Calculator {
                     let X = (x0 &+ adelta[x]) >> 5, Y = (y0 &+ bdelta[x]) >> 5
                     let sx = Self.clampShort(X >> 5), sy = Self.clampShort(Y >> 5)
                     let fx = X & 31, fy = Y & 31
-                    // Weights of the four neighbours: (sx, sy), (sx+1, sy), (sx, sy+1), (sx+1, sy+1).
-                    let inside = sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1
-                    if !inside && !replicate && (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
-                        if isFloat {
-                            for c in 0..<channels { dst.storeBytes(of: Float(0), toByteOffset: (x * channels + c) * 4, as: Float.self) }
-                        } else {
-                            for c in 0..<channels { dst.storeBytes(of: UInt8(0), toByteOffset: x * channels + c, as: UInt8.self) }
-                        }
-                        continue
-                    }
-                    // Neighbour offsets, or -1 for a zero border.
-                    for k in 0..<4 {
-                        var nx = sx + (k & 1), ny = sy + (k >> 1)
-                        if replicate {
-                            nx = Swift.min(Swift.max(nx, 0), sw - 1)
-                            ny = Swift.min(Swift.max(ny, 0), sh - 1)
-                            px[k] = ny * srcStride + nx * channels * (isFloat ? 4 : 1)
-                        } else {
-                            px[k] = nx >= 0 && nx < sw && ny >= 0 && ny < sh ? ny * srcStride + nx * channels * (isFloat ? 4 : 1) : -1
-                        }
+                    // Byte offsets of the neighbours (sx, sy), (sx+1, sy), (sx, sy+1), (sx+1, sy+1);
+                    // -1 reads 0 (the zero border).
+                    let o0: Int, o1: Int, o2: Int, o3: Int
+                    if sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1 {
+                        o0 = sy * srcStride + sx * pixelBytes
+                        o1 = o0 + pixelBytes
+                        o2 = o0 + srcStride
+                        o3 = o2 + pixelBytes
+                    } else if replicate {
+                        let ax0 = Swift.min(Swift.max(sx, 0), sw - 1), ax1 = Swift.min(Swift.max(sx + 1, 0), sw - 1)
+                        let ay0 = Swift.min(Swift.max(sy, 0), sh - 1), ay1 = Swift.min(Swift.max(sy + 1, 0), sh - 1)
+                        o0 = ay0 * srcStride + ax0 * pixelBytes
+                        o1 = ay0 * srcStride + ax1 * pixelBytes
+                        o2 = ay1 * srcStride + ax0 * pixelBytes
+                        o3 = ay1 * srcStride + ax1 * pixelBytes
+                    } else {
+                        let in0 = sx >= 0 && sx < sw, in1 = sx + 1 >= 0 && sx + 1 < sw
+                        let iny0 = sy >= 0 && sy < sh, iny1 = sy + 1 >= 0 && sy + 1 < sh
+                        o0 = in0 && iny0 ? sy * srcStride + sx * pixelBytes : -1
+                        o1 = in1 && iny0 ? sy * srcStride + (sx + 1) * pixelBytes : -1
+                        o2 = in0 && iny1 ? (sy + 1) * srcStride + sx * pixelBytes : -1
+                        o3 = in1 && iny1 ? (sy + 1) * srcStride + (sx + 1) * pixelBytes : -1
                     }
                     if isFloat {
                         let ax = Float(fx) * (1 / 32), ay = Float(fy) * (1 / 32)
                         let w0 = (1 - ay) * (1 - ax), w1 = (1 - ay) * ax, w2 = ay * (1 - ax), w3 = ay * ax
-                        for k in 0..<4 {
-                            for c in 0..<channels {
-                                fv[k * channels + c] = px[k] < 0 ? 0 : src.load(fromByteOffset: px[k] + c * 4, as: Float.self)
-                            }
-                        }
                         for c in 0..<channels {
-                            let v = fv[c] * w0 + fv[channels + c] * w1 + fv[2 * channels + c] * w2 + fv[3 * channels + c] * w3
+                            @inline(__always) func load(_ o: Int) -> Float {
+                                o < 0 ? 0 : src.load(fromByteOffset: o + c * 4, as: Float.self)
+                            }
+                            // OpenCV's scalar order: ((v0·w0 + v1·w1) + v2·w2) + v3·w3.
+                            let v = load(o0) * w0 + load(o1) * w1 + load(o2) * w2 + load(o3) * w3
                             dst.storeBytes(of: v, toByteOffset: (x * channels + c) * 4, as: Float.self)
                         }
                     } else {
                         // Weights ×32768: products of (32 − f) and f over 32², times 32768.
                         let w0 = (32 - fy) * (32 - fx) * 32, w1 = (32 - fy) * fx * 32, w2 = fy * (32 - fx) * 32, w3 = fy * fx * 32
-                        for k in 0..<4 {
-                            for c in 0..<channels {
-                                iv[k * channels + c] = px[k] < 0 ? 0 : Int(src.load(fromByteOffset: px[k] + c, as: UInt8.self))
-                            }
-                        }
                         for c in 0..<channels {
-                            let v = iv[c] * w0 + iv[channels + c] * w1 + iv[2 * channels + c] * w2 + iv[3 * channels + c] * w3
+                            @inline(__always) func load(_ o: Int) -> Int {
+                                o < 0 ? 0 : Int(src.load(fromByteOffset: o + c, as: UInt8.self))
+                            }
+                            let v = load(o0) * w0 + load(o1) * w1 + load(o2) * w2 + load(o3) * w3
                             dst.storeBytes(of: UInt8(Swift.min(255, (v + (1 << 14)) >> 15)), toByteOffset: x * channels + c, as: UInt8.self)
                         }
                     }
