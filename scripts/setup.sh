@@ -99,8 +99,8 @@ PY
     # The digit classifier's held-out images (opencv-doc's digits.png) and onnxruntime's answers.
     [ .build/fixtures/digits/expected.json -nt Models/digit_classifier.onnx ] || python3 scripts/fixtures/make_digit_fixtures.py
     # The committed YOLO exports (Tests/Fixtures/yolo, made by export_yolo.py with Ultralytics)
-    # into the models folder, and onnxruntime's raw outputs on real photos.
-    [ .build/fixtures/yolo/yolo11n.two_hands.output_0.pb -nt Tests/Fixtures/yolo/ultralytics_nms.json ] \
+    # into the models folder, onnxruntime's raw outputs on real photos, carphone at 640×480.
+    [ .build/fixtures/yolo/carphone_640x480.mp4 -nt Tests/Fixtures/yolo/ultralytics_nms.json ] \
         || python3 scripts/fixtures/make_yolo_fixtures.py
 fi
 
