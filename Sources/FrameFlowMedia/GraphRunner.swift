@@ -24,6 +24,9 @@ public final class GraphRunner {
         public var frames: Int?
         /// Play files at their own rate, dropping frames the graph cannot take in time.
         public var realtime = false
+        /// Frames allowed inside the graph at once (0: no limit); nil: 2 for live sources and
+        /// `realtime` (late frames are dropped, not queued) unless the graph has a
+        /// `FlowLimiterCalculator` (then none: see `run()`), a few per core for files.
         public var maxFramesInFlight: Int?
         public var source = MediaSource.Options()
         public var encode = EncodeOptions()
@@ -148,7 +151,13 @@ public final class GraphRunner {
         if let m = options.maxFramesInFlight {
             graph.maxFramesInFlight = m
         } else if options.realtime || sources.contains(where: \.isLive) {
-            graph.maxFramesInFlight = 2  // live: late frames are dropped, not queued
+            // Live: late frames are dropped, not queued. A graph that throttles itself with a
+            // FlowLimiterCalculator (MediaPipe's camera pattern) gets no cap: its slow branch
+            // skips frames while the video keeps the source's rate, and a frame counts as in
+            // flight until every output stream has passed it, so a cap here would hold the
+            // whole graph to the slow branch's pace.
+            let throttled = config.nodes.contains { $0.calculator == "FlowLimiterCalculator" }
+            graph.maxFramesInFlight = throttled ? 0 : 2
         } else {
             // Files: a few frames inside keep every worker busy; more would only fill queues
             // (hundreds of megabytes of 1080p frames, and page faults for each new buffer).
