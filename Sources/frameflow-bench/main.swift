@@ -408,7 +408,7 @@ if all || args.contains("models") {
     let names = [
         "pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "face_detection_short_range", "face_landmark", "hand_landmark_full",
         "hand_landmark_lite", "palm_detection_full", "palm_detection_lite", "pose_detection", "pose_landmark_full",
-        "selfie_segmentation", "selfie_segmentation_landscape",
+        "selfie_segmentation", "selfie_segmentation_landscape", "yolov8n", "yolov5nu", "yolo11n",
     ].filter { only?.contains($0) ?? true }
     let tflite = Set(mediapipeModels.keys).union(["face_detection_short_range"])
     for name in names {

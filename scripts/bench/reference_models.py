@@ -30,7 +30,7 @@ def load(name):
 
 out = {}
 import onnxruntime as ort
-for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer"]:
+for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "yolov8n", "yolov5nu", "yolo11n"]:
     x = load(name)
     out[name] = {}
     for threads in (1, 2):
