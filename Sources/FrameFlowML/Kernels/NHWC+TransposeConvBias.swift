@@ -7,9 +7,10 @@ extension NHWC {
     /// the output starts at the `[Cout]` bias. Output size `stride·(H − 1) + K − pad`, where SAME
     /// pads `max(0, K − (H − 1) mod stride − 1)` (the top/left part half of it) and VALID none.
     ///
-    /// One matrix product gives every input pixel's contribution to every (output channel,
-    /// tap); each output row then gathers its taps in input order (rows split across threads,
-    /// no two writing the same output).
+    /// Where taps overlap, one matrix product gives every input pixel's contribution to every
+    /// (output channel, tap); each output row then gathers its taps in input order (rows split
+    /// across threads, no two writing the same output). Where they cannot (`disjointTaps`),
+    /// each input pixel's dot products go straight to their outputs.
     static func transposeConvBias(
         _ x: Tensor, weights w: Tensor, bias: Tensor, _ o: TFLiteCustomOperator.TransposeConvBiasOptions
     ) throws -> Tensor {
@@ -49,6 +50,11 @@ extension NHWC {
         let rows = sources(oh, h, kh, sh, top), cols = sources(ow, wd, kw, sw, left)
         let xf = x.asFloats, wf = w.asFloats, bf = bias.asFloats
         var out = Scratch.uninitialized(n * oh * ow * cout)
+        if kh <= sh && kw <= sw {  // the selfie models' 2 × 2, stride 2: no two taps meet
+            disjointTaps(
+                xf, wf, bf, into: &out, n: n, h: h, w: wd, cin: cin, cout: cout, kh: kh, kw: kw, sh: sh, sw: sw, top: top, left: left, oh: oh, ow: ow)
+            return Tensor(shape: [n, oh, ow, cout], floats: out)
+        }
         var products = Scratch.uninitialized(h * wd * taps)  // the product (beta 0) writes every entry
         xf.withUnsafeBufferPointer { X in
             wf.withUnsafeBufferPointer { W in
@@ -63,19 +69,24 @@ extension NHWC {
                                     transB: true, c: p, ldc: taps)
                                 let yb = y + batch * oh * ow * cout
                                 Scratch.parallelFor(oh, work: oh * ow * taps) { band in
-                                    rows.input.withUnsafeBufferPointer { rowInput in
-                                        rows.tap.withUnsafeBufferPointer { rowTap in
-                                            cols.input.withUnsafeBufferPointer { colInput in
-                                                cols.tap.withUnsafeBufferPointer { colTap in
-                                                    for oy in band {
-                                                        for ox in 0..<ow {
-                                                            let yp = yb + (oy * ow + ox) * cout
-                                                            yp.update(from: b, count: cout)
-                                                            for r in rows.start[oy]..<rows.start[oy + 1] {
-                                                                let rowBase = rowInput[r] * wd, tapBase = rowTap[r] * kw
-                                                                for c in cols.start[ox]..<cols.start[ox + 1] {
-                                                                    let pp = p + (rowBase + colInput[c]) * taps + tapBase + colTap[c]
-                                                                    for oc in 0..<cout { yp[oc] += pp[oc * kh * kw] }
+                                    rows.start.withUnsafeBufferPointer { rowStart in
+                                        rows.input.withUnsafeBufferPointer { rowInput in
+                                            rows.tap.withUnsafeBufferPointer { rowTap in
+                                                cols.start.withUnsafeBufferPointer { colStart in
+                                                    cols.input.withUnsafeBufferPointer { colInput in
+                                                        cols.tap.withUnsafeBufferPointer { colTap in
+                                                            for oy in band {
+                                                                for ox in 0..<ow {
+                                                                    // Written out: a memmove call per pixel cost more than the sums.
+                                                                    let yp = yb + (oy * ow + ox) * cout
+                                                                    for oc in 0..<cout { yp[oc] = b[oc] }
+                                                                    for r in rowStart[oy]..<rowStart[oy + 1] {
+                                                                        let rowBase = rowInput[r] * wd, tapBase = rowTap[r] * kw
+                                                                        for c in colStart[ox]..<colStart[ox + 1] {
+                                                                            let pp = p + (rowBase + colInput[c]) * taps + tapBase + colTap[c]
+                                                                            for oc in 0..<cout { yp[oc] += pp[oc * kh * kw] }
+                                                                        }
+                                                                    }
                                                                 }
                                                             }
                                                         }
@@ -93,5 +104,58 @@ extension NHWC {
         }
         Scratch.recycle(&products)
         return Tensor(shape: [n, oh, ow, cout], floats: out)
+    }
+
+    /// `transposeConvBias` when each output pixel takes at most one tap (filter no larger than
+    /// the stride): the output is the bias, then each input pixel's dot products with its taps
+    /// are added once, input rows split across threads (their output rows are disjoint).
+    private static func disjointTaps(
+        _ x: [Float], _ w: [Float], _ bias: [Float], into out: inout [Float], n: Int, h: Int, w wd: Int, cin: Int, cout: Int, kh: Int, kw: Int,
+        sh: Int, sw: Int, top: Int, left: Int, oh: Int, ow: Int
+    ) {
+        x.withUnsafeBufferPointer { X in
+            w.withUnsafeBufferPointer { W in
+                bias.withUnsafeBufferPointer { B in
+                    out.withUnsafeMutableBufferPointer { Y in
+                        guard let xp = X.baseAddress, let wp = W.baseAddress, let b = B.baseAddress, let y = Y.baseAddress else { return }
+                        for p in 0..<(n * oh * ow) { for oc in 0..<cout { y[p * cout + oc] = b[oc] } }
+                        Scratch.parallelFor(n * h, work: n * h * wd * kh * kw * cout * cin) { band in
+                            for row in band {
+                                let (batch, iy) = row.quotientAndRemainder(dividingBy: h)
+                                for ky in 0..<kh {
+                                    let oy = iy * sh - top + ky
+                                    if oy < 0 || oy >= oh { continue }
+                                    for ix in 0..<wd {
+                                        let xr = xp + ((batch * h + iy) * wd + ix) * cin
+                                        for kx in 0..<kw {
+                                            let ox = ix * sw - left + kx
+                                            if ox < 0 || ox >= ow { continue }
+                                            let yp = y + ((batch * oh + oy) * ow + ox) * cout
+                                            for oc in 0..<cout { yp[oc] += dot(xr, wp + ((oc * kh + ky) * kw + kx) * cin, cin) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `Σ a[i]·b[i]` for i < count, eight lanes at a time.
+    @inline(__always)
+    private static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
+        var acc = SIMD8<Float>(), i = 0
+        while i + 8 <= count {
+            acc += UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self) * UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<Float>.self)
+            i += 8
+        }
+        var sum = acc.sum()
+        while i < count {
+            sum += a[i] * b[i]
+            i += 1
+        }
+        return sum
     }
 }
