@@ -40,51 +40,63 @@ extension ImageFrame {
     public func resizedBilinear(width newWidth: Int, height newHeight: Int, pool: ImagePool = .shared) throws -> ImageFrame {
         guard format == .grayFloat32 else { throw ImageError.unsupportedFormat(format, "resizedBilinear") }
         if newWidth == width && newHeight == height { return self }
-        var out = try pool.makeImage(width: newWidth, height: newHeight, format: .grayFloat32)
+        let out = try pool.makeImage(width: newWidth, height: newHeight, format: .grayFloat32)
+        // Per column: the two source columns (the second clamped to the edge, where its weight
+        // is 0) and their weights.
         let xs = Self.linearTaps(source: width, destination: newWidth)
         let ys = Self.linearTaps(source: height, destination: newHeight)
-        var top = [Float](repeating: 0, count: newWidth), bottom = top
-        var rowsInTop = -1, rowsInBottom = -1
-        let plane = planes[0]
-        // One source row interpolated along x (OpenCV's horizontal pass).
-        func horizontal(_ sy: Int, into buffer: inout [Float]) {
-            let s = (plane.baseAddress + sy * plane.bytesPerRow).assumingMemoryBound(to: Float.self)
+        let columns = UnsafeMutablePointer<Int>.allocate(capacity: 2 * newWidth)
+        let weights = UnsafeMutablePointer<Float>.allocate(capacity: 4 * newWidth)
+        defer {
+            columns.deallocate()
+            weights.deallocate()
+        }
+        for (dx, t) in xs.enumerated() {
+            columns[2 * dx] = t.index
+            columns[2 * dx + 1] = min(t.index + 1, width - 1)
+            weights[2 * dx] = t.w0
+            weights[2 * dx + 1] = t.w1
+        }
+        // Two rows interpolated along x (OpenCV's horizontal pass), reused while dy stays
+        // between the same source rows.
+        var top = weights + 2 * newWidth, bottom = top + newWidth
+        var rowInTop = -1, rowInBottom = -1
+        let src = planes[0], dst = out.planes[0]
+        func horizontal(_ sy: Int, _ row: UnsafeMutablePointer<Float>) {
+            let s = (src.baseAddress + sy * src.bytesPerRow).assumingMemoryBound(to: Float.self)
             for dx in 0..<newWidth {
-                let t = xs[dx]
-                buffer[dx] = t.last ? s[t.index] * t.w0 : s[t.index] * t.w0 + s[t.index + 1] * t.w1
+                row[dx] = s[columns[2 &* dx]] * weights[2 &* dx] + s[columns[2 &* dx &+ 1]] * weights[2 &* dx &+ 1]
             }
         }
         for dy in 0..<newHeight {
             let t = ys[dy]
             let y0 = t.index, y1 = min(t.index + 1, height - 1)
-            if rowsInTop != y0 {
-                if rowsInBottom == y0 { swap(&top, &bottom) } else { horizontal(y0, into: &top) }
-                rowsInTop = y0
+            if rowInTop != y0 {
+                if rowInBottom == y0 { swap(&top, &bottom) } else { horizontal(y0, top) }
+                (rowInTop, rowInBottom) = (y0, rowInBottom == y0 ? -1 : rowInBottom)
             }
-            if rowsInBottom != y1 {
-                horizontal(y1, into: &bottom)
-                rowsInBottom = y1
+            if rowInBottom != y1 {
+                horizontal(y1, bottom)
+                rowInBottom = y1
             }
-            out.withMutableRow(dy) { row in
-                let d = UnsafeMutableRawPointer(row.baseAddress!).assumingMemoryBound(to: Float.self)
-                for dx in 0..<newWidth { d[dx] = top[dx] * t.w0 + bottom[dx] * t.w1 }
-            }
+            let d = (dst.baseAddress + dy * dst.bytesPerRow).assumingMemoryBound(to: Float.self)
+            let (b0, b1) = (t.w0, t.w1)
+            for dx in 0..<newWidth { d[dx] = top[dx] * b0 + bottom[dx] * b1 }
         }
         return out.freeze()
     }
 
-    /// OpenCV's linear taps for one axis: the first source index and its two weights for each
-    /// destination index; `last` when the tap sits on the last source pixel (weight 1 alone).
-    static func linearTaps(source: Int, destination: Int) -> [(index: Int, w0: Float, w1: Float, last: Bool)] {
+    /// OpenCV's linear taps for one axis: the first source index and the two weights for each
+    /// destination index (on the last source pixel, or before the first, the second weight is 0).
+    static func linearTaps(source: Int, destination: Int) -> [(index: Int, w0: Float, w1: Float)] {
         let scale = 1.0 / (Double(destination) / Double(source))
         return (0..<destination).map { d in
             var f = Float((Double(d) + 0.5) * scale - 0.5)
             var i = Int(f.rounded(.down))
             f -= Float(i)
             if i < 0 { (i, f) = (0, 0) }
-            var last = false
-            if i >= source - 1 { (i, f, last) = (source - 1, 0, true) }
-            return (i, 1 - f, f, last)
+            if i >= source - 1 { (i, f) = (source - 1, 0) }
+            return (i, 1 - f, f)
         }
     }
 
