@@ -571,9 +571,15 @@ if all || args.contains("mediapipe") {
             title: "Hands (full model)", graph: "hand_landmark/hand_landmark_tracking_cpu.binarypb",
             sidePackets: ["num_hands": 2, "model_complexity": 1, "use_prev_landmarks": true],
             output: "multi_hand_landmarks", python: "hands", clip: "hand_clip"),
+        Solution(
+            title: "Selfie Segmentation (general model)", graph: "selfie_segmentation/selfie_segmentation_cpu.binarypb",
+            sidePackets: ["model_selection": 0], output: "segmentation_mask", python: "selfie_segmentation_0"),
+        Solution(
+            title: "Selfie Segmentation (landscape model)", graph: "selfie_segmentation/selfie_segmentation_cpu.binarypb",
+            sidePackets: ["model_selection": 1], output: "segmentation_mask", python: "selfie_segmentation_1"),
     ]
     print(
-        "\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces) and Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster"
+        "\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces, selfie segmentation) and Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster"
     )
     let handClip = repoRoot.appendingPathComponent("Tests/Fixtures/mediapipe/hand_clip.mp4").path
     let handRaw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-hands-\(getpid()).rgb")
@@ -607,7 +613,9 @@ if all || args.contains("mediapipe") {
                 let graph = try Graph(config, registry: registry)
                 let found = Locked(0)
                 try graph.observe(solution.output) { p in
-                    let n = (try? p.get([Detection].self).count) ?? (try? p.get([NormalizedLandmarkList].self).count) ?? 0
+                    let n =
+                        (try? p.get([Detection].self).count) ?? (try? p.get([NormalizedLandmarkList].self).count)
+                        ?? (try? p.get(ImageFrame.self)).map { _ in 1 } ?? 0
                     if n > 0 { found.withLock { $0 += 1 } }
                 }
                 try graph.start(sidePackets: solution.sidePackets)

@@ -7,13 +7,16 @@ solutions (mediapipe==0.10.21), frame by frame, with the options FrameFlow's row
                   (face_landmark_front_cpu with attention)
   hands           solutions.hands, video mode, max_num_hands=2, model_complexity=1
                   (hand_landmark_tracking_cpu)
+  selfie_segmentation_0, selfie_segmentation_1
+                  solutions.selfie_segmentation, model_selection=0 (general) or 1 (landscape)
+                  (selfie_segmentation_cpu); every frame has a mask
 
 Run with the MediaPipe reference environment (.build/venv-mediapipe/bin/python); the thread
 count is set by the caller with CPU affinity (`taskset -c 0` for one core). A tracking
 solution is made anew for each pass, so each pass starts with a detection like FrameFlow's.
 
 usage: reference_mediapipe.py SOLUTION FRAMES.rgb WIDTH HEIGHT
-  → JSON {"fps": best of three passes, "found": frames with a face / hand}
+  → JSON {"fps": best of three passes, "found": frames with a face / hand / mask}
 """
 import json
 import sys
@@ -34,6 +37,8 @@ def make():
         return s.face_mesh.FaceMesh(static_image_mode=False, max_num_faces=1, refine_landmarks=True), "multi_face_landmarks"
     if solution == "hands":
         return s.hands.Hands(static_image_mode=False, max_num_hands=2, model_complexity=1), "multi_hand_landmarks"
+    if solution in ("selfie_segmentation_0", "selfie_segmentation_1"):
+        return s.selfie_segmentation.SelfieSegmentation(model_selection=int(solution[-1])), "segmentation_mask"
     raise SystemExit(f"unknown solution {solution}")
 
 
@@ -43,6 +48,6 @@ for _ in range(3):
     with sol:
         sol.process(frames[0])  # warm-up: the graph and the models
         t = time.perf_counter()
-        found = sum(1 for f in frames if getattr(sol.process(f), field))
+        found = sum(1 for f in frames if getattr(sol.process(f), field) is not None)
         best = max(best, len(frames) / (time.perf_counter() - t))
 print(json.dumps({"fps": best, "found": found}))
