@@ -92,6 +92,7 @@ extension Ops {
         } else {
             outer = x.shape[..<axis].reduce(1, *); len = x.shape[axis]; inner = x.shape[(axis + 1)...].reduce(1, *)
         }
+        if !log && outer > 0 && len > 0 && inner > 0 { return Tensor(shape: x.shape, floats: softmaxRows(x.floats, outer, len, inner)) }
         var out = x.floats
         for o in 0..<outer {
             for i in 0..<inner {
@@ -106,6 +107,46 @@ extension Ops {
             }
         }
         return Tensor(shape: x.shape, floats: out)
+    }
+
+    /// Softmax over the middle axis of `[outer, len, inner]`: the maxima and sums run along
+    /// contiguous rows of `inner` values, and eˣ once per value in vector lanes (a YOLOv8 head's
+    /// DFL softmax is `[1, 16, 4·8400]` over axis 1).
+    static func softmaxRows(_ x: [Float], _ outer: Int, _ len: Int, _ inner: Int) -> [Float] {
+        var shifted = Scratch.uninitialized(x.count)
+        var sums = [Float](repeating: 0, count: inner), maxima = [Float](repeating: 0, count: inner)
+        x.withUnsafeBufferPointer { X in
+            shifted.withUnsafeMutableBufferPointer { Y in
+                for o in 0..<outer {
+                    let base = o * len * inner
+                    for i in 0..<inner { maxima[i] = X[base + i] }
+                    for k in 1..<len {
+                        let row = base + k * inner
+                        for i in 0..<inner { maxima[i] = max(maxima[i], X[row + i]) }
+                    }
+                    for k in 0..<len {
+                        let row = base + k * inner
+                        for i in 0..<inner { Y[row + i] = X[row + i] - maxima[i] }
+                    }
+                }
+            }
+        }
+        var out = exponential(shifted, sigmoid: false)
+        out.withUnsafeMutableBufferPointer { Y in
+            for o in 0..<outer {
+                let base = o * len * inner
+                for i in 0..<inner { sums[i] = 0 }
+                for k in 0..<len {
+                    let row = base + k * inner
+                    for i in 0..<inner { sums[i] += Y[row + i] }
+                }
+                for k in 0..<len {
+                    let row = base + k * inner
+                    for i in 0..<inner { Y[row + i] /= sums[i] }
+                }
+            }
+        }
+        return out
     }
 
     /// LayerNormalization (opset 17): normalised over the axes from `axis` on, then scaled

@@ -382,6 +382,24 @@ extension Ops {
         let strides = x.strides
         var f: [Float] = [], iv: [Int64] = []
         let total = count.reduce(1, *)
+        if x.isFloat, r > 0, total > 0, step.allSatisfy({ $0 == 1 }) {
+            // Unit steps: the output is runs of whole trailing axes below axis k (k's range
+            // included), copied one run at a time (Split of a YOLO C2f block: two runs).
+            var k = r - 1
+            while k > 0 && lo[k] == 0 && count[k] == x.shape[k] { k -= 1 }
+            let run = count[k...].reduce(1, *), outerCount = Array(count[..<k])
+            f.reserveCapacity(total)
+            var c = [Int](repeating: 0, count: k)
+            x.floats.withUnsafeBufferPointer { src in
+                for _ in 0..<(total / run) {
+                    var off = lo[k] * strides[k]
+                    for d in 0..<k { off += (lo[d] + c[d]) * strides[d] }
+                    f.append(contentsOf: src[off..<(off + run)])
+                    if k > 0 { advance(&c, within: outerCount) }
+                }
+            }
+            return Tensor(shape: count, floats: f, type: x.type)
+        }
         var c = [Int](repeating: 0, count: r)
         for _ in 0..<total {
             var off = 0
