@@ -28,6 +28,8 @@ extension CalculatorRegistry {
             SegmentationSmoothingCalculator.self, RecolorCalculator.self,
             // Virtual backgrounds (the person over a blurred or replaced background).
             BackgroundCompositeCalculator.self,
+            // Drawn canvases (the ink's region in MNIST's layout).
+            InkBoundsCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
             ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).

@@ -33,9 +33,10 @@ import FrameFlowCalculators
 /// BORDER_REPLICATE) }, and FrameFlow's own fields, which MediaPipe's message lacks and
 /// binary graphs cannot carry: color ("rgb" | "bgr" | "gray"), layout ("nhwc" | "nchw"),
 /// mean / std (per channel, on [0, 1] values, instead of a range), content_size ([w, h]:
-/// the image is resized into this box, centred in the tensor, bars black; no NORM_RECT) and
-/// interpolation (BILINEAR | AREA: OpenCV's resize with INTER_AREA, for photos shrunk to a
-/// small tensor; no NORM_RECT).
+/// the image, or an unrotated NORM_RECT, is resized into this box, centred in the tensor,
+/// bars black) and interpolation (BILINEAR | AREA: OpenCV's resize with INTER_AREA, for photos
+/// shrunk to a small tensor; with an unrotated NORM_RECT, area averaging of the region, see
+/// `areaSample`).
 ///
 /// Example usage (MediaPipe's short-range face detection):
 /// ```
@@ -190,11 +191,19 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         let matrix: ProjectionMatrix
         let padding: [Double]
         if o.contentSize.count == 2 || o.interpolation == .area {
-            guard rect == nil else {
-                throw GraphError(
-                    .invalidOption, "content_size and interpolation: AREA take the whole image, not a NORM_RECT", stream: "NORM_RECT")
+            var roi: PixelRoi?
+            if let rect {
+                guard rect.rotation == 0 else {
+                    throw GraphError(
+                        .invalidOption, "content_size and interpolation: AREA take an unrotated NORM_RECT, not \(rect.rotation) rad",
+                        stream: "NORM_RECT")
+                }
+                roi = Self.roi(imageWidth: image.width, imageHeight: image.height, rect: rect)
+                guard roi!.width > 0, roi!.height > 0, roi!.width.isFinite, roi!.height.isFinite else {
+                    throw GraphError(.calculatorFailed, "the region of interest has no area (\(roi!.width)×\(roi!.height))", stream: "NORM_RECT")
+                }
             }
-            (pixels, matrix, padding) = try resizeIntoBox(src, channels: C, width: W, height: H, options: o, pool: pool)
+            (pixels, matrix, padding) = try resizeIntoBox(src, roi: roi, channels: C, width: W, height: H, options: o, pool: pool)
         } else {
             var roi = Self.roi(imageWidth: image.width, imageHeight: image.height, rect: rect)
             padding = try padRoi(tensorWidth: W, tensorHeight: H, keepAspectRatio: o.keepAspectRatio, roi: &roi)
@@ -313,35 +322,109 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         return UInt8(truncatingIfNeeded: c - Float(i) >= 0.5 ? i &+ 1 : i)
     }
 
-    /// FrameFlow's resize-into-a-box path (`content_size`, AREA): the image resized, centred
-    /// in the tensor, bars black.
+    /// FrameFlow's resize-into-a-box path (`content_size`, AREA): the image, or its region
+    /// `roi` (unrotated), resized, centred in the tensor, bars black.
+    ///
+    /// The whole image goes through `Resize.resize`. A region is shrunk by `areaSample` with
+    /// AREA when it is at least the content's size both ways, and sampled as `warp` does
+    /// otherwise (bilinear, OpenCV's INTER_AREA when enlarging); outside the image reads as
+    /// `border_mode` says.
     static func resizeIntoBox(
-        _ src: ImageFrame, channels C: Int, width W: Int, height H: Int, options o: Options, pool: ImagePool
+        _ src: ImageFrame, roi: PixelRoi? = nil, channels C: Int, width W: Int, height H: Int, options o: Options, pool: ImagePool
     ) throws -> ([UInt8], ProjectionMatrix, [Double]) {
         let boxW = o.contentSize.count == 2 ? o.contentSize[0] : W, boxH = o.contentSize.count == 2 ? o.contentSize[1] : H
+        let region =
+            roi ?? PixelRoi(centerX: Double(src.width) / 2, centerY: Double(src.height) / 2, width: Double(src.width), height: Double(src.height))
         var cw = boxW, ch = boxH
         if o.keepAspectRatio {
-            let s = min(Double(boxW) / Double(src.width), Double(boxH) / Double(src.height))
-            cw = max(1, min(boxW, Int((Double(src.width) * s).rounded())))
-            ch = max(1, min(boxH, Int((Double(src.height) * s).rounded())))
+            let s = min(Double(boxW) / region.width, Double(boxH) / region.height)
+            cw = max(1, min(boxW, Int((region.width * s).rounded())))
+            ch = max(1, min(boxH, Int((region.height * s).rounded())))
         }
         let left = (W - cw) / 2, top = (H - ch) / 2
-        let resized = try Resize.resize(src, width: cw, height: ch, interpolation: o.interpolation, pool: pool)
+        let content: [UInt8]
+        if roi == nil {
+            let resized = try Resize.resize(src, width: cw, height: ch, interpolation: o.interpolation, pool: pool)
+            content = (0..<ch).flatMap { Array(resized.row($0)) }
+        } else if o.interpolation == .area && region.width >= Double(cw) && region.height >= Double(ch) {
+            content = areaSample(src, channels: C, roi: region, width: cw, height: ch, replicate: o.borderMode != .zero)
+        } else {
+            content = warp(src, channels: C, roi: region, width: cw, height: ch, replicate: o.borderMode != .zero)
+        }
         var out = [UInt8](repeating: 0, count: W * H * C)
         for y in 0..<ch {
-            let row = resized.row(y)
-            for i in 0..<(cw * C) { out[((top + y) * W + left) * C + i] = row[i] }
+            for i in 0..<(cw * C) { out[((top + y) * W + left) * C + i] = content[y * cw * C + i] }
         }
-        // Tensor (u, v) → image: u·W − left pixels into the content, cw content pixels per image width.
+        // Tensor (u, v) → image: u·W − left content pixels into the region, which spans
+        // region.width image pixels over cw content pixels, from its left edge.
+        let x0 = region.centerX - region.width / 2, y0 = region.centerY - region.height / 2
+        let sx = region.width / Double(cw), sy = region.height / Double(ch)
+        let iw = Double(src.width), ih = Double(src.height)
         let m = ProjectionMatrix([
-            Float(Double(W) / Double(cw)), 0, 0, Float(-Double(left) / Double(cw)),
-            0, Float(Double(H) / Double(ch)), 0, Float(-Double(top) / Double(ch)),
+            Float(Double(W) * sx / iw), 0, 0, Float((x0 - Double(left) * sx) / iw),
+            0, Float(Double(H) * sy / ih), 0, Float((y0 - Double(top) * sy) / ih),
             0, 0, 1, 0, 0, 0, 0, 1,
         ])!
         let padding = [
             Double(left) / Double(W), Double(top) / Double(H), Double(W - cw - left) / Double(W), Double(H - ch - top) / Double(H),
         ]
         return (out, m, padding)
+    }
+
+    /// The `width` × `height` × `channels` bytes of the unrotated `roi` of `src` (rgb8 or
+    /// gray8) by area averaging (OpenCV's INTER_AREA when shrinking): each output pixel is the
+    /// mean of the image over the part of the region it covers, each image pixel weighted by
+    /// the area it shares with it; pixels outside the image are the nearest edge pixel
+    /// (`replicate`) or 0. The mean is rounded half away from zero.
+    public static func areaSample(_ src: ImageFrame, channels C: Int, roi: PixelRoi, width W: Int, height H: Int, replicate: Bool) -> [UInt8] {
+        // Per output column (row): the image columns (rows) it covers and their weights, the
+        // overlap over the cell's size, so a cell's weights add up to 1 (less what a zero
+        // border leaves out).
+        func taps(_ start: Double, _ size: Double, _ n: Int, _ limit: Int) -> [[(index: Int, weight: Float)]] {
+            let step = size / Double(n)
+            return (0..<n).map { u in
+                let lo = start + Double(u) * step, hi = lo + step
+                var t: [(index: Int, weight: Float)] = []
+                var i = Int(lo.rounded(.down))
+                while Double(i) < hi {
+                    let overlap = min(hi, Double(i + 1)) - max(lo, Double(i))
+                    if overlap > 0 {
+                        if i >= 0 && i < limit {
+                            t.append((i, Float(overlap / step)))
+                        } else if replicate {
+                            t.append((min(max(i, 0), limit - 1), Float(overlap / step)))
+                        }
+                    }
+                    i += 1
+                }
+                return t
+            }
+        }
+        let columns = taps(roi.centerX - roi.width / 2, roi.width, W, src.width)
+        let rows = taps(roi.centerY - roi.height / 2, roi.height, H, src.height)
+        var out = [UInt8](repeating: 0, count: W * H * C)
+        var line = [Float](repeating: 0, count: W * C)
+        // Each image row the output rows need, filtered horizontally once.
+        var filtered: [Int: [Float]] = [:]
+        for y in 0..<H {
+            for i in line.indices { line[i] = 0 }
+            for (j, wy) in rows[y] {
+                if filtered[j] == nil {
+                    let r = src.row(j)
+                    var f = [Float](repeating: 0, count: W * C)
+                    for x in 0..<W {
+                        for (i, wx) in columns[x] {
+                            for c in 0..<C { f[x * C + c] += wx * Float(r[i * C + c]) }
+                        }
+                    }
+                    filtered[j] = f
+                }
+                let f = filtered[j]!
+                for i in 0..<(W * C) { line[i] += wy * f[i] }
+            }
+            for i in 0..<(W * C) { out[y * W * C + i] = byte(line[i]) }
+        }
+        return out
     }
 
     /// The tensor of the sampled bytes: the range (or mean/std), the channel order and layout.

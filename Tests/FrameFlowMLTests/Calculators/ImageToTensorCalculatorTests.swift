@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowCalculators
 import FrameFlowML
 import FrameFlowTesting
 import Testing
@@ -237,7 +238,8 @@ import Testing
         c.contentSize = [4, 4]
         let img = try TestImages.random(width: 16, height: 16, format: .rgb8, seed: 1)
         #expect {
-            try ImageToTensorCalculator.convert(img, rect: NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), options: c)
+            try ImageToTensorCalculator.convert(
+                img, rect: NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1, rotation: 0.3), options: c)
         } throws: {
             ($0 as? GraphError)?.stream == "NORM_RECT"
         }
@@ -247,6 +249,59 @@ import Testing
             try ImageToTensorCalculator.convert(img, rect: NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0, height: 0.5), options: k)
         } throws: {
             "\($0)".contains("no area")
+        }
+    }
+
+    /// A region with content_size and AREA, partly outside the image: each value is the
+    /// overlap-weighted mean of the pixels under its cell, written here as a double sum over
+    /// every pixel (outside: 0 with BORDER_ZERO, the nearest edge pixel with BORDER_REPLICATE);
+    /// the matrix sends the content's corners to the region's. A region smaller than the box
+    /// is sampled bilinearly, as `warp` does.
+    @Test(arguments: [ImageToTensorCalculator.Options.BorderMode.zero, .replicate], ["gray", "rgb"])
+    func regionAreaAveragesItsCells(border: ImageToTensorCalculator.Options.BorderMode, color: String) throws {
+        let image = try TestImages.random(width: 40, height: 30, format: .rgb8, seed: 5)
+        let src = try ColorConvertCalculator.convert(image, to: color == "gray" ? .gray8 : .rgb8)
+        let C = color == "gray" ? 1 : 3
+        var o = Self.options(9, 7, range: (0, 255))
+        o.contentSize = [7, 5]; o.interpolation = .area; o.color = color; o.borderMode = border
+        let (cx, cy, rw, rh) = (8.6, 12.9, 23.7, 19.1)  // left edge at −3.25
+        let rect = NormalizedRect(xCenter: cx / 40, yCenter: cy / 30, width: rw / 40, height: rh / 30)
+        let out = try ImageToTensorCalculator.convert(image, rect: rect, options: o)
+        let sx = rw / 7, sy = rh / 5, x0 = cx - rw / 2, y0 = cy - rh / 2
+        func overlap(_ lo: Double, _ hi: Double, _ i: Int) -> Double { max(0, min(hi, Double(i + 1)) - max(lo, Double(i))) }
+        for v in 0..<7 {
+            for u in 0..<9 {
+                for c in 0..<C {
+                    let got = Double(out.tensor.floats[(v * 9 + u) * C + c])
+                    guard (1..<8).contains(u), (1..<6).contains(v) else {
+                        #expect(got == 0, "bar (\(u), \(v))")
+                        continue
+                    }
+                    let lx = x0 + Double(u - 1) * sx, ly = y0 + Double(v - 1) * sy
+                    var sum = 0.0
+                    for j in -10..<40 {
+                        for i in -10..<50 {
+                            let w = overlap(lx, lx + sx, i) * overlap(ly, ly + sy, j)
+                            guard w > 0 else { continue }
+                            let inside = i >= 0 && i < 40 && j >= 0 && j < 30
+                            if !inside && border == .zero { continue }
+                            sum += w * Double(src[min(max(i, 0), 39), min(max(j, 0), 29)][c])
+                        }
+                    }
+                    #expect(abs(got - (sum / (sx * sy)).rounded()) <= 1, "(\(u), \(v), \(c)): \(got) vs \(sum / (sx * sy))")
+                }
+            }
+        }
+        let tl = out.matrix.apply(x: 1.0 / 9, y: 1.0 / 7), br = out.matrix.apply(x: 8.0 / 9, y: 6.0 / 7)
+        #expect(abs(Double(tl.x) - x0 / 40) < 1e-5 && abs(Double(tl.y) - y0 / 30) < 1e-5)
+        #expect(abs(Double(br.x) - (x0 + rw) / 40) < 1e-5 && abs(Double(br.y) - (y0 + rh) / 30) < 1e-5)
+        // A region smaller than the box: bilinear, as warp samples it.
+        let small = NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 5.0 / 40, height: 4.0 / 30)
+        let up = try ImageToTensorCalculator.convert(image, rect: small, options: o).tensor.floats
+        let roi = ImageToTensorCalculator.PixelRoi(centerX: 20, centerY: 15, width: 5, height: 4)
+        let warped = ImageToTensorCalculator.warp(src, channels: C, roi: roi, width: 7, height: 5, replicate: border != .zero)
+        for v in 0..<5 {
+            for i in 0..<(7 * C) { #expect(up[((v + 1) * 9 + 1) * C + i] == Float(warped[v * 7 * C + i])) }
         }
     }
 }
