@@ -572,6 +572,12 @@ if all || args.contains("mediapipe") {
             sidePackets: ["num_hands": 2, "model_complexity": 1, "use_prev_landmarks": true],
             output: "multi_hand_landmarks", python: "hands", clip: "hand_clip"),
         Solution(
+            title: "Pose (mask, smoothing)", graph: "pose_landmark/pose_landmark_cpu.binarypb",
+            sidePackets: [
+                "model_complexity": 1, "smooth_landmarks": true, "enable_segmentation": true, "smooth_segmentation": true,
+                "use_prev_landmarks": true,
+            ], output: "pose_landmarks", python: "pose", clip: "walk_clip"),
+        Solution(
             title: "Selfie Segmentation (general model)", graph: "selfie_segmentation/selfie_segmentation_cpu.binarypb",
             sidePackets: ["model_selection": 0], output: "segmentation_mask", python: "selfie_segmentation_0"),
         Solution(
@@ -579,12 +585,16 @@ if all || args.contains("mediapipe") {
             sidePackets: ["model_selection": 1], output: "segmentation_mask", python: "selfie_segmentation_1"),
     ]
     print(
-        "\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces, selfie segmentation) and Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster"
+        "\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces, selfie segmentation), Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) and walk_clip.mp4 (pose) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster"
     )
     let handClip = repoRoot.appendingPathComponent("Tests/Fixtures/mediapipe/hand_clip.mp4").path
     let handRaw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-hands-\(getpid()).rgb")
     defer { try? FileManager.default.removeItem(at: handRaw) }
     let handFrames = try clipFrames(handClip, width: w, height: h, count: quick ? 30 : 120, into: handRaw)
+    let walkClip = repoRoot.appendingPathComponent("Tests/Fixtures/mediapipe/walk_clip.mp4").path
+    let walkRaw = FileManager.default.temporaryDirectory.appendingPathComponent("ffb-mediapipe-walk-\(getpid()).rgb")
+    defer { try? FileManager.default.removeItem(at: walkRaw) }
+    let walkFrames = try clipFrames(walkClip, width: w, height: h, count: quick ? 30 : 120, into: walkRaw)
     if let faceFrames = try clipFrames(clip, width: w, height: h, count: quick ? 30 : 120, into: raw) {
         let frames = faceFrames
         // The pre-processing on its own: one 640×480 frame letterboxed into 128×128 floats.
@@ -599,7 +609,9 @@ if all || args.contains("mediapipe") {
         ResourcePaths.root = root
         let registry = try CalculatorRegistry.withML()
         for solution in solutions {
-            let (frames, raw) = solution.clip == "hand_clip" ? (handFrames ?? [], handRaw) : (faceFrames, raw)
+            let (frames, raw) =
+                solution.clip == "hand_clip"
+                ? (handFrames ?? [], handRaw) : solution.clip == "walk_clip" ? (walkFrames ?? [], walkRaw) : (faceFrames, raw)
             let graphPath = root + "/mediapipe/modules/" + solution.graph
             guard FileManager.default.fileExists(atPath: graphPath) else {
                 print("  \(solution.graph) missing (scripts/setup.sh bench)")
@@ -615,7 +627,7 @@ if all || args.contains("mediapipe") {
                 try graph.observe(solution.output) { p in
                     let n =
                         (try? p.get([Detection].self).count) ?? (try? p.get([NormalizedLandmarkList].self).count)
-                        ?? (try? p.get(ImageFrame.self)).map { _ in 1 } ?? 0
+                        ?? (try? p.get(NormalizedLandmarkList.self)).map { _ in 1 } ?? (try? p.get(ImageFrame.self)).map { _ in 1 } ?? 0
                     if n > 0 { found.withLock { $0 += 1 } }
                 }
                 try graph.start(sidePackets: solution.sidePackets)

@@ -7,6 +7,8 @@ solutions (mediapipe==0.10.21), frame by frame, with the options FrameFlow's row
                   (face_landmark_front_cpu with attention)
   hands           solutions.hands, video mode, max_num_hands=2, model_complexity=1
                   (hand_landmark_tracking_cpu)
+  pose            solutions.pose, video mode, model_complexity=1, enable_segmentation=True,
+                  smoothing on (pose_landmark_cpu)
   selfie_segmentation_0, selfie_segmentation_1
                   solutions.selfie_segmentation, model_selection=0 (general) or 1 (landscape)
                   (selfie_segmentation_cpu); every frame has a mask
@@ -16,7 +18,7 @@ count is set by the caller with CPU affinity (`taskset -c 0` for one core). A tr
 solution is made anew for each pass, so each pass starts with a detection like FrameFlow's.
 
 usage: reference_mediapipe.py SOLUTION FRAMES.rgb WIDTH HEIGHT
-  → JSON {"fps": best of three passes, "found": frames with a face / hand / mask}
+  → JSON {"fps": best of three passes, "found": frames with a face / hand / pose / mask}
 """
 import json
 import sys
@@ -37,6 +39,8 @@ def make():
         return s.face_mesh.FaceMesh(static_image_mode=False, max_num_faces=1, refine_landmarks=True), "multi_face_landmarks"
     if solution == "hands":
         return s.hands.Hands(static_image_mode=False, max_num_hands=2, model_complexity=1), "multi_hand_landmarks"
+    if solution == "pose":
+        return s.pose.Pose(static_image_mode=False, model_complexity=1, enable_segmentation=True), "pose_landmarks"
     if solution in ("selfie_segmentation_0", "selfie_segmentation_1"):
         return s.selfie_segmentation.SelfieSegmentation(model_selection=int(solution[-1])), "segmentation_mask"
     raise SystemExit(f"unknown solution {solution}")
