@@ -99,7 +99,7 @@ import Testing
     /// channels), loaded and run by `Model`, against LiteRT's output or the numpy reference.
     @Test func singleOpModelsMatchTheirReference() throws {
         guard let m = try Self.manifest() else { return }
-        #expect(m.single.count == 17, "\(m.single.count) one-op models")
+        #expect(m.single.count == 19, "\(m.single.count) one-op models")
         for s in m.single {
             let model = try Model(contentsOf: Self.dir.appendingPathComponent(s.model))
             let outs = try model.run([model.inputs[0].name: try Self.tensor(s.input)])
@@ -160,6 +160,10 @@ import Testing
             bytes: [UInt8](try Data(contentsOf: Self.dir.appendingPathComponent("single.pad_valid_convolutions_3x3.tflite"))), file: "pad")
         #expect(padded.ops.map(\.name) == ["DEPTHWISE_CONV_2D", "CONV_2D"] && padded.ops[1].residual != nil, "the ADD goes into the CONV_2D")
         #expect(padded.ops.prefix(2).allSatisfy { $0.spatialPadding == [1, 2, 2, 1] })
+        for name in ["conv_hard_swish", "depthwise_hard_swish"] {
+            let g = try TFLiteGraph(bytes: [UInt8](try Data(contentsOf: Self.dir.appendingPathComponent("single.\(name).tflite"))), file: name)
+            #expect(g.ops.count == 1 && g.ops[0].hardSwish, "\(name): \(g.ops.map(\.name))")
+        }
         for name in ["selfie_segmentation", "selfie_segmentation_landscape"] {
             let g = try Self.graph(name)
             #expect(g.declaredOps.contains("HARD_SWISH") && !g.ops.contains { $0.code == .hardSwish }, "\(name)")
