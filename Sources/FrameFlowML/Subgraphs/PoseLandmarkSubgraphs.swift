@@ -661,8 +661,8 @@ enum PoseLandmarkSubgraphs {
         }
         """
 
-    /// The image with the background tinted by the mask, the detection box, the ROI and the
-    /// skeleton.
+    /// The image with the background painted blue (1 − mask of the way, as MediaPipe's demo
+    /// does), the detection box, the ROI and the skeleton.
     static let renderer = """
         type: "PoseRendererCpu"
         input_stream: "IMAGE:image"
