@@ -59,7 +59,8 @@ public final class SegmentationSmoothingCalculator: Calculator {
 
     public func process(_ cc: CalculatorContext) throws {
         guard cc.hasInput("MASK") else { return }
-        guard cc.hasInput("MASK_PREVIOUS") else {
+        // No previous mask, or a ratio of 0 (the blend then gives the new mask exactly): pass it on.
+        guard cc.hasInput("MASK_PREVIOUS"), ratio != 0 else {
             cc.emit(packet: cc.input("MASK"), atPosition: 0)
             return
         }

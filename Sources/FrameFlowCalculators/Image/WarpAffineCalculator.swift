@@ -151,7 +151,9 @@ public final class WarpAffineCalculator: Calculator {
             let y0 = Self.round((m[4] * Double(y) + m[5]) * 1024) + 16
             out.withMutableRow(y) { row in
                 let dst = UnsafeMutableRawPointer(row.baseAddress!)
-                for x in 0..<size.width {
+                // Output column x's source position in OpenCV's fixed point: the neighbours and
+                // the 1/32 fractions.
+                @inline(__always) func taps(_ x: Int) -> (o0: Int, o1: Int, o2: Int, o3: Int, fx: Int, fy: Int) {
                     let X = (x0 &+ adelta[x]) >> 5, Y = (y0 &+ bdelta[x]) >> 5
                     let sx = Self.clampShort(X >> 5), sy = Self.clampShort(Y >> 5)
                     let fx = X & 31, fy = Y & 31
@@ -178,6 +180,23 @@ public final class WarpAffineCalculator: Calculator {
                         o2 = in0 && iny1 ? (sy + 1) * srcStride + sx * pixelBytes : -1
                         o3 = in1 && iny1 ? (sy + 1) * srcStride + (sx + 1) * pixelBytes : -1
                     }
+                    return (o0, o1, o2, o3, fx, fy)
+                }
+                if image.format == .grayFloat32 {
+                    // The masks' case, without the per-pixel format and channel loops.
+                    let d = dst.assumingMemoryBound(to: Float.self)
+                    for x in 0..<size.width {
+                        let t = taps(x)
+                        let ax = Float(t.fx) * (1 / 32), ay = Float(t.fy) * (1 / 32)
+                        @inline(__always) func load(_ o: Int) -> Float { o < 0 ? 0 : src.load(fromByteOffset: o, as: Float.self) }
+                        // OpenCV's scalar order: ((v0·w0 + v1·w1) + v2·w2) + v3·w3.
+                        d[x] =
+                            load(t.o0) * ((1 - ay) * (1 - ax)) + load(t.o1) * ((1 - ay) * ax) + load(t.o2) * (ay * (1 - ax)) + load(t.o3) * (ay * ax)
+                    }
+                    return
+                }
+                for x in 0..<size.width {
+                    let (o0, o1, o2, o3, fx, fy) = taps(x)
                     if isFloat {
                         let ax = Float(fx) * (1 / 32), ay = Float(fy) * (1 / 32)
                         let w0 = (1 - ay) * (1 - ax), w1 = (1 - ay) * ax, w2 = ay * (1 - ax), w3 = ay * ax
