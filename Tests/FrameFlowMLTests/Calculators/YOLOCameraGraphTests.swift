@@ -43,6 +43,9 @@ import Testing
         // The clip's rate (carphone: 30 fps) is kept: 45 frames take about 1.5 s, not 45 × the
         // network's latency.
         let span = Double(inputs.timestamps.last!.microseconds - inputs.timestamps.first!.microseconds) / 1e6
-        #expect(summary.seconds < span + 1.5 + inference.busySeconds / Double(max(1, inference.calls)), "\(summary)")
+        // At the end the run waits for the detector's last frame (one latency); a debug build on
+        // a busy machine may also drain a short backlog of video frames.
+        let latency = inference.busySeconds / Double(max(1, inference.calls))
+        #expect(summary.seconds < span + 2 + 2 * latency, "\(summary)")
     }
 }
