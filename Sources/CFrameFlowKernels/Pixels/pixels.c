@@ -45,3 +45,8 @@ FF_DECLARE(void, ff_area_horizontal_row, (const float *line, uint8_t *dst, ptrdi
 void ff_area_horizontal_row(const float *line, uint8_t *dst, ptrdiff_t width, int bpp, const ptrdiff_t *offsets, const float *weights, int taps) {
     FF_CALL(ff_area_horizontal_row, (line, dst, width, bpp, offsets, weights, taps))
 }
+
+FF_DECLARE(void, ff_linear_vertical_row, (const uint16_t *q0, const uint16_t *q1, uint16_t wa, uint16_t wb, uint8_t *dst, ptrdiff_t n))
+void ff_linear_vertical_row(const uint16_t *q0, const uint16_t *q1, uint16_t wa, uint16_t wb, uint8_t *dst, ptrdiff_t n) {
+    FF_CALL(ff_linear_vertical_row, (q0, q1, wa, wb, dst, n))
+}

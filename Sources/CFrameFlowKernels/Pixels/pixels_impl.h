@@ -595,3 +595,16 @@ void FF_FN(ff_area_horizontal_row)(const float *line, uint8_t *dst, ptrdiff_t wi
         }
     }
 }
+
+// Plain loops: the compiler widens them to the level's vectors (the products' high halves are
+// `pmulhuw`).
+void FF_FN(ff_linear_vertical_row)(const uint16_t *q0, const uint16_t *q1, uint16_t wa, uint16_t wb, uint8_t *dst, ptrdiff_t n) {
+    if (!q1) {
+        for (ptrdiff_t i = 0; i < n; i++) dst[i] = (uint8_t)((uint16_t)(q0[i] + 128) >> 8);
+        return;
+    }
+    for (ptrdiff_t i = 0; i < n; i++) {
+        uint16_t v = (uint16_t)(((uint32_t)q0[i] * wa) >> 16) + (uint16_t)(((uint32_t)q1[i] * wb) >> 16);
+        dst[i] = (uint8_t)((uint16_t)(v + 128) >> 8);
+    }
+}

@@ -86,4 +86,9 @@ void ff_area_vertical_row(const uint8_t *const *rows, const float *weights, int 
 void ff_area_horizontal_row(const float *line, uint8_t *dst, ptrdiff_t width, int bpp, const ptrdiff_t *offsets,
                             const float *weights, int taps);
 
+/// Bilinear resize, vertical step: two horizontally resampled rows (1/256ths) blended,
+/// dst[i] = (hi16(q0[i]·wa) + hi16(q1[i]·wb) + 128) >> 8, wa + wb = 65536. With `q1` NULL the
+/// row alone: dst[i] = (q0[i] + 128) >> 8.
+void ff_linear_vertical_row(const uint16_t *q0, const uint16_t *q1, uint16_t wa, uint16_t wb, uint8_t *dst, ptrdiff_t n);
+
 #endif

@@ -293,8 +293,7 @@ public enum Resize {
                                         }
                                         let dst = Kernels.rowPointer(o, y)
                                         if b < 0 {
-                                            let q0 = p0
-                                            for i in 0..<n { dst[i] = UInt8(truncatingIfNeeded: (q0[i] &+ 128) &>> 8) }
+                                            ff_linear_vertical_row(p0, nil, 0, 0, dst, n)
                                             continue
                                         }
                                         if r1 != b { horizontal(b, p1); r1 = b }
@@ -302,13 +301,7 @@ public enum Resize {
                                         // is a UInt16 in 1/256ths, their sum at most 65280, + 128 still fits.
                                         let wa = UInt16(Swift.min(65535, Swift.max(1, (yt.weight[y] * 65536).rounded())))
                                         let wb = UInt16(truncatingIfNeeded: 65536 - Int(wa))
-                                        let (q0, q1) = (p0, p1)
-                                        for i in 0..<n {
-                                            let v =
-                                                UInt16(truncatingIfNeeded: (UInt32(q0[i]) &* UInt32(wa)) &>> 16)
-                                                &+ UInt16(truncatingIfNeeded: (UInt32(q1[i]) &* UInt32(wb)) &>> 16)
-                                            dst[i] = UInt8(truncatingIfNeeded: (v &+ 128) &>> 8)
-                                        }
+                                        ff_linear_vertical_row(p0, p1, wa, wb, dst, n)
                                     }
                                 }
                             }
