@@ -93,39 +93,8 @@ enum SelfieSegmentationSubgraphs {
 
     /// The model file `MODEL_SELECTION` names, read and parsed once.
     static var modelLoader: String {
-        let paths = models.map { path, _, _ in
-            """
-                contained_node {
-                  calculator: "ConstantSidePacketCalculator"
-                  options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] {
-                    packet { string_value: "\(path)" }
-                  } }
-                }
-            """
-        }.joined(separator: "\n")
-        return """
-            type: "SelfieSegmentationModelLoader"
-            input_side_packet: "MODEL_SELECTION:model_selection"
-            output_side_packet: "MODEL:model"
-            node {
-              calculator: "SwitchContainer"
-              input_side_packet: "SELECT:model_selection"
-              output_side_packet: "PACKET:model_path"
-              options { [mediapipe.SwitchContainerOptions.ext] {
-                select: 0
-            \(paths)
-              } }
-            }
-            node {
-              calculator: "LocalFileContentsCalculator"
-              input_side_packet: "FILE_PATH:model_path"
-              output_side_packet: "CONTENTS:model_bytes"
-            }
-            node {
-              calculator: "TfLiteModelCalculator"
-              input_side_packet: "MODEL_BLOB:model_bytes"
-              output_side_packet: "MODEL:model"
-            }
-            """
+        HandLandmarkSubgraphs.fileLoader(
+            "SelfieSegmentationModelLoader", sidePacket: "MODEL_SELECTION:model_selection", choice: "SELECT:model_selection",
+            defaultChoice: "select: 0", paths: models.map { path, _, _ in path })
     }
 }
