@@ -66,6 +66,10 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
         context: CalculatorContext? = nil
     ) throws -> ImageFrame {
         if input.format == target { return input }
+        // Float images (masks, tensors) and the like have no byte layout to convert.
+        for f in [input.format, target] where f.yuvRange == nil && Kernels.layout(f) == nil {
+            throw ImageError.unsupportedFormat(f, "colour conversion to \(target)")
+        }
         var out = try pool.makeImage(width: input.width, height: input.height, format: target)
         switch (input.format.yuvRange, target.yuvRange) {
         case (nil, nil): packedToPacked(input, &out, matrix, context)

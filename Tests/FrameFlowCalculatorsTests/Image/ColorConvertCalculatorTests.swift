@@ -17,6 +17,16 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
 }
 
 @Suite struct ColorConvertCalculatorTests {
+    /// A float image (a mask) has no byte layout: an error naming the format, not a crash.
+    @Test func floatImagesAreRefused() throws {
+        let mask = try ImagePool.shared.makeImage(width: 4, height: 2, format: .grayFloat32).freeze()
+        #expect(throws: ImageError.unsupportedFormat(.grayFloat32, "colour conversion to rgb8")) {
+            try ColorConvertCalculator.convert(mask, to: .rgb8)
+        }
+        let rgb = try ImagePool.shared.makeImage(width: 4, height: 2, format: .rgb8).freeze()
+        #expect(throws: ImageError.self) { try ColorConvertCalculator.convert(rgb, to: .rgbaFloat32) }
+    }
+
     /// Against OpenCV's COLOR_YUV2RGB_NV12 (BT.601, video range). Tolerance 2: OpenCV uses
     /// its own fixed-point constants; both round the same equations.
     @Test func nv12ToRGBAMatchesOpenCV() throws {
