@@ -116,24 +116,6 @@ static inline __attribute__((always_inline)) void ff_bias_activate_loop(
     }
 }
 
-void FF_FN(ff_bias_activate_f32)(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
-    const float a0 = affine ? affine[0] : 1, a1 = affine ? affine[1] : 0;
-    switch (mode) {
-    case FF_ACTIVATE_HARD_SWISH:
-        if (affine) ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_HARD_SWISH, slope, lo, hi, 1, a0, a1);
-        else ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_HARD_SWISH, slope, lo, hi, 0, a0, a1);
-        break;
-    case FF_ACTIVATE_SLOPE:
-        if (affine) ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_SLOPE, slope, lo, hi, 1, a0, a1);
-        else ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_SLOPE, slope, lo, hi, 0, a0, a1);
-        break;
-    default:
-        if (affine) ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_CLAMP, slope, lo, hi, 1, a0, a1);
-        else ff_bias_activate_loop(r, count, bias, FF_ACTIVATE_CLAMP, slope, lo, hi, 0, a0, a1);
-        break;
-    }
-}
-
 // Every row with the loop of its (mode, affine) pair, chosen once for the whole call.
 #define FF_ROWS_LOOP(MODE, AFFINE)                                                                 \
     for (ptrdiff_t row = 0; row < rows; row++)                                                     \
@@ -153,4 +135,11 @@ void FF_FN(ff_bias_activate_rows_f32)(float *r, ptrdiff_t rows, ptrdiff_t count,
         if (affine) FF_ROWS_LOOP(FF_ACTIVATE_CLAMP, 1);
         else FF_ROWS_LOOP(FF_ACTIVATE_CLAMP, 0);
     }
+}
+
+// One row: the rows kernel with this row's parameters.
+void FF_FN(ff_bias_activate_f32)(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
+    const ff_row_activation a = {
+        &bias, mode == FF_ACTIVATE_SLOPE ? &slope : 0, affine ? affine : 0, affine ? affine + 1 : 0, lo, hi, mode == FF_ACTIVATE_HARD_SWISH};
+    FF_FN(ff_bias_activate_rows_f32)(r, 1, count, count, &a);
 }

@@ -435,6 +435,20 @@ import Testing
 /// `Conv.activate` (the C row kernel) against its formula, at every kernel level: bias, then a
 /// slope and clamp or HardSwish, then the row's scale and shift; lengths with tails.
 struct ConvActivationTests {
+    /// The activation as `Conv.activate` defines it, on `v` = input + bias: HardSwish, or the
+    /// negative slope then the clamp to [−1.5, 3]; then the affine.
+    static func reference(_ v: Float, hardSwish: Bool, slope: Float?, clamp: Bool, affine: (Float, Float)?) -> Float {
+        var v = v
+        if hardSwish {
+            v *= min(max(v / 6 + 0.5, 0), 1)
+        } else {
+            if let slope, v < 0 { v *= slope }
+            if clamp { v = min(max(v, -1.5), 3) }
+        }
+        if let affine { v = v * affine.0 + affine.1 }
+        return v
+    }
+
     @Test(arguments: KernelLevel.available)
     func activationRowsMatchTheFormula(level: KernelLevel) {
         let slope: [Float] = [0.25, -0.5], scale: [Float] = [1.5, 0.5], shift: [Float] = [-0.25, 2]
@@ -458,14 +472,9 @@ struct ConvActivationTests {
                             }
                             #expect(y[0] == 9 && y[n + 1] == 9, "outside the range untouched")
                             for i in 0..<n {
-                                var v = x[i] + 0.75
-                                if hardSwish {
-                                    v *= min(max(v / 6 + 0.5, 0), 1)
-                                } else {
-                                    if withSlope && v < 0 { v *= slope[1] }
-                                    if clamp { v = min(max(v, -1.5), 3) }
-                                }
-                                if affine { v = v * scale[1] + shift[1] }
+                                let v = Self.reference(
+                                    x[i] + 0.75, hardSwish: hardSwish, slope: withSlope ? slope[1] : nil, clamp: clamp,
+                                    affine: affine ? (scale[1], shift[1]) : nil)
                                 #expect(
                                     abs(y[i + 1] - v) <= 1e-5 * max(1, abs(v)), "n \(n) i \(i) hardSwish \(hardSwish) slope \(withSlope) at \(level)")
                             }
@@ -498,14 +507,9 @@ struct ConvActivationTests {
                             }
                             for row in 0..<3 {
                                 for i in 0..<n {
-                                    var v = x[row * n + i] + (withBias ? bias[row] : 0)
-                                    if hardSwish {
-                                        v *= min(max(v / 6 + 0.5, 0), 1)
-                                    } else {
-                                        if withSlope && v < 0 { v *= slope[row] }
-                                        v = min(max(v, -1.5), 3)
-                                    }
-                                    if affine { v = v * scale[row] + shift[row] }
+                                    let v = Self.reference(
+                                        x[row * n + i] + (withBias ? bias[row] : 0), hardSwish: hardSwish, slope: withSlope ? slope[row] : nil,
+                                        clamp: true, affine: affine ? (scale[row], shift[row]) : nil)
                                     #expect(abs(y[row * n + i] - v) <= 1e-5 * max(1, abs(v)), "n \(n) row \(row) i \(i) at \(level)")
                                 }
                             }
