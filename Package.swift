@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "FrameFlowMedia", targets: ["FrameFlowMedia"]),
         .library(name: "FrameFlowDisplay", targets: ["FrameFlowDisplay"]),
         .library(name: "FrameFlowML", targets: ["FrameFlowML"]),
+        .library(name: "FrameFlowMQTT", targets: ["FrameFlowMQTT"]),
+        .library(name: "FrameFlowFleet", targets: ["FrameFlowFleet"]),
         .executable(name: "frameflow", targets: ["frameflow"]),
         .executable(name: "frameflow-bench", targets: ["frameflow-bench"]),
     ],
@@ -28,13 +30,27 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
         .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowMedia", "CMosquitto"]),
+        .target(
+            name: "FrameFlowFleet",
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowML", "FrameFlowMQTT"]),
+        .testTarget(name: "FrameFlowMQTTTests", dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowMedia", "FrameFlowTesting"]),
+        .testTarget(
+            name: "FrameFlowFleetTests",
+            dependencies: [
+                "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowML", "FrameFlowTesting",
+            ]),
         .testTarget(
             name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
         .executableTarget(
-            name: "frameflow", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML"]),
+            name: "frameflow",
+            dependencies: [
+                "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML", "FrameFlowMQTT", "FrameFlowFleet",
+            ]),
         .executableTarget(
             name: "frameflow-bench",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowML"]),
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowML", "FrameFlowFleet"]),
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),
         .executableTarget(

@@ -20,13 +20,13 @@ pip_want() {  # module requirement
     python3 -c "import $1" >/dev/null 2>&1 || python3 -m pip install -q "$2"
 }
 
-# FFmpeg's and SDL2's libraries (FrameFlowMedia and FrameFlowDisplay link them) for every
-# mode; the ffmpeg/ffprobe tools
-# make and check test media.
-apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread
+# FFmpeg's, SDL2's and libmosquitto's libraries (FrameFlowMedia, FrameFlowDisplay and
+# FrameFlowMQTT link them) for every mode; the ffmpeg/ffprobe tools make and check test media,
+# and the mosquitto broker serves the MQTT tests.
+apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread libmosquitto-dev
 case "$mode" in
     demo) ;;
-    test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata ;;
+    test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata mosquitto mosquitto-clients ;;
     bench)
         apt_want ffmpeg opencv-data libonnx-testdata gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
