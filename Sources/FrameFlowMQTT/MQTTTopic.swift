@@ -21,15 +21,3 @@ public enum MQTTTopic {
         return mapped.isEmpty ? "_" : String(mapped)
     }
 }
-
-/// Errors of the MQTT client and sinks.
-public enum MQTTError: Error, CustomStringConvertible {
-    /// A topic that may not be published to, and why.
-    case invalidTopic(String, String)
-
-    public var description: String {
-        switch self {
-        case .invalidTopic(let topic, let why): "MQTT topic '\(topic)': \(why)"
-        }
-    }
-}

@@ -45,23 +45,15 @@ final class ImageStreamSink: PacketSink {
     func finish() throws { try file.finish() }
 }
 
-/// Writes one JSON object per packet: `{"stream":…,"timestamp_us":…, …payload}`, to a hidden
+/// Writes one JSON object per packet, `PacketJSON.object` and a newline, to a hidden
 /// temporary file beside `path` that `finish()` renames into place (an existing file is
 /// replaced only by a finished output).
-///
-/// The payload's members come from `JSONLinesRepresentable` (an image gives its `width`,
-/// `height` and `format`, and a float mask also its `mean` and `foreground_fraction`, the
-/// fraction of pixels ≥ 0.5); `[Detection]` becomes
-/// `"detections": [{"label":[…],"score":[…],"location_data":{…}}, …]` (MediaPipe's field
-/// names); other `Encodable` values merge an object's members or become `"value"`; anything
-/// else is its description.
 public final class JSONLinesSink: PacketSink {
     public let path: String
     let stream: String
     private let temporaryPath: String
     private let handle: FileHandle
     private var finished = false
-    private let encoder = JSONEncoder()
 
     public init(path: String, stream: String) throws {
         self.path = path
@@ -74,7 +66,6 @@ public final class JSONLinesSink: PacketSink {
             throw MediaError(.cannotWrite, path, "cannot write: no such folder or permission denied")
         }
         handle = h
-        encoder.outputFormatting = [.sortedKeys]
     }
 
     deinit {
@@ -85,29 +76,10 @@ public final class JSONLinesSink: PacketSink {
     }
 
     public func write(_ packet: Packet) throws {
-        guard let payload = packet.payload else { return }
-        var members: [String: Any] = [:]
-        if let r = payload as? JSONLinesRepresentable {
-            members = r.jsonObject
-        } else if let d = payload as? [Detection], let data = try? encoder.encode(d),
-            let list = try? JSONSerialization.jsonObject(with: data)
-        {
-            members["detections"] = list
-        } else if let e = payload as? Encodable, let data = try? encoder.encode(AnyEncodable(e)),
-            let obj = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        {
-            if let dict = obj as? [String: Any] { members = dict } else { members["value"] = obj }
-        } else {
-            members["value"] = String(describing: payload)
-        }
-        let body = try JSONSerialization.data(withJSONObject: members, options: [.sortedKeys])
-        let streamJSON = String(decoding: try JSONSerialization.data(withJSONObject: stream, options: [.fragmentsAllowed]), as: UTF8.self)
-        var line = "{\"stream\":\(streamJSON),\"timestamp_us\":\(packet.timestamp.microseconds)"
-        let inner = String(decoding: body, as: UTF8.self).dropFirst().dropLast()
-        if !inner.isEmpty { line += "," + inner }
-        line += "}\n"
+        guard var line = try PacketJSON.object(packet, stream: stream) else { return }
+        line.append(UInt8(ascii: "\n"))
         do {
-            try handle.write(contentsOf: Data(line.utf8))
+            try handle.write(contentsOf: line)
         } catch {
             throw MediaError(.cannotWrite, path, "cannot write: \(error.localizedDescription)")
         }
@@ -123,10 +95,4 @@ public final class JSONLinesSink: PacketSink {
             throw MediaError(.cannotWrite, path, "cannot write (moving the finished output into place): \(why)")
         }
     }
-}
-
-struct AnyEncodable: Encodable {
-    let value: Encodable
-    init(_ value: Encodable) { self.value = value }
-    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
 }

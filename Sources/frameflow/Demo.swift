@@ -3,12 +3,13 @@ import FrameFlowCalculators
 import FrameFlowDisplay
 import FrameFlowMedia
 import FrameFlowML
+import FrameFlowMQTT
 import Foundation
 
 /// The registry `frameflow` uses: every built-in calculator plus the media ones, and the
 /// built-in subgraphs.
 let registry: CalculatorRegistry = {
-    let r = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self] + CalculatorRegistry.mlCalculators)
+    let r = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self, MQTTSinkCalculator.self] + CalculatorRegistry.mlCalculators)
     do {
         try r.registerMLSubgraphs()
     } catch {
