@@ -163,6 +163,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// Whether the broker accepted the current socket (`connected` may already be cleared by
     /// the disconnect callback when the loop reports the broken socket).
     private var accepted = false
+    /// Why the broker refused the last connection (CONNACK), until the loop reports it.
+    private var refusal: String?
     private var failures = 0
     private var stopping = false
     private var deadline = Date.distantFuture
@@ -378,25 +380,27 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Records a failed attempt or a broken connection and returns when to try again.
     private func connectionFailed(_ rc: Int32) -> Date {
-        let why = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+        let error = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
         state.lock()
+        let why = refusal ?? error
+        let refused = refusal != nil
+        refusal = nil
         let wasConnected = accepted
         accepted = false
         markDisconnected()
         failures += 1
         let delay = min(options.reconnectDelayMax, options.reconnectDelay * pow(2, Double(min(failures - 1, 30))))
         let retry = Date(timeIntervalSinceNow: delay * Double.random(in: 0.75...1.25))
-        stats.lastError = "\(wasConnected ? "connection lost" : "cannot connect"): \(why)"
+        stats.lastError = "\(wasConnected ? "connection lost" : refused ? "refused" : "cannot connect"): \(why)"
         let say = !warnedOutage || wasConnected
         warnedOutage = true
         let waiting = queue.count - head
         state.unlock()
         if say {
+            let what = wasConnected ? "connection lost" : refused ? "refused the connection" : "unreachable"
             warn(
-                wasConnected
-                    ? "MQTT broker \(broker): connection lost (\(why)); reconnecting, keeping up to \(options.maxQueued) messages"
-                    : "MQTT broker \(broker) unreachable (\(why)); retrying with backoff, keeping up to \(options.maxQueued) messages (\(waiting) waiting)"
-            )
+                "MQTT broker \(broker) \(what) (\(why)); retrying with backoff, keeping up to \(options.maxQueued) messages "
+                    + "(\(waiting) waiting)")
         }
         return retry
     }
@@ -449,7 +453,7 @@ public final class MQTTClient: @unchecked Sendable {
     private func didConnect(_ rc: Int32) {
         state.lock()
         guard rc == 0 else {
-            stats.lastError = "broker refused the connection: \(String(cString: mosquitto_connack_string(rc)))"
+            refusal = String(cString: mosquitto_connack_string(rc))
             state.unlock()
             return
         }

@@ -15,9 +15,11 @@ import Testing
 
     /// A subscriber to `filter` collecting (topic, payload text).
     static func subscriber(
-        _ broker: MosquittoBroker, _ filter: String, qos: Int, id: String = "sub-\(UUID().uuidString)", cleanSession: Bool = true
+        _ broker: MosquittoBroker, _ filter: String, qos: Int, id: String = "sub-\(UUID().uuidString)", cleanSession: Bool = true,
+        options given: MQTTClient.Options? = nil
     ) throws -> (MQTTClient, Received<(String, String)>) {
-        var o = options(broker, id: id)
+        var o = given ?? options(broker, id: id)
+        o.clientID = id
         o.cleanSession = cleanSession
         let client = try MQTTClient(options: o)
         let got = Received<(String, String)>()
@@ -124,6 +126,36 @@ import Testing
         #expect(stats.accepted == 50 && stats.delivered == 0 && stats.unsent == 50 && stats.connects == 0, "\(stats)")
         #expect(stats.lastError?.contains("cannot connect") == true, "\(stats)")
         #expect(throws: MQTTError.self) { try client.publish(topic: "nobody/listens", payload: Data()) }
+    }
+
+    /// A broker that wants a password: the right one connects and publishes, a wrong one is
+    /// refused with the broker's reason, retried, and never crashes or blocks.
+    @Test func credentialsAreSentAndRefusalsSaid() throws {
+        let broker = try MosquittoBroker(users: ["cam": "s3cret"])
+        defer { broker.stop(removing: true) }
+        var good = Self.options(broker)
+        good.username = "cam"
+        good.password = "s3cret"
+        let (sub, got) = try Self.subscriber(broker, "auth/#", qos: 1, options: good)
+        defer { sub.close(timeout: 0) }
+        good.clientID = "pub-\(UUID().uuidString)"
+        let publisher = try MQTTClient(options: good)
+        try publisher.publish(topic: "auth/ok", payload: Data("1".utf8))
+        #expect(publisher.close(timeout: 5).delivered == 1)
+        #expect(got.wait(timeout: 5) { $0.count == 1 })
+
+        let warnings = Received<String>()
+        var bad = Self.options(broker)
+        bad.username = "cam"
+        bad.password = "wrong"
+        bad.warning = { warnings.append($0) }
+        let refused = try MQTTClient(options: bad)
+        try refused.publish(topic: "auth/no", payload: Data("2".utf8))
+        #expect(
+            warnings.wait(timeout: 5) { w in w.contains { $0.contains("refused the connection") && $0.contains("not authorised") } },
+            "\(warnings.all)")
+        let stats = refused.close(timeout: 0.2)
+        #expect(stats.connects == 0 && stats.unsent == 1 && stats.lastError?.contains("not authorised") == true, "\(stats)")
     }
 
     @Test func badInputIsAClearError() throws {

@@ -13,15 +13,18 @@ final class MosquittoBroker: @unchecked Sendable {
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Starts a broker; `persistent` keeps sessions and queued messages across `restart()`.
-    init(persistent: Bool = false, start: Bool = true) throws {
+    /// `users` (name: password) turns anonymous access off and writes a password file.
+    init(persistent: Bool = false, start: Bool = true, users: [String: String]? = nil) throws {
         folder = NSTemporaryDirectory() + "frameflow-mqtt-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if let users { try Self.writePasswords(users, to: folder + "/passwords") }
         var lastError = ""
         for _ in 0..<5 {
             let p = try LoopbackPort.free()
             let config = """
                 listener \(p) 127.0.0.1
-                allow_anonymous true
+                allow_anonymous \(users == nil)
+                \(users == nil ? "" : "password_file \(folder)/passwords")
                 user root
                 max_queued_messages 100000
                 persistence \(persistent ? "true" : "false")
@@ -50,6 +53,19 @@ final class MosquittoBroker: @unchecked Sendable {
     struct BrokerError: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
+    }
+
+    /// `mosquitto_passwd -b` for each user: the broker's own hashing.
+    static func writePasswords(_ users: [String: String], to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw BrokerError(message: "cannot write \(path)") }
+        for (user, password) in users {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
+            p.arguments = ["-b", path, user, password]
+            try p.run()
+            p.waitUntilExit()
+            guard p.terminationStatus == 0 else { throw BrokerError(message: "mosquitto_passwd failed for \(user)") }
+        }
     }
 
     /// Starts mosquitto and waits until it accepts connections (at most 5 s).
