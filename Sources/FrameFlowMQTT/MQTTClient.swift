@@ -130,7 +130,10 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// `frameflow-<host name>-<pid>`: unique per process on a machine and per pod in a cluster.
     public static var defaultClientID: String {
-        "frameflow-\(ProcessInfo.processInfo.hostName)-\(getpid())"
+        var name = [CChar](repeating: 0, count: 256)
+        let host =
+            gethostname(&name, name.count - 1) == 0 ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "host"
+        return "frameflow-\(host)-\(getpid())"
     }
 
     /// The options the client was made with.
