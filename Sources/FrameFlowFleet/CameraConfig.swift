@@ -1,0 +1,52 @@
+import FrameFlow
+
+/// One camera of a fleet file: its source, its graph and what to do with the graph's outputs.
+///
+/// ```
+/// camera {
+///   name: "door"
+///   source: "rtsp://10.0.0.7/stream1"
+///   graph: "graphs/face_detection.pbtxt"     # else the defaults' graph
+///   side_packet { name: "min_score" value: "0.6" }
+///   stall_seconds: 3                          # else the defaults'
+///   output { stream: "detections" to: "mqtt" }
+/// }
+/// ```
+public struct CameraConfig: Sendable {
+    /// The camera's name: unique in the fleet, not empty; it names topics and health lines.
+    public var name: String
+    /// A `MediaSource` spec: URL, device, `testsrc…` or a file (resolved against the fleet
+    /// file's folder).
+    public var source: String
+    /// The graph file's path (resolved against the fleet file's folder).
+    public var graph: String
+    /// Input side packets as text (`frameflow run --side NAME=VALUE`): the defaults' merged
+    /// with the camera's own, the camera's winning.
+    public var sidePackets: [String: String]
+    /// Outputs of the graph and where they go.
+    public var outputs: [CameraOutput]
+    /// A source that delivers no frame for this long (opening included) is reconnected.
+    public var stallSeconds: Double
+    /// How reconnections are spaced.
+    public var reconnect: ReconnectPolicy
+    /// Play files at their own rate, as a camera would deliver them.
+    public var realtime: Bool
+    /// Where the camera is written in the fleet file.
+    public var location: SourceLocation?
+
+    /// A camera with the fleet defaults for everything but its name, source and graph.
+    public init(
+        name: String, source: String, graph: String, sidePackets: [String: String] = [:], outputs: [CameraOutput] = [],
+        stallSeconds: Double = 5, reconnect: ReconnectPolicy = ReconnectPolicy(), realtime: Bool = true, location: SourceLocation? = nil
+    ) {
+        self.name = name
+        self.source = source
+        self.graph = graph
+        self.sidePackets = sidePackets
+        self.outputs = outputs
+        self.stallSeconds = stallSeconds
+        self.reconnect = reconnect
+        self.realtime = realtime
+        self.location = location
+    }
+}

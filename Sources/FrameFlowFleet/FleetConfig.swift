@@ -1,0 +1,74 @@
+import FrameFlow
+import Foundation
+
+/// A fleet file: the cameras one `frameflow fleet` process runs, each with its own graph.
+///
+/// The file is protobuf text format, like graph files, so its errors name the file, line and
+/// column. Paths (graphs, file sources, output files) are relative to the fleet file's folder.
+///
+/// ```
+/// defaults {
+///   graph: "graphs/face_detection.pbtxt"
+///   side_packet { name: "min_score" value: "0.5" }
+///   stall_seconds: 5                      # no frame for this long: reconnect
+///   reconnect { initial_seconds: 1 max_seconds: 30 healthy_seconds: 10 }
+///   realtime: true
+/// }
+/// mqtt { host: "127.0.0.1" port: 1883 qos: 1 client_id: "frameflow-0" }
+/// camera {
+///   name: "door"
+///   source: "rtsp://10.0.0.7/stream1"
+///   output { stream: "detections" to: "mqtt" }
+/// }
+/// camera {
+///   name: "yard"
+///   source: "http://10.0.0.8/live.ts"
+///   graph: "graphs/edges.pbtxt"
+///   output { stream: "output_video" to: "yard.mp4" }
+/// }
+/// ```
+///
+/// Camera names must be unique and not empty; every camera needs a source and a graph (its
+/// own or the defaults'); two cameras may not write one file. Unknown fields and repeated
+/// single fields are errors.
+public struct FleetConfig: Sendable {
+    /// The cameras, in the order of the file (the order `--shard` splits).
+    public var cameras: [CameraConfig]
+    /// The broker, if the file has an `mqtt { … }` block.
+    public var mqtt: MQTTSettings?
+    /// The fleet file's path, if it came from one.
+    public var file: String?
+
+    /// A fleet of `cameras`.
+    public init(cameras: [CameraConfig], mqtt: MQTTSettings? = nil) {
+        self.cameras = cameras
+        self.mqtt = mqtt
+    }
+
+    /// Reads and checks a fleet file.
+    public init(contentsOfFile path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FleetConfigError(
+                "cannot read the fleet file (no such file or permission denied)", at: SourceLocation(file: path, line: 0, column: 0))
+        }
+        guard let text = String(validating: [UInt8](data), as: UTF8.self) else {
+            throw FleetConfigError("the fleet file is not UTF-8 text", at: SourceLocation(file: path, line: 0, column: 0))
+        }
+        try self.init(text: text, file: path)
+    }
+
+    /// Parses fleet-file `text`; `file` names it in errors and is where relative paths start
+    /// (its folder; without a file, the current folder).
+    public init(text: String, file: String? = nil) throws {
+        let message: TextMessage
+        do {
+            message = try TextFormatParser.parse(text, file: file)
+        } catch let e as GraphError {
+            throw FleetConfigError(e.message, at: e.location)
+        }
+        let base = file.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        let reader = FleetFileReader(base: base)
+        (cameras, mqtt) = try reader.read(message)
+        self.file = file
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import FrameFlow
+import FrameFlowCalculators
+import FrameFlowTesting
+import Synchronization
+import Testing
+
+@testable import FrameFlowFleet
+
+/// Whole fleets on loopback: servers started here, counted here.
+@Suite(.serialized) struct FleetRunnerTests {
+    /// Eight cameras: three real clips and four `testsrc` patterns served over HTTP, and one
+    /// looping clip whose server is killed and restarted mid-run. The killed camera comes back;
+    /// the other seven read every frame their servers sent.
+    @Test func oneCameraIsKilledAndComesBackTheOthersLoseNothing() throws {
+        let dir = try temporaryFolder("fleet-kill")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        let clip = RepositoryFiles.fixture("mediapipe/hand_clip.mp4")
+        let clipFrames = try ffprobeFrameCount(clip)
+        let patternFrames = 120
+        var servers: [(name: String, server: StreamServer, frames: Int)] = []
+        for i in 0..<3 {
+            servers.append(("clip\(i)", try StreamServer(port: freeLoopbackPort(), input: ["-i", clip], codec: ["-c", "copy"]), clipFrames))
+        }
+        for i in 0..<4 {
+            let input = ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "\(patternFrames)"]
+            servers.append(("pattern\(i)", try StreamServer(port: freeLoopbackPort(), input: input, codec: ["-c:v", "mpeg2video"]), patternFrames))
+        }
+        let flaky = try StreamServer(port: freeLoopbackPort(), input: ["-stream_loop", "-1", "-i", clip], codec: ["-c", "copy"])
+        defer {
+            flaky.kill()
+            for s in servers { s.server.kill() }
+        }
+        var text = """
+            defaults { graph: "pass.pbtxt" stall_seconds: 5 reconnect { initial_seconds: 0.1 max_seconds: 0.3 } }
+
+            """
+        for s in servers { text += "camera { name: \"\(s.name)\" source: \"\(s.server.url)\" }\n" }
+        text += "camera { name: \"flaky\" source: \"\(flaky.url)\" output { stream: \"output_video\" to: \"flaky.jsonl\" } }\n"
+        let file = dir.appendingPathComponent("site.fleet").path
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let log = HealthLog()
+        var options = FleetRunner.Options()
+        options.healthInterval = 0.5
+        let runner = FleetRunner(config: try FleetConfig(contentsOfFile: file), registry: .standard, options: options) { log.record($0) }
+        #expect(runner.cameras.count == 8)
+        let fleet = RunningFleet(runner)
+        defer { fleet.stop() }
+        let now = fleet.now
+
+        // Kill the flaky camera's server once frames flow, start it again once the camera noticed.
+        #expect(eventually(within: 20) { now("flaky").framesIn >= 20 })
+        flaky.kill()
+        let atKill = now("flaky").framesIn
+        #expect(eventually(within: 10) { now("flaky").state != .running })
+        try flaky.start()
+        #expect(
+            eventually(within: 20) {
+                let h = now("flaky"); return h.state == .running && h.framesIn >= atKill + 20
+            })
+        #expect(now("flaky").reconnects >= 1)
+
+        // The others: every frame their servers sent.
+        for s in servers {
+            #expect(eventually(within: 30) { now(s.name).framesIn >= s.frames }, "\(s.name): \(now(s.name))")
+        }
+        let final = fleet.stop()
+        for s in servers {
+            let h = try #require(final.first { $0.camera == s.name })
+            #expect(h.framesIn == s.frames, "\(s.name): \(h)")
+            #expect(h.framesOut + h.dropped == h.framesIn, "\(s.name): \(h)")
+            #expect(h.state == .stopped)
+        }
+        let f = try #require(final.first { $0.camera == "flaky" })
+        #expect(f.reconnects >= 1)
+        #expect(f.framesIn > atKill)
+        // Each run wrote its own file; together they hold every frame out.
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("flaky") && $0.hasSuffix(".jsonl") }
+        #expect(outputs.contains("flaky.jsonl") && outputs.contains("flaky.1.jsonl"), "\(outputs)")
+        let lines = try outputs.reduce(0) { n, name in
+            n + (try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)).split(separator: "\n").count
+        }
+        #expect(lines == f.framesOut)
+        // The health log saw it leave `running` and come back.
+        let states = log.of("flaky").map(\.state)
+        let firstRunning = try #require(states.firstIndex(of: .running), "\(states)")
+        let leftAt = try #require(states[firstRunning...].firstIndex { $0 == .backoff }, "\(states)")
+        #expect(states[leftAt...].contains(.running), "\(states)")
+    }
+
+    /// A server that accepts and sends nothing: the camera times out after `stall_seconds`,
+    /// backs off and tries again, and says why.
+    @Test func aStalledSourceIsReconnected() throws {
+        let server = try SilentServer()
+        defer { server.stop() }
+        let dir = try temporaryFolder("fleet-stall")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        let text = """
+            camera { name: "mute" source: "http://127.0.0.1:\(server.port)/live.ts" graph: "pass.pbtxt"
+                     stall_seconds: 0.5 reconnect { initial_seconds: 0.05 max_seconds: 0.1 } }
+            """
+        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("s.fleet").path)
+        let log = HealthLog()
+        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard) { log.record($0) })
+        defer { fleet.stop() }
+        let started = Date()
+        #expect(eventually(within: 10) { fleet.now("mute").reconnects >= 2 && server.connections >= 3 })
+        // Two stalls of 0.5 s each came before the second reconnect.
+        #expect(Date().timeIntervalSince(started) >= 1.0)
+        let h = fleet.now("mute")
+        #expect(h.framesIn == 0)
+        #expect(h.lastError?.contains("no answer for 0.5 s") == true, "\(h)")
+        #expect(log.of("mute").contains { $0.state == .backoff })
+        #expect(!log.of("mute").contains { $0.state == .running })
+    }
+
+    /// A camera whose graph file is broken fails, naming the file and line; the others run.
+    @Test func aBadGraphFailsItsCameraOnly() throws {
+        let dir = try temporaryFolder("fleet-bad")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        try "input_stream: \"in\"\noutput_stream: \"out\"\nnode { calculator: \"NoSuchCalculator\" input_stream: \"in\" output_stream: \"out\" }\n"
+            .write(to: dir.appendingPathComponent("bad.pbtxt"), atomically: true, encoding: .utf8)
+        try "input_stream: \"in\"\nnode {\n  calculator: \n".write(to: dir.appendingPathComponent("broken.pbtxt"), atomically: true, encoding: .utf8)
+        let text = """
+            camera { name: "bad" source: "testsrc:64x48@30" graph: "bad.pbtxt" }
+            camera { name: "broken" source: "testsrc:64x48@30" graph: "broken.pbtxt" }
+            camera { name: "good" source: "testsrc:64x48@30" graph: "pass.pbtxt" realtime: false reconnect { initial_seconds: 60 max_seconds: 60 } }
+            """
+        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("b.fleet").path)
+        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard) { _ in })
+        defer { fleet.stop() }
+        // testsrc lasts 10 s at 30 fps: 300 frames, read as fast as they decode.
+        #expect(eventually(within: 30) { fleet.now("good").state == .backoff })
+        let final = fleet.stop()
+        #expect(final[0].state == .failed)
+        #expect(final[0].lastError?.contains("bad.pbtxt:3") == true, "\(final[0])")
+        #expect(final[0].lastError?.contains("NoSuchCalculator") == true, "\(final[0])")
+        #expect(final[1].state == .failed)
+        #expect(final[1].lastError?.contains("broken.pbtxt:4") == true, "\(final[1])")
+        #expect(final[2].state == .stopped)
+        #expect(final[2].framesIn == 10 * 30)
+        #expect(final[2].framesOut == 10 * 30)
+        #expect(final[2].lastError == "the source ended")
+    }
+
+    /// `--shard I/N` over N processes runs every camera exactly once.
+    @Test(arguments: [1, 2, 3, 8])
+    func shardsCoverEveryCameraOnce(count: Int) throws {
+        let text = (0..<8).map { "camera { name: \"c\($0)\" source: \"testsrc\" graph: \"g.pbtxt\" }" }.joined(separator: "\n")
+        let config = try FleetConfig(text: text)
+        var seen: [String] = []
+        for i in 0..<count {
+            var options = FleetRunner.Options()
+            options.shard = try Shard(index: i, count: count)
+            seen += FleetRunner(config: config, registry: .standard, options: options) { _ in }.cameras.map(\.name)
+        }
+        #expect(seen.sorted() == (0..<8).map { "c\($0)" })
+    }
+}
