@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one FrameFlow parser with libFuzzer + AddressSanitizer, seeded with real files.
-#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite SECONDS
+#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite|batchlist SECONDS
 # Stops on the first crash, hang over 1 s or allocation over 1 GiB; the input is saved under
 # .build/fuzz/TARGET/findings/ (commit it as a regression test under Tests/Fixtures/fuzz/).
 # -max_len is the largest seed's size (at least 4096), so no seed is cut; FUZZ_MAX_LEN
@@ -11,10 +11,10 @@
 # during a long run does not derail that run.
 {
 set -euo pipefail
-target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite}
+target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite|batchlist}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
-case "$target" in graph|binarygraph|cube|cascade|onnx|tflite) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in graph|binarygraph|cube|cascade|onnx|tflite|batchlist) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 work=.build/fuzz/$target
 corpus=$work/corpus
 mkdir -p "$corpus" "$work/findings"
@@ -42,6 +42,8 @@ case "$target" in
           cp .build/fixtures/models/pnet.onnx "$corpus"/ 2>/dev/null || true ;;
     tflite) cp .build/fixtures/models/face_detection_short_range.tflite "$corpus"/ 2>/dev/null || true
             cp Tests/Fixtures/mediapipe/custom_ops_seed.tflite "$corpus"/ ;;  # CUSTOM ops, FlexBuffer options
+    batchlist) # frameflow batch lists: comments, CRLF, a URL, relative and absolute paths.
+               printf '# cameras\n\nlobby/cam1.mp4\r\n  /srv/door.mkv\t\nrtsp://10.0.0.5:8554/yard.sdp\nweird #name.mp4\n' > "$corpus/list.txt" ;;
 esac
 for f in Tests/Fixtures/fuzz/$target/*; do [ -f "$f" ] && cp "$f" "$corpus"/; done 2>/dev/null || true
 largest=$(find "$corpus" -type f -printf '%s\n' | sort -n | tail -1)

@@ -21,6 +21,12 @@ let usage = """
                                   frames/%04d.png or testsrc[:WxH@FPS]; DST is a video or image
                                   file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file, null,
                                   or window (a live preview: q/Esc quit, space pause, s snapshot)
+      batch LIST --graph GRAPH [--shard I/N] [--output-dir DIR] [--output EXT]
+                [--output-stream NAME=EXT]... [--side NAME=VALUE]...
+                                  run GRAPH on each file of LIST (one per line, # comments,
+                                  relative to LIST's folder), or on its part I of N; outputs are
+                                  DIR/<name>.EXT and DIR/<name>.NAME.EXT; one JSON line per file;
+                                  exit 1 if any file failed
       validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
       graph GRAPH --dot [--expanded]
                                   print the graph in Graphviz DOT (--expanded: subgraphs replaced
@@ -135,6 +141,8 @@ do {
             output: option("--output") ?? "demo-output.mp4")
     case "run":
         try runCommand()
+    case "batch":
+        try runBatchCommand()
     case "onnx-conformance":
         let onlyOp = option("--op")
         let showFailures = flag("--failures")

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+@testable import FrameFlowFleet
+
+@Suite struct BatchListTests {
+    func parse(_ text: String, base: String = "/lists") throws -> BatchList {
+        try BatchList(data: Data(text.utf8), file: "videos.txt", baseDirectory: base)
+    }
+
+    func error(_ text: String) -> BatchListError? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch let e as BatchListError {
+            return e
+        } catch {
+            Issue.record("not a BatchListError: \(error)")
+            return nil
+        }
+    }
+
+    @Test func commentsBlankLinesSpacesAndLineEnds() throws {
+        let text = "# cameras\n\nlobby/cam1.mp4\r\n  /srv/door.mkv\t\n   # indented comment\nrtsp://10.0.0.5:8554/yard.sdp\nweird #name.mp4\n"
+        let list = try parse(text)
+        #expect(list.entries.map(\.line) == [3, 4, 6, 7])
+        #expect(list.entries.map(\.text) == ["lobby/cam1.mp4", "/srv/door.mkv", "rtsp://10.0.0.5:8554/yard.sdp", "weird #name.mp4"])
+        #expect(list.entries.map(\.path) == ["/lists/lobby/cam1.mp4", "/srv/door.mkv", "rtsp://10.0.0.5:8554/yard.sdp", "/lists/weird #name.mp4"])
+        #expect(list.entries.map(\.stem) == ["cam1", "door", "yard", "weird #name"])
+    }
+
+    @Test func relativePathsResolveAgainstTheListsFolder() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("batchlist-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("list.txt").path
+        try "a.mp4\n../b.mp4\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let list = try BatchList(contentsOfFile: file)
+        #expect(list.entries.map(\.path) == [dir.appendingPathComponent("a.mp4").path, dir.appendingPathComponent("../b.mp4").path])
+        #expect(list.file == file)
+    }
+
+    @Test func outputsAreNamedAfterTheInput() throws {
+        let list = try parse("clips/a.mov\nb.tar.mp4\n")
+        #expect(list.outputPath(for: list.entries[0], stream: nil, extension: "mp4", in: "/out") == "/out/a.mp4")
+        #expect(list.outputPath(for: list.entries[0], stream: "detections", extension: "jsonl", in: "/out") == "/out/a.detections.jsonl")
+        #expect(list.outputPath(for: list.entries[1], stream: nil, extension: "png", in: "/out/") == "/out/b.tar.png")
+    }
+
+    @Test func aMissingListOrAFolderIsNamed() throws {
+        let missing = "/nonexistent-\(getpid())/videos.txt"
+        let e = #expect(throws: BatchListError.self) { try BatchList(contentsOfFile: missing) }
+        #expect(e?.description == "\(missing): no such file")
+        let folder = #expect(throws: BatchListError.self) { try BatchList(contentsOfFile: NSTemporaryDirectory()) }
+        #expect(folder?.reason == "is a folder, not a list" && folder?.line == nil)
+    }
+
+    @Test(arguments: ["", "\n\n", "# only a comment\n  \n#another\n"])
+    func anEmptyListIsRefused(text: String) {
+        let e = error(text)
+        #expect(e?.line == nil && e?.description == "videos.txt: lists no file (only blank lines and # comments)")
+    }
+
+    @Test func badLinesNameTheirLine() throws {
+        var bytes = Data("a.mp4\n# fine\n".utf8)
+        bytes.append(contentsOf: [0x62, 0xFF, 0xFE, 0x2E, 0x6D, 0x70, 0x34, 0x0A])  // "b\xFF\xFE.mp4"
+        let utf8 = #expect(throws: BatchListError.self) { try BatchList(data: bytes, file: "videos.txt", baseDirectory: "/") }
+        #expect(utf8?.description == "videos.txt:3: is not UTF-8 text")
+        #expect(error("a.mp4\nb\u{1B}[31m.mp4\n")?.description.hasPrefix("videos.txt:2: holds the control character U+1B") == true)
+        #expect(error("a.mp4\nb\0.mp4\n")?.line == 2)
+        #expect(error("a.mp4\n\n/\n")?.description == "videos.txt:3: '/' names no file")
+        #expect(error("..\n")?.line == 1)
+    }
+
+    @Test func twoFilesWithOneOutputNameAreRefused() {
+        let e = error("day1/cam.mp4\nother.mp4\nday2/cam.mkv\n")
+        #expect(e?.line == 3)
+        #expect(e?.reason.contains("'cam', as line 1") == true, "\(String(describing: e))")
+    }
+
+    /// Every byte string either parses into entries that satisfy the contract or is refused
+    /// with a line inside the text: a deterministic sample of what fuzz-batchlist explores.
+    @Test func arbitraryBytesParseOrAreRefused() {
+        var generator = ByteGenerator(seed: 29)
+        let alphabet: [UInt8] = Array("ab./#: \t\r\n".utf8) + [0, 0x1B, 0xC3, 0xA9, 0xFF]
+        for _ in 0..<2000 {
+            let data = Data((0..<Int(generator.next() % 40)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
+            do {
+                let list = try BatchList(data: data, file: "f", baseDirectory: "/base")
+                #expect(!list.entries.isEmpty)
+                #expect(Set(list.entries.map(\.stem)).count == list.entries.count)
+                for e in list.entries {
+                    #expect((1...lines).contains(e.line) && !e.stem.isEmpty && !e.text.hasPrefix("#"))
+                    #expect(e.path.hasPrefix("/") || e.path.contains("://"))
+                }
+            } catch let e as BatchListError {
+                if let line = e.line { #expect((1...lines).contains(line)) }
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+}
+
+/// A small deterministic generator (Vigna's SplitMix64), so the sample is the same each run.
+private struct ByteGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
