@@ -10,7 +10,8 @@ import FrameFlowMedia
 /// Options: `frameflow.MQTTSinkCalculatorOptions` { host ("localhost"), port (1883),
 /// topic_prefix ("" = `frameflow/<node name>`), qos (1), retain (false), client_id
 /// ("" = `frameflow-<host name>-<pid>`), keepalive (30), max_queued (10000),
-/// flush_timeout (2 seconds) }.
+/// flush_timeout (2 seconds), username (""), password_env ("": the name of an environment
+/// variable holding the password, so that graph files carry no secret) }.
 ///
 /// Nodes naming the same host, port and client id share one connection (`MQTTSharedClients`).
 /// Publishing never waits for the broker: a broker that is unreachable or goes away is not an
@@ -49,6 +50,10 @@ public final class MQTTSinkCalculator: Calculator {
         public var maxQueued = 10_000
         /// Seconds `close` waits for queued messages to go out.
         public var flushTimeout = 2.0
+        /// The user name the broker asks for; empty: none.
+        public var username = ""
+        /// The environment variable that holds the password for `username`; empty: none.
+        public var passwordEnv = ""
         public init() {}
 
         /// The client options these name.
@@ -57,6 +62,8 @@ public final class MQTTSinkCalculator: Calculator {
             o.qos = qos
             o.keepalive = keepalive
             o.maxQueued = maxQueued
+            if !username.isEmpty { o.username = username }
+            if !passwordEnv.isEmpty { o.password = ProcessInfo.processInfo.environment[passwordEnv] }
             return o
         }
 
@@ -67,6 +74,12 @@ public final class MQTTSinkCalculator: Calculator {
                 if !topicPrefix.isEmpty { try MQTTTopic.validate(topicPrefix + "/stream") }
             } catch let e as MQTTError {
                 throw GraphError(.invalidOption, e.description)
+            }
+            if !passwordEnv.isEmpty && username.isEmpty {
+                throw GraphError(.invalidOption, "MQTT option password_env: needs a username")
+            }
+            if !passwordEnv.isEmpty && ProcessInfo.processInfo.environment[passwordEnv] == nil {
+                throw GraphError(.invalidOption, "MQTT option password_env: the environment variable \(passwordEnv) is not set")
             }
             guard flushTimeout >= 0, flushTimeout.isFinite else {
                 throw GraphError(.invalidOption, "MQTT option flush_timeout: must be ≥ 0 seconds (got \(flushTimeout))")

@@ -59,9 +59,32 @@ import Testing
         }
     }
 
+    /// A broker with a password file: the node logs in with `username` and the password from
+    /// the environment variable `password_env` names.
+    @Test func credentialsComeFromTheEnvironment() throws {
+        let broker = try MosquittoBroker(users: ["cam": "from-env"])
+        defer { broker.stop(removing: true) }
+        var o = MQTTClientTests.options(broker)
+        o.username = "cam"
+        o.password = "from-env"
+        let (sub, got) = try MQTTClientTests.subscriber(broker, "frameflow/#", qos: 1, options: o)
+        defer { sub.close(timeout: 0) }
+        setenv("FRAMEFLOW_TEST_MQTT_PASSWORD", "from-env", 1)
+        let text = Self.graph(port: broker.port, extra: "username: \"cam\" password_env: \"FRAMEFLOW_TEST_MQTT_PASSWORD\"", name: "login")
+        let graph = try Graph(try GraphConfig(parsing: text), registry: Self.registry)
+        try graph.start()
+        for i in 0..<5 { _ = try graph.send(i, to: "face_count", at: Timestamp(Int64(i))) }
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        #expect(got.wait(timeout: 10) { $0.count >= 5 }, "received \(got.all.count)")
+        #expect(got.all.map(\.0) == Array(repeating: "frameflow/login/face_count", count: 5))
+    }
+
     @Test(arguments: [
         ("port: 0", "port"), ("qos: 3", "qos"), ("topic_prefix: \"a/#\"", "wildcards"), ("host: \"\"", "host"),
         ("max_queued: 0", "max_queued"), ("flush_timeout: -1", "flush_timeout"),
+        ("username: \"cam\" password_env: \"FRAMEFLOW_TEST_UNSET_VARIABLE\"", "FRAMEFLOW_TEST_UNSET_VARIABLE is not set"),
+        ("password_env: \"HOME\"", "needs a username"),
     ])
     func badOptionsNameTheNode(option: String, mentions: String) throws {
         let text = Self.graph(port: 1883, extra: option, name: "door_events").replacingOccurrences(
