@@ -114,17 +114,25 @@ import Testing
 
     static var binary: String { RepositoryFiles.root.appendingPathComponent(".build/debug/frameflow").path }
 
-    func frameflow(_ args: [String]) throws -> (status: Int32, err: String) {
+    /// Runs `frameflow args`; standard output goes through a file, so that neither pipe fills.
+    func frameflow(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        let outFile = NSTemporaryDirectory() + "frameflow-out-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: outFile, contents: nil), let out = FileHandle(forWritingAtPath: outFile) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        defer { unlink(outFile) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
         p.arguments = args
         let err = Pipe()
-        p.standardOutput = FileHandle.nullDevice
+        p.standardOutput = out
         p.standardError = err
         try p.run()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: e, as: UTF8.self))
+        try out.close()
+        let o = (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? ""
+        return (p.terminationStatus, o, String(decoding: e, as: UTF8.self))
     }
 
     func writeGraph(port: Int) throws -> String {
@@ -160,7 +168,7 @@ import Testing
         }
         #expect(stamps == (0..<frames).map { $0 * 100_000 }, "\(stamps)")
         let list = try frameflow(["calculators"])
-        #expect(list.status == 0)
+        #expect(list.status == 0 && list.out.contains("MQTTSinkCalculator\n  inputs: any"), "\(list.out.suffix(300))")
     }
 
     /// No broker: the run still completes (exit 0) and says what was not delivered.
