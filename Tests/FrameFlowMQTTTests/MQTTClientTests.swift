@@ -6,9 +6,13 @@ import Testing
 
 /// MQTTClient against a real mosquitto: what a subscriber receives is the reference.
 @Suite struct MQTTClientTests {
-    static func options(_ broker: MosquittoBroker, id: String = "pub-\(UUID().uuidString)", qos: Int = 1) -> MQTTClient.Options {
+    static func options(
+        _ broker: MosquittoBroker, id: String = "pub-\(UUID().uuidString)", qos: Int = 1, login: (user: String, password: String)? = nil
+    ) -> MQTTClient.Options {
         var o = MQTTClient.Options(host: "127.0.0.1", port: broker.port, clientID: id)
         o.qos = qos
+        o.username = login?.user
+        o.password = login?.password
         o.warning = { _ in }
         return o
     }
@@ -133,21 +137,15 @@ import Testing
     @Test func credentialsAreSentAndRefusalsSaid() throws {
         let broker = try MosquittoBroker(users: ["cam": "s3cret"])
         defer { broker.stop(removing: true) }
-        var good = Self.options(broker)
-        good.username = "cam"
-        good.password = "s3cret"
-        let (sub, got) = try Self.subscriber(broker, "auth/#", qos: 1, options: good)
+        let (sub, got) = try Self.subscriber(broker, "auth/#", qos: 1, options: Self.options(broker, login: ("cam", "s3cret")))
         defer { sub.close(timeout: 0) }
-        good.clientID = "pub-\(UUID().uuidString)"
-        let publisher = try MQTTClient(options: good)
+        let publisher = try MQTTClient(options: Self.options(broker, login: ("cam", "s3cret")))
         try publisher.publish(topic: "auth/ok", payload: Data("1".utf8))
         #expect(publisher.close(timeout: 5).delivered == 1)
         #expect(got.wait(timeout: 5) { $0.count == 1 })
 
         let warnings = Received<String>()
-        var bad = Self.options(broker)
-        bad.username = "cam"
-        bad.password = "wrong"
+        var bad = Self.options(broker, login: ("cam", "wrong"))
         bad.warning = { warnings.append($0) }
         let refused = try MQTTClient(options: bad)
         try refused.publish(topic: "auth/no", payload: Data("2".utf8))

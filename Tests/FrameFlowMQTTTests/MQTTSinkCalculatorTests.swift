@@ -64,10 +64,8 @@ import Testing
     @Test func credentialsComeFromTheEnvironment() throws {
         let broker = try MosquittoBroker(users: ["cam": "from-env"])
         defer { broker.stop(removing: true) }
-        var o = MQTTClientTests.options(broker)
-        o.username = "cam"
-        o.password = "from-env"
-        let (sub, got) = try MQTTClientTests.subscriber(broker, "frameflow/#", qos: 1, options: o)
+        let login = MQTTClientTests.options(broker, login: ("cam", "from-env"))
+        let (sub, got) = try MQTTClientTests.subscriber(broker, "frameflow/#", qos: 1, options: login)
         defer { sub.close(timeout: 0) }
         setenv("FRAMEFLOW_TEST_MQTT_PASSWORD", "from-env", 1)
         let text = Self.graph(port: broker.port, extra: "username: \"cam\" password_env: \"FRAMEFLOW_TEST_MQTT_PASSWORD\"", name: "login")
