@@ -8,7 +8,7 @@ import Foundation
 ///      "frames_out":1517,"dropped":3,"reconnects":1,"last_error":null}
 ///
 /// Counts are totals over every run of the camera since the fleet started; the rates are
-/// over the time since the previous periodic report (the fleet's start for the first).
+/// those of the last periodic interval (0 before the first periodic report).
 public struct CameraHealth: Sendable, Equatable {
     /// Where a camera is in its life.
     public enum State: String, Sendable, CaseIterable {
@@ -28,9 +28,9 @@ public struct CameraHealth: Sendable, Equatable {
     public var camera: String
     /// Its state.
     public var state: State
-    /// Frames read per second since the previous periodic report.
+    /// Frames read per second over the last periodic interval.
     public var fpsIn: Double
-    /// Frames out of the graph's first output per second since the previous periodic report.
+    /// Frames out of the graph's first output per second over the last periodic interval.
     public var fpsOut: Double
     /// Frames read from the source, over every run.
     public var framesIn: Int

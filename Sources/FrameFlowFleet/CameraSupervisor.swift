@@ -30,8 +30,10 @@ final class CameraSupervisor: Sendable {
         var lastError: String?
         var stopping = false
         var run: CurrentRun?
-        /// When the last report was made and the totals then, for the rates.
+        /// When the last periodic report was made and the totals then, for the rates.
         var reported = (nanoseconds: monotonicNanoseconds(), framesIn: 0, framesOut: 0)
+        /// The rates of the last periodic interval (state changes report these too).
+        var rates = (fpsIn: 0.0, fpsOut: 0.0)
     }
 
     init(
@@ -56,7 +58,8 @@ final class CameraSupervisor: Sendable {
         wake.signal()
     }
 
-    /// The camera's health now; `resetRates` starts the next rate interval here.
+    /// The camera's health now; `resetRates` (periodic reports) measures the rates over the
+    /// interval that ends here and starts the next one.
     func health(resetRates: Bool) -> CameraHealth {
         status.withLock { s in Self.health(&s, camera: camera.name, paced: paced, resetRates: resetRates) }
     }
@@ -75,13 +78,15 @@ final class CameraSupervisor: Sendable {
             h.dropped += rejected + stats.droppedInQueues
             h.framesOut += run.framesOut.load(ordering: .relaxed)
         }
-        let now = monotonicNanoseconds()
-        let seconds = Double(now - s.reported.nanoseconds) / 1e9
-        if seconds > 0 {
-            h.fpsIn = Double(h.framesIn - s.reported.framesIn) / seconds
-            h.fpsOut = Double(h.framesOut - s.reported.framesOut) / seconds
+        if resetRates {
+            let now = monotonicNanoseconds()
+            let seconds = Double(now - s.reported.nanoseconds) / 1e9
+            if seconds > 0 {
+                s.rates = (Double(h.framesIn - s.reported.framesIn) / seconds, Double(h.framesOut - s.reported.framesOut) / seconds)
+            }
+            s.reported = (now, h.framesIn, h.framesOut)
         }
-        if resetRates { s.reported = (now, h.framesIn, h.framesOut) }
+        (h.fpsIn, h.fpsOut) = s.rates
         return h
     }
 

@@ -27,6 +27,11 @@ let usage = """
                                   relative to LIST's folder), or on its part I of N; outputs are
                                   DIR/<name>.EXT and DIR/<name>.NAME.EXT; one JSON line per file;
                                   exit 1 if any file failed
+      fleet FLEET_FILE [--shard I/N] [--health-interval S] [--duration S]
+                                  run every camera of a fleet file (or part I of N), one graph
+                                  each, reconnecting cameras that fail; health as JSON lines
+                                  every S seconds (5) and on state changes; exit 1 if a camera
+                                  failed (a bad graph), 0 when stopped (Ctrl-C, SIGTERM, --duration)
       validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
       graph GRAPH --dot [--expanded]
                                   print the graph in Graphviz DOT (--expanded: subgraphs replaced
@@ -143,6 +148,8 @@ do {
         try runCommand()
     case "batch":
         try runBatchCommand()
+    case "fleet":
+        try runFleetCommand()
     case "onnx-conformance":
         let onlyOp = option("--op")
         let showFailures = flag("--failures")

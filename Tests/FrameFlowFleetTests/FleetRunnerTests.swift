@@ -147,6 +147,29 @@ import Testing
         #expect(final[2].lastError == "the source ended")
     }
 
+    /// Periodic reports give the rate of their interval: a 30 fps pattern played in real time
+    /// reads about 30 frames a second.
+    @Test func periodicReportsMeasureTheFrameRate() throws {
+        let dir = try temporaryFolder("fleet-rate")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        let config = try FleetConfig(
+            text: "camera { name: \"p\" source: \"testsrc:32x32@30\" graph: \"pass.pbtxt\" }", file: dir.appendingPathComponent("r.fleet").path)
+        let log = HealthLog()
+        var options = FleetRunner.Options()
+        options.healthInterval = 0.5
+        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard, options: options) { log.record($0) })
+        defer { fleet.stop() }
+        #expect(eventually(within: 20) { log.of("p").filter { $0.state == .running }.count >= 5 })
+        fleet.stop()
+        let running = log.of("p").filter { $0.state == .running }
+        let last = try #require(running.last)
+        #expect(last.fpsIn > 20 && last.fpsIn < 40, "\(running.map(\.fpsIn))")
+        #expect(last.fpsOut > 20 && last.fpsOut < 40, "\(running.map(\.fpsOut))")
+        // The first report (the first frame) comes before any interval has been measured.
+        #expect(running.first?.fpsIn == 0)
+    }
+
     /// `--shard I/N` over N processes runs every camera exactly once.
     @Test(arguments: [1, 2, 3, 8])
     func shardsCoverEveryCameraOnce(count: Int) throws {

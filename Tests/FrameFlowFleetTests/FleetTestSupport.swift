@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlowFleet
+import FrameFlowTesting
 import Synchronization
 
 /// A free TCP port on 127.0.0.1 (bound to port 0, read back, released).
@@ -181,5 +182,46 @@ final class RunningFleet: Sendable {
         finished.wait()
         finished.signal()  // for any later caller
         return box.value.withLock { $0 }!
+    }
+}
+
+/// A real `mosquitto` on a free loopback port, killed when released.
+final class TestBroker {
+    let port: Int
+    let folder: URL
+    private var running: Process?
+
+    init() throws {
+        folder = try temporaryFolder("fleet-broker")
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let p = freeLoopbackPort()
+            let conf = folder.appendingPathComponent("mosquitto.conf")
+            try "listener \(p) 127.0.0.1\nallow_anonymous true\nuser root\nmax_queued_messages 100000\n".write(
+                to: conf, atomically: true, encoding: .utf8)
+            let proc = Process()
+            proc.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+            proc.arguments = ["-c", conf.path]
+            proc.standardOutput = FileHandle.nullDevice
+            proc.standardError = FileHandle.nullDevice
+            do {
+                try proc.run()
+                if eventually(within: 5, { LoopbackPort.accepts(p) }) {
+                    port = p
+                    running = proc
+                    return
+                }
+                proc.terminate()
+            } catch { lastError = error }
+        }
+        throw lastError ?? POSIXError(.EADDRINUSE)
+    }
+
+    deinit {
+        if let p = running, p.isRunning {
+            Glibc.kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
     }
 }

@@ -1,0 +1,57 @@
+import FrameFlowMQTT
+import FrameFlowMedia
+import Foundation
+
+/// A fleet's connection to its broker (`mqtt { … }` in the fleet file): one `MQTTClient`
+/// shared by every camera.
+///
+/// Outputs written `to: "mqtt"` publish each packet as JSON on `frameflow/<camera>/<stream>`
+/// (names made topic-safe by `MQTTTopic.level`); each camera's health report is published,
+/// retained, on `frameflow/<camera>/health`, so a subscriber that comes later sees every
+/// camera's last state at once. Publishing never waits for the broker: while it is away,
+/// messages queue in the client (bounded) and the cameras run on.
+///
+/// ```swift
+/// let mqtt = try FleetMQTT(settings: config.mqtt!)
+/// var options = FleetRunner.Options()
+/// options.makeMQTTSink = mqtt.sink
+/// let fleet = FleetRunner(config: config, registry: registry, options: options) { mqtt.publish($0) }
+/// fleet.run()
+/// mqtt.close()
+/// ```
+public final class FleetMQTT: Sendable {
+    /// The client every camera publishes through.
+    public let client: MQTTClient
+    /// The quality of service of outputs and health reports.
+    public let qos: Int
+
+    /// Connects (in the background) to the broker `settings` name.
+    ///
+    /// - Throws: `MQTTError` for settings libmosquitto refuses.
+    public init(settings: MQTTSettings) throws {
+        var options = MQTTClient.Options(host: settings.host, port: settings.port, clientID: settings.clientID.isEmpty ? nil : settings.clientID)
+        options.qos = settings.qos
+        client = try MQTTClient(options: options)
+        qos = settings.qos
+    }
+
+    /// `frameflow/<camera>/<level>`.
+    public static func topic(camera: String, _ level: String) -> String {
+        "frameflow/\(MQTTTopic.level(camera))/\(MQTTTopic.level(level))"
+    }
+
+    /// A sink publishing `camera`'s `stream` on `frameflow/<camera>/<stream>`.
+    @Sendable public func sink(camera: String, stream: String) throws -> any PacketSink {
+        try MQTTPacketSink(client: client, topic: Self.topic(camera: camera, stream), qos: qos, stream: stream)
+    }
+
+    /// Publishes `health`, retained, on `frameflow/<camera>/health`. A client already closed
+    /// drops it.
+    @Sendable public func publish(_ health: CameraHealth) {
+        try? client.publish(topic: Self.topic(camera: health.camera, "health"), payload: Data(health.jsonLine.utf8), qos: qos, retain: true)
+    }
+
+    /// Sends what is queued (waiting at most `timeout` seconds) and disconnects.
+    @discardableResult
+    public func close(timeout: Double = 2) -> MQTTClient.Statistics { client.close(timeout: timeout) }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import FrameFlowCalculators
+import FrameFlowMQTT
+import Synchronization
+import Testing
+
+@testable import FrameFlowFleet
+
+/// A fleet publishing to a real broker, checked by a real subscriber.
+@Suite struct FleetMQTTTests {
+    @Test func everyFrameOutIsPublishedAndHealthIsRetained() throws {
+        let broker = try TestBroker()
+        let dir = try temporaryFolder("fleet-mqtt")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        // testsrc lasts 10 s: 300 frames each, read as fast as they decode; then a long backoff.
+        let text = """
+            defaults { graph: "pass.pbtxt" realtime: false reconnect { initial_seconds: 60 max_seconds: 60 } }
+            mqtt { host: "127.0.0.1" port: \(broker.port) qos: 1 }
+            camera { name: "front/door" source: "testsrc:64x48@30" output { stream: "output_video" to: "mqtt" } }
+            camera { name: "yard" source: "testsrc:32x32@30" output { stream: "output_video" to: "mqtt" } }
+            """
+        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("m.fleet").path)
+
+        let received = Mutex<[String: Int]>([:])
+        let subscriber = try MQTTClient(options: .init(host: "127.0.0.1", port: broker.port, clientID: "fleet-test-sub"))
+        defer { _ = subscriber.close(timeout: 1) }
+        try subscriber.subscribe("frameflow/+/output_video", qos: 1) { m in received.withLock { $0[m.topic, default: 0] += 1 } }
+        #expect(subscriber.waitUntilSubscribed(timeout: 10))
+
+        let mqtt = try FleetMQTT(settings: try #require(config.mqtt))
+        var options = FleetRunner.Options()
+        options.makeMQTTSink = mqtt.sink
+        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard, options: options) { mqtt.publish($0) })
+        defer { fleet.stop() }
+        #expect(eventually(within: 30) { fleet.fleet.health().allSatisfy { $0.state == .backoff } })
+        let final = fleet.stop()
+        let stats = mqtt.close(timeout: 10)
+        #expect(stats.queued + stats.inFlight + stats.dropped + stats.lost == 0, "\(stats)")
+        for h in final {
+            #expect(h.framesOut == 300, "\(h)")
+            let topic = "frameflow/\(MQTTTopic.level(h.camera))/output_video"
+            #expect(eventually(within: 10) { received.withLock { $0[topic] } == h.framesOut }, "\(topic): \(received.withLock { $0[topic] ?? 0 })")
+        }
+        #expect(received.withLock { Set($0.keys) } == ["frameflow/front_door/output_video", "frameflow/yard/output_video"])
+
+        // A subscriber that comes afterwards gets each camera's last health, retained.
+        let health = Mutex<[String: String]>([:])
+        let late = try MQTTClient(options: .init(host: "127.0.0.1", port: broker.port, clientID: "fleet-test-late"))
+        defer { _ = late.close(timeout: 1) }
+        try late.subscribe("frameflow/+/health", qos: 1) { m in
+            if m.retained { health.withLock { $0[m.topic] = String(decoding: m.payload, as: UTF8.self) } }
+        }
+        #expect(eventually(within: 10) { health.withLock { $0.count } == 2 })
+        for h in final {
+            let payload = try #require(health.withLock { $0["frameflow/\(MQTTTopic.level(h.camera))/health"] })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
+            #expect(object["camera"] as? String == h.camera)
+            #expect(object["state"] as? String == "stopped")
+            #expect(object["frames_out"] as? Int == h.framesOut)
+        }
+    }
+}
