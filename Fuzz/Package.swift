@@ -17,6 +17,7 @@ let package = Package(
         .executableTarget(name: "fuzz-cube", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-cascade", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-fleet", dependencies: ["FuzzSupport", .product(name: "FrameFlowFleet", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-batchlist", dependencies: ["FuzzSupport", .product(name: "FrameFlowFleet", package: "FrameFlow")]),
     ],

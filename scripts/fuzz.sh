@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one FrameFlow parser with libFuzzer + AddressSanitizer, seeded with real files.
-#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite|batchlist SECONDS
+#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite|batchlist|fleet SECONDS
 # Stops on the first crash, hang over 1 s or allocation over 1 GiB; the input is saved under
 # .build/fuzz/TARGET/findings/ (commit it as a regression test under Tests/Fixtures/fuzz/).
 # -max_len is the largest seed's size (at least 4096), so no seed is cut; FUZZ_MAX_LEN
@@ -11,10 +11,10 @@
 # during a long run does not derail that run.
 {
 set -euo pipefail
-target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite|batchlist}
+target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite|batchlist|fleet}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
-case "$target" in graph|binarygraph|cube|cascade|onnx|tflite|batchlist) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in graph|binarygraph|cube|cascade|onnx|tflite|batchlist|fleet) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 work=.build/fuzz/$target
 corpus=$work/corpus
 mkdir -p "$corpus" "$work/findings"
@@ -40,6 +40,7 @@ case "$target" in
               [ -f "/usr/share/libonnx-testdata/data/node/test_$t/model.onnx" ] && cp "/usr/share/libonnx-testdata/data/node/test_$t/model.onnx" "$corpus/$t.onnx"
           done
           cp .build/fixtures/models/pnet.onnx "$corpus"/ 2>/dev/null || true ;;
+    fleet) cp Tests/Fixtures/fleet/*.fleet "$corpus"/ ;;  # fleet files: defaults, mqtt, cameras, outputs
     tflite) cp .build/fixtures/models/face_detection_short_range.tflite "$corpus"/ 2>/dev/null || true
             cp Tests/Fixtures/mediapipe/custom_ops_seed.tflite "$corpus"/ ;;  # CUSTOM ops, FlexBuffer options
     batchlist) # frameflow batch lists: comments, CRLF, a URL, relative and absolute paths.

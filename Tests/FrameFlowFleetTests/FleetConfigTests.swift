@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlowTesting
 import Testing
 
 @testable import FrameFlowFleet
@@ -55,6 +56,14 @@ import Testing
         #expect(yard.reconnect == ReconnectPolicy(initialSeconds: 0.5, maxSeconds: 3, healthySeconds: 1))
         #expect(!yard.realtime)
         #expect(config.mqtt == MQTTSettings(host: "broker.local", port: 1884, qos: 2, clientID: "fleet-0"))
+    }
+
+    /// The fuzzer's seed (scripts/fuzz.sh fleet) is a valid file with every field.
+    @Test func theFuzzSeedIsAValidFleet() throws {
+        let config = try FleetConfig(contentsOfFile: RepositoryFiles.fixture("fleet/site.fleet"))
+        #expect(config.cameras.map(\.name) == ["door", "yard", "lab"])
+        #expect(config.cameras[1].outputs.map(\.destination) == [.file(RepositoryFiles.fixture("fleet/yard.mp4")), .null])
+        #expect(config.cameras[2].source == "testsrc:320x240@15")
     }
 
     @Test func anEmptyFileIsAnEmptyFleet() throws {
