@@ -53,7 +53,7 @@ public struct BatchList: Sendable, Equatable {
                 ? "no such file" : isDir.boolValue ? "is a folder, not a list" : "cannot be read"
             throw BatchListError(file: path, line: nil, why)
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         try self.init(data: data, file: path, baseDirectory: folder)
     }
 
@@ -77,16 +77,9 @@ public struct BatchList: Sendable, Equatable {
                     file: file, line: lineNumber,
                     "holds the control character U+\(String(c.value, radix: 16, uppercase: true)); a path is one line of text")
             }
-            let isURL =
-                text.range(of: "://") != nil && text.prefix(while: { $0 != ":" }).allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
-            let path: String
-            if isURL || text.hasPrefix("/") {
-                path = text
-            } else {
-                path = URL(fileURLWithPath: baseDirectory).appendingPathComponent(text).path
-            }
-            let name = isURL ? (URL(string: text)?.lastPathComponent ?? "") : (text as NSString).lastPathComponent
-            let stem = (name as NSString).deletingPathExtension
+            let isURL = Self.isURL(text)
+            let path = isURL || text.hasPrefix("/") ? text : Self.joined(baseDirectory, text)
+            let stem = Self.stem(of: Self.fileName(text, isURL: isURL))
             guard !stem.isEmpty, stem != ".", stem != "..", stem != "/" else {
                 throw BatchListError(file: file, line: lineNumber, "'\(text)' names no file")
             }
@@ -110,8 +103,41 @@ public struct BatchList: Sendable, Equatable {
     ///     list.outputPath(for: clip, stream: "detections", extension: "jsonl", in: "out")
     ///     // out/clip.detections.jsonl
     public func outputPath(for entry: Entry, stream: String?, extension ext: String, in directory: String) -> String {
-        let name = [entry.stem, stream, ext].compactMap { $0 }.joined(separator: ".")
-        return URL(fileURLWithPath: directory).appendingPathComponent(name).path
+        Self.joined(directory, [entry.stem, stream, ext].compactMap { $0 }.joined(separator: "."))
+    }
+
+    // Paths are taken apart by hand: NSString's and URL's path functions trap on some
+    // non-ASCII text after "//" (found by fuzz-batchlist; Tests/Fixtures/fuzz/batchlist).
+
+    /// `name` in `folder`: one slash between them.
+    static func joined(_ folder: String, _ name: String) -> String {
+        var folder = Substring(folder)
+        while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
+        return folder == "/" ? "/" + name : folder + "/" + name
+    }
+
+    /// Whether `text` is a URL: `scheme://…`, the scheme a letter then letters, digits, `+-.`.
+    static func isURL(_ text: String) -> Bool {
+        guard let separator = text.range(of: "://") else { return false }
+        let scheme = text[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
+    /// The last component of a path, or of a URL's path (no query or fragment); empty for
+    /// none (`/`, a URL of a host alone).
+    static func fileName(_ text: String, isURL: Bool) -> String {
+        guard isURL, let separator = text.range(of: "://") else { return text.split(separator: "/").last.map(String.init) ?? "" }
+        var rest = text[separator.upperBound...]
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        let parts = rest.split(separator: "/")
+        return parts.count >= 2 ? String(parts[parts.count - 1]) : ""
+    }
+
+    /// `name` without its extension: up to its last dot, unless that dot begins the name.
+    static func stem(of name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlowTesting
 import Testing
 
 @testable import FrameFlowFleet
@@ -36,8 +37,30 @@ import Testing
         let file = dir.appendingPathComponent("list.txt").path
         try "a.mp4\n../b.mp4\n".write(toFile: file, atomically: true, encoding: .utf8)
         let list = try BatchList(contentsOfFile: file)
-        #expect(list.entries.map(\.path) == [dir.appendingPathComponent("a.mp4").path, dir.appendingPathComponent("../b.mp4").path])
+        #expect(list.entries.map(\.path) == [dir.path + "/a.mp4", dir.path + "/../b.mp4"])
         #expect(list.file == file)
+    }
+
+    @Test func urlsAreNamedAfterTheirPath() throws {
+        let list = try parse("http://10.0.0.8/live/cam.ts?token=a.b#t=1\nrtsp://10.0.0.9:554/stream1\n")
+        #expect(list.entries.map(\.stem) == ["cam", "stream1"])
+        #expect(list.entries.map(\.path) == ["http://10.0.0.8/live/cam.ts?token=a.b#t=1", "rtsp://10.0.0.9:554/stream1"])
+        #expect(error("rtsp://user@host:554/\n")?.description == "videos.txt:1: 'rtsp://user@host:554/' names no file")
+    }
+
+    /// Inputs the fuzzer found (Tests/Fixtures/fuzz/batchlist): each parses or is refused, no trap.
+    @Test func fuzzFindingsAreHandled() throws {
+        let dir = RepositoryFiles.fixture("fuzz/batchlist")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))
+            let list = try? BatchList(data: data, file: name, baseDirectory: "/lists")
+            for entry in list?.entries ?? [] { #expect(!entry.stem.isEmpty && entry.path.hasPrefix("/lists/")) }
+        }
+        // The first finding: "Seeenence|://ʤ" is a relative path (a scheme has no '|').
+        let found = try parse("Seeenence|://\u{2A4}\n")
+        #expect(found.entries.map(\.stem) == ["\u{2A4}"] && found.entries[0].path == "/lists/Seeenence|://\u{2A4}")
     }
 
     @Test func outputsAreNamedAfterTheInput() throws {
