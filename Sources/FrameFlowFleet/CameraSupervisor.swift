@@ -194,12 +194,10 @@ final class CameraSupervisor: Sendable {
             s.dropped += summary?.dropped ?? 0
             return summary?.framesIn ?? 0
         }
-        if let failure {
-            if Self.isPermanent(failure) { return .failedForGood("\(failure)") }
-            return .ended("\(failure)", frames: framesIn)
-        }
+        if let failure, Self.isPermanent(failure) { return .failedForGood("\(failure)") }
         let warnings = summary?.warnings ?? []
-        return .ended(warnings.isEmpty ? "the source ended" : "the source ended: \(warnings.joined(separator: "; "))", frames: framesIn)
+        let why = failure.map { "\($0)" } ?? (warnings.isEmpty ? "the source ended" : "the source ended: \(warnings.joined(separator: "; "))")
+        return .ended(why, frames: framesIn)
     }
 
     /// The first frame of a run came in.

@@ -117,6 +117,41 @@ import Testing
         #expect(!log.of("mute").contains { $0.state == .running })
     }
 
+    /// A stream that stops in the middle (the server keeps the connection but sends no more):
+    /// the frames sent are read, then the read times out and the camera backs off.
+    @Test func aStreamThatStopsMidwayIsReconnected() throws {
+        let dir = try temporaryFolder("fleet-midway")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        let ts = dir.appendingPathComponent("clip.ts")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        make.arguments = [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=30", "-frames:v", "90", "-c:v", "mpeg2video", "-g", "10", "-f", "mpegts",
+            ts.path,
+        ]
+        try make.run()
+        make.waitUntilExit()
+        let bytes = try Data(contentsOf: ts)
+        // The HTTP answer and the first half of the stream, then silence.
+        let server = try SilentServer(prefix: Data("HTTP/1.0 200 OK\r\nContent-Type: video/mp2t\r\n\r\n".utf8) + bytes.prefix(bytes.count / 2))
+        defer { server.stop() }
+        let text = """
+            camera { name: "half" source: "http://127.0.0.1:\(server.port)/live.ts" graph: "pass.pbtxt"
+                     stall_seconds: 0.5 reconnect { initial_seconds: 5 max_seconds: 5 } }
+            """
+        let log = HealthLog()
+        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("h.fleet").path)
+        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard) { log.record($0) })
+        defer { fleet.stop() }
+        #expect(eventually(within: 10) { fleet.now("half").state == .backoff })
+        let h = fleet.now("half")
+        #expect(h.framesIn > 10 && h.framesIn <= 45, "\(h)")
+        // MediaSource ends an input whose read times out mid-stream with a warning.
+        #expect(h.lastError?.contains("input ended early") == true, "\(h)")
+        #expect(log.of("half").map(\.state).contains(.running))
+    }
+
     /// A camera whose graph file is broken fails, naming the file and line; the others run.
     @Test func aBadGraphFailsItsCameraOnly() throws {
         let dir = try temporaryFolder("fleet-bad")

@@ -54,14 +54,15 @@ final class StreamServer {
     deinit { kill() }
 }
 
-/// A TCP server on 127.0.0.1 that accepts connections and never sends a byte: a camera that
-/// answers and then stalls. Counts the connections.
+/// A TCP server on 127.0.0.1 that accepts connections, sends `prefix` (nothing by default)
+/// and then nothing more, holding the connection open: a camera that answers and then
+/// stalls. Counts the connections.
 final class SilentServer: Sendable {
     let port: Int
     private let fd: Int32
     private let state = SilentServerState()
 
-    init() throws {
+    init(prefix: Data = Data()) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
         var addr = sockaddr_in()
@@ -78,6 +79,7 @@ final class SilentServer: Sendable {
                 let c = accept(fd, nil, nil)
                 guard c >= 0 else { return }  // the listening socket was shut down
                 state.value.withLock { $0.accepted.append(c) }
+                _ = prefix.withUnsafeBytes { send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             }
         }
     }
