@@ -118,6 +118,25 @@ import Testing
         }
     }
 
+    /// Text that made Foundation's path functions trap in another parser (fuzz-batchlist):
+    /// as a graph, a source and an output it is just a strange path.
+    @Test func strangePathsAreJustPaths() throws {
+        let odd = "Seeenence|://\u{2A4}"
+        let text = """
+            camera { name: "\(odd)" source: "a//\u{2A4}" graph: "\(odd)" output { stream: "s" to: "x//\u{2A4}.jsonl" } }
+            """
+        let camera = try #require(try FleetConfig(text: text, file: "/base/f.fleet").cameras.first)
+        #expect(camera.name == odd)
+        #expect(camera.source == "/base/a/\u{2A4}")
+        #expect(camera.graph.hasPrefix("/base/"))
+        guard case .file(let path) = camera.outputs.first?.destination else {
+            Issue.record("not a file output")
+            return
+        }
+        #expect(path.hasPrefix("/base/x/"))
+        #expect(CameraSupervisor.unusedPath(path) == path)
+    }
+
     @Test func aMissingFileIsAnError() {
         #expect(throws: FleetConfigError.self) { try FleetConfig(contentsOfFile: "/nonexistent/site.fleet") }
     }
