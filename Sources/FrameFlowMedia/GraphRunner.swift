@@ -34,6 +34,10 @@ public final class GraphRunner {
         public var trace: String?
         /// Show a progress line on standard error.
         public var progress = false
+        /// Run the graph on this worker pool, shared with other runs (a fleet of cameras in
+        /// one process; see `Graph.start(sidePackets:on:)`); nil: a pool of the graph's own.
+        /// The run leaves the pool when it ends; the pool's owner shuts it down.
+        public var workerPool: WorkerPool?
         public init() {}
     }
 
@@ -167,7 +171,11 @@ public final class GraphRunner {
         graph.isTracing = options.trace != nil
         var sides: [String: any Sendable] = [:]
         for (k, v) in options.sidePackets { sides[k] = try Self.sidePacketValue(v, name: k, types: graph.inputSidePacketTypes(named: k)) }
-        try graph.start(sidePackets: sides)
+        if let pool = options.workerPool {
+            try graph.start(sidePackets: sides, on: pool)
+        } else {
+            try graph.start(sidePackets: sides)
+        }
         try graph.waitUntilIdle()
 
         let started = monotonicNanoseconds()

@@ -111,13 +111,37 @@ public final class Graph: Sendable {
     ///
     /// - Parameter sidePackets: values for the graph's input side packets, by name.
     public func start(sidePackets: [String: any Sendable] = [:]) throws {
+        try start(sidePackets: sidePackets, pool: nil)
+    }
+
+    /// Opens every node and runs the graph on `pool`, a worker pool that other graphs may
+    /// share (a fleet of cameras in one process): the pool serves its graphs in rotation, so
+    /// none starves while another is busy, and `parallelFor` and model inference split work
+    /// across its workers. The graph's `num_threads` is not used. When the run ends (done,
+    /// failed or cancelled) it leaves the pool, which keeps running: its owner shuts it down
+    /// once every graph on it has ended.
+    ///
+    /// ```swift
+    /// let pool = WorkerPool(threads: 2)
+    /// try cameraA.start(on: pool)
+    /// try cameraB.start(on: pool)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sidePackets: values for the graph's input side packets, by name.
+    ///   - pool: the workers that run the graph's nodes.
+    public func start(sidePackets: [String: any Sendable] = [:], on pool: WorkerPool) throws {
+        try start(sidePackets: sidePackets, pool: Optional(pool))
+    }
+
+    private func start(sidePackets: [String: any Sendable], pool: WorkerPool?) throws {
         let rt = try state.withLock { s in
             if let r = s.runtime, !r.isDone {
                 throw GraphError(.alreadyStarted, "the graph is already running")
             }
             let rt = try GraphRuntime.build(
                 resolved, config: config, observers: s.observers, options: s.pendingOptions,
-                maxFramesInFlight: s.maxFramesInFlight, tracing: s.tracing)
+                maxFramesInFlight: s.maxFramesInFlight, tracing: s.tracing, pool: pool)
             s.runtime = rt
             s.lastRun = rt
             return rt

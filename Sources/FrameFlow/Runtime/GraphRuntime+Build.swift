@@ -14,10 +14,10 @@ extension GraphRuntime {
     /// - Parameter options: options given to `Graph.setOptions` before the start, by node.
     static func build(
         _ resolved: ResolvedGraph, config: GraphConfig, observers: [String: [Observer]],
-        options: [String: any CalculatorOptions], maxFramesInFlight: Int, tracing: Bool
+        options: [String: any CalculatorOptions], maxFramesInFlight: Int, tracing: Bool, pool: WorkerPool? = nil
     ) throws -> GraphRuntime {
         let threads = config.numThreads.map { Swift.max(1, $0) } ?? ProcessInfo.processInfo.activeProcessorCount
-        let rt = GraphRuntime(threads: threads)
+        let rt = GraphRuntime(threads: threads, pool: pool)
         rt.maxFramesInFlight = maxFramesInFlight
         if tracing { rt.trace = TraceRecorder() }
         let defaultCapacity = config.maxQueueSize.map { $0 <= 0 ? Int.max : $0 } ?? 100
@@ -175,6 +175,9 @@ extension GraphRuntime {
             throw GraphError(.missingSidePacket, "input side packets form a cycle or are never produced", node: n.name)
         }
         lock.withLock {
+            // The workers already run and read the sources under the lock (ThreadSanitizer
+            // caught an unlocked store).
+            pool.attachLocked(self)
             for n in nodes { markDirty(n) }
             drainDirty()
             wakeWorkers()
@@ -187,6 +190,6 @@ extension GraphRuntime {
             try? n.calculator.close(n.context)
             n.opened = false
         }
-        pool.shutdown()
+        lock.withLock { releasePoolLocked() }
     }
 }

@@ -119,7 +119,7 @@ extension GraphRuntime {
             done = true
             inFlight.removeAll()
             lock.broadcastProgress()
-            pool.shutdownLocked()
+            releasePoolLocked()
         }
     }
 

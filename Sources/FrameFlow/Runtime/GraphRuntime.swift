@@ -11,6 +11,11 @@ import Foundation
 final class GraphRuntime: WorkSource, @unchecked Sendable {
     let lock: ConditionLock
     let pool: WorkerPool
+    /// Whether the run made `pool` (then it shuts it down when it ends) or shares one that
+    /// its owner shuts down (then the run only leaves it).
+    let ownsPool: Bool
+    /// Whether the run has shut its pool down or left it (guarded by `lock`).
+    @exclusivity(unchecked) var poolReleased = false
     @exclusivity(unchecked) var nodes: [NodeRuntime] = []
     @exclusivity(unchecked) var streams: [StreamRuntime] = []
     @exclusivity(unchecked) var streamIndex: [String: Int] = [:]
@@ -37,13 +42,28 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     @exclusivity(unchecked) var sidePackets: [String: Packet] = [:]
     @exclusivity(unchecked) var trace: TraceRecorder?
 
-    init(threads: Int) {
-        let lock = ConditionLock()
-        self.lock = lock
-        pool = WorkerPool(threads: threads, name: "frameflow.graph", lock: lock)
-        // The workers already run and read `source` under the lock (ThreadSanitizer caught
-        // the unlocked store).
-        lock.withLock { pool.source = self }
+    /// A run on a pool of its own of `threads` workers, or on the shared `pool` (whose lock
+    /// it then shares with the pool's other graphs).
+    init(threads: Int, pool shared: WorkerPool? = nil) {
+        if let shared {
+            lock = shared.lock
+            pool = shared
+            ownsPool = false
+        } else {
+            let lock = ConditionLock()
+            self.lock = lock
+            pool = WorkerPool(threads: threads, name: "frameflow.graph", lock: lock)
+            ownsPool = true
+        }
+        // `start` attaches the run to the pool once its nodes are open: a run whose build
+        // or open fails is never served (nor kept alive by the pool).
+    }
+
+    /// Ends the workers' service of this run: shuts its own pool down, or leaves a shared
+    /// one (which keeps serving its other graphs); lock held.
+    func releasePoolLocked() {
+        poolReleased = true
+        if ownsPool { pool.shutdownLocked() } else { pool.detachLocked(self) }
     }
 
     /// Wakes as many sleeping workers as there are ready nodes; lock held.
@@ -53,7 +73,12 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         for _ in 0..<Swift.min(ready.count, pool.sleeping) { lock.signal() }
     }
 
-    deinit { pool.shutdown() }
+    deinit {
+        // A run attached to its pool is held by it, so a run gets here after leaving the
+        // pool — possibly on a worker that holds the lock, so this must not take it — or
+        // never having joined it (a build that failed), whose own pool then still runs.
+        if ownsPool && !poolReleased { pool.shutdown() }
+    }
 
     // MARK: Graph inputs (each takes the lock)
 

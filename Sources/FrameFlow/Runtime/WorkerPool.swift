@@ -11,12 +11,24 @@ protocol WorkSource: AnyObject {
     func runOneLocked() -> Bool
 }
 
-/// A fixed set of worker threads that run a graph's nodes and parallel row bands.
+/// A fixed set of worker threads that run graphs' nodes and parallel row bands.
 ///
 /// Band jobs (`parallelFor`) come first, so a frame being split across workers finishes
 /// before new frames start. The thread that calls `parallelFor` works on its own bands
 /// too, so a call from inside a node can never deadlock. A graph shares the pool's lock,
 /// so deciding what runs next and handing it to a worker is one critical section.
+///
+/// By default each graph run makes a pool of its own and shuts it down when it ends. Many
+/// graphs (a fleet of cameras) can share one pool instead — `Graph.start(sidePackets:on:)`:
+/// the pool then serves its graphs in rotation, one step at a time, each search starting
+/// after the graph that ran last, so a graph with a long ready list cannot keep the workers
+/// from the others. A graph that finishes or fails leaves the pool; its owner shuts it down.
+///
+/// ```swift
+/// let pool = WorkerPool(threads: 2)
+/// defer { pool.shutdown() }
+/// for graph in cameras { try graph.start(on: pool) }
+/// ```
 ///
 /// `@unchecked Sendable`: every mutable field is guarded by `lock`.
 public final class WorkerPool: @unchecked Sendable {
@@ -25,9 +37,11 @@ public final class WorkerPool: @unchecked Sendable {
     /// Workers waiting for work (guarded by `lock`).
     private(set) var sleeping = 0
     private var stopping = false
-    /// The graph run the workers serve; held strongly until `shutdown` (a weak reference
-    /// would cost a side-table load per loop).
-    var source: (any WorkSource)?
+    /// The graph runs the workers serve, in rotation; each held strongly until it leaves
+    /// (a weak reference would cost a side-table load per loop).
+    private var sources: [any WorkSource] = []
+    /// Where the next search for work starts: after the source that ran last.
+    private var nextSource = 0
     /// Bumped whenever work is added, so a worker spinning before it sleeps notices it
     /// without taking the lock.
     let workHint = Atomic<Int>(0)
@@ -83,15 +97,50 @@ public final class WorkerPool: @unchecked Sendable {
         if sleeping > 0 { lock.signal() }
     }
 
-    /// Stops the workers once they are idle; returns without waiting for them.
+    /// Stops the workers once they are idle; returns without waiting for them. Graphs still
+    /// running on the pool are no longer served: let them finish (or cancel them) first.
     public func shutdown() {
         lock.withLock { shutdownLocked() }
     }
 
     func shutdownLocked() {
         stopping = true
-        source = nil
+        sources.removeAll()
         lock.broadcast()
+    }
+
+    /// Starts serving `source`; lock held.
+    func attachLocked(_ source: any WorkSource) {
+        sources.append(source)
+    }
+
+    /// Stops serving `source` (a graph run that ended); lock held. The pool keeps running.
+    func detachLocked(_ source: any WorkSource) {
+        guard let i = sources.firstIndex(where: { $0 === source }) else { return }
+        sources.remove(at: i)
+        if nextSource > i { nextSource -= 1 }
+    }
+
+    /// Graph runs the pool serves now.
+    var sourceCount: Int { lock.withLock { sources.count } }
+
+    /// Runs one step of the first source with work, searching in rotation from `nextSource`;
+    /// lock held. False when no source has work.
+    @inline(__always)
+    private func runOneSourceLocked() -> Bool {
+        let n = sources.count
+        if n == 1 { return sources[0].runOneLocked() }  // a graph's own pool
+        let start = nextSource
+        var k = 0
+        while k < n && k < sources.count {
+            let i = (start &+ k) % sources.count
+            let s = sources[i]
+            // Set before running: the step unlocks, and other workers start after this one.
+            nextSource = i &+ 1
+            if s.runOneLocked() { return true }
+            k += 1
+        }
+        return false
     }
 
     private func workerLoop() {
@@ -103,7 +152,7 @@ public final class WorkerPool: @unchecked Sendable {
                 lock.lock()
                 continue
             }
-            if let source, source.runOneLocked() { continue }
+            if !sources.isEmpty && runOneSourceLocked() { continue }
             if stopping { break }
             if spin() { continue }
             sleeping += 1
