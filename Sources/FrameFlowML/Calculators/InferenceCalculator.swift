@@ -9,7 +9,8 @@ import Synchronization
 /// The model is loaded once, at `open`: from the `MODEL` side packet when the node has one
 /// (a `Model`, e.g. from `TfLiteModelCalculator`, or a path string such as
 /// `frameflow run --side model=yolo.onnx` gives), else from `model_path` (relative paths are
-/// looked up under the resource root first).
+/// looked up under the resource root first). A file is loaded once per process while graphs
+/// use it (`ModelCache`): cameras running the same graph share one `Model`.
 ///
 /// Inputs:
 ///   - `TENSORS`: `[Tensor]`, matched to the model's inputs in order (or by
@@ -125,10 +126,11 @@ public final class InferenceCalculator: Calculator {
         self.options = options
     }
 
-    /// Loads `path`, a relative one looked up under the resource root first.
+    /// Loads `path`, a relative one looked up under the resource root first, through the
+    /// process's `ModelCache`: graphs running the same file share one `Model`.
     static func load(_ path: String) throws -> Model {
         do {
-            return try Model(contentsOf: URL(fileURLWithPath: ResourcePaths.resolve(path)))
+            return try ModelCache.shared.model(atPath: path)
         } catch let e as ModelError {
             throw GraphError(.invalidOption, "model \(path): \(e.message)")
         }

@@ -2,7 +2,8 @@ import Foundation
 import FrameFlow
 
 /// Builds a model from its file's bytes, as MediaPipe's `TfLiteModelCalculator` does, for
-/// `InferenceCalculator`'s `MODEL` side packet.
+/// `InferenceCalculator`'s `MODEL` side packet. Graphs given equal bytes share one `Model`
+/// (`ModelCache`), held while one of them runs.
 ///
 /// Input side packets:
 ///   - `MODEL_BLOB`: the `.tflite` file's bytes (`[UInt8]`, `Data` or `String`, as
@@ -39,7 +40,7 @@ public final class TfLiteModelCalculator: Calculator {
             throw GraphError(.calculatorFailed, "MODEL_BLOB must hold the model's bytes ([UInt8], Data or String)")
         }
         do {
-            try cc.setSidePacket(try Model(tflite: bytes, file: "MODEL_BLOB"), tag: "MODEL")
+            try cc.setSidePacket(try ModelCache.shared.model(tflite: bytes, file: "MODEL_BLOB"), tag: "MODEL")
         } catch let e as ModelError {
             throw GraphError(.calculatorFailed, "MODEL_BLOB: \(e.message)")
         }

@@ -82,9 +82,19 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         return [0x08, 0x12, 0x1A, 0x22, 0x28, 0x32, 0x3A, 0x42, 0x72, 0x7A, 0x82].contains(first)
     }
 
+    /// The flatbuffer the model was built from, kept when `ModelCache` built it (to tell
+    /// equal bytes from a hash collision); the array shares the caller's storage.
+    let sourceBytes: [UInt8]?
+
     /// Loads a TFLite flatbuffer.
-    public init(tflite bytes: [UInt8], file: String = "<model>") throws {
+    public convenience init(tflite bytes: [UInt8], file: String = "<model>") throws {
+        try self.init(tflite: bytes, file: file, keepingBytes: false)
+    }
+
+    /// Loads a TFLite flatbuffer, keeping `bytes` in `sourceBytes` when asked.
+    init(tflite bytes: [UInt8], file: String, keepingBytes: Bool) throws {
         let g = try TFLiteGraph(bytes: bytes, file: file)
+        sourceBytes = keepingBytes ? bytes : nil
         tflite = g
         graph = try ONNXModel(empty: ())
         steps = []
@@ -118,6 +128,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         }
         declaredOpTypes = Set(graph.nodes.map(\.opType))
         tflite = nil
+        sourceBytes = nil
         inputs = graph.inputs.filter { graph.initializers[$0.name] == nil }
         outputs = graph.outputs
         for n in graph.nodes where !Ops.supports(n.opType, domain: n.domain) {
