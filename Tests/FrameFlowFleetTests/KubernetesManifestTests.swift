@@ -76,9 +76,30 @@ import Testing
         #expect(job.contains("completionMode: Indexed"))
         let indexes = try #require(completions.first)
         #expect(list.entries.count >= indexes, "every index has a video")
-        let graph = try #require(job.components(separatedBy: "\n").drop { !$0.hasSuffix("- --graph") }.dropFirst().first)
-        let path = graph.trimmingCharacters(in: .whitespaces).dropFirst(2)
-        #expect(FileManager.default.fileExists(atPath: RepositoryFiles.path(String(path))), "\(path) is not in the image")
+        let graphArgument = try #require(job.components(separatedBy: "\n").drop { !$0.hasSuffix("- --graph") }.dropFirst().first)
+        #expect(graphArgument.trimmingCharacters(in: .whitespaces) == "- /config/face_detection_batch.pbtxt")
+    }
+
+    /// The Job's graph, from the ConfigMap, run as the pods run it on a clip: every frame
+    /// reaches the detector (no flow limiter skips any).
+    @Test func theBatchGraphSeesEveryFrame() throws {
+        let dir = try BatchCommandTests.makeFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let graph = dir.appendingPathComponent("face_detection_batch.pbtxt").path
+        try Self.block("face_detection_batch.pbtxt", in: try Self.manifest("config.yaml")).write(toFile: graph, atomically: true, encoding: .utf8)
+        let clip = dir.appendingPathComponent("clip.mp4").path
+        let made = try BatchCommandTests.run(
+            "ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-frames:v", "6", "-pix_fmt", "yuv420p", clip])
+        #expect(made.status == 0, "\(made.err)")
+        let list = dir.appendingPathComponent("videos.txt").path
+        try "clip.mp4\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("out").path
+        let r = try BatchCommandTests.run(
+            BatchCommandTests.binary, ["batch", list, "--graph", graph, "--shard", "0/1", "--output-dir", out, "--output-stream", "detections=jsonl"])
+        #expect(r.status == 0, "\(r.err)")
+        let frames = try BatchCommandTests.probeFrames(clip)
+        let lines = try String(contentsOfFile: out + "/clip.detections.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == frames, "one detections line per frame: \(lines.count) of \(frames)")
     }
 
     @Test func theImageNameIsSetInOnePlace() throws {
