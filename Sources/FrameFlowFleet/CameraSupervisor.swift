@@ -15,6 +15,7 @@ final class CameraSupervisor: Sendable {
     let camera: CameraConfig
     private let graphConfig: Result<GraphConfig, FleetConfigError>
     private let registry: CalculatorRegistry
+    private let workerPool: WorkerPool
     private let makeMQTTSink: FleetRunner.MQTTSinkFactory?
     private let report: @Sendable (CameraHealth) -> Void
     private let wake = DispatchSemaphore(value: 0)
@@ -37,12 +38,13 @@ final class CameraSupervisor: Sendable {
     }
 
     init(
-        camera: CameraConfig, graphConfig: Result<GraphConfig, FleetConfigError>, registry: CalculatorRegistry,
+        camera: CameraConfig, graphConfig: Result<GraphConfig, FleetConfigError>, registry: CalculatorRegistry, workerPool: WorkerPool,
         makeMQTTSink: FleetRunner.MQTTSinkFactory?, report: @escaping @Sendable (CameraHealth) -> Void
     ) {
         self.camera = camera
         self.graphConfig = graphConfig
         self.registry = registry
+        self.workerPool = workerPool
         self.makeMQTTSink = makeMQTTSink
         self.report = report
     }
@@ -160,6 +162,7 @@ final class CameraSupervisor: Sendable {
         options.realtime = camera.realtime
         options.sidePackets = camera.sidePackets
         options.source.timeout = camera.stallSeconds
+        options.workerPool = workerPool
         let run: CurrentRun
         do {
             for output in camera.outputs { options.sinks.append((output.stream, try sink(for: output))) }

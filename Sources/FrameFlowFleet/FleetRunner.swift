@@ -7,7 +7,9 @@ import Synchronization
 /// in one process, until `stop()` or the duration ends.
 ///
 /// Each camera has its own thread, graph run, timestamps, flow limiting and counts
-/// (`CameraSupervisor`); a camera whose source fails, stalls or ends is reconnected with
+/// (`CameraSupervisor`); the graphs' nodes run on one shared `WorkerPool`, which takes work
+/// from the cameras in rotation, and cameras running the same model file share one loaded
+/// model (`ModelCache`, in `InferenceCalculator`). A camera whose source fails, stalls or ends is reconnected with
 /// backoff while the others go on. Health (`CameraHealth`) goes to `onHealth` every
 /// `healthInterval` seconds for every camera, and at once when a camera changes state.
 ///
@@ -32,6 +34,10 @@ public final class FleetRunner: Sendable {
         /// Makes the sinks of outputs written `to: "mqtt"`; without one such outputs fail
         /// their camera.
         public var makeMQTTSink: MQTTSinkFactory?
+        /// The workers every camera's graph runs on, served in rotation so that no camera
+        /// starves; nil: the fleet makes one (a thread per core) and shuts it down when
+        /// `run()` returns.
+        public var workerPool: WorkerPool?
         /// The default settings.
         public init() {}
     }
@@ -43,6 +49,8 @@ public final class FleetRunner: Sendable {
     private let onHealth: @Sendable (CameraHealth) -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
+    private let pool: WorkerPool
+    private let ownsPool: Bool
 
     /// Prepares the fleet: loads each camera's graph file (one that does not load makes that
     /// camera `failed`, not the fleet).
@@ -61,6 +69,9 @@ public final class FleetRunner: Sendable {
         let report: @Sendable (CameraHealth) -> Void = { h in serial.withLock { _ in onHealth(h) } }
         self.onHealth = report
         self.options = options
+        pool = options.workerPool ?? WorkerPool(name: "frameflow.fleet")
+        ownsPool = options.workerPool == nil
+        let pool = pool
         cameras = options.shard.select(config.cameras)
         var loaded: [String: Result<GraphConfig, FleetConfigError>] = [:]
         supervisors = cameras.map { camera in
@@ -78,7 +89,8 @@ public final class FleetRunner: Sendable {
                     }
                 }()
             loaded[camera.graph] = graph
-            return CameraSupervisor(camera: camera, graphConfig: graph, registry: registry, makeMQTTSink: options.makeMQTTSink, report: report)
+            return CameraSupervisor(
+                camera: camera, graphConfig: graph, registry: registry, workerPool: pool, makeMQTTSink: options.makeMQTTSink, report: report)
         }
     }
 
@@ -113,6 +125,7 @@ public final class FleetRunner: Sendable {
             let wait = until > now ? until - now : 0
             _ = wake.wait(timeout: .now() + .nanoseconds(Int(min(wait, 1_000_000_000))))
         }
+        if ownsPool { pool.shutdown() }
         return health()
     }
 
@@ -122,6 +135,10 @@ public final class FleetRunner: Sendable {
         stopping.store(true, ordering: .relaxed)
         for s in supervisors { s.stop() }
         wake.signal()
+    }
+
+    deinit {
+        if ownsPool { pool.shutdown() }
     }
 
     /// Every camera's health now, in `cameras` order.

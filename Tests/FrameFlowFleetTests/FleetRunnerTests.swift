@@ -205,6 +205,34 @@ import Testing
         #expect(running.first?.fpsIn == 0)
     }
 
+    /// Every camera's graph runs on the one pool given (here a single worker thread), and a
+    /// pool the caller owns outlives the fleet: a second fleet runs on it too.
+    @Test func camerasShareTheGivenWorkerPool() throws {
+        let dir = try temporaryFolder("fleet-pool")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.replacingOccurrences(of: "PassThroughCalculator", with: "ThreadProbeCalculator")
+            .write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        let registry = CalculatorRegistry.standard.adding([ThreadProbeCalculator.self])
+        let text = (0..<4).map {
+            "camera { name: \"c\($0)\" source: \"testsrc:32x32@30\" graph: \"pass.pbtxt\" realtime: false reconnect { initial_seconds: 60 max_seconds: 60 } }"
+        }.joined(separator: "\n")
+        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("p.fleet").path)
+        let pool = WorkerPool(threads: 1, name: "fleet-test")
+        defer { pool.shutdown() }
+        var options = FleetRunner.Options()
+        options.workerPool = pool
+        for _ in 0..<2 {
+            ThreadProbeCalculator.threads.withLock { $0 = [] }
+            let fleet = RunningFleet(FleetRunner(config: config, registry: registry, options: options) { _ in })
+            defer { fleet.stop() }
+            #expect(eventually(within: 30) { fleet.fleet.health().allSatisfy { $0.state == .backoff } })
+            // testsrc: 10 s at 30 fps, every frame through (files are not dropped).
+            #expect(fleet.stop().map(\.framesOut) == [300, 300, 300, 300])
+            // One worker ran every camera's nodes (pools of their own would use 4 × cores).
+            #expect(ThreadProbeCalculator.threads.withLock { $0.count } == 1)
+        }
+    }
+
     /// `--shard I/N` over N processes runs every camera exactly once.
     @Test(arguments: [1, 2, 3, 8])
     func shardsCoverEveryCameraOnce(count: Int) throws {
@@ -217,5 +245,18 @@ import Testing
             seen += FleetRunner(config: config, registry: .standard, options: options) { _ in }.cameras.map(\.name)
         }
         #expect(seen.sorted() == (0..<8).map { "c\($0)" })
+    }
+}
+
+/// Passes packets through and notes the thread each call ran on.
+final class ThreadProbeCalculator: Calculator {
+    static let contract = CalculatorContract(acceptsAnyPorts: true)
+    static let threads = Mutex<Set<UInt>>([])
+
+    init(options: NoOptions) {}
+
+    func process(_ cc: CalculatorContext) throws {
+        Self.threads.withLock { _ = $0.insert(UInt(pthread_self())) }
+        for i in 0..<min(cc.inputCount, cc.outputCount) where !cc.input(at: i).isEmpty { cc.emit(packet: cc.input(at: i), atPosition: i) }
     }
 }
