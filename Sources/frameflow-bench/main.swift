@@ -7,7 +7,7 @@ import Foundation
 /// `frameflow-bench`: FrameFlow against reference tools on the same input, in one run,
 /// printed as ratios (FrameFlow time / reference time; below 1.0 FrameFlow is faster).
 ///
-/// usage: frameflow-bench [edges] [overhead] [media] [filters] [haar] [models] [blazeface] [mediapipe] [--quick]
+/// usage: frameflow-bench [edges] [overhead] [media] [filters] [haar] [models] [blazeface] [mediapipe] [fleet] [--quick]
 let args = Set(CommandLine.arguments.dropFirst())
 let quick = args.contains("--quick")
 let all = args.subtracting(["--quick"]).isEmpty
@@ -695,3 +695,6 @@ final class CounterSource: Calculator {
         i += 1
     }
 }
+
+// (i) Cameras per machine: a fleet of graphs on one worker pool (FleetRow.swift).
+if all || args.contains("fleet") { FleetRow.measure(repoRoot: repoRoot, quick: quick) }
