@@ -30,7 +30,7 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
         .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"]),
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),  // its pkg-config adds -D_REENTRANT, which SwiftPM refuses
         .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowMedia", "CMosquitto"]),
         .target(
             name: "FrameFlowFleet",
