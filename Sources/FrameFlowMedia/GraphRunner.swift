@@ -126,10 +126,16 @@ public final class GraphRunner {
         do {
             sources = try feeds.map { try MediaSource($0.spec, options: options.source) }
         } catch let e as MediaError where e.kind == .interrupted {
+            for (_, sink) in sinks { sink.discard() }
             var summary = Summary()
             summary.interrupted = true
             lastSummary = summary
             return summary
+        } catch {
+            // Nothing was written: the temporary files go now, not whenever the caller lets go
+            // of the sinks (a fleet retrying a camera keeps them), and no output is replaced.
+            for (_, sink) in sinks { sink.discard() }
+            throw error
         }
 
         let latency = LatencyTracker()

@@ -7,6 +7,14 @@ public protocol PacketSink: AnyObject {
     func write(_ packet: Packet) throws
     /// Finishes the output (flush, trailer, close). Called once, also after errors.
     func finish() throws
+    /// Abandons an output that a run failed to start: removes its temporary files and leaves
+    /// the destination as it was. Called instead of `finish`.
+    func discard()
+}
+
+extension PacketSink {
+    /// Nothing to remove.
+    public func discard() {}
 }
 
 /// Opens the sink a destination names: `null`, a `.jsonl` file, or an image/video file.
@@ -43,6 +51,7 @@ final class ImageStreamSink: PacketSink {
         try file.write(image, at: packet.timestamp)
     }
     func finish() throws { try file.finish() }
+    func discard() { file.discard() }
 }
 
 /// Writes one JSON object per packet, `PacketJSON.object` and a newline, to a hidden
@@ -83,6 +92,14 @@ public final class JSONLinesSink: PacketSink {
         } catch {
             throw MediaError(.cannotWrite, path, "cannot write: \(error.localizedDescription)")
         }
+    }
+
+    /// Removes the temporary file; `path` is left as it was.
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        try? handle.close()
+        unlink(temporaryPath)
     }
 
     public func finish() throws {

@@ -252,6 +252,14 @@ public final class VideoFileSink {
 
     /// Flushes the encoder, writes the trailer, closes the file and renames it to `path`.
     /// Safe to call twice.
+    /// Abandons the output: closes and removes the temporary file(s); `path` is left as it was.
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
+        removeTemporary()
+    }
+
     public func finish() throws {
         guard !finished else { return }
         finished = true

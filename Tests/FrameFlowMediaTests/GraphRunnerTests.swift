@@ -70,6 +70,20 @@ func edgeGraph() throws -> Graph {
         #expect(runner.lastSummary == nil, "nothing was decoded")
     }
 
+    @Test func anInputThatDoesNotOpenLeavesNoTemporaryOutput() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ff-runner-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, dir.appendingPathComponent("missing.mp4").path)]
+        o.sinks = [("output_video", try makeSink(dir.appendingPathComponent("out.mp4").path, stream: "output_video"))]
+        o.outputStreams = [("output_video", dir.appendingPathComponent("out.jsonl").path)]
+        let runner = GraphRunner(graph: try edgeGraph(), options: o)  // kept alive: no deinit to clean up
+        #expect(throws: MediaError.self) { try runner.run() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        withExtendedLifetime(runner) {}
+    }
+
     @Test func inputNameMustMatchTheGraph() throws {
         var o = GraphRunner.Options()
         o.inputs = [("camera", try MediaFixtures.clip())]
