@@ -163,6 +163,12 @@ final class CameraSupervisor: Sendable {
         options.sidePackets = camera.sidePackets
         options.source.timeout = camera.stallSeconds
         options.workerPool = workerPool
+        if config.nodes.contains(where: { $0.calculator == "FlowLimiterCalculator" }) {
+            // GraphRunner leaves a self-throttling graph uncapped; in a fleet that falls behind,
+            // frames would queue before the limiter without bound. A generous cap drops them at
+            // the input instead (counted in `dropped`), far above what a graph keeping up holds.
+            options.maxFramesInFlight = Self.throttledFramesInFlight
+        }
         let run: CurrentRun
         do {
             for output in camera.outputs { options.sinks.append((output.stream, try sink(for: output))) }
@@ -226,6 +232,9 @@ final class CameraSupervisor: Sendable {
         case .file(let path): return try makeSink(Self.unusedPath(path), stream: output.stream)
         }
     }
+
+    /// The frames in flight allowed to a camera whose graph has a `FlowLimiterCalculator`.
+    static let throttledFramesInFlight = 16
 
     /// The first of `path`, `stem.1.ext`, `stem.2.ext`, … that does not exist.
     static func unusedPath(_ path: String) -> String {
