@@ -104,7 +104,7 @@ import Testing
     /// Every byte string either parses into entries that satisfy the contract or is refused
     /// with a line inside the text: a deterministic sample of what fuzz-batchlist explores.
     @Test func arbitraryBytesParseOrAreRefused() {
-        var generator = ByteGenerator(seed: 29)
+        var generator = SplitMix64(seed: 29)
         let alphabet: [UInt8] = Array("ab./#: \t\r\n".utf8) + [0, 0x1B, 0xC3, 0xA9, 0xFF]
         for _ in 0..<2000 {
             let data = Data((0..<Int(generator.next() % 40)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
@@ -123,18 +123,5 @@ import Testing
                 Issue.record("\(error)")
             }
         }
-    }
-}
-
-/// A small deterministic generator (Vigna's SplitMix64), so the sample is the same each run.
-private struct ByteGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -76,18 +76,6 @@ import Testing
         #expect(accuracy >= 0.98, "held-out accuracy \(accuracy)")
     }
 
-    /// A seeded SplitMix64, so the canvases are the same on every run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// How a held-out digit is drawn: canvas size, the digit's scale range (its 20×20 cell
     /// becomes round(20·scale) pixels), light ink on black or dark ink on light paper, format.
     struct Drawing: Sendable, CustomTestStringConvertible {
@@ -137,7 +125,7 @@ import Testing
     func drawnDigitsAnySizeAndPlaceAreAccurate(_ d: Drawing) throws {
         let e = try #require(Self.expected, "run scripts/setup.sh test")
         let cells = try Self.cells(e)
-        var rng = SplitMix(state: UInt64(d.size) &* 1000 &+ UInt64(d.scales.upperBound * 10) &+ (d.darkOnLight ? 7 : 0))
+        var rng = SplitMix64(seed: UInt64(d.size) &* 1000 &+ UInt64(d.scales.upperBound * 10) &+ (d.darkOnLight ? 7 : 0))
         // All of them: 98 % of a sample of a few hundred would be a matter of luck.
         let got = try classify(cells.count, sidePackets: d.darkOnLight ? ["dark_on_light": true] : [:]) { i in
             let side = max(1, min(d.size, Int((20 * Double.random(in: d.scales, using: &rng)).rounded())))
