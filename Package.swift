@@ -35,7 +35,8 @@ let package = Package(
         .target(
             name: "FrameFlowFleet",
             dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowML", "FrameFlowMQTT"]),
-        .testTarget(name: "FrameFlowMQTTTests", dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowMedia", "FrameFlowTesting"]),
+        .testTarget(
+            name: "FrameFlowMQTTTests", dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
         .testTarget(
             name: "FrameFlowFleetTests",
             dependencies: [

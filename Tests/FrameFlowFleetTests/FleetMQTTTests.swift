@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlowTesting
 import FrameFlowCalculators
 import FrameFlowMQTT
 import Synchronization
@@ -9,7 +10,8 @@ import Testing
 /// A fleet publishing to a real broker, checked by a real subscriber.
 @Suite struct FleetMQTTTests {
     @Test func everyFrameOutIsPublishedAndHealthIsRetained() throws {
-        let broker = try TestBroker()
+        let broker = try MosquittoBroker()
+        defer { broker.stop(removing: true) }
         let dir = try temporaryFolder("fleet-mqtt")
         defer { try? FileManager.default.removeItem(at: dir) }
         try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
@@ -59,5 +61,57 @@ import Testing
             #expect(object["state"] as? String == "stopped")
             #expect(object["frames_out"] as? Int == h.framesOut)
         }
+    }
+
+    /// The broker restarts while two cameras publish every frame at QoS 1: the cameras never
+    /// notice (no reconnect, every frame out), and a subscriber whose session persists gets
+    /// every frame of each camera (at least once: QoS 1 may repeat one in flight at the restart).
+    @Test func aBrokerRestartLosesThePipelineNothing() throws {
+        let broker = try MosquittoBroker(persistent: true)
+        defer { broker.stop(removing: true) }
+        let dir = try temporaryFolder("fleet-mqtt-restart")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        // testsrc lasts 10 s: in real time, 300 frames over 10 s, so the restart falls mid-run.
+        let text = """
+            defaults { graph: "pass.pbtxt" realtime: true reconnect { initial_seconds: 60 max_seconds: 60 } }
+            mqtt { host: "127.0.0.1" port: \(broker.port) qos: 1 }
+            camera { name: "a" source: "testsrc:32x32@30" output { stream: "output_video" to: "mqtt" } }
+            camera { name: "b" source: "testsrc:32x24@30" output { stream: "output_video" to: "mqtt" } }
+            """
+        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("r.fleet").path)
+
+        let received = Mutex<[String: Set<String>]>([:])  // topic: distinct payloads (each names its timestamp)
+        var subscriberOptions = MQTTClient.Options(host: "127.0.0.1", port: broker.port, clientID: "fleet-restart-sub")
+        subscriberOptions.cleanSession = false
+        subscriberOptions.warning = { _ in }
+        let subscriber = try MQTTClient(options: subscriberOptions)
+        defer { _ = subscriber.close(timeout: 1) }
+        try subscriber.subscribe("frameflow/+/output_video", qos: 1) { m in
+            _ = received.withLock { $0[m.topic, default: []].insert(String(decoding: m.payload, as: UTF8.self)) }
+        }
+        #expect(subscriber.waitUntilSubscribed(timeout: 10))
+
+        let mqtt = try FleetMQTT(settings: try #require(config.mqtt))
+        var options = FleetRunner.Options()
+        options.makeMQTTSink = mqtt.sink
+        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard, options: options) { mqtt.publish($0) })
+        defer { fleet.stop() }
+        #expect(eventually(within: 10) { fleet.fleet.health().allSatisfy { $0.framesOut >= 60 } })
+        let before = received.withLock { $0.values.map(\.count).reduce(0, +) }
+        try broker.restart()
+        #expect(eventually(within: 30) { fleet.fleet.health().allSatisfy { $0.state == .backoff } })
+        let final = fleet.stop()
+        let stats = mqtt.close(timeout: 10)
+        #expect(stats.queued + stats.inFlight + stats.dropped + stats.lost == 0, "\(stats)")
+        for h in final {
+            #expect(h.framesOut == 300, "\(h)")
+            #expect(h.reconnects == 0, "the camera did not notice the broker: \(h)")
+            let topic = "frameflow/\(h.camera)/output_video"
+            #expect(
+                eventually(within: 10) { received.withLock { $0[topic]?.count } == h.framesOut },
+                "\(topic): \(received.withLock { $0[topic]?.count ?? 0 }) distinct")
+        }
+        #expect(before < 600, "the restart came after every frame had been published")
     }
 }

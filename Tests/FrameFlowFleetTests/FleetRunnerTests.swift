@@ -21,13 +21,14 @@ import Testing
         let patternFrames = 120
         var servers: [(name: String, server: StreamServer, frames: Int)] = []
         for i in 0..<3 {
-            servers.append(("clip\(i)", try StreamServer(port: freeLoopbackPort(), input: ["-i", clip], codec: ["-c", "copy"]), clipFrames))
+            servers.append(("clip\(i)", try StreamServer(port: try LoopbackPort.free(), input: ["-i", clip], codec: ["-c", "copy"]), clipFrames))
         }
         for i in 0..<4 {
             let input = ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "\(patternFrames)"]
-            servers.append(("pattern\(i)", try StreamServer(port: freeLoopbackPort(), input: input, codec: ["-c:v", "mpeg2video"]), patternFrames))
+            servers.append(
+                ("pattern\(i)", try StreamServer(port: try LoopbackPort.free(), input: input, codec: ["-c:v", "mpeg2video"]), patternFrames))
         }
-        let flaky = try StreamServer(port: freeLoopbackPort(), input: ["-stream_loop", "-1", "-i", clip], codec: ["-c", "copy"])
+        let flaky = try StreamServer(port: try LoopbackPort.free(), input: ["-stream_loop", "-1", "-i", clip], codec: ["-c", "copy"])
         defer {
             flaky.kill()
             for s in servers { s.server.kill() }

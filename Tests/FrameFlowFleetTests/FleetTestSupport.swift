@@ -3,20 +3,6 @@ import FrameFlowFleet
 import FrameFlowTesting
 import Synchronization
 
-/// A free TCP port on 127.0.0.1 (bound to port 0, read back, released).
-func freeLoopbackPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-    return Int(UInt16(bigEndian: addr.sin_port))
-}
-
 /// `ffmpeg … -f mpegts -listen 1 http://127.0.0.1:PORT`: serves one client, in real time, then
 /// exits. Killed when stopped or released.
 final class StreamServer {
@@ -184,46 +170,5 @@ final class RunningFleet: Sendable {
         finished.wait()
         finished.signal()  // for any later caller
         return box.value.withLock { $0 }!
-    }
-}
-
-/// A real `mosquitto` on a free loopback port, killed when released.
-final class TestBroker {
-    let port: Int
-    let folder: URL
-    private var running: Process?
-
-    init() throws {
-        folder = try temporaryFolder("fleet-broker")
-        var lastError: (any Error)?
-        for _ in 0..<5 {
-            let p = freeLoopbackPort()
-            let conf = folder.appendingPathComponent("mosquitto.conf")
-            try "listener \(p) 127.0.0.1\nallow_anonymous true\nuser root\nmax_queued_messages 100000\n".write(
-                to: conf, atomically: true, encoding: .utf8)
-            let proc = Process()
-            proc.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-            proc.arguments = ["-c", conf.path]
-            proc.standardOutput = FileHandle.nullDevice
-            proc.standardError = FileHandle.nullDevice
-            do {
-                try proc.run()
-                if eventually(within: 5, { LoopbackPort.accepts(p) }) {
-                    port = p
-                    running = proc
-                    return
-                }
-                proc.terminate()
-            } catch { lastError = error }
-        }
-        throw lastError ?? POSIXError(.EADDRINUSE)
-    }
-
-    deinit {
-        if let p = running, p.isRunning {
-            Glibc.kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: folder)
     }
 }

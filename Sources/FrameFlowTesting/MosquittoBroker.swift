@@ -1,20 +1,26 @@
 import Foundation
-import FrameFlowTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A real `mosquitto` on a free loopback port, configured in a temporary folder; stopped (and
 /// the folder removed) by `stop()` or when released. `restart()` brings it back on the same
 /// port with the same persistence file.
-final class MosquittoBroker: @unchecked Sendable {
-    private(set) var port = 0
-    let folder: String
+public final class MosquittoBroker: @unchecked Sendable {  // used by one test at a time
+    /// The loopback port it listens on.
+    public private(set) var port = 0
+    /// Its configuration, persistence and log folder.
+    public let folder: String
     private var pid: pid_t?
 
-    static let executable: String? = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"]
+    /// Where mosquitto is installed, if it is.
+    public static let executable: String? = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Starts a broker; `persistent` keeps sessions and queued messages across `restart()`.
     /// `users` (name: password) turns anonymous access off and writes a password file.
-    init(persistent: Bool = false, start: Bool = true, users: [String: String]? = nil) throws {
+    public init(persistent: Bool = false, start: Bool = true, users: [String: String]? = nil) throws {
         folder = NSTemporaryDirectory() + "frameflow-mqtt-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if let users { try Self.writePasswords(users, to: folder + "/passwords") }
@@ -50,13 +56,16 @@ final class MosquittoBroker: @unchecked Sendable {
 
     deinit { stop(removing: true) }
 
-    struct BrokerError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    /// Why the broker could not be started.
+    public struct BrokerError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var message: String
+        /// The message.
+        public var description: String { message }
     }
 
     /// `mosquitto_passwd -b` for each user: the broker's own hashing.
-    static func writePasswords(_ users: [String: String], to path: String) throws {
+    public static func writePasswords(_ users: [String: String], to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else { throw BrokerError(message: "cannot write \(path)") }
         for (user, password) in users {
             let p = Process()
@@ -73,7 +82,7 @@ final class MosquittoBroker: @unchecked Sendable {
     /// Spawned with `posix_spawn` and an empty signal mask and default handlers: a test
     /// runner's blocked or ignored signals would otherwise pass to it, and `SIGTERM` (which
     /// makes it save its persistence file) would not stop it.
-    func launch() throws {
+    public func launch() throws {
         guard let exe = Self.executable else {
             throw BrokerError(message: "mosquitto is not installed (scripts/setup.sh test installs it)")
         }
@@ -123,7 +132,7 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Stops the broker (SIGTERM: it saves its persistence file) and waits for it to exit.
-    func stop(removing: Bool = false) {
+    public func stop(removing: Bool = false) {
         if let p = pid {
             kill(p, SIGTERM)
             let end = Date(timeIntervalSinceNow: 5)
@@ -137,29 +146,33 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Stops and starts it again on the same port.
-    func restart() throws {
+    public func restart() throws {
         stop()
         try launch()
     }
 }
 
-/// Values appended from the client's thread and read by the test.
-final class Received<T: Sendable>: @unchecked Sendable {
+/// Values appended from a client's thread and read by the test.
+public final class Received<T: Sendable>: @unchecked Sendable {  // every access takes the lock
     private let lock = NSLock()
     private var items: [T] = []
-    func append(_ x: T) {
+    /// Nothing received yet.
+    public init() {}
+    /// Adds one value.
+    public func append(_ x: T) {
         lock.lock()
         items.append(x)
         lock.unlock()
     }
-    var all: [T] {
+    /// Everything received so far.
+    public var all: [T] {
         lock.lock()
         defer { lock.unlock() }
         return items
     }
     /// Waits until `condition` holds for the items, at most `timeout` seconds.
     @discardableResult
-    func wait(timeout: Double, until condition: ([T]) -> Bool) -> Bool {
+    public func wait(timeout: Double, until condition: ([T]) -> Bool) -> Bool {
         let end = Date(timeIntervalSinceNow: timeout)
         while Date() < end {
             if condition(all) { return true }
