@@ -14,15 +14,9 @@ import Testing
         defer { broker.stop(removing: true) }
         let dir = try temporaryFolder("fleet-mqtt")
         defer { try? FileManager.default.removeItem(at: dir) }
-        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
         // testsrc lasts 10 s: 300 frames each, read as fast as they decode; then a long backoff.
-        let text = """
-            defaults { graph: "pass.pbtxt" realtime: false reconnect { initial_seconds: 60 max_seconds: 60 } }
-            mqtt { host: "127.0.0.1" port: \(broker.port) qos: 1 }
-            camera { name: "front/door" source: "testsrc:64x48@30" output { stream: "output_video" to: "mqtt" } }
-            camera { name: "yard" source: "testsrc:32x32@30" output { stream: "output_video" to: "mqtt" } }
-            """
-        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("m.fleet").path)
+        let config = try Self.fleet(
+            in: dir, broker: broker, realtime: false, cameras: [("front/door", "testsrc:64x48@30"), ("yard", "testsrc:32x32@30")])
 
         let received = Mutex<[String: Int]>([:])
         let subscriber = try MQTTClient(options: .init(host: "127.0.0.1", port: broker.port, clientID: "fleet-test-sub"))
@@ -30,10 +24,7 @@ import Testing
         try subscriber.subscribe("frameflow/+/output_video", qos: 1) { m in received.withLock { $0[m.topic, default: 0] += 1 } }
         #expect(subscriber.waitUntilSubscribed(timeout: 10))
 
-        let mqtt = try FleetMQTT(settings: try #require(config.mqtt))
-        var options = FleetRunner.Options()
-        options.makeMQTTSink = mqtt.sink
-        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard, options: options) { mqtt.publish($0) })
+        let (mqtt, fleet) = try Self.start(config)
         defer { fleet.stop() }
         #expect(eventually(within: 30) { fleet.fleet.health().allSatisfy { $0.state == .backoff } })
         let final = fleet.stop()
@@ -71,15 +62,8 @@ import Testing
         defer { broker.stop(removing: true) }
         let dir = try temporaryFolder("fleet-mqtt-restart")
         defer { try? FileManager.default.removeItem(at: dir) }
-        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
         // testsrc lasts 10 s: in real time, 300 frames over 10 s, so the restart falls mid-run.
-        let text = """
-            defaults { graph: "pass.pbtxt" realtime: true reconnect { initial_seconds: 60 max_seconds: 60 } }
-            mqtt { host: "127.0.0.1" port: \(broker.port) qos: 1 }
-            camera { name: "a" source: "testsrc:32x32@30" output { stream: "output_video" to: "mqtt" } }
-            camera { name: "b" source: "testsrc:32x24@30" output { stream: "output_video" to: "mqtt" } }
-            """
-        let config = try FleetConfig(text: text, file: dir.appendingPathComponent("r.fleet").path)
+        let config = try Self.fleet(in: dir, broker: broker, realtime: true, cameras: [("a", "testsrc:32x32@30"), ("b", "testsrc:32x24@30")])
 
         let received = Mutex<[String: Set<String>]>([:])  // topic: distinct payloads (each names its timestamp)
         var subscriberOptions = MQTTClient.Options(host: "127.0.0.1", port: broker.port, clientID: "fleet-restart-sub")
@@ -92,10 +76,7 @@ import Testing
         }
         #expect(subscriber.waitUntilSubscribed(timeout: 10))
 
-        let mqtt = try FleetMQTT(settings: try #require(config.mqtt))
-        var options = FleetRunner.Options()
-        options.makeMQTTSink = mqtt.sink
-        let fleet = RunningFleet(FleetRunner(config: config, registry: .standard, options: options) { mqtt.publish($0) })
+        let (mqtt, fleet) = try Self.start(config)
         defer { fleet.stop() }
         #expect(eventually(within: 10) { fleet.fleet.health().allSatisfy { $0.framesOut >= 60 } })
         let before = received.withLock { $0.values.map(\.count).reduce(0, +) }
@@ -113,5 +94,26 @@ import Testing
                 "\(topic): \(received.withLock { $0[topic]?.count ?? 0 }) distinct")
         }
         #expect(before < 600, "the restart came after every frame had been published")
+    }
+
+    /// A fleet file in `dir` whose cameras pass their frames through (the graph is written
+    /// beside it) and publish `output_video` to `broker` at QoS 1; a camera whose source ends
+    /// waits 60 s before it retries.
+    static func fleet(in dir: URL, broker: MosquittoBroker, realtime: Bool, cameras: [(name: String, source: String)]) throws -> FleetConfig {
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        let text = """
+            defaults { graph: "pass.pbtxt" realtime: \(realtime) reconnect { initial_seconds: 60 max_seconds: 60 } }
+            mqtt { host: "127.0.0.1" port: \(broker.port) qos: 1 }
+            """
+            + cameras.map { "\ncamera { name: \"\($0.name)\" source: \"\($0.source)\" output { stream: \"output_video\" to: \"mqtt\" } }" }.joined()
+        return try FleetConfig(text: text, file: dir.appendingPathComponent("m.fleet").path)
+    }
+
+    /// Starts `config` with its MQTT block: outputs and health published through one client.
+    static func start(_ config: FleetConfig) throws -> (FleetMQTT, RunningFleet) {
+        let mqtt = try FleetMQTT(settings: try #require(config.mqtt))
+        var options = FleetRunner.Options()
+        options.makeMQTTSink = mqtt.sink
+        return (mqtt, RunningFleet(FleetRunner(config: config, registry: .standard, options: options) { mqtt.publish($0) }))
     }
 }
