@@ -27,11 +27,13 @@ public func makeSink(_ destination: String, stream: String, encode: EncodeOption
     return ImageStreamSink(try VideoFileSink(path: destination, options: encode), stream: stream)
 }
 
-/// Discards packets (counts them).
-public final class NullSink: PacketSink {
-    public private(set) var count = 0
+/// Discards packets (counts them; the count may be read from any thread while it runs).
+public final class NullSink: PacketSink, Sendable {
+    private let counter = AtomicCounter()
+    /// Packets written so far.
+    public var count: Int { counter.current }
     public init() {}
-    public func write(_ packet: Packet) throws { count += 1 }
+    public func write(_ packet: Packet) throws { counter.add(1) }
     public func finish() throws {}
 }
 

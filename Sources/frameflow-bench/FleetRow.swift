@@ -3,6 +3,7 @@ import FrameFlow
 import FrameFlowFleet
 import FrameFlowMedia
 import FrameFlowML
+import FrameFlowTesting
 
 /// `frameflow-bench fleet`: how many cameras one process keeps at their frame rate on this
 /// machine. A `FleetRunner` (what `frameflow fleet` runs) with k cameras, each
@@ -17,13 +18,6 @@ import FrameFlowML
 /// largest k with no camera below 14 fps in and every detector at ≥ 14 runs/s. Memory per
 /// camera: the least-squares slope of resident memory over the sustained sizes.
 enum FleetRow {
-    /// Counts the packets a stream delivers.
-    final class CountingSink: PacketSink, @unchecked Sendable {  // written by one graph thread at a time
-        let count = AtomicCounter()
-        func write(_ packet: Packet) throws { count.add(1) }
-        func finish() throws {}
-    }
-
     /// One fleet size's measurement.
     struct Result {
         var cameras: Int
@@ -34,18 +28,10 @@ enum FleetRow {
         var errors: [String]
     }
 
-    /// Resident memory of this process, in megabytes.
-    static func residentMegabytes() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-            let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
-        else { return 0 }
-        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
-    }
-
     /// Runs a fleet of `cameras` cameras (`FleetRunner`, as `frameflow fleet` does) for
     /// `seconds` on `pool`; rates are measured after the first second (opening, warm-up).
     static func run(cameras: Int, seconds: Double, graphPath: String, registry: CalculatorRegistry, pool: WorkerPool) -> Result {
-        let detectorSinks = Locked<[String: CountingSink]>([:])
+        let detectorSinks = Locked<[String: NullSink]>([:])
         let config = FleetConfig(
             cameras: (0..<cameras).map { i in
                 CameraConfig(
@@ -57,7 +43,7 @@ enum FleetRow {
         options.healthInterval = 3600
         options.duration = seconds
         options.makeMQTTSink = { camera, _ in  // counts instead of publishing
-            let sink = CountingSink()
+            let sink = NullSink()
             detectorSinks.withLock { $0[camera] = sink }
             return sink
         }
@@ -72,7 +58,7 @@ enum FleetRow {
         }
         thread.stackSize = 1 << 21
         thread.start()
-        func detections() -> [String: Int] { detectorSinks.withLock { $0.mapValues(\.count.current) } }
+        func detections() -> [String: Int] { detectorSinks.withLock { $0.mapValues(\.count) } }
         usleep(1_000_000)
         let t0 = monotonicNanoseconds()
         let first = fleet.health()
@@ -81,7 +67,7 @@ enum FleetRow {
         let elapsed = Double(monotonicNanoseconds() - t0) / 1e9
         let last = fleet.health()
         let lastDetections = detections()
-        let rss = residentMegabytes()
+        let rss = Double(residentBytes()) / 1_048_576
         done.wait()
         var minIn = Double.infinity, minOut = Double.infinity, minDetector = Double.infinity
         for (a, b) in zip(first, last) {

@@ -4,13 +4,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Resident memory of this process in bytes (Linux /proc; 0 elsewhere).
-func residentBytes() -> Int {
-    guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let parts = s.split(separator: " ")
-    return parts.count > 1 ? (Int(parts[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-}
-
 /// Overload for a long time: a paced synthetic source into a deliberately slow node behind
 /// drop-oldest and keep-latest edges. `SOAK_FRAMES` (scripts/soak.sh) sets the length; the
 /// test default is short.
