@@ -189,6 +189,42 @@ import Testing
         }
     }
 
+    @Test(arguments: levels)
+    func bilinearResizeMatchesTheFixedPointFormula(level: KernelLevel) throws {
+        for format in [PixelFormat.rgba8, .rgb8, .gray8] {
+            for (sw, sh, dw, dh) in [(83, 29, 61, 17), (37, 11, 90, 25), (64, 16, 32, 8)] {
+                let img = try TestImages.random(width: sw, height: sh, format: format, seed: 11)
+                let got = try KernelLevel.withThreadLevel(level) {
+                    try Resize.resize(img, width: dw, height: dh, interpolation: .bilinear)
+                }.packedBytes()
+                let src = img.packedBytes(), bpp = format.bytesPerPixel()
+                let (xt, yt) = (Resize.linearTaps(sw, dw), Resize.linearTaps(sh, dh))
+                // Columns in 1/256ths (a lone tap weighs 256), then rows in 1/65536ths.
+                func column(_ sy: Int, _ x: Int, _ c: Int) -> Int {
+                    let i = xt.index[x], single = xt.weight[x] == 1
+                    let a = single ? 256 : Int(min(256, max(0, (xt.weight[x] * 256).rounded())))
+                    let j = single ? i : i + 1
+                    return Int(src[(sy * sw + i) * bpp + c]) * a + Int(src[(sy * sw + j) * bpp + c]) * (256 - a)
+                }
+                var want = [UInt8](repeating: 0, count: dw * dh * bpp)
+                for y in 0..<dh {
+                    for x in 0..<dw {
+                        for c in 0..<bpp {
+                            let q0 = column(yt.index[y], x, c)
+                            var v = q0
+                            if yt.weight[y] != 1 {
+                                let wa = Int(min(65535, max(1, (yt.weight[y] * 65536).rounded())))
+                                v = ((q0 * wa) >> 16) + ((column(yt.index[y] + 1, x, c) * (65536 - wa)) >> 16)
+                            }
+                            want[(y * dw + x) * bpp + c] = UInt8((v + 128) >> 8)
+                        }
+                    }
+                }
+                #expect(Self.firstDifference(got, want) == nil, "\(format) \(sw)×\(sh) → \(dw)×\(dh) at \(level)")
+            }
+        }
+    }
+
     /// The tetrahedral LUT gives the same bytes at every level (the baseline's fused steps are
     /// libm's `fmaf`), and within a level of the readable per-pixel form.
     @Test(arguments: levels)
