@@ -3,6 +3,9 @@
 // and sums are not contracted into FMAs (Swift rounds each), and the LUT's fused steps are
 // explicit fma calls, as Swift's `addProduct` is.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 // Wide vectors between always-inlined helpers never cross a real call: no ABI to mind.
 #pragma clang diagnostic ignored "-Wpsabi"
 
@@ -599,11 +602,24 @@ void FF_FN(ff_area_horizontal_row)(const float *line, uint8_t *dst, ptrdiff_t wi
 typedef uint16_t ff_px_w32 __attribute__((ext_vector_type(32)));
 typedef uint32_t ff_px_d32 __attribute__((ext_vector_type(32)));
 
-/// The high halves of 32 products `a·w` (`pmulhuw`: each product narrowed before any sum, so
-/// that the compiler sees the pattern; the plain loop added first and multiplied in 32 bits).
+/// The high halves of 32 products `a·w` (each product narrowed before any sum, so that the
+/// compiler sees `pmulhuw`; a loop that adds first multiplies in 32 bits).
 FF_PX_INLINE ff_px_w32 ff_px_mulhi(ff_px_w32 a, uint16_t w) {
     return __builtin_convertvector((__builtin_convertvector(a, ff_px_d32) * (uint32_t)w) >> 16, ff_px_w32);
 }
+
+#if defined(__x86_64__)
+/// 16 blended bytes from 16 values of each row: `pmulhuw`, the rounding add and shift, `packuswb`.
+FF_PX_INLINE __m128i ff_px_blend16(const uint16_t *q0, const uint16_t *q1, __m128i ka, __m128i kb) {
+    const __m128i half = _mm_set1_epi16(128);
+    __m128i v[2];
+    for (int k = 0; k < 2; k++) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(q0 + 8 * k)), b = _mm_loadu_si128((const __m128i *)(q1 + 8 * k));
+        v[k] = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(_mm_mulhi_epu16(a, ka), _mm_mulhi_epu16(b, kb)), half), 8);
+    }
+    return _mm_packus_epi16(v[0], v[1]);
+}
+#endif
 
 void FF_FN(ff_linear_vertical_row)(const uint16_t *q0, const uint16_t *q1, uint16_t wa, uint16_t wb, uint8_t *dst, ptrdiff_t n) {
     if (!q1) {
@@ -611,6 +627,12 @@ void FF_FN(ff_linear_vertical_row)(const uint16_t *q0, const uint16_t *q1, uint1
         return;
     }
     ptrdiff_t i = 0;
+#if defined(__x86_64__)
+    // 16 bytes per step in 128-bit registers: the compiler's own widening of this loop went
+    // through 32-bit lanes and `vpmovwb` stores.
+    const __m128i ka = _mm_set1_epi16((short)wa), kb = _mm_set1_epi16((short)wb);
+    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), ff_px_blend16(q0 + i, q1 + i, ka, kb));
+#else
     for (; i + 32 <= n; i += 32) {
         ff_px_w32 a, b;
         __builtin_memcpy(&a, q0 + i, 64);
@@ -618,6 +640,7 @@ void FF_FN(ff_linear_vertical_row)(const uint16_t *q0, const uint16_t *q1, uint1
         ff_px_b32 o = __builtin_convertvector((ff_px_mulhi(a, wa) + ff_px_mulhi(b, wb) + 128) >> 8, ff_px_b32);
         __builtin_memcpy(dst + i, &o, 32);
     }
+#endif
     for (; i < n; i++) {
         uint16_t v = (uint16_t)(((uint32_t)q0[i] * wa) >> 16) + (uint16_t)(((uint32_t)q1[i] * wb) >> 16);
         dst[i] = (uint8_t)((uint16_t)(v + 128) >> 8);
