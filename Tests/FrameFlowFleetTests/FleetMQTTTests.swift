@@ -26,12 +26,8 @@ import Testing
 
         let (mqtt, fleet) = try Self.start(config)
         defer { fleet.stop() }
-        #expect(eventually(within: 30) { fleet.fleet.health().allSatisfy { $0.state == .backoff } })
-        let final = fleet.stop()
-        let stats = mqtt.close(timeout: 10)
-        #expect(stats.queued + stats.inFlight + stats.dropped + stats.lost == 0, "\(stats)")
+        let final = Self.finish(mqtt, fleet)
         for h in final {
-            #expect(h.framesOut == 300, "\(h)")
             let topic = "frameflow/\(MQTTTopic.level(h.camera))/output_video"
             #expect(eventually(within: 10) { received.withLock { $0[topic] } == h.framesOut }, "\(topic): \(received.withLock { $0[topic] ?? 0 })")
         }
@@ -81,12 +77,8 @@ import Testing
         #expect(eventually(within: 10) { fleet.fleet.health().allSatisfy { $0.framesOut >= 60 } })
         let before = received.withLock { $0.values.map(\.count).reduce(0, +) }
         try broker.restart()
-        #expect(eventually(within: 30) { fleet.fleet.health().allSatisfy { $0.state == .backoff } })
-        let final = fleet.stop()
-        let stats = mqtt.close(timeout: 10)
-        #expect(stats.queued + stats.inFlight + stats.dropped + stats.lost == 0, "\(stats)")
+        let final = Self.finish(mqtt, fleet)
         for h in final {
-            #expect(h.framesOut == 300, "\(h)")
             #expect(h.reconnects == 0, "the camera did not notice the broker: \(h)")
             let topic = "frameflow/\(h.camera)/output_video"
             #expect(
@@ -110,6 +102,17 @@ import Testing
     }
 
     /// Starts `config` with its MQTT block: outputs and health published through one client.
+    /// Waits until every camera's source has ended (300 frames each), stops the fleet, and
+    /// checks that the client delivered everything and each camera sent all its frames.
+    static func finish(_ mqtt: FleetMQTT, _ fleet: RunningFleet, sourceLocation: SourceLocation = #_sourceLocation) -> [CameraHealth] {
+        #expect(eventually(within: 30) { fleet.fleet.health().allSatisfy { $0.state == .backoff } }, sourceLocation: sourceLocation)
+        let final = fleet.stop()
+        let stats = mqtt.close(timeout: 10)
+        #expect(stats.queued + stats.inFlight + stats.dropped + stats.lost == 0, "\(stats)", sourceLocation: sourceLocation)
+        for h in final { #expect(h.framesOut == 300, "\(h)", sourceLocation: sourceLocation) }
+        return final
+    }
+
     static func start(_ config: FleetConfig) throws -> (FleetMQTT, RunningFleet) {
         let mqtt = try FleetMQTT(settings: try #require(config.mqtt))
         var options = FleetRunner.Options()

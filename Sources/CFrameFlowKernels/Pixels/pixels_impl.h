@@ -599,15 +599,6 @@ void FF_FN(ff_area_horizontal_row)(const float *line, uint8_t *dst, ptrdiff_t wi
     }
 }
 
-typedef uint16_t ff_px_w32 __attribute__((ext_vector_type(32)));
-typedef uint32_t ff_px_d32 __attribute__((ext_vector_type(32)));
-
-/// The high halves of 32 products `a·w` (each product narrowed before any sum, so that the
-/// compiler sees `pmulhuw`; a loop that adds first multiplies in 32 bits).
-FF_PX_INLINE ff_px_w32 ff_px_mulhi(ff_px_w32 a, uint16_t w) {
-    return __builtin_convertvector((__builtin_convertvector(a, ff_px_d32) * (uint32_t)w) >> 16, ff_px_w32);
-}
-
 #if defined(__x86_64__)
 /// 16 blended bytes from 16 values of each row: `pmulhuw`, the rounding add and shift, `packuswb`.
 FF_PX_INLINE __m128i ff_px_blend16(const uint16_t *q0, const uint16_t *q1, __m128i ka, __m128i kb) {
@@ -618,6 +609,15 @@ FF_PX_INLINE __m128i ff_px_blend16(const uint16_t *q0, const uint16_t *q1, __m12
         v[k] = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(_mm_mulhi_epu16(a, ka), _mm_mulhi_epu16(b, kb)), half), 8);
     }
     return _mm_packus_epi16(v[0], v[1]);
+}
+#else
+typedef uint16_t ff_px_w32 __attribute__((ext_vector_type(32)));
+typedef uint32_t ff_px_d32 __attribute__((ext_vector_type(32)));
+
+/// The high halves of 32 products `a·w` (each product narrowed before any sum, so that the
+/// compiler sees the high-half multiply; a loop that adds first multiplies in 32 bits).
+FF_PX_INLINE ff_px_w32 ff_px_mulhi(ff_px_w32 a, uint16_t w) {
+    return __builtin_convertvector((__builtin_convertvector(a, ff_px_d32) * (uint32_t)w) >> 16, ff_px_w32);
 }
 #endif
 
