@@ -9,6 +9,7 @@
 #undef DW_ROW
 #undef DW_V
 #undef DW_N
+#include "depthwise_pixels.h"
 #if FF_VL >= 16
 #define DW_ROW ff_dw_row16
 #define DW_V ff_f16
@@ -40,64 +41,123 @@ void FF_FN(ff_depthwise_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy
 }
 #undef FF_DW_SIZES
 
-// v clamped to lo...hi (NaN stays NaN); a macro: 8-float vector arguments of a function
-// change the ABI at the baseline level.
-#define ff_dw_clamp8(v, lo, hi) ({ ff_f8 c_ = (v); c_ = c_ < (lo) ? (lo) : c_; c_ > (hi) ? (hi) : c_; })
+// Channel blocks of ff_depthwise_pixels_rows: N lanes from starts[b], each block's weights
+// packed as [bias, tap 0, …, tap kh·kw − 1] of N floats. A tap (ky, kx) of output pixel o
+// reads p[ky] + kx·xs (+ ys for the second pixel of a pair).
+#define DWP_BLOCKS(PIXEL, PAIR, V, N)                                                                                \
+    static inline __attribute__((always_inline)) void PIXEL(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw, \
+                                                         const float *wp, ptrdiff_t b0, ptrdiff_t b1, const ptrdiff_t *starts, \
+                                                         float *yp, V lo, V hi) {                                            \
+        const ptrdiff_t step = (1 + kh * kw) * N;                                                                     \
+        for (ptrdiff_t b = b0; b < b1; b++, wp += step) {                                                              \
+            const ptrdiff_t s = starts[b];                                                                            \
+            const float *wt = wp + N;                                                                                 \
+            V a = FF_LOAD(V, wp), q = 0; /* two chains */                                                             \
+            for (ptrdiff_t ky = 0; ky < kh; ky++)                                                                     \
+                for (ptrdiff_t kx = 0; kx < kw; kx++, wt += N) {                                                      \
+                    if ((ky * kw + kx) & 1) q += FF_LOAD(V, p[ky] + s + kx * xs) * FF_LOAD(V, wt);                    \
+                    else a += FF_LOAD(V, p[ky] + s + kx * xs) * FF_LOAD(V, wt);                                       \
+                }                                                                                                     \
+            a += q;                                                                                                   \
+            a = a < lo ? lo : a;                                                                                      \
+            FF_STORE(yp + s, a > hi ? hi : a);                                                                        \
+        }                                                                                                             \
+    }                                                                                                                 \
+    /* Two neighbouring pixels of a stride-1 row: each input vector loaded once for both. */                         \
+    static inline __attribute__((always_inline)) void PAIR(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw, \
+                                                        const float *wp, ptrdiff_t b0, ptrdiff_t b1, const ptrdiff_t *starts,  \
+                                                        float *yp, V lo, V hi) {                                             \
+        const ptrdiff_t step = (1 + kh * kw) * N;                                                                     \
+        for (ptrdiff_t b = b0; b < b1; b++, wp += step) {                                                              \
+            const ptrdiff_t s = starts[b];                                                                            \
+            const float *wt = wp + N;                                                                                 \
+            V a0 = FF_LOAD(V, wp), a1 = a0;                                                                           \
+            for (ptrdiff_t ky = 0; ky < kh; ky++) {                                                                   \
+                const float *xr = p[ky] + s;                                                                          \
+                V prev = FF_LOAD(V, xr);                                                                              \
+                for (ptrdiff_t kx = 0; kx < kw; kx++, wt += N) {                                                      \
+                    const V wv = FF_LOAD(V, wt), next = FF_LOAD(V, xr + (kx + 1) * xs);                              \
+                    a0 += prev * wv;                                                                                  \
+                    a1 += next * wv;                                                                                  \
+                    prev = next;                                                                                      \
+                }                                                                                                     \
+            }                                                                                                         \
+            a0 = a0 < lo ? lo : a0;                                                                                   \
+            a1 = a1 < lo ? lo : a1;                                                                                   \
+            FF_STORE(yp + s, a0 > hi ? hi : a0);                                                                      \
+            FF_STORE(yp + xs + s, a1 > hi ? hi : a1);                                                                 \
+        }                                                                                                             \
+    }
+DWP_BLOCKS(ff_dwp_pixel8, ff_dwp_pair8, ff_f8, 8)
+DWP_BLOCKS(ff_dwp_pixel16, ff_dwp_pair16, ff_f16, 16)
+#undef DWP_BLOCKS
 
-void FF_FN(ff_depthwise3x3_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias,
-                                 float *y, float lo_, float hi_) {
-    const ff_f8 lo = lo_, hi = hi_;
-    const ptrdiff_t c = g->c, gw = g->w, sw = g->sw, pl = g->pl, ow = g->ow, blocks = (c + 7) / 8;
-    const ptrdiff_t in0 = g->inner0, in1 = g->inner1;
+// All channel blocks of one pixel (pair: two pixels): `wide` blocks of 16 lanes, then the
+// 8-lane ones up to `blocks` (ff_dwp_blocks).
+#define DWP_ALL(PIX16, PIX8, p, xs, kh, kw, pack, wide, blocks, starts, yp, lo, hi)                                \
+    do {                                                                                                          \
+        PIX16(p, xs, kh, kw, pack, 0, wide, starts, yp, lo, hi);                                                  \
+        if (wide < blocks) PIX8(p, xs, kh, kw, pack + wide * (1 + kh * kw) * 16, wide, blocks, starts, yp, lo, hi); \
+    } while (0)
+
+static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x,
+                                                              const float *pack, ptrdiff_t wide, ptrdiff_t blocks, const ptrdiff_t *starts,
+                                                              const float *zero, float *y, float lo, float hi, ptrdiff_t kh, ptrdiff_t kw) {
+    const ptrdiff_t c = g->c;
     for (ptrdiff_t oy = oy0; oy < oy1; oy++) {
         const ptrdiff_t iy0 = oy * g->sh - g->pt;
-        int inside[3];
-        for (int r = 0; r < 3; r++) inside[r] = iy0 + r >= 0 && iy0 + r < g->h;
-        for (ptrdiff_t blk = 0; blk < blocks; blk++) {
-            const ptrdiff_t ch = blk * 8 < c - 8 ? blk * 8 : c - 8;
-            const ff_f8 b0 = bias ? FF_LOAD(ff_f8, bias + ch) : (ff_f8)0;
-            // Taps of rows outside the image are zero, so those rows add nothing; they read
-            // row 0 instead.
-            ff_f8 t[9];
-            for (int k = 0; k < 9; k++) t[k] = inside[k / 3] ? FF_LOAD(ff_f8, w + k * c + ch) : (ff_f8)0;
-            const ff_f8 w0 = t[0], w1 = t[1], w2 = t[2], w3 = t[3], w4 = t[4], w5 = t[5], w6 = t[6], w7 = t[7], w8 = t[8];
-            const float *r0 = x + (inside[0] ? iy0 : 0) * gw * c + ch;
-            const float *r1 = x + (inside[1] ? iy0 + 1 : 0) * gw * c + ch;
-            const float *r2 = x + (inside[2] ? iy0 + 2 : 0) * gw * c + ch;
-            float *yr = y + oy * ow * c + ch;
-            // One output column per step, one accumulator per filter row (three short chains),
-            // the inputs from three pointers stepped along the rows: four columns per step
-            // with the 36 addresses computed apart spilled the pointers and ran 1.4–1.7× slower.
-            const ptrdiff_t sc = sw * c, o0 = (in0 * sw - pl) * c;
-            const float *q0 = r0 + o0, *q1 = r1 + o0, *q2 = r2 + o0;
-            float *yp = yr + in0 * c;
-            for (ptrdiff_t ox = in0; ox < in1; ox++, q0 += sc, q1 += sc, q2 += sc, yp += c) {
-                ff_f8 a = b0 + FF_LOAD(ff_f8, q0) * w0, b = FF_LOAD(ff_f8, q1) * w3, d = FF_LOAD(ff_f8, q2) * w6;
-                a += FF_LOAD(ff_f8, q0 + c) * w1;
-                b += FF_LOAD(ff_f8, q1 + c) * w4;
-                d += FF_LOAD(ff_f8, q2 + c) * w7;
-                a += FF_LOAD(ff_f8, q0 + 2 * c) * w2;
-                b += FF_LOAD(ff_f8, q1 + 2 * c) * w5;
-                d += FF_LOAD(ff_f8, q2 + 2 * c) * w8;
-                FF_STORE(yp, ff_dw_clamp8(a + b + d, lo, hi));
+        const float *rows[8];
+        for (ptrdiff_t r = 0; r < kh; r++) rows[r] = iy0 + r >= 0 && iy0 + r < g->h ? x + (iy0 + r) * g->w * c : 0;
+        float *yr = y + oy * g->ow * c;
+        // Columns whose taps all lie inside: a pointer per filter row, stepping along the row
+        // (a row outside the image reads the zeros and stays put).
+        if (g->inner0 < g->inner1) {
+            const ptrdiff_t sc = g->sw * c, ix0 = g->inner0 * g->sw - g->pl;
+            const float *p[8];
+            ptrdiff_t st[8];
+            for (ptrdiff_t r = 0; r < kh; r++) {
+                p[r] = rows[r] ? rows[r] + ix0 * c : zero;
+                st[r] = rows[r] ? sc : 0;
             }
-            // The border columns, tap by tap.
-            for (ptrdiff_t o = 0; o < ow; o++) {
-                if (o >= in0 && o < in1) continue;
-                ff_f8 a = b0;
-                for (ptrdiff_t kx = 0; kx < 3; kx++) {
-                    const ptrdiff_t ix = o * sw - pl + kx;
-                    if (ix < 0 || ix >= gw) continue;
-                    a += FF_LOAD(ff_f8, r0 + ix * c) * t[kx];
-                    a += FF_LOAD(ff_f8, r1 + ix * c) * t[3 + kx];
-                    a += FF_LOAD(ff_f8, r2 + ix * c) * t[6 + kx];
+            ptrdiff_t ox = g->inner0;
+            if (g->sw == 1)
+                for (; ox + 2 <= g->inner1; ox += 2) {
+                    DWP_ALL(ff_dwp_pair16, ff_dwp_pair8, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
+                    for (ptrdiff_t r = 0; r < kh; r++) p[r] += 2 * st[r];
                 }
-                FF_STORE(yr + o * c, ff_dw_clamp8(a, lo, hi));
+            for (; ox < g->inner1; ox++) {
+                DWP_ALL(ff_dwp_pixel16, ff_dwp_pixel8, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
+                for (ptrdiff_t r = 0; r < kh; r++) p[r] += st[r];
             }
+        }
+        // The border columns: a pointer per tap, the zeros where it falls outside.
+        for (ptrdiff_t ox = 0; ox < g->ow; ox++) {
+            if (ox == g->inner0 && g->inner0 < g->inner1) {
+                ox = g->inner1 - 1;
+                continue;
+            }
+            const ptrdiff_t ix0 = ox * g->sw - g->pl;
+            const float *p[64];
+            for (ptrdiff_t r = 0; r < kh; r++)
+                for (ptrdiff_t k = 0; k < kw; k++)
+                    p[r * kw + k] = rows[r] && ix0 + k >= 0 && ix0 + k < g->w ? rows[r] + (ix0 + k) * c : zero;
+            DWP_ALL(ff_dwp_pixel16, ff_dwp_pixel8, p, 0, kh * kw, 1, pack, wide, blocks, starts, yr + ox * c, lo, hi);
         }
     }
 }
-#undef ff_dw_clamp8
+#undef DWP_ALL
+
+void FF_FN(ff_depthwise_pixels_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *pack, float *y,
+                                     float lo, float hi) {
+    const ptrdiff_t kh = g->kh, kw = g->kw;
+    ptrdiff_t starts[g->c / 8 + 2], wide, blocks;
+    ff_dwp_blocks(g->c, starts, &wide, &blocks);
+    const float *zero = pack + blocks * (1 + kh * kw) * 16;
+    // The filter size a constant for 3 × 3 and 5 × 5, so that the taps unroll.
+    if (kh == 3 && kw == 3) ff_dwp_rows(g, oy0, oy1, x, pack, wide, blocks, starts, zero, y, lo, hi, 3, 3);
+    else if (kh == 5 && kw == 5) ff_dwp_rows(g, oy0, oy1, x, pack, wide, blocks, starts, zero, y, lo, hi, 5, 5);
+    else ff_dwp_rows(g, oy0, oy1, x, pack, wide, blocks, starts, zero, y, lo, hi, kh, kw);
+}
 
 // The taps k0..<k1 of a window starting at input index i0 (taps d apart) inside 0..<size.
 static inline __attribute__((always_inline)) void ff_dw_taps(ptrdiff_t i0, ptrdiff_t k, ptrdiff_t size, ptrdiff_t d, ptrdiff_t *k0, ptrdiff_t *k1) {

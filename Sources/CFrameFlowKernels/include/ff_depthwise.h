@@ -17,11 +17,21 @@ typedef struct {
 void ff_depthwise_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias,
                        float *y, float lo, float hi);
 
-/// Output rows `oy0..<oy1` of a 3 × 3 depthwise convolution (no dilation, `c` ≥ 8): 8 channels
-/// at a time with their nine taps in registers, one output column per step with one
-/// accumulator per filter row.
-void ff_depthwise3x3_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias,
-                          float *y, float lo, float hi);
+/// The floats `ff_depthwise_pixels_pack` writes for this window's filter.
+ptrdiff_t ff_depthwise_pixels_packed_count(const ff_dw_window *g);
+
+/// Packs a depthwise filter (`kh·kw` taps of `c` floats) and its bias (NULL: zeros) for
+/// `ff_depthwise_pixels_rows`: per channel block, the bias then the taps, followed by the
+/// zeros that taps outside the image read. The layout is the same at every level.
+void ff_depthwise_pixels_pack(const ff_dw_window *g, const float *w, const float *bias, float *pack);
+
+/// Output rows `oy0..<oy1` of a depthwise convolution (no dilation, `c` ≥ 8, filters up to
+/// 8 × 8) pixel by pixel, all channels of a pixel before the next: whole cache lines of
+/// input and output, the packed weights in L1. Channel blocks of 16 lanes, then 8 for a
+/// remainder; two output columns per step at stride 1, their inputs loaded once. `y =
+/// clamp(bias + Σ x·w, lo, hi)` with `pack` from `ff_depthwise_pixels_pack`.
+void ff_depthwise_pixels_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *pack, float *y,
+                              float lo, float hi);
 
 /// Output rows `oy0..<oy1` of a depthwise convolution with any dilation (`c` ≥ 8): each output
 /// pixel sums its taps inside the image, 32 channels at a time, then 8 (the last block

@@ -365,12 +365,11 @@ enum Conv {
                             let xb = x + b * c * HW, yb = y + b * c * P
                             Microkernel.transpose(xb, rows: c, columns: HW, into: xtp)
                             if s.kh == 3 && s.kw == 3 && s.dilationH == 1 && s.dilationW == 1 {
-                                // The NHWC 3 × 3 kernel keeps the nine taps in registers along a row;
-                                // the loop below loads them per pixel.
+                                // The NHWC kernel, pixel by pixel with two columns per step at stride 1.
                                 let g = NHWC.Window(
                                     h: s.h, w: s.w, c: c, oh: s.oh, ow: s.ow, kh: 3, kw: 3, sh: s.strideH, sw: s.strideW, dh: 1, dw: 1, pt: s.padTop,
                                     pl: s.padLeft)
-                                NHWC.depthwise3x3(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
+                                NHWC.depthwisePixels(g, x: xtp, w: wtp, bias: bias, y: ytp, clamp: nil)
                             } else {
                                 // Each output pixel sums its taps inside the image, 32 channels at a time
                                 // (four independent chains: one chain of 25 for a 5 × 5 window waits on

@@ -101,27 +101,38 @@ enum NHWC {
         Scratch.recycle(&expanded)
     }
 
-    /// 3×3 depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image
-    /// with at least 8 channels (`ff_depthwise3x3_rows` at the kernel level): 8 channels at a
-    /// time, their nine taps held in registers while the block slides along an output row,
-    /// one accumulator per filter row; the last block overlaps the one before when the channel
-    /// count is not a multiple of 8 (channels are independent, so the overlap writes the same
-    /// values twice). Bias and a clamp activation are applied before the store.
+    /// Depthwise convolution (multiplier 1, no dilation, any stride, filters up to 8 × 8) of
+    /// one NHWC image with at least 8 channels, pixel by pixel (`ff_depthwise_pixels_rows` at
+    /// the kernel level): all channels of an output pixel before the next, so that input and
+    /// output are read and written in whole cache lines, the weights packed once per call
+    /// into channel blocks that stay in L1; two output columns per step at stride 1 share
+    /// their input loads. Taps outside the image read zeros. Bias and a clamp activation
+    /// are applied before the store.
     @inline(never)
-    static func depthwise3x3(
+    static func depthwisePixels(
         _ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?
     ) {
         precondition(
-            g.c >= 8 && g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1, "depthwise3x3 needs 8 or more channels and an undilated 3 × 3 filter")
-        // Output columns whose three input columns all lie inside the image.
-        let k = g.kernelWindow(inner: g.validColumns(kx: 0).clamped(to: g.validColumns(kx: 2)))
+            g.c >= 8 && g.kh <= 8 && g.kw <= 8 && g.dh == 1 && g.dw == 1,
+            "depthwisePixels needs 8 or more channels and an undilated filter of at most 8 × 8")
+        // Output columns whose input columns under every filter column lie inside the image.
+        let k = g.kernelWindow(inner: g.validColumns(kx: 0).clamped(to: g.validColumns(kx: g.kw - 1)))
         let (lo, hi) = clamp ?? (-.infinity, .infinity)
-        (bias ?? []).withUnsafeBufferPointer { B in
-            let b = B.isEmpty ? nil : B.baseAddress
-            Scratch.parallelFor(g.oh, work: g.oh * g.ow * g.c * 9, threshold: Self.memoryBoundSplit) { rows in
-                withUnsafePointer(to: k) { ff_depthwise3x3_rows($0, rows.lowerBound, rows.upperBound, x, w, b, y, lo, hi) }
+        var pack = Scratch.uninitialized(withUnsafePointer(to: k) { ff_depthwise_pixels_packed_count($0) })
+        pack.withUnsafeMutableBufferPointer { P in
+            let packed = P.baseAddress!
+            withUnsafePointer(to: k) { kp in
+                if let bias {
+                    bias.withUnsafeBufferPointer { ff_depthwise_pixels_pack(kp, w, $0.baseAddress, packed) }
+                } else {
+                    ff_depthwise_pixels_pack(kp, w, nil, packed)
+                }
+            }
+            Scratch.parallelFor(g.oh, work: g.oh * g.ow * g.c * g.kh * g.kw, threshold: Self.memoryBoundSplit) { rows in
+                withUnsafePointer(to: k) { ff_depthwise_pixels_rows($0, rows.lowerBound, rows.upperBound, x, packed, y, lo, hi) }
             }
         }
+        Scratch.recycle(&pack)
     }
 
     /// A full convolution of one NHWC image (`g.c` input channels) into `outputs` channels:

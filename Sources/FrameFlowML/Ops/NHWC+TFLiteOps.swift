@@ -93,19 +93,20 @@ extension NHWC {
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
-                // 3 × 3 keeps its nine taps in registers (`depthwise3x3`): through the blocks' eight
-                // columns per step it was slower on every 3 × 3 layer of BlazeFace, the face mesh
-                // and the hand landmark models.
-                let fast3x3 = kh == 3 && kw == 3 && dh == 1 && dw == 1 && c >= 8
-                let blocks = !fast3x3 && dh == 1 && dw == 1 && c >= 8  // other filter sizes (5 × 5), channel blocks too
+                // Pixel by pixel (`depthwisePixels`, whole cache lines) except 5 × 5 and wider at
+                // stride 1, where the channel blocks' eight columns per step reuse each weight
+                // vector eight times (the palm detector's layers).
+                let undilated = dh == 1 && dw == 1 && c >= 8
+                let pixels = undilated && kh <= 8 && kw <= 8 && (sw > 1 || kw < 5)
+                let blocks = undilated && !pixels
                 xf.withUnsafeBufferPointer { X in
                     wf.withUnsafeBufferPointer { W in
                         out.withUnsafeMutableBufferPointer { Y in
                             let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                             for b in 0..<n {
                                 let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
-                                if fast3x3 {
-                                    depthwise3x3(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
+                                if pixels {
+                                    depthwisePixels(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
                                 } else if blocks {
                                     depthwiseBlocks(g, x: xb, w: W.baseAddress!, bias: bf, y: yb, clamp: clampRange(act))
                                 } else {
@@ -115,7 +116,7 @@ extension NHWC {
                         }
                     }
                 }
-                if !(fast3x3 || blocks) || clampRange(act) == nil { activation(act, &out) }  // these two clamp as they store
+                if !(pixels || blocks) || clampRange(act) == nil { activation(act, &out) }  // these two clamp as they store
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             xf.withUnsafeBufferPointer { X in

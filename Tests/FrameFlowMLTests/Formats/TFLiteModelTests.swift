@@ -20,7 +20,7 @@ import Testing
                 x.withUnsafeBufferPointer { X in
                     wt.withUnsafeBufferPointer { W in
                         y.withUnsafeMutableBufferPointer { Y in
-                            NHWC.depthwise3x3(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1, 3))
+                            NHWC.depthwisePixels(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1, 3))
                         }
                     }
                 }

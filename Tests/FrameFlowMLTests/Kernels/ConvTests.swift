@@ -88,7 +88,7 @@ import Testing
     /// multiple of 8, strides, dilation, uneven padding, on NaN-filled scratch. With the kernels
     /// at AVX-512 the stride-1 cases (rows of 9–11 outputs) take `ShiftedConvolution.depthwise`,
     /// two 64-column runs with a partial last one; the rest, and every case elsewhere, the
-    /// channels-last path: 3 × 3 undilated through `NHWC.depthwise3x3`, the others 32
+    /// channels-last path: 3 × 3 undilated through `NHWC.depthwisePixels`, the others 32
     /// channels at a time (≥ 32) and then 8 (the last block overlapping).
     @Test(arguments: [
         (12, 5, 1, 1, 2), (8, 3, 2, 1, 1), (19, 3, 1, 2, 0), (9, 5, 2, 1, 3), (16, 3, 1, 1, 1), (13, 3, 1, 1, 1), (24, 3, 2, 1, 0), (40, 5, 1, 1, 2),

@@ -2,8 +2,8 @@ import FrameFlow
 @testable import FrameFlowML
 import Testing
 
-/// The depthwise kernels (`NHWC.depthwiseBlocks`, filters of any size in channel blocks, and
-/// the channels-last path of `Conv.depthwiseChannelsLast` with dilations) at every kernel
+/// The depthwise kernels (`NHWC.depthwiseBlocks`, filters of any size in channel blocks;
+/// `NHWC.depthwisePixels`, pixel by pixel; and the channels-last path of `Conv.depthwiseChannelsLast` with dilations) at every kernel
 /// level this machine runs, against the convolution written out in the test.
 @Suite struct DepthwiseBlocksTests {
     /// 5 × 5 (the palm detector's), 3 × 3 (the landmark models'), 1 × 1, 7 × 3 and 2 × 4
@@ -17,6 +17,25 @@ import Testing
             (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true),
         ], KernelLevel.available)
     func matchesTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel) {
+        Self.check(shape, level: level, kernel: NHWC.depthwiseBlocks)
+    }
+
+    /// `NHWC.depthwisePixels` on the same shapes and more channel counts around its 16- and
+    /// 8-lane blocks (9–15: two overlapping 8-lane blocks; 24: one of each; 44: an overlapping
+    /// 16-lane block), with odd and even rows for its two-column steps.
+    @Test(
+        arguments: [
+            (5, 5, 32, 1, true), (5, 5, 12, 2, true), (1, 1, 9, 1, false), (7, 3, 16, 1, true), (2, 4, 20, 2, false), (5, 5, 8, 1, false),
+            (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true), (3, 3, 44, 1, true),
+            (3, 3, 15, 1, false), (8, 8, 17, 1, true),
+        ], KernelLevel.available)
+    func pixelsMatchTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel) {
+        Self.check(shape, level: level, kernel: NHWC.depthwisePixels)
+    }
+
+    typealias Kernel = (NHWC.Window, UnsafePointer<Float>, UnsafePointer<Float>, [Float]?, UnsafeMutablePointer<Float>, (Float, Float)?) -> Void
+
+    static func check(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel, kernel: Kernel) {
         let (kh, kw, c, s, same) = shape
         for (h, w) in [(1, 1), (5, 7), (13, 11), (6, 24), (4, 31)] {
             let (oh, pt) = NHWC.padding(same, h, kh, s, 1), (ow, pl) = NHWC.padding(same, w, kw, s, 1)
@@ -28,7 +47,7 @@ import Testing
                 x.withUnsafeBufferPointer { X in
                     wt.withUnsafeBufferPointer { W in
                         y.withUnsafeMutableBufferPointer { Y in
-                            NHWC.depthwiseBlocks(g, x: X.baseAddress!, w: W.baseAddress!, bias: bias, y: Y.baseAddress!, clamp: (-1.5, 2))
+                            kernel(g, X.baseAddress!, W.baseAddress!, bias, Y.baseAddress!, (-1.5, 2))
                         }
                     }
                 }
@@ -55,7 +74,7 @@ import Testing
 
     /// `Conv.depthwiseChannelsLast` (NCHW in and out, the channels-last kernel between) with
     /// dilations, strides, padding cut on one side, 32-channel blocks and the 8-channel tail,
-    /// and a 3 × 3 filter (through `NHWC.depthwise3x3`).
+    /// and a 3 × 3 filter (through `NHWC.depthwisePixels`).
     @Test(arguments: [(12, 5, 1, 2, 2), (40, 3, 2, 1, 1), (33, 5, 1, 1, 2), (64, 3, 1, 2, 0), (9, 3, 1, 1, 1)], KernelLevel.available)
     func channelsLastMatchesTheFormula(_ shape: (channels: Int, kernel: Int, stride: Int, dilation: Int, pad: Int), level: KernelLevel) {
         let (c, k, s, d, p) = shape
