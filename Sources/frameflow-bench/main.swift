@@ -583,7 +583,11 @@ if all || args.contains("mediapipe") {
         Solution(
             title: "Selfie Segmentation (landscape model)", graph: "selfie_segmentation/selfie_segmentation_cpu.binarypb",
             sidePackets: ["model_selection": 1], output: "segmentation_mask", python: "selfie_segmentation_1"),
-    ]
+    ].filter { s in
+        // BENCH_SOLUTIONS=hands,pose: only those (the reference scripts' names, prefix match).
+        let only = ProcessInfo.processInfo.environment["BENCH_SOLUTIONS"]?.split(separator: ",") ?? []
+        return only.isEmpty || only.contains { s.python.hasPrefix($0) }
+    }
     print(
         "\n(h) MediaPipe's solutions from their compiled graphs (mediapipe==0.10.21's .binarypb and models) on carphone_pristine.mp4 (faces, selfie segmentation), Tests/Fixtures/mediapipe/hand_clip.mp4 (hands) and walk_clip.mp4 (pose) scaled to \(w)×\(h), every frame: ms per frame, best of 3 passes, two alternating rounds; ratio ≤ 1.0: FrameFlow as fast or faster"
     )

@@ -646,3 +646,125 @@ void FF_FN(ff_linear_vertical_row)(const uint16_t *q0, const uint16_t *q1, uint1
         dst[i] = (uint8_t)((uint16_t)(v + 128) >> 8);
     }
 }
+
+// ---- Sampling for model inputs and masks (ImageToTensorCalculator, TensorsToSegmentation)
+
+/// `v` rounded to the nearest integer, halves to even, clamped to ±2⁴⁰ (NaN: −2⁴⁰): below
+/// 2⁵¹, adding and subtracting 1.5·2⁵² rounds in the default mode without a library call.
+FF_PX_INLINE double ff_px_round_even(double v) {
+    if (!(v > -0x1p40)) return -0x1p40;
+    if (v > 0x1p40) return 0x1p40;
+    return (v + 0x1.8p52) - 0x1.8p52;
+}
+
+void FF_FN(ff_warp_linear_row)(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx,
+                               double dy, ptrdiff_t width, int replicate, uint8_t *dst) {
+    const ptrdiff_t C = channels;
+    for (ptrdiff_t x = 0; x < width; x++) {
+        const ptrdiff_t qx = (ptrdiff_t)ff_px_round_even((fx0 + (double)x * dx) * 32);
+        const ptrdiff_t qy = (ptrdiff_t)ff_px_round_even((fy0 + (double)x * dy) * 32);
+        const ptrdiff_t x0 = qx >> 5, y0 = qy >> 5;
+        uint8_t *o = dst + x * C;
+        const int32_t ax = (int32_t)(qx & 31), ay = (int32_t)(qy & 31);
+        const int32_t w00 = (32 - ax) * (32 - ay), w01 = ax * (32 - ay), w10 = (32 - ax) * ay, w11 = ax * ay;
+        if (x0 >= 0 && y0 >= 0 && x0 + 1 < sw && y0 + 1 < sh) {
+            const uint8_t *r0 = rows[y0] + x0 * C, *r1 = rows[y0 + 1] + x0 * C;
+            if (C == 3) {
+                // Each channel's taps summed as a scalar chain: vectorised across the taps
+                // (byte inserts and a horizontal sum), the compiler's version ran 3× slower.
+                int32_t s0 = r0[0] * w00, s1 = r0[1] * w00, s2 = r0[2] * w00;
+                s0 += r0[3] * w01, s1 += r0[4] * w01, s2 += r0[5] * w01;
+                s0 += r1[0] * w10, s1 += r1[1] * w10, s2 += r1[2] * w10;
+                s0 += r1[3] * w11, s1 += r1[4] * w11, s2 += r1[5] * w11;
+                o[0] = (uint8_t)((s0 + 512) >> 10), o[1] = (uint8_t)((s1 + 512) >> 10), o[2] = (uint8_t)((s2 + 512) >> 10);
+            } else {
+                for (ptrdiff_t c = 0; c < C; c++) o[c] = (uint8_t)((r0[c] * w00 + r0[C + c] * w01 + r1[c] * w10 + r1[C + c] * w11 + 512) >> 10);
+            }
+            continue;
+        }
+        // Taps outside the image: zero, or the nearest edge pixel.
+        if (!replicate && (x0 >= sw || y0 >= sh || x0 + 1 < 0 || y0 + 1 < 0)) {
+            for (ptrdiff_t c = 0; c < C; c++) o[c] = 0;
+            continue;
+        }
+        const ptrdiff_t xs[2] = {x0, x0 + 1}, ys[2] = {y0, y0 + 1};
+        const int32_t ws[4] = {w00, w01, w10, w11};
+        for (ptrdiff_t c = 0; c < C; c++) {
+            int32_t s = 512;
+            for (int t = 0; t < 4; t++) {
+                ptrdiff_t tx = xs[t & 1], ty = ys[t >> 1];
+                const int inside = tx >= 0 && tx < sw && ty >= 0 && ty < sh;
+                if (!inside && !replicate) continue;
+                tx = tx < 0 ? 0 : tx >= sw ? sw - 1 : tx;
+                ty = ty < 0 ? 0 : ty >= sh ? sh - 1 : ty;
+                s += rows[ty][tx * C + c] * ws[t];
+            }
+            o[c] = (uint8_t)(s >> 10);
+        }
+    }
+}
+
+void FF_FN(ff_bytes_to_floats)(const uint8_t *src, ptrdiff_t n, ptrdiff_t channels, const float *scale, const float *bias, float *dst) {
+    // The per-channel factors repeated over 48 values (16 pixels of 3, 48 of 1, 12 of 4).
+    float k[48], b[48];
+    for (int j = 0; j < 48; j++) k[j] = scale[j % channels], b[j] = bias[j % channels];
+    ptrdiff_t i = 0;
+    if (48 % channels == 0)
+        for (; i + 48 <= n; i += 48)
+            for (int j = 0; j < 48; j++) dst[i + j] = (float)src[i + j] * k[j] + b[j];
+    for (; i < n; i++) dst[i] = (float)src[i] * scale[i % channels] + bias[i % channels];
+}
+
+void FF_FN(ff_linear_horizontal_f32)(const float *s, const ptrdiff_t *columns, const float *weights, ptrdiff_t n, float *row) {
+    for (ptrdiff_t i = 0; i < n; i++) row[i] = s[columns[2 * i]] * weights[2 * i] + s[columns[2 * i + 1]] * weights[2 * i + 1];
+}
+
+void FF_FN(ff_linear_vertical_f32)(const float *top, const float *bottom, float b0, float b1, ptrdiff_t n, float *dst) {
+    for (ptrdiff_t i = 0; i < n; i++) dst[i] = top[i] * b0 + bottom[i] * b1;
+}
+
+// The axis-aligned warp: per column the two source offsets and weights, per row the two rows
+// and weights, each clamped to the image (replicate) or given weight 0 outside (zero border).
+FF_PX_INLINE void ff_px_axis_taps(double f0, double d, ptrdiff_t i, ptrdiff_t size, int replicate, ptrdiff_t *a, ptrdiff_t *b, int32_t *wa,
+                                  int32_t *wb) {
+    const ptrdiff_t q = (ptrdiff_t)ff_px_round_even((f0 + (double)i * d) * 32), i0 = q >> 5;
+    const int32_t w1 = (int32_t)(q & 31);
+    *wa = i0 >= 0 && i0 < size ? 32 - w1 : replicate ? 32 - w1 : 0;
+    *wb = i0 + 1 >= 0 && i0 + 1 < size ? w1 : replicate ? w1 : 0;
+    *a = i0 < 0 ? 0 : i0 >= size ? size - 1 : i0;
+    *b = i0 + 1 < 0 ? 0 : i0 + 1 >= size ? size - 1 : i0 + 1;
+}
+
+void FF_FN(ff_warp_linear_axis)(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0,
+                                double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch) {
+    const ptrdiff_t C = channels;
+    int32_t *off = scratch, *wx = scratch + 2 * width;
+    for (ptrdiff_t x = 0; x < width; x++) {
+        ptrdiff_t a, b;
+        ff_px_axis_taps(fx0, dx, x, sw, replicate, &a, &b, &wx[2 * x], &wx[2 * x + 1]);
+        off[2 * x] = (int32_t)(a * C), off[2 * x + 1] = (int32_t)(b * C);
+    }
+    for (ptrdiff_t y = 0; y < height; y++) {
+        ptrdiff_t a, b;
+        int32_t wy0, wy1;
+        ff_px_axis_taps(fy0, dy, y, sh, replicate, &a, &b, &wy0, &wy1);
+        const uint8_t *p0 = rows[a], *p1 = rows[b];
+        uint8_t *o = dst + y * width * C;
+        if (C == 3) {
+            for (ptrdiff_t x = 0; x < width; x++, o += 3) {
+                const int32_t o0 = off[2 * x], o1 = off[2 * x + 1], u = wx[2 * x], v = wx[2 * x + 1];
+                const int32_t h0 = p0[o0] * u + p0[o1] * v, h1 = p0[o0 + 1] * u + p0[o1 + 1] * v, h2 = p0[o0 + 2] * u + p0[o1 + 2] * v;
+                const int32_t g0 = p1[o0] * u + p1[o1] * v, g1 = p1[o0 + 1] * u + p1[o1 + 1] * v, g2 = p1[o0 + 2] * u + p1[o1 + 2] * v;
+                o[0] = (uint8_t)((h0 * wy0 + g0 * wy1 + 512) >> 10);
+                o[1] = (uint8_t)((h1 * wy0 + g1 * wy1 + 512) >> 10);
+                o[2] = (uint8_t)((h2 * wy0 + g2 * wy1 + 512) >> 10);
+            }
+        } else {
+            for (ptrdiff_t x = 0; x < width; x++, o += C) {
+                const int32_t o0 = off[2 * x], o1 = off[2 * x + 1], u = wx[2 * x], v = wx[2 * x + 1];
+                for (ptrdiff_t c = 0; c < C; c++)
+                    o[c] = (uint8_t)(((p0[o0 + c] * u + p0[o1 + c] * v) * wy0 + (p1[o0 + c] * u + p1[o1 + c] * v) * wy1 + 512) >> 10);
+            }
+        }
+    }
+}

@@ -91,4 +91,29 @@ void ff_area_horizontal_row(const float *line, uint8_t *dst, ptrdiff_t width, in
 /// row alone: dst[i] = (q0[i] + 128) >> 8.
 void ff_linear_vertical_row(const uint16_t *q0, const uint16_t *q1, uint16_t wa, uint16_t wb, uint8_t *dst, ptrdiff_t n);
 
+/// One output row of a bilinear warp on OpenCV's 1/32-pixel grid (`warpAffine` /
+/// `warpPerspective` with INTER_LINEAR on 8-bit images): output pixel x samples the image
+/// (`rows`, `sw` × `sh` pixels of `channels` bytes) at q = round_half_even((f0 + x·d) · 32) on
+/// each axis, from (fx0, fy0) in steps of (dx, dy), with weights (32 − q % 32, q % 32) per axis:
+/// (Σ p·w + 512) >> 10. Taps outside the image read 0, or with `replicate` the nearest edge.
+void ff_warp_linear_row(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx,
+                        double dy, ptrdiff_t width, int replicate, uint8_t *dst);
+
+/// The whole `width` × `height` warp of `ff_warp_linear_row` when the rows and columns run along
+/// the image's axes (dy of a row and dx of a column both 0): each column's taps and each row's
+/// computed once, the same bytes. `scratch`: 4 · width int32s.
+void ff_warp_linear_axis(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0,
+                         double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch);
+
+/// dst[i] = src[i] · scale[i % channels] + bias[i % channels] for i < n, each product rounded
+/// before the sum (no FMA), the same at every level.
+void ff_bytes_to_floats(const uint8_t *src, ptrdiff_t n, ptrdiff_t channels, const float *scale, const float *bias, float *dst);
+
+/// One row of a float bilinear resize, horizontal step: row[i] = s[columns[2i]] ·
+/// weights[2i] + s[columns[2i + 1]] · weights[2i + 1] (no FMA).
+void ff_linear_horizontal_f32(const float *s, const ptrdiff_t *columns, const float *weights, ptrdiff_t n, float *row);
+
+/// The vertical step: dst[i] = top[i] · b0 + bottom[i] · b1 (no FMA).
+void ff_linear_vertical_f32(const float *top, const float *bottom, float b0, float b1, ptrdiff_t n, float *dst);
+
 #endif

@@ -1,3 +1,5 @@
+import CFrameFlowKernels
+
 /// One-channel float images (`grayFloat32`): how segmentation masks are made, resized,
 /// summarized and written out.
 ///
@@ -64,9 +66,7 @@ extension ImageFrame {
         let src = planes[0], dst = out.planes[0]
         func horizontal(_ sy: Int, _ row: UnsafeMutablePointer<Float>) {
             let s = (src.baseAddress + sy * src.bytesPerRow).assumingMemoryBound(to: Float.self)
-            for dx in 0..<newWidth {
-                row[dx] = s[columns[2 &* dx]] * weights[2 &* dx] + s[columns[2 &* dx &+ 1]] * weights[2 &* dx &+ 1]
-            }
+            ff_linear_horizontal_f32(s, columns, weights, newWidth, row)
         }
         for dy in 0..<newHeight {
             let t = ys[dy]
@@ -81,7 +81,7 @@ extension ImageFrame {
             }
             let d = (dst.baseAddress + dy * dst.bytesPerRow).assumingMemoryBound(to: Float.self)
             let (b0, b1) = (t.w0, t.w1)
-            for dx in 0..<newWidth { d[dx] = top[dx] * b0 + bottom[dx] * b1 }
+            ff_linear_vertical_f32(top, bottom, b0, b1, newWidth, d)
         }
         return out.freeze()
     }

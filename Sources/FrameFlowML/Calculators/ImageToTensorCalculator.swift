@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
@@ -228,90 +229,25 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         let dyX = -2 * a * roi.height / Double(H), dyY = 2 * b * roi.height / Double(H)
         let sw = src.width, sh = src.height
         var out = [UInt8](repeating: 0, count: W * H * C)
-        let rows = (0..<sh).map { src.row($0).baseAddress! }
+        let rows: [UnsafePointer<UInt8>?] = (0..<sh).map { src.row($0).baseAddress.map { UnsafePointer($0) } }
+        // Row y starts at the top-left corner moved y steps down the region; the kernel steps
+        // along it (`ff_warp_linear_row`: OpenCV's 1/32-pixel grid and integer weights).
         rows.withUnsafeBufferPointer { R in
             out.withUnsafeMutableBufferPointer { O in
-                // One tap: the pixel, or the border's value outside the image.
-                @inline(__always) func tap(_ tx: Int, _ ty: Int, _ c: Int) -> Float {
-                    if tx >= 0 && tx < sw && ty >= 0 && ty < sh { return Float(R[ty][tx &* C &+ c]) }
-                    if !replicate { return 0 }
-                    return Float(R[min(max(ty, 0), sh - 1)][min(max(tx, 0), sw - 1) &* C &+ c])
-                }
-                // Axis-aligned (no rotation: the usual letterbox): each column's sampling x and
-                // each row's y are computed once, with the same arithmetic as below.
-                if dxY == 0 && dyX == 0 && C == 3 {
-                    let columns = (0..<W).map { x in Int(roundedEven((topLeftX + Double(x) * dxX) * 32)) }
-                    for y in 0..<H {
-                        let qy = Int(roundedEven((topLeftY + Double(y) * dyY) * 32))
-                        let y0 = qy >> 5
-                        if !replicate && (y0 >= sh || y0 + 1 < 0) { continue }
-                        let ay = Float(qy & 31) / 32
-                        let rowInside = y0 >= 0 && y0 + 1 < sh
-                        for x in 0..<W {
-                            let qx = columns[x], x0 = qx >> 5
-                            if !replicate && (x0 >= sw || x0 + 1 < 0) { continue }
-                            let ax = Float(qx & 31) / 32
-                            let w00 = (1 - ax) * (1 - ay), w01 = ax * (1 - ay), w10 = (1 - ax) * ay, w11 = ax * ay
-                            let o = (y &* W &+ x) &* 3
-                            if rowInside && x0 >= 0 && x0 + 1 < sw {
-                                let r0 = R[y0] + x0 &* 3, r1 = R[y0 + 1] + x0 &* 3
-                                for c in 0..<3 {
-                                    let v = Float(r0[c]) * w00 + Float(r0[3 &+ c]) * w01 + Float(r1[c]) * w10 + Float(r1[3 &+ c]) * w11
-                                    O[o &+ c] = UInt8(truncatingIfNeeded: Int(min(255, v + 0.5)))
-                                }
-                            } else {
-                                for c in 0..<3 {
-                                    let v =
-                                        tap(x0, y0, c) * w00 + tap(x0 + 1, y0, c) * w01 + tap(x0, y0 + 1, c) * w10
-                                        + tap(x0 + 1, y0 + 1, c) * w11
-                                    O[o &+ c] = byte(v)
-                                }
-                            }
-                        }
-                    }
+                if dxY == 0 && dyX == 0 {
+                    // Axis-aligned (no rotation: the usual letterbox): each column's taps and
+                    // each row's computed once.
+                    var scratch = [Int32](repeating: 0, count: 4 * W)
+                    ff_warp_linear_axis(R.baseAddress, sw, sh, C, topLeftX, dxX, topLeftY, dyY, W, H, replicate ? 1 : 0, O.baseAddress!, &scratch)
                     return
                 }
                 for y in 0..<H {
                     let rowX = topLeftX + Double(y) * dyX, rowY = topLeftY + Double(y) * dyY
-                    for x in 0..<W {
-                        let fx = rowX + Double(x) * dxX
-                        let fy = rowY + Double(x) * dxY
-                        let qx = Int(roundedEven(fx * 32)), qy = Int(roundedEven(fy * 32))
-                        let x0 = qx >> 5, y0 = qy >> 5
-                        // Wholly outside with a zero border: stays 0.
-                        if !replicate && (x0 >= sw || y0 >= sh || x0 + 1 < 0 || y0 + 1 < 0) { continue }
-                        let ax = Float(qx & 31) / 32, ay = Float(qy & 31) / 32
-                        let w00 = (1 - ax) * (1 - ay), w01 = ax * (1 - ay), w10 = (1 - ax) * ay, w11 = ax * ay
-                        let o = (y &* W &+ x) &* C
-                        if x0 >= 0 && y0 >= 0 && x0 + 1 < sw && y0 + 1 < sh {
-                            let r0 = R[y0] + x0 &* C, r1 = R[y0 + 1] + x0 &* C
-                            for c in 0..<C {
-                                let v = Float(r0[c]) * w00 + Float(r0[C &+ c]) * w01 + Float(r1[c]) * w10 + Float(r1[C &+ c]) * w11
-                                // v ≥ 0: adding ½ and truncating rounds half away from zero, as
-                                // `rounded()` does, without its library call.
-                                O[o &+ c] = UInt8(truncatingIfNeeded: Int(min(255, v + 0.5)))
-                            }
-                        } else {
-                            for c in 0..<C {
-                                let v =
-                                    tap(x0, y0, c) * w00 + tap(x0 + 1, y0, c) * w01 + tap(x0, y0 + 1, c) * w10 + tap(x0 + 1, y0 + 1, c)
-                                    * w11
-                                O[o &+ c] = byte(v)
-                            }
-                        }
-                    }
+                    ff_warp_linear_row(R.baseAddress, sw, sh, C, rowX, rowY, dxX, dxY, W, replicate ? 1 : 0, O.baseAddress! + y * W * C)
                 }
             }
         }
         return out
-    }
-
-    /// `v.rounded(.toNearestOrEven)` without a library call where the x86-64 baseline has no
-    /// rounding instruction: below 2⁵¹, adding and subtracting 1.5·2⁵² rounds to an integer in
-    /// the round-to-nearest-even mode (the same value).
-    @inline(__always)
-    static func roundedEven(_ v: Double) -> Double {
-        abs(v) < 0x1p51 ? (v + 0x1.8p52) - 0x1.8p52 : v.rounded(.toNearestOrEven)
     }
 
     /// `UInt8(max(0, min(255, v.rounded())))` (half away from zero) without a library call:
@@ -464,15 +400,9 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
             }
         }
         if !nchw && order == Array(0..<C) {
-            // Channels already in place (NHWC, RGB or gray): one pass, no per-element closure.
+            // Channels already in place (NHWC, RGB or gray): one pass.
             let values = [Float](unsafeUninitializedCapacity: W * H * C) { v, n in
-                pixels.withUnsafeBufferPointer { p in
-                    var i = 0
-                    while i < W * H * C {
-                        for c in 0..<C { v[i &+ c] = Float(p[i &+ c]) * scale[c] + bias[c] }
-                        i &+= C
-                    }
-                }
+                pixels.withUnsafeBufferPointer { p in ff_bytes_to_floats(p.baseAddress!, W * H * C, C, scale, bias, v.baseAddress!) }
                 n = W * H * C
             }
             return Tensor(shape: shape, floats: values)
