@@ -107,8 +107,9 @@ extension NHWC {
     }
 
     /// `transposeConvBias` when each output pixel takes at most one tap (filter no larger than
-    /// the stride): the output is the bias, then each input pixel's dot products with its taps
-    /// are added once, input rows split across threads (their output rows are disjoint).
+    /// the stride): one matrix product gives each input pixel's dot products with the taps
+    /// (a per-pixel loop over the channels was most of the selfie models' last layer), each
+    /// stored once with its bias; outputs no tap reaches keep the bias.
     private static func disjointTaps(
         _ x: [Float], _ w: [Float], _ bias: [Float], into out: inout [Float], n: Int, h: Int, w wd: Int, cin: Int, cout: Int, kh: Int, kw: Int,
         sh: Int, sw: Int, top: Int, left: Int, oh: Int, ow: Int
@@ -118,44 +119,37 @@ extension NHWC {
                 bias.withUnsafeBufferPointer { B in
                     out.withUnsafeMutableBufferPointer { Y in
                         guard let xp = X.baseAddress, let wp = W.baseAddress, let b = B.baseAddress, let y = Y.baseAddress else { return }
-                        for p in 0..<(n * oh * ow) { for oc in 0..<cout { y[p * cout + oc] = b[oc] } }
-                        Scratch.parallelFor(n * h, work: n * h * wd * kh * kw * cout * cin) { band in
-                            for row in band {
+                        // With the filter as large as the stride every output takes exactly one
+                        // tap; otherwise those between the patches keep the bias.
+                        if kh != sh || kw != sw { for p in 0..<(n * oh * ow) { for oc in 0..<cout { y[p * cout + oc] = b[oc] } } }
+                        // Every input pixel's dot products with every tap in one matrix product
+                        // (products[pixel, t] = Σ_ic x[pixel, ic] · w[t, ic], t = (oc·KH + ky)·KW + kx),
+                        // then each goes to its output pixel with the bias.
+                        let taps = cout * kh * kw, pixels = n * h * wd
+                        var products = Scratch.uninitialized(pixels * taps)
+                        let tapChannel = (0..<taps).map { $0 / (kh * kw) }, tapRow = (0..<taps).map { $0 / kw % kh }
+                        let tapColumn = (0..<taps).map { $0 % kw }
+                        products.withUnsafeMutableBufferPointer { P in
+                            let pp = P.baseAddress!
+                            GEMM.multiply(m: pixels, n: taps, k: cin, a: xp, lda: cin, b: wp, ldb: cin, transB: true, c: pp, ldc: taps)
+                            for row in 0..<(n * h) {
                                 let (batch, iy) = row.quotientAndRemainder(dividingBy: h)
-                                for ky in 0..<kh {
-                                    let oy = iy * sh - top + ky
+                                for t in 0..<taps {
+                                    let oy = iy * sh - top + tapRow[t], oc = tapChannel[t]
                                     if oy < 0 || oy >= oh { continue }
+                                    let bias = b[oc], yr = y + (batch * oh + oy) * ow * cout + oc, pr = pp + row * wd * taps + t
+                                    var ox = -left + tapColumn[t]
                                     for ix in 0..<wd {
-                                        let xr = xp + ((batch * h + iy) * wd + ix) * cin
-                                        for kx in 0..<kw {
-                                            let ox = ix * sw - left + kx
-                                            if ox < 0 || ox >= ow { continue }
-                                            let yp = y + ((batch * oh + oy) * ow + ox) * cout
-                                            for oc in 0..<cout { yp[oc] += dot(xr, wp + ((oc * kh + ky) * kw + kx) * cin, cin) }
-                                        }
+                                        if ox >= 0 && ox < ow { yr[ox * cout] = bias + pr[ix * taps] }
+                                        ox += sw
                                     }
                                 }
                             }
                         }
+                        Scratch.recycle(&products)
                     }
                 }
             }
         }
-    }
-
-    /// `Σ a[i]·b[i]` for i < count, eight lanes at a time.
-    @inline(__always)
-    private static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
-        var acc = SIMD8<Float>(), i = 0
-        while i + 8 <= count {
-            acc += UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self) * UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<Float>.self)
-            i += 8
-        }
-        var sum = acc.sum()
-        while i < count {
-            sum += a[i] * b[i]
-            i += 1
-        }
-        return sum
     }
 }
