@@ -52,13 +52,10 @@ void FF_FN(ff_depthwise_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy
         for (ptrdiff_t b = b0; b < b1; b++, wp += step) {                                                              \
             const ptrdiff_t s = starts[b];                                                                            \
             const float *wt = wp + N;                                                                                 \
-            V a = FF_LOAD(V, wp), q = 0; /* two chains */                                                             \
+            /* One chain in tap order, as XNNPACK sums (blocks run side by side). */                                  \
+            V a = FF_LOAD(V, wp);                                                                                     \
             for (ptrdiff_t ky = 0; ky < kh; ky++)                                                                     \
-                for (ptrdiff_t kx = 0; kx < kw; kx++, wt += N) {                                                      \
-                    if ((ky * kw + kx) & 1) q += FF_LOAD(V, p[ky] + s + kx * xs) * FF_LOAD(V, wt);                    \
-                    else a += FF_LOAD(V, p[ky] + s + kx * xs) * FF_LOAD(V, wt);                                       \
-                }                                                                                                     \
-            a += q;                                                                                                   \
+                for (ptrdiff_t kx = 0; kx < kw; kx++, wt += N) a += FF_LOAD(V, p[ky] + s + kx * xs) * FF_LOAD(V, wt); \
             a = a < lo ? lo : a;                                                                                      \
             FF_STORE(yp + s, a > hi ? hi : a);                                                                        \
         }                                                                                                             \

@@ -279,66 +279,73 @@ GEMM_INLINE ff_f16 gemm_start16(int accumulate, int r, ptrdiff_t rows, const flo
     return gemm_partial16(p, count);
 }
 
-/// The k loop of an 8 × 32 tile (two panels per k step), optionally prefetching.
-#define GEMM16_LOOP32(PREFETCH)                                                                  \
+/// The k loop of an R × 32 tile (two panels per k step), optionally prefetching.
+#define GEMM16_LOOP32(PREFETCH, R)                                                               \
     for (ptrdiff_t p = 0; p < k; p++, b += 16, high += 16) {                                     \
         ff_f16 b0 = FF_LOAD(ff_f16, b), b1 = FF_LOAD(ff_f16, high);                              \
         if (PREFETCH) {                                                                          \
             __builtin_prefetch(b + GEMM_PREFETCH, 0, 3);                                         \
             __builtin_prefetch(high + GEMM_PREFETCH, 0, 3);                                      \
         }                                                                                        \
-        for (int r = 0; r < 8; r++) {                                                            \
+        for (int r = 0; r < R; r++) {                                                            \
             ff_f16 s = ar[r][p];                                                                 \
             c0[r] = s * b0 + c0[r];                                                              \
             c1[r] = s * b1 + c1[r];                                                              \
         }                                                                                        \
     }
 
-/// Up to 8 rows × 17…32 columns of C: columns 0–15 from panel `b`, 16–31 from `high`. With
-/// `prefetch` (a filter too large for the caches, read once) each k step also asks for the
-/// panel lines 2 KB ahead: the hardware prefetcher alone leaves such a product waiting on
-/// memory; tiles whose panels are in cache lose by the extra loads.
-GEMM_TILE void gemm16_tile32(
-    ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const float *high, float *c, ptrdiff_t ldc,
-    int accumulate, ptrdiff_t row0, ptrdiff_t column0, const ff_gemm_epilogue *e, int prefetch) {
-    GEMM_ROWS(8)
-    ff_f16 c0[8], c1[8];
-    for (int r = 0; r < 8; r++) {
-        c0[r] = gemm_start16(accumulate, r, rows, c + r * ldc, 16);
-        c1[r] = gemm_start16(accumulate, r, rows, c + r * ldc + 16, columns - 16);
+/// The 16-lane tiles of R rows (8, and 7 for products of 49 rows and the like, which 8-row
+/// tiles would pad by an eighth):
+/// - T32: up to R rows × 17…32 columns of C, columns 0–15 from panel `b`, 16–31 from `high`.
+///   With `prefetch` (a filter too large for the caches, read once) each k step also asks for
+///   the panel lines 2 KB ahead: the hardware prefetcher alone leaves such a product waiting
+///   on memory; tiles whose panels are in cache lose by the extra loads.
+/// - T16: up to R rows × up to 16 columns of C (one panel).
+#define GEMM16_TILES(R, T32, T16)                                                                                                              \
+    GEMM_TILE void T32(                                                                                                                        \
+        ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const float *high, float *c, ptrdiff_t ldc, \
+        int accumulate, ptrdiff_t row0, ptrdiff_t column0, const ff_gemm_epilogue *e, int prefetch) {                                         \
+        GEMM_ROWS(R)                                                                                                                           \
+        ff_f16 c0[R], c1[R];                                                                                                                   \
+        for (int r = 0; r < R; r++) {                                                                                                          \
+            c0[r] = gemm_start16(accumulate, r, rows, c + r * ldc, 16);                                                                        \
+            c1[r] = gemm_start16(accumulate, r, rows, c + r * ldc + 16, columns - 16);                                                         \
+        }                                                                                                                                      \
+        if (prefetch) {                                                                                                                        \
+            GEMM16_LOOP32(1, R)                                                                                                                \
+        } else {                                                                                                                               \
+            GEMM16_LOOP32(0, R)                                                                                                                \
+        }                                                                                                                                      \
+        GEMM_UNROLL for (int r = 0; r < R; r++) if (r < rows) {                                                                                \
+            float *cr = c + r * ldc;                                                                                                           \
+            gemm_store16(cr, gemm_finish16(c0[r], row0 + r, column0, e), 16);                                                                  \
+            gemm_store16(cr + 16, gemm_finish16(c1[r], row0 + r, column0 + 16, e), columns - 16);                                              \
+        }                                                                                                                                      \
+    }                                                                                                                                          \
+    GEMM_TILE void T16(                                                                                                                        \
+        ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, float *c, ptrdiff_t ldc, int accumulate, \
+        ptrdiff_t row0, ptrdiff_t column0, const ff_gemm_epilogue *e) {                                                                        \
+        GEMM_ROWS(R)                                                                                                                           \
+        ff_f16 c0[R];                                                                                                                          \
+        for (int r = 0; r < R; r++) c0[r] = gemm_start16(accumulate, r, rows, c + r * ldc, columns);                                           \
+        for (ptrdiff_t p = 0; p < k; p++, b += 16) {                                                                                           \
+            ff_f16 b0 = FF_LOAD(ff_f16, b);                                                                                                    \
+            for (int r = 0; r < R; r++) c0[r] = (ff_f16)ar[r][p] * b0 + c0[r];                                                                 \
+        }                                                                                                                                      \
+        GEMM_UNROLL for (int r = 0; r < R; r++) if (r < rows) gemm_store16(c + r * ldc, gemm_finish16(c0[r], row0 + r, column0, e), columns); \
     }
-    if (prefetch) {
-        GEMM16_LOOP32(1)
-    } else {
-        GEMM16_LOOP32(0)
-    }
-    GEMM_UNROLL for (int r = 0; r < 8; r++) if (r < rows) {
-        float *cr = c + r * ldc;
-        gemm_store16(cr, gemm_finish16(c0[r], row0 + r, column0, e), 16);
-        gemm_store16(cr + 16, gemm_finish16(c1[r], row0 + r, column0 + 16, e), columns - 16);
-    }
-}
-
-/// Up to 8 rows × up to 16 columns of C (one panel).
-GEMM_TILE void gemm16_tile16(
-    ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, float *c, ptrdiff_t ldc, int accumulate,
-    ptrdiff_t row0, ptrdiff_t column0, const ff_gemm_epilogue *e) {
-    GEMM_ROWS(8)
-    ff_f16 c0[8];
-    for (int r = 0; r < 8; r++) c0[r] = gemm_start16(accumulate, r, rows, c + r * ldc, columns);
-    for (ptrdiff_t p = 0; p < k; p++, b += 16) {
-        ff_f16 b0 = FF_LOAD(ff_f16, b);
-        for (int r = 0; r < 8; r++) c0[r] = (ff_f16)ar[r][p] * b0 + c0[r];
-    }
-    GEMM_UNROLL for (int r = 0; r < 8; r++) if (r < rows) gemm_store16(c + r * ldc, gemm_finish16(c0[r], row0 + r, column0, e), columns);
-}
+GEMM16_TILES(8, gemm16_tile32, gemm16_tile16)
+GEMM16_TILES(7, gemm16_tile32_7, gemm16_tile16_7)
+#undef GEMM16_TILES
 
 void FF_FN(ff_gemm16_multiply_rows)(
     ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, ptrdiff_t panel_k, float *c, ptrdiff_t ldc,
     const ff_gemm_epilogue *epilogue, int accumulate, ptrdiff_t block0, ptrdiff_t block1, int prefetch) {
     if (m <= 0 || n <= 0) return;
     const ff_gemm_epilogue last = *epilogue, none = {0, 0, 0, 0, 0, -INFINITY, INFINITY};
-    ptrdiff_t rowTiles = (m + 7) / 8, kmax = k > 1 ? k : 1;
+    // Tiles of 7 rows where they pad less than tiles of 8 (49 rows: 7 × 7 against 7 × 8).
+    const ptrdiff_t R = m <= 64 && (m + 6) / 7 * 7 < (m + 7) / 8 * 8 ? 7 : 8;
+    ptrdiff_t rowTiles = (m + R - 1) / R, kmax = k > 1 ? k : 1;
     for (ptrdiff_t p0 = 0; p0 < kmax; p0 += GEMM_KBLOCK) {  // k = 0: one pass, the epilogue alone
         ptrdiff_t kb = k - p0 < GEMM_KBLOCK ? k - p0 : GEMM_KBLOCK;
         int first = p0 == 0 && !accumulate;
@@ -347,9 +354,13 @@ void FF_FN(ff_gemm16_multiply_rows)(
             ptrdiff_t j0 = blk * 32, width = n - j0 < 32 ? n - j0 : 32;
             const float *panel = b + j0 * panel_k + p0 * 16;  // (j0 / 16) · panel_k · 16
             for (ptrdiff_t t = 0; t < rowTiles; t++) {
-                ptrdiff_t i0 = t * 8, rows = m - i0 < 8 ? m - i0 : 8;
+                ptrdiff_t i0 = t * R, rows = m - i0 < R ? m - i0 : R;
                 const float *ai = a + i0 * lda + p0;
-                if (width > 16)
+                if (R == 7 && width > 16)
+                    gemm16_tile32_7(rows, width, kb, ai, lda, panel, panel + 16 * panel_k, c + i0 * ldc + j0, ldc, !first, i0, j0, e, prefetch);
+                else if (R == 7)
+                    gemm16_tile16_7(rows, width, kb, ai, lda, panel, c + i0 * ldc + j0, ldc, !first, i0, j0, e);
+                else if (width > 16)
                     gemm16_tile32(rows, width, kb, ai, lda, panel, panel + 16 * panel_k, c + i0 * ldc + j0, ldc, !first, i0, j0, e, prefetch);
                 else
                     gemm16_tile16(rows, width, kb, ai, lda, panel, c + i0 * ldc + j0, ldc, !first, i0, j0, e);

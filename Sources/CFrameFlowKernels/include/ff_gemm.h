@@ -24,8 +24,8 @@ typedef struct ff_gemm_epilogue {
 void ff_gemm8_multiply(
     ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, float *c, ptrdiff_t ldc, const ff_gemm_epilogue *e);
 
-/// C[m×n] (+)= A[m×k]·B[k0 ..< k0 + k, n] with the 16-lane tiles (8 × 32, 8 × 16), for the
-/// 32-column blocks `block0 ..< block1` only: `b` points at row k0 of the first panel of a
+/// C[m×n] (+)= A[m×k]·B[k0 ..< k0 + k, n] with the 16-lane tiles (8 × 32, 8 × 16; 7 rows
+/// where m ≤ 64 pads less that way), for the 32-column blocks `block0 ..< block1` only: `b` points at row k0 of the first panel of a
 /// filter packed with `panel_k` rows. With `accumulate` the product is added to C; k runs in
 /// blocks of 256, the epilogue on the last. `prefetch`: ask for the panels 2 KB ahead (a
 /// filter streaming from memory).

@@ -4,9 +4,9 @@ import FrameFlow
 
 extension NHWC {
     /// Depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image with
-    /// at least 8 channels and any filter size — the stride-1 5 × 5 filters of MediaPipe's
-    /// palm detector and BlazeFace (the TFLite ops send 3 × 3 and strided filters to
-    /// `depthwisePixels`, faster on those layers). The rows run `ff_depthwise_rows` at the kernel level: one channel
+    /// at least 8 channels and any filter size — the 5 × 5 filters of MediaPipe's palm
+    /// detector and BlazeFace (the TFLite ops send 3 × 3 to `depthwisePixels`, faster on
+    /// every such layer measured). The rows run `ff_depthwise_rows` at the kernel level: one channel
     /// block (16 lanes at the AVX-512 level with 16 or more channels, else 8) of one output
     /// row at a time, eight output columns per step with their own accumulators, each tap's
     /// weight vector loaded once for the eight; the 3 × 3 and 5 × 5 bodies unrolled. The last

@@ -112,6 +112,30 @@ extension Ops {
             d -= 1
         }
         if inner == 1 { xConst = true; yConst = true }
+        let yRepeats = x.count == total && sy[0..<d].allSatisfy { $0 == 0 }, xRepeats = y.count == total && sx[0..<d].allSatisfy { $0 == 0 }
+        if inner > 1 && !xConst && !yConst && (xRepeats || yRepeats) {
+            // One operand whole, the other one run repeated (a per-channel scale or bias over
+            // NHWC): rows by pointer steps, no offset tables.
+            var result = Scratch.uninitialized(total)
+            result.withUnsafeMutableBufferPointer { out in
+                x.withUnsafeBufferPointer { X in
+                    y.withUnsafeBufferPointer { Y in
+                        let xp = X.baseAddress!, yp = Y.baseAddress!
+                        for row in 0..<(total / inner) {
+                            let o = out.baseAddress! + row * inner
+                            if xRepeats {
+                                let yr = yp + row * inner
+                                for i in 0..<inner { o[i] = f(xp[i], yr[i]) }
+                            } else {
+                                let xr = xp + row * inner
+                                for i in 0..<inner { o[i] = f(xr[i], yp[i]) }
+                            }
+                        }
+                    }
+                }
+            }
+            return result
+        }
         let outerShape = Array(shape[0..<d])
         let ox = stridedOffsets(outerShape, strides: Array(sx[0..<d])), oy = stridedOffsets(outerShape, strides: Array(sy[0..<d]))
         var result = Scratch.uninitialized(total)

@@ -6,6 +6,30 @@ import Testing
 
 /// The element-wise helpers written for speed, against Foundation and the plain loops.
 @Suite struct OpsTests {
+    /// `Ops.broadcastFloats` against the index formula (each output element from the operands'
+    /// broadcast coordinates): whole × per-channel run (both orders, the pointer-step path),
+    /// same shapes, a middle-axis broadcast, scalars and rank differences.
+    @Test(arguments: [
+        ([2, 3, 4, 5], [1, 1, 1, 5]), ([1, 1, 1, 5], [2, 3, 4, 5]), ([2, 3, 4, 5], [5]), ([3, 4, 5], [3, 4, 5]),
+        ([2, 3, 4, 5], [2, 1, 4, 5]), ([2, 3, 1, 5], [1, 3, 4, 1]), ([4, 5], [1]), ([6], [6]), ([2, 1, 6], [1, 4, 1]),
+    ])
+    func broadcastMatchesTheIndexFormula(_ shapes: ([Int], [Int])) {
+        let (xs, ys) = shapes
+        let r = max(xs.count, ys.count)
+        let px = Array(repeating: 1, count: r - xs.count) + xs, py = Array(repeating: 1, count: r - ys.count) + ys
+        let shape = zip(px, py).map { max($0, $1) }
+        let x = (0..<xs.reduce(1, *)).map { Float($0) * 0.5 + 1 }, y = (0..<ys.reduce(1, *)).map { Float($0) * 0.25 - 3 }
+        let got = Ops.broadcastFloats(x, xs, y, ys, shape, SubOp.self)
+        func index(_ coord: [Int], _ dims: [Int]) -> Int { zip(coord, dims).reduce(0) { $0 * $1.1 + ($1.1 == 1 ? 0 : $1.0) } }
+        var coord = Array(repeating: 0, count: r), worst: Float = 0
+        for i in 0..<shape.reduce(1, *) {
+            var rest = i
+            for d in stride(from: r - 1, through: 0, by: -1) { (rest, coord[d]) = rest.quotientAndRemainder(dividingBy: shape[d]) }
+            worst = max(worst, abs(got[i] - (x[index(coord, px)] - y[index(coord, py)])))
+        }
+        #expect(got.count == shape.reduce(1, *) && worst == 0, "\(xs) − \(ys): off by \(worst)")
+    }
+
     /// The vectorisable exp against Foundation's on a dense sweep of its range and at the
     /// edges, and the Sigmoid built on it.
     /// Cubic Resize taps (`Ops.cubicTaps`) against properties of Keys' kernel, apart from
