@@ -23,3 +23,8 @@ FF_DECLARE(void, ff_bias_activate_rows_f32, (float *r, ptrdiff_t rows, ptrdiff_t
 void ff_bias_activate_rows_f32(float *r, ptrdiff_t rows, ptrdiff_t count, ptrdiff_t stride, const ff_row_activation *a) {
     FF_CALL(ff_bias_activate_rows_f32, (r, rows, count, stride, a))
 }
+
+FF_DECLARE(void, ff_resize_bilinear_row_f32, (const float *top, const float *bottom, const ptrdiff_t *lo, const ptrdiff_t *hi, const float *t, float dy, ptrdiff_t ow, ptrdiff_t c, float *y))
+void ff_resize_bilinear_row_f32(const float *top, const float *bottom, const ptrdiff_t *lo, const ptrdiff_t *hi, const float *t, float dy, ptrdiff_t ow, ptrdiff_t c, float *y) {
+    FF_CALL(ff_resize_bilinear_row_f32, (top, bottom, lo, hi, t, dy, ow, c, y))
+}

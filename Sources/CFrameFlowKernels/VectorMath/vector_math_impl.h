@@ -143,3 +143,16 @@ void FF_FN(ff_bias_activate_f32)(float *r, ptrdiff_t count, float bias, int mode
         &bias, mode == FF_ACTIVATE_SLOPE ? &slope : 0, affine ? affine : 0, affine ? affine + 1 : 0, lo, hi, mode == FF_ACTIVATE_HARD_SWISH};
     FF_FN(ff_bias_activate_rows_f32)(r, 1, count, count, &a);
 }
+
+void FF_FN(ff_resize_bilinear_row_f32)(const float *top, const float *bottom, const ptrdiff_t *lo, const ptrdiff_t *hi, const float *t, float dy,
+                                       ptrdiff_t ow, ptrdiff_t c, float *restrict y) {
+    // Each product rounded before the sums, left to right, as the Swift loop it replaced.
+#pragma clang fp contract(off)
+    for (ptrdiff_t ox = 0; ox < ow; ox++) {
+        const float dx = t[ox];
+        const float w00 = (1 - dy) * (1 - dx), w10 = dy * (1 - dx), w01 = (1 - dy) * dx, w11 = dy * dx;
+        const float *a = top + lo[ox] * c, *b = bottom + lo[ox] * c, *e = top + hi[ox] * c, *d = bottom + hi[ox] * c;
+        float *yo = y + ox * c;
+        for (ptrdiff_t ch = 0; ch < c; ch++) yo[ch] = a[ch] * w00 + b[ch] * w10 + e[ch] * w01 + d[ch] * w11;
+    }
+}

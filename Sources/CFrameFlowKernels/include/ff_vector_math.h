@@ -43,4 +43,10 @@ typedef struct ff_row_activation {
 /// bias, slope and affine: a whole NCHW convolution output in one call.
 void ff_bias_activate_rows_f32(float *r, ptrdiff_t rows, ptrdiff_t count, ptrdiff_t stride, const ff_row_activation *a);
 
+/// One output row of an NHWC bilinear resize: pixel ox blends columns lo[ox] and hi[ox] of
+/// rows `top` and `bottom` (`c` floats a pixel) with weights from t[ox] and `dy`:
+/// a·(1−dy)(1−dx) + b·dy(1−dx) + e·(1−dy)dx + d·dy·dx, each product rounded (no FMA).
+void ff_resize_bilinear_row_f32(const float *top, const float *bottom, const ptrdiff_t *lo, const ptrdiff_t *hi, const float *t, float dy,
+                                ptrdiff_t ow, ptrdiff_t c, float *y);
+
 #endif

@@ -13,7 +13,8 @@ import Foundation
 /// `dlopen` on first use rather than linked, for two reasons: OpenBLAS picks its kernels
 /// for the CPU while it loads, and a Debian build that does not know the CPU falls back to
 /// a slow generic kernel unless `OPENBLAS_CORETYPE` is set *before* the load — which a
-/// linked library does before `main` runs; and FrameFlowML stays buildable and correct on a
+/// linked library does before `main` runs (when another library has linked it anyway, a
+/// private copy is loaded with `dlmopen`); and FrameFlowML stays buildable and correct on a
 /// machine without OpenBLAS, where a plain Swift loop (auto-vectorised) takes over.
 /// `FRAMEFLOW_BLAS=off` forces the Swift loop (used by the tests to check both).
 enum GEMM {
@@ -43,15 +44,38 @@ enum GEMM {
     private static func load() -> Library? {
         let env = ProcessInfo.processInfo.environment
         if env["FRAMEFLOW_BLAS"] == "off" { return nil }
-        if env["OPENBLAS_CORETYPE"] == nil, let core = coreTypeForThisCPU() { setenv("OPENBLAS_CORETYPE", core, 0) }
+        let wanted = env["OPENBLAS_CORETYPE"] ?? coreTypeForThisCPU()
+        if env["OPENBLAS_CORETYPE"] == nil, let wanted { setenv("OPENBLAS_CORETYPE", wanted, 0) }
         for name in ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"] {
-            guard let h = dlopen(name, RTLD_NOW | RTLD_LOCAL), let f = dlsym(h, "cblas_sgemm") else { continue }
+            guard var h = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
+            // Loaded before main by another library (FFmpeg's pocketsphinx links OpenBLAS), it
+            // chose its kernels without OPENBLAS_CORETYPE — on a CPU it does not know, the SSE3
+            // "Prescott" ones. A private copy in a link-map namespace of its own reads it now.
+            if let wanted, let core = coreName(h), core.lowercased() != wanted.lowercased(), let own = privateCopy(name) { h = own }
+            guard let f = dlsym(h, "cblas_sgemm") else { continue }
             let setThreads = dlsym(h, "openblas_set_num_threads").map { unsafeBitCast($0, to: SetThreadsFn.self) }
-            let core = dlsym(h, "openblas_get_corename").flatMap { unsafeBitCast($0, to: CoreNameFn.self)() }.map { String(cString: $0) } ?? "?"
             setThreads?(1)
-            return Library(sgemm: unsafeBitCast(f, to: SgemmFn.self), setThreads: setThreads, coreName: core)
+            return Library(sgemm: unsafeBitCast(f, to: SgemmFn.self), setThreads: setThreads, coreName: coreName(h) ?? "?")
         }
         return nil
+    }
+
+    /// The kernels OpenBLAS at `handle` chose ("SkylakeX", "Prescott", …).
+    private static func coreName(_ handle: UnsafeMutableRawPointer) -> String? {
+        dlsym(handle, "openblas_get_corename").flatMap { unsafeBitCast($0, to: CoreNameFn.self)() }.map { String(cString: $0) }
+    }
+
+    /// `name` loaded afresh with `dlmopen` into a new namespace (glibc), its initialisation
+    /// reading the environment now, with one thread (no worker threads in that namespace);
+    /// nil where that is unavailable or fails.
+    private static func privateCopy(_ name: String) -> UnsafeMutableRawPointer? {
+        typealias DlmopenFn = @convention(c) (Int, UnsafePointer<CChar>, Int32) -> UnsafeMutableRawPointer?
+        guard let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "dlmopen") else { return nil }
+        let dlmopen = unsafeBitCast(sym, to: DlmopenFn.self)
+        let threads = getenv("OPENBLAS_NUM_THREADS").map { String(cString: $0) }
+        setenv("OPENBLAS_NUM_THREADS", "1", 1)
+        defer { if let threads { setenv("OPENBLAS_NUM_THREADS", threads, 1) } else { unsetenv("OPENBLAS_NUM_THREADS") } }
+        return dlmopen(-1, name, RTLD_NOW | RTLD_LOCAL)  // LM_ID_NEWLM
     }
 
     /// The OpenBLAS core type for this CPU's vector units, from /proc/cpuinfo's flags.

@@ -104,20 +104,16 @@ extension NHWC {
         var out = Scratch.uninitialized(total)
         if total == 0 { return Tensor(shape: [b, oh, ow, c], floats: out) }
         let rows = taps(oh, h), cols = taps(ow, w)
+        let lo = cols.map(\.lo), hi = cols.map(\.hi), t = cols.map(\.t)
         x.floats.withUnsafeBufferPointer { X in
             out.withUnsafeMutableBufferPointer { Y in
                 for i in 0..<b {
                     let xb = X.baseAddress! + i * h * w * c
                     for (oy, ry) in rows.enumerated() {
+                        // A row at a time in C (`ff_resize_bilinear_row_f32`): the channels at the
+                        // level's vector width, not the SSE2 this module compiles to.
                         let top = xb + ry.lo * w * c, bottom = xb + ry.hi * w * c
-                        let dy = ry.t
-                        for (ox, cx) in cols.enumerated() {
-                            let dx = cx.t
-                            let (w00, w10, w01, w11) = ((1 - dy) * (1 - dx), dy * (1 - dx), (1 - dy) * dx, dy * dx)
-                            let a = top + cx.lo * c, bb = bottom + cx.lo * c, cc = top + cx.hi * c, d = bottom + cx.hi * c
-                            let y = Y.baseAddress! + ((i * oh + oy) * ow + ox) * c
-                            for ch in 0..<c { y[ch] = a[ch] * w00 + bb[ch] * w10 + cc[ch] * w01 + d[ch] * w11 }
-                        }
+                        ff_resize_bilinear_row_f32(top, bottom, lo, hi, t, ry.t, ow, c, Y.baseAddress! + (i * oh + oy) * ow * c)
                     }
                 }
             }
