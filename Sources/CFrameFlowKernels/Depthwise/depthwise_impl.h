@@ -43,27 +43,12 @@ void FF_FN(ff_depthwise_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy
 
 // Channel blocks of ff_depthwise_pixels_rows: N lanes from starts[b], each block's weights
 // packed as [bias, tap 0, …, tap kh·kw − 1] of N floats. A tap (ky, kx) of output pixel o
-// reads p[ky] + kx·xs (+ ys for the second pixel of a pair).
-#define DWP_BLOCKS(PIXEL, PAIR, V, N)                                                                                \
-    static inline __attribute__((always_inline)) void PIXEL(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw, \
-                                                         const float *wp, ptrdiff_t b0, ptrdiff_t b1, const ptrdiff_t *starts, \
-                                                         float *yp, V lo, V hi) {                                            \
-        const ptrdiff_t step = (1 + kh * kw) * N;                                                                     \
-        for (ptrdiff_t b = b0; b < b1; b++, wp += step) {                                                              \
-            const ptrdiff_t s = starts[b];                                                                            \
-            const float *wt = wp + N;                                                                                 \
-            /* One chain in tap order, as XNNPACK sums (blocks run side by side). */                                  \
-            V a = FF_LOAD(V, wp);                                                                                     \
-            for (ptrdiff_t ky = 0; ky < kh; ky++)                                                                     \
-                for (ptrdiff_t kx = 0; kx < kw; kx++, wt += N) a += FF_LOAD(V, p[ky] + s + kx * xs) * FF_LOAD(V, wt); \
-            a = a < lo ? lo : a;                                                                                      \
-            FF_STORE(yp + s, a > hi ? hi : a);                                                                        \
-        }                                                                                                             \
-    }                                                                                                                 \
-    /* Two neighbouring pixels of a stride-1 row: each input vector loaded once for both. */                         \
-    static inline __attribute__((always_inline)) void PAIR(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw, \
+// reads p[ky] + kx·xs; with `pair` (a constant: stride 1) the pixel after it too, each input
+// vector loaded once for both. Each pixel sums in tap order, one chain, as XNNPACK does.
+#define DWP_BLOCKS(NAME, V, N)                                                                                       \
+    static inline __attribute__((always_inline)) void NAME(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw, \
                                                         const float *wp, ptrdiff_t b0, ptrdiff_t b1, const ptrdiff_t *starts,  \
-                                                        float *yp, V lo, V hi) {                                             \
+                                                        float *yp, V lo, V hi, int pair) {                                   \
         const ptrdiff_t step = (1 + kh * kw) * N;                                                                     \
         for (ptrdiff_t b = b0; b < b1; b++, wp += step) {                                                              \
             const ptrdiff_t s = starts[b];                                                                            \
@@ -71,30 +56,35 @@ void FF_FN(ff_depthwise_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy
             V a0 = FF_LOAD(V, wp), a1 = a0;                                                                           \
             for (ptrdiff_t ky = 0; ky < kh; ky++) {                                                                   \
                 const float *xr = p[ky] + s;                                                                          \
-                V prev = FF_LOAD(V, xr);                                                                              \
+                V cur = FF_LOAD(V, xr);                                                                               \
                 for (ptrdiff_t kx = 0; kx < kw; kx++, wt += N) {                                                      \
-                    const V wv = FF_LOAD(V, wt), next = FF_LOAD(V, xr + (kx + 1) * xs);                              \
-                    a0 += prev * wv;                                                                                  \
-                    a1 += next * wv;                                                                                  \
-                    prev = next;                                                                                      \
+                    const V wv = FF_LOAD(V, wt);                                                                      \
+                    a0 += cur * wv;                                                                                   \
+                    if (pair || kx + 1 < kw) {                                                                        \
+                        const V next = FF_LOAD(V, xr + (kx + 1) * xs);                                                \
+                        if (pair) a1 += next * wv;                                                                    \
+                        cur = next;                                                                                   \
+                    }                                                                                                 \
                 }                                                                                                     \
             }                                                                                                         \
             a0 = a0 < lo ? lo : a0;                                                                                   \
-            a1 = a1 < lo ? lo : a1;                                                                                   \
             FF_STORE(yp + s, a0 > hi ? hi : a0);                                                                      \
-            FF_STORE(yp + xs + s, a1 > hi ? hi : a1);                                                                 \
+            if (pair) {                                                                                               \
+                a1 = a1 < lo ? lo : a1;                                                                               \
+                FF_STORE(yp + xs + s, a1 > hi ? hi : a1);                                                             \
+            }                                                                                                         \
         }                                                                                                             \
     }
-DWP_BLOCKS(ff_dwp_pixel8, ff_dwp_pair8, ff_f8, 8)
-DWP_BLOCKS(ff_dwp_pixel16, ff_dwp_pair16, ff_f16, 16)
+DWP_BLOCKS(ff_dwp_pixels8, ff_f8, 8)
+DWP_BLOCKS(ff_dwp_pixels16, ff_f16, 16)
 #undef DWP_BLOCKS
 
 // All channel blocks of one pixel (pair: two pixels): `wide` blocks of 16 lanes, then the
 // 8-lane ones up to `blocks` (ff_dwp_blocks).
-#define DWP_ALL(PIX16, PIX8, p, xs, kh, kw, pack, wide, blocks, starts, yp, lo, hi)                                \
-    do {                                                                                                          \
-        PIX16(p, xs, kh, kw, pack, 0, wide, starts, yp, lo, hi);                                                  \
-        if (wide < blocks) PIX8(p, xs, kh, kw, pack + wide * (1 + kh * kw) * 16, wide, blocks, starts, yp, lo, hi); \
+#define DWP_ALL(PAIR, p, xs, kh, kw, pack, wide, blocks, starts, yp, lo, hi)                                                    \
+    do {                                                                                                                        \
+        ff_dwp_pixels16(p, xs, kh, kw, pack, 0, wide, starts, yp, lo, hi, PAIR);                                                \
+        if (wide < blocks) ff_dwp_pixels8(p, xs, kh, kw, pack + wide * (1 + kh * kw) * 16, wide, blocks, starts, yp, lo, hi, PAIR); \
     } while (0)
 
 static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x,
@@ -119,11 +109,11 @@ static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window
             ptrdiff_t ox = g->inner0;
             if (g->sw == 1)
                 for (; ox + 2 <= g->inner1; ox += 2) {
-                    DWP_ALL(ff_dwp_pair16, ff_dwp_pair8, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
+                    DWP_ALL(1, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
                     for (ptrdiff_t r = 0; r < kh; r++) p[r] += 2 * st[r];
                 }
             for (; ox < g->inner1; ox++) {
-                DWP_ALL(ff_dwp_pixel16, ff_dwp_pixel8, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
+                DWP_ALL(0, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
                 for (ptrdiff_t r = 0; r < kh; r++) p[r] += st[r];
             }
         }
@@ -138,7 +128,7 @@ static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window
             for (ptrdiff_t r = 0; r < kh; r++)
                 for (ptrdiff_t k = 0; k < kw; k++)
                     p[r * kw + k] = rows[r] && ix0 + k >= 0 && ix0 + k < g->w ? rows[r] + (ix0 + k) * c : zero;
-            DWP_ALL(ff_dwp_pixel16, ff_dwp_pixel8, p, 0, kh * kw, 1, pack, wide, blocks, starts, yr + ox * c, lo, hi);
+            DWP_ALL(0, p, 0, kh * kw, 1, pack, wide, blocks, starts, yr + ox * c, lo, hi);
         }
     }
 }
