@@ -649,22 +649,18 @@ void FF_FN(ff_linear_vertical_row)(const uint16_t *q0, const uint16_t *q1, uint1
 
 // ---- Sampling for model inputs and masks (ImageToTensorCalculator, TensorsToSegmentation)
 
-/// `v` rounded to the nearest integer, halves to even, clamped to ±2⁴⁰ (NaN: −2⁴⁰): below
+/// `v` rounded to the nearest integer, halves to even, clamped to ±2³⁰ (NaN: −2³⁰): below
 /// 2⁵¹, adding and subtracting 1.5·2⁵² rounds in the default mode without a library call.
+/// Selects, not branches, so that loops over it vectorise.
 FF_PX_INLINE double ff_px_round_even(double v) {
-    if (!(v > -0x1p40)) return -0x1p40;
-    if (v > 0x1p40) return 0x1p40;
+    v = v > -0x1p30 ? (v < 0x1p30 ? v : 0x1p30) : -0x1p30;
     return (v + 0x1.8p52) - 0x1.8p52;
 }
 
-/// `(f0 + i·d) · 32` rounded half to even, clamped to ±2³⁰ (NaN: −2³⁰), for `n` values of i
-/// from `i0`: a loop of its own, so that it vectorises.
+/// `(f0 + i·d) · 32` rounded (`ff_px_round_even`) for `n` values of i from `i0`: a loop of its
+/// own, so that it vectorises.
 FF_PX_INLINE void ff_px_grid(double f0, double d, ptrdiff_t i0, ptrdiff_t n, int32_t *q) {
-    for (ptrdiff_t i = 0; i < n; i++) {
-        double v = (f0 + (double)(i0 + i) * d) * 32;
-        v = v > -0x1p30 ? (v < 0x1p30 ? v : 0x1p30) : -0x1p30;
-        q[i] = (int32_t)((v + 0x1.8p52) - 0x1.8p52);
-    }
+    for (ptrdiff_t i = 0; i < n; i++) q[i] = (int32_t)ff_px_round_even((f0 + (double)(i0 + i) * d) * 32);
 }
 
 void FF_FN(ff_warp_linear_row)(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx,

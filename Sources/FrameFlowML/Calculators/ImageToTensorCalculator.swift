@@ -228,12 +228,13 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         let dxX = 2 * b * roi.width / Double(W), dxY = 2 * a * roi.width / Double(W)
         let dyX = -2 * a * roi.height / Double(H), dyY = 2 * b * roi.height / Double(H)
         let sw = src.width, sh = src.height
-        var out = [UInt8](repeating: 0, count: W * H * C)
         let rows: [UnsafePointer<UInt8>?] = (0..<sh).map { src.row($0).baseAddress.map { UnsafePointer($0) } }
         // Row y starts at the top-left corner moved y steps down the region; the kernel steps
-        // along it (`ff_warp_linear_row`: OpenCV's 1/32-pixel grid and integer weights).
-        rows.withUnsafeBufferPointer { R in
-            out.withUnsafeMutableBufferPointer { O in
+        // along it (`ff_warp_linear_row`: OpenCV's 1/32-pixel grid and integer weights). The
+        // kernels write every byte, zeros outside the image included: no fill first.
+        return [UInt8](unsafeUninitializedCapacity: W * H * C) { O, count in
+            count = W * H * C
+            rows.withUnsafeBufferPointer { R in
                 if dxY == 0 && dyX == 0 {
                     // Axis-aligned (no rotation: the usual letterbox): each column's taps and
                     // each row's computed once.
@@ -247,7 +248,6 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                 }
             }
         }
-        return out
     }
 
     /// `UInt8(max(0, min(255, v.rounded())))` (half away from zero) without a library call:

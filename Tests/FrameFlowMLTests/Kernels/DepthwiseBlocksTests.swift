@@ -11,11 +11,12 @@ import Testing
     /// overlaps; under 16 the 8-lane blocks); strides 1 and 2; SAME and VALID padding;
     /// images from 1 × 1 up, so rows and columns fall outside the image, and rows wide
     /// enough for the 8- and 4-column steps and the single columns after them.
-    @Test(
-        arguments: [
-            (5, 5, 32, 1, true), (5, 5, 12, 2, true), (1, 1, 9, 1, false), (7, 3, 16, 1, true), (2, 4, 20, 2, false), (5, 5, 8, 1, false),
-            (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true),
-        ], KernelLevel.available)
+    static let shapes = [
+        (5, 5, 32, 1, true), (5, 5, 12, 2, true), (1, 1, 9, 1, false), (7, 3, 16, 1, true), (2, 4, 20, 2, false), (5, 5, 8, 1, false),
+        (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true),
+    ]
+
+    @Test(arguments: DepthwiseBlocksTests.shapes, KernelLevel.available)
     func matchesTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel) {
         Self.check(shape, level: level, kernel: NHWC.depthwiseBlocks)
     }
@@ -23,12 +24,7 @@ import Testing
     /// `NHWC.depthwisePixels` on the same shapes and more channel counts around its 16- and
     /// 8-lane blocks (9–15: two overlapping 8-lane blocks; 24: one of each; 44: an overlapping
     /// 16-lane block), with odd and even rows for its two-column steps.
-    @Test(
-        arguments: [
-            (5, 5, 32, 1, true), (5, 5, 12, 2, true), (1, 1, 9, 1, false), (7, 3, 16, 1, true), (2, 4, 20, 2, false), (5, 5, 8, 1, false),
-            (3, 3, 24, 1, true), (3, 3, 48, 2, true), (3, 3, 64, 1, false), (5, 5, 40, 2, true), (3, 3, 8, 2, true), (3, 3, 44, 1, true),
-            (3, 3, 15, 1, false), (8, 8, 17, 1, true),
-        ], KernelLevel.available)
+    @Test(arguments: DepthwiseBlocksTests.shapes + [(3, 3, 44, 1, true), (3, 3, 15, 1, false), (8, 8, 17, 1, true)], KernelLevel.available)
     func pixelsMatchTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel) {
         Self.check(shape, level: level, kernel: NHWC.depthwisePixels)
     }
