@@ -28,7 +28,7 @@ case "$mode" in
     demo) ;;
     test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata mosquitto mosquitto-clients ;;
     bench)
-        apt_want ffmpeg opencv-data libonnx-testdata gstreamer1.0-tools gstreamer1.0-plugins-base
+        apt_want ffmpeg opencv-data opencv-doc libonnx-testdata gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
     *) echo "usage: $0 demo|test|bench" >&2; exit 2 ;;
 esac
@@ -125,13 +125,13 @@ PY
     fi
     # LiteRT's outputs for the face, hand and palm models and their PRELU, MEAN,
     # RESIZE_BILINEAR, STRIDED_SLICE and custom ops, and one-op models (needs the block above
-    # and the Python packages of the models block).
-    if [ "$mode" = test ] && [ ! -s .build/fixtures/litert_ops/manifest.json ]; then
+    # and the Python packages of the models block); frameflow-bench's model rows use their inputs.
+    if [ ! -s .build/fixtures/litert_ops/manifest.json ]; then
         python3 scripts/fixtures/make_litert_op_fixtures.py
     fi
     # The same for the pose and selfie segmentation models and their DENSIFY, DEPTH_TO_SPACE,
     # HARD_SWISH and Convolution2DTransposeBias ops, with one-op and broken models.
-    if [ "$mode" = test ] && [ ! -s .build/fixtures/litert_pose_selfie/manifest.json ]; then
+    if [ ! -s .build/fixtures/litert_pose_selfie/manifest.json ]; then
         python3 scripts/fixtures/make_litert_pose_selfie_fixtures.py
     fi
 fi

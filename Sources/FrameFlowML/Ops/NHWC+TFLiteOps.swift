@@ -94,11 +94,13 @@ extension NHWC {
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
                 // Pixel by pixel (`depthwisePixels`, whole cache lines) for filters narrower than
-                // 5; 5 × 5 stays on the channel blocks: at stride 1 their eight columns per step
-                // reuse each weight vector eight times, and at stride 2 the pixel kernel's sums
-                // took palm_detection_full past 1e-4 of LiteRT (1.02e-4).
+                // 5, and for 5 × 5 at stride 1 with the 8-lane kernels (twice as fast there on the
+                // small images of the landmark models, whose border columns the channel blocks
+                // sum one by one). Else the channel blocks: with 16 lanes their eight columns per
+                // step reuse each weight vector eight times, and at stride 2 the pixel kernel's
+                // sums took palm_detection_full past 1e-4 of LiteRT (1.02e-4).
                 let undilated = dh == 1 && dw == 1 && c >= 8
-                let pixels = undilated && kh <= 8 && kw < 5
+                let pixels = undilated && kh <= 8 && (kw < 5 || kw == 5 && sw == 1 && !Microkernel.wide)
                 let blocks = undilated && !pixels
                 xf.withUnsafeBufferPointer { X in
                     wf.withUnsafeBufferPointer { W in
