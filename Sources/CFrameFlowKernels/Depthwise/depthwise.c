@@ -39,3 +39,8 @@ FF_DECLARE(void, ff_depthwise_dilated_rows, (const ff_dw_window *g, ptrdiff_t oy
 void ff_depthwise_dilated_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias, float *y) {
     FF_CALL(ff_depthwise_dilated_rows, (g, oy0, oy1, x, w, bias, y))
 }
+
+FF_DECLARE(void, ff_conv_narrow_rows, (const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias, ptrdiff_t outputs, float *y, float lo, float hi))
+void ff_conv_narrow_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias, ptrdiff_t outputs, float *y, float lo, float hi) {
+    FF_CALL(ff_conv_narrow_rows, (g, oy0, oy1, x, w, bias, outputs, y, lo, hi))
+}

@@ -209,3 +209,35 @@ void FF_FN(ff_depthwise_dilated_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrd
         }
     }
 }
+
+void FF_FN(ff_conv_narrow_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias,
+                                ptrdiff_t outputs, float *y, float lo, float hi) {
+    const ptrdiff_t c = g->c, c8 = c / 8 * 8, K = g->kh * g->kw * c;
+    for (ptrdiff_t oy = oy0; oy < oy1; oy++) {
+        const ptrdiff_t iy0 = oy * g->sh - g->pt;
+        ptrdiff_t ky0, ky1;
+        ff_dw_taps(iy0, g->kh, g->h, g->dh, &ky0, &ky1);
+        for (ptrdiff_t ox = 0; ox < g->ow; ox++) {
+            const ptrdiff_t ix0 = ox * g->sw - g->pl;
+            ptrdiff_t kx0, kx1;
+            ff_dw_taps(ix0, g->kw, g->w, g->dw, &kx0, &kx1);
+            float *yp = y + (oy * g->ow + ox) * outputs;
+            for (ptrdiff_t o = 0; o < outputs; o++) {
+                // The taps inside the image, 8 channels at a time into one vector, the rest one by one.
+                ff_f8 acc = 0;
+                float tail = 0;
+                for (ptrdiff_t ky = ky0; ky < ky1; ky++)
+                    for (ptrdiff_t kx = kx0; kx < kx1; kx++) {
+                        const float *xp = x + ((iy0 + ky * g->dh) * g->w + ix0 + kx * g->dw) * c, *wp = w + o * K + (ky * g->kw + kx) * c;
+                        ptrdiff_t ch = 0;
+                        for (; ch < c8; ch += 8) acc += FF_LOAD(ff_f8, xp + ch) * FF_LOAD(ff_f8, wp + ch);
+                        for (; ch < c; ch++) tail += xp[ch] * wp[ch];
+                    }
+                const ff_f4 h = acc.lo + acc.hi;
+                float v = (h.x + h.z) + (h.y + h.w) + tail + (bias ? bias[o] : 0);
+                v = v < lo ? lo : v;
+                yp[o] = v > hi ? hi : v;
+            }
+        }
+    }
+}

@@ -33,6 +33,33 @@ extension NHWC {
     }
 }
 
+extension NHWC {
+    /// Whether a TFLite convolution runs `convolveNarrow`: a filter of more than one tap into at
+    /// most 4 channels, no fused residual, where the AVX-512 shifted product is not built
+    /// (pose_landmark_full's 3 × 3 head from 8 channels into 1 at 256 × 256: 6 ms through
+    /// im2col and 8-lane tiles, one lane in eight useful).
+    static func takesNarrow(_ g: Window, outputs: Int, residual: Bool) -> Bool {
+        !ShiftedConvolution.built && !residual && outputs <= 4 && g.kh * g.kw > 1
+    }
+
+    /// A full convolution of one NHWC image into `outputs` (few) channels with the filter as
+    /// TFLite stores it (`outputs × kh × kw × c`): `ff_conv_narrow_rows` over bands of output
+    /// rows, bias and clamp included.
+    static func convolveNarrow(
+        _ g: Window, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: [Float]?, outputs: Int, y: UnsafeMutablePointer<Float>,
+        clamp: (Float, Float)?
+    ) {
+        let k = g.kernelWindow(inner: 0..<0)
+        let (lo, hi) = clamp ?? (-.infinity, .infinity)
+        (bias ?? []).withUnsafeBufferPointer { B in
+            let b = B.isEmpty ? nil : B.baseAddress
+            Scratch.parallelFor(g.oh, work: g.oh * g.ow * outputs * g.kh * g.kw * g.c) { rows in
+                withUnsafePointer(to: k) { ff_conv_narrow_rows($0, rows.lowerBound, rows.upperBound, x, weights, b, outputs, y, lo, hi) }
+            }
+        }
+    }
+}
+
 extension NHWC.Window {
     /// The window as the C kernels take it, with the output columns `inner` whose taps all
     /// lie inside the image (an empty range: none).

@@ -58,7 +58,10 @@ extension NHWC {
                 let slopes = op.channelSlopes.flatMap { $0.count >= (oc + 15) / 16 * 16 ? $0 : nil }
                 if let s = op.channelSlopes, slopes == nil { throw ModelError("fused PRELU has \(s.count) slopes for \(oc) channels") }
                 let fusedSlopes = packed != nil ? slopes : nil
-                let colCount = NHWC.im2colCount(window, packed: packed != nil, residual: rc > 0 || fusedSlopes != nil && clampRange(act) != nil)
+                // A residual, or a PRELU before a clamp, needs the tiles' epilogue.
+                let epilogueOnly = rc > 0 || fusedSlopes != nil && clampRange(act) != nil
+                let narrow = takesNarrow(window, outputs: oc, residual: epilogueOnly)
+                let colCount = narrow ? 0 : NHWC.im2colCount(window, packed: packed != nil, residual: epilogueOnly)
                 var col = colCount == 0 ? [] : Scratch.uninitialized(colCount)  // im2col writes every entry
                 rf.withUnsafeBufferPointer { R in
                     let residual = rc > 0 ? R.baseAddress : nil  // no channels: nothing to add
@@ -69,7 +72,17 @@ extension NHWC {
                                     col.withUnsafeMutableBufferPointer { C in
                                         let g = Window(
                                             h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
-                                        for b in 0..<n {
+                                        for b in 0..<n where narrow {
+                                            convolveNarrow(
+                                                g, x: X.baseAddress! + b * h * wd * c, weights: W.baseAddress!,
+                                                bias: packed.map { Array($0.bias.prefix(oc)) } ?? bf, outputs: oc, y: Y.baseAddress! + b * P * oc,
+                                                clamp: clampRange(act))
+                                            // A fused PRELU after, over the output just written.
+                                            if let s = S.isEmpty ? nil : S.baseAddress {
+                                                preluRows(Y.baseAddress! + b * P * oc, alpha: s, rows: P, channels: oc, Y.baseAddress! + b * P * oc)
+                                            }
+                                        }
+                                        for b in 0..<n where !narrow {
                                             convolve(
                                                 g, x: X.baseAddress! + b * h * wd * c, filter: packed, weights: W.baseAddress!, bias: bf, outputs: oc,
                                                 y: Y.baseAddress! + b * P * oc, residual: residual.map { $0 + b * P * rc }, residualChannels: rc,

@@ -29,6 +29,49 @@ import Testing
         Self.check(shape, level: level, kernel: NHWC.depthwisePixels)
     }
 
+    /// `NHWC.convolveNarrow` (a full convolution into 1–4 channels) against the convolution
+    /// written out: channel counts with and without an 8-channel remainder, strides 1 and 2,
+    /// SAME and VALID padding, images from 1 × 1 up.
+    @Test(arguments: [(3, 3, 8, 1, 1, true), (3, 3, 13, 2, 2, true), (2, 2, 20, 4, 1, false), (5, 3, 16, 3, 1, true)], KernelLevel.available)
+    func narrowMatchesTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, outputs: Int, stride: Int, same: Bool), level: KernelLevel) {
+        let (kh, kw, c, oc, s, same) = shape
+        for (h, w) in [(1, 1), (5, 7), (13, 11)] {
+            let (oh, pt) = NHWC.padding(same, h, kh, s, 1), (ow, pl) = NHWC.padding(same, w, kw, s, 1)
+            guard oh > 0, ow > 0 else { continue }
+            let x = GEMMTests.random(h * w * c, seed: 81), wt = GEMMTests.random(oc * kh * kw * c, seed: 82), bias = GEMMTests.random(oc, seed: 83)
+            var y = [Float](repeating: .nan, count: oh * ow * oc)
+            let g = NHWC.Window(h: h, w: w, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: s, sw: s, dh: 1, dw: 1, pt: pt, pl: pl)
+            KernelLevel.withThreadLevel(level) {
+                x.withUnsafeBufferPointer { X in
+                    wt.withUnsafeBufferPointer { W in
+                        y.withUnsafeMutableBufferPointer { Y in
+                            NHWC.convolveNarrow(
+                                g, x: X.baseAddress!, weights: W.baseAddress!, bias: bias, outputs: oc, y: Y.baseAddress!, clamp: (-1.5, 2))
+                        }
+                    }
+                }
+            }
+            var worst: Float = 0
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    for o in 0..<oc {
+                        var v = bias[o]
+                        for ky in 0..<kh {
+                            for kx in 0..<kw {
+                                let iy = oy * s - pt + ky, ix = ox * s - pl + kx
+                                guard iy >= 0 && iy < h && ix >= 0 && ix < w else { continue }
+                                for ch in 0..<c { v += x[(iy * w + ix) * c + ch] * wt[((o * kh + ky) * kw + kx) * c + ch] }
+                            }
+                        }
+                        let got = y[(oy * ow + ox) * oc + o]
+                        worst = max(worst, got.isNaN ? .infinity : abs(min(2, max(-1.5, v)) - got))
+                    }
+                }
+            }
+            #expect(worst <= 1e-4, "\(level): \(kh)×\(kw), \(h)×\(w)×\(c) into \(oc), stride \(s): max error \(worst)")
+        }
+    }
+
     typealias Kernel = (NHWC.Window, UnsafePointer<Float>, UnsafePointer<Float>, [Float]?, UnsafeMutablePointer<Float>, (Float, Float)?) -> Void
 
     static func check(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel, kernel: Kernel) {
