@@ -210,6 +210,50 @@ void FF_FN(ff_depthwise_dilated_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrd
     }
 }
 
+// Lane pairs summed: [a0+a1, a2+a3, b0+b1, b2+b3, a4+a5, a6+a7, b4+b5, b6+b7] (vhaddps).
+static inline __attribute__((always_inline)) ff_f8 ff_narrow_hadd(ff_f8 a, ff_f8 b) {
+    return __builtin_shufflevector(a, b, 0, 2, 8, 10, 4, 6, 12, 14) + __builtin_shufflevector(a, b, 1, 3, 9, 11, 5, 7, 13, 15);
+}
+
+// The sum of a vector's lanes, in the order ff_narrow_eight sums them.
+static inline __attribute__((always_inline)) float ff_narrow_sum(ff_f8 a) {
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// Output pixels ox ..< ox + 8 of row oy, every tap inside the image, c a multiple of 8: eight
+// independent sums (one pixel's taps are a chain of dependent multiply-adds), reduced across
+// their lanes together.
+static inline __attribute__((always_inline)) void ff_narrow_eight(const ff_dw_window *g, const float *x, const float *w, const float *bias,
+                                                                  ptrdiff_t outputs, float *y, float lo, float hi, ptrdiff_t iy0,
+                                                                  ptrdiff_t oy, ptrdiff_t ox) {
+    const ptrdiff_t c = g->c, K = g->kh * g->kw * c, xs = g->sw * c;
+    float *yp = y + (oy * g->ow + ox) * outputs;
+    for (ptrdiff_t o = 0; o < outputs; o++) {
+        ff_f8 a[8];
+        for (int j = 0; j < 8; j++) a[j] = 0;
+        for (ptrdiff_t ky = 0; ky < g->kh; ky++)
+            for (ptrdiff_t kx = 0; kx < g->kw; kx++) {
+                const float *xp = x + ((iy0 + ky * g->dh) * g->w + ox * g->sw - g->pl + kx * g->dw) * c, *wp = w + o * K + (ky * g->kw + kx) * c;
+                for (ptrdiff_t ch = 0; ch < c; ch += 8) {
+                    const ff_f8 wv = FF_LOAD(ff_f8, wp + ch);
+                    for (int j = 0; j < 8; j++) a[j] += FF_LOAD(ff_f8, xp + j * xs + ch) * wv;
+                }
+            }
+        const ff_f8 u0 = ff_narrow_hadd(ff_narrow_hadd(a[0], a[1]), ff_narrow_hadd(a[2], a[3]));
+        const ff_f8 u1 = ff_narrow_hadd(ff_narrow_hadd(a[4], a[5]), ff_narrow_hadd(a[6], a[7]));
+        ff_f8 v = __builtin_shufflevector(u0, u1, 0, 1, 2, 3, 8, 9, 10, 11) + __builtin_shufflevector(u0, u1, 4, 5, 6, 7, 12, 13, 14, 15);
+        v += bias ? bias[o] : 0;
+        const ff_f8 lov = lo, hiv = hi;
+        v = v < lov ? lov : v;
+        v = v > hiv ? hiv : v;
+        if (outputs == 1) {
+            FF_STORE(yp, v);
+        } else {
+            for (int j = 0; j < 8; j++) yp[j * outputs + o] = v[j];
+        }
+    }
+}
+
 void FF_FN(ff_conv_narrow_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias,
                                 ptrdiff_t outputs, float *y, float lo, float hi) {
     const ptrdiff_t c = g->c, c8 = c / 8 * 8, K = g->kh * g->kw * c;
@@ -217,7 +261,14 @@ void FF_FN(ff_conv_narrow_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t 
         const ptrdiff_t iy0 = oy * g->sh - g->pt;
         ptrdiff_t ky0, ky1;
         ff_dw_taps(iy0, g->kh, g->h, g->dh, &ky0, &ky1);
+        // Columns v0 ..< v1 eight at a time (whole vectors, every tap inside); the others one by one.
+        const ptrdiff_t v0 = g->inner0, v1 = c8 == c && ky0 == 0 && ky1 == g->kh ? v0 + (g->inner1 - v0) / 8 * 8 : v0;
+        for (ptrdiff_t ox = v0; ox < v1; ox += 8) ff_narrow_eight(g, x, w, bias, outputs, y, lo, hi, iy0, oy, ox);
         for (ptrdiff_t ox = 0; ox < g->ow; ox++) {
+            if (ox == v0 && v1 > v0) {
+                ox = v1 - 1;
+                continue;
+            }
             const ptrdiff_t ix0 = ox * g->sw - g->pl;
             ptrdiff_t kx0, kx1;
             ff_dw_taps(ix0, g->kw, g->w, g->dw, &kx0, &kx1);
@@ -233,8 +284,7 @@ void FF_FN(ff_conv_narrow_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t 
                         for (; ch < c8; ch += 8) acc += FF_LOAD(ff_f8, xp + ch) * FF_LOAD(ff_f8, wp + ch);
                         for (; ch < c; ch++) tail += xp[ch] * wp[ch];
                     }
-                const ff_f4 h = acc.lo + acc.hi;
-                float v = (h.x + h.z) + (h.y + h.w) + tail + (bias ? bias[o] : 0);
+                float v = ff_narrow_sum(acc) + tail + (bias ? bias[o] : 0);
                 v = v < lo ? lo : v;
                 yp[o] = v > hi ? hi : v;
             }

@@ -40,9 +40,10 @@ void ff_depthwise_dilated_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t o
                                float *y);
 
 /// Output rows `oy0..<oy1` of a full convolution into few channels (`outputs`, NHWC; the
-/// filter `outputs × kh × kw × c`, TFLite's OHWI), with the depthwise kernels' window: per
-/// output pixel and channel, the taps inside the image 8 input channels at a time, summed
-/// across the vector at the end. `bias` may be NULL; clamped to [lo, hi]. Where one output
+/// filter `outputs × kh × kw × c`, TFLite's OHWI), with the depthwise kernels' window (its
+/// inner columns: those whose taps all lie inside): per output pixel and channel, the taps
+/// inside the image 8 input channels at a time, summed across the vector at the end; inner
+/// columns eight pixels at a time where `c` is a multiple of 8. `bias` may be NULL; clamped to [lo, hi]. Where one output
 /// channel would leave a matrix-product tile's columns seven-eighths empty.
 void ff_conv_narrow_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias,
                          ptrdiff_t outputs, float *y, float lo, float hi);

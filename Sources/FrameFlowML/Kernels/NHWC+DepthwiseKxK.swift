@@ -44,12 +44,12 @@ extension NHWC {
 
     /// A full convolution of one NHWC image into `outputs` (few) channels with the filter as
     /// TFLite stores it (`outputs × kh × kw × c`): `ff_conv_narrow_rows` over bands of output
-    /// rows, bias and clamp included.
+    /// rows, bias and clamp included; inside the image eight output pixels at a time.
     static func convolveNarrow(
         _ g: Window, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: [Float]?, outputs: Int, y: UnsafeMutablePointer<Float>,
         clamp: (Float, Float)?
     ) {
-        let k = g.kernelWindow(inner: 0..<0)
+        let k = g.kernelWindow(inner: g.validColumns(kx: 0).clamped(to: g.validColumns(kx: g.kw - 1)))
         let (lo, hi) = clamp ?? (-.infinity, .infinity)
         (bias ?? []).withUnsafeBufferPointer { B in
             let b = B.isEmpty ? nil : B.baseAddress
