@@ -37,12 +37,14 @@ import Testing
             let got = try #require(outs[model.outputs[0].name], "no output \(model.outputs[0].name) in \(outs.keys)")
             #expect(got.shape == want.shape)
             // Relative 1e-4 (and 1e-4 absolute near 0) for the class scores; the box centres and
-            // sizes (rows 0-3) are differences of terms up to 640 px (anchor ± distances), so
-            // theirs is relative to at least 32 px: onnxruntime differs from itself by up to 7e-4 px
-            // there with its graph optimizations off.
+            // sizes (rows 0-3) are anchors ± distances, each distance an expectation over 16 bins
+            // of up to 32 px (the DFL head), so a difference of 1e-4 in a bin's probability moves
+            // them by up to 0.05 px: theirs is relative to at least 128 px (0.0128 px). With the
+            // 8-lane tiles (AVX2) yolov5nu's worst is 0.0049 px at 12.38 px; onnxruntime differs
+            // from itself by up to 7e-4 px there with its graph optimizations off.
             var worst: Float = 0
             for i in 0..<want.floats.count {
-                let scale = i < 4 * 8400 ? max(abs(want.floats[i]), 32) : abs(want.floats[i]) + 1
+                let scale = i < 4 * 8400 ? max(abs(want.floats[i]), 128) : abs(want.floats[i]) + 1
                 worst = max(worst, abs(got.floats[i] - want.floats[i]) / scale)
             }
             #expect(worst <= 1e-4, "\(name), \(how): worst relative difference \(worst)")
