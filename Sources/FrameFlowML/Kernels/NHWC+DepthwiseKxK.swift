@@ -20,9 +20,7 @@ extension NHWC {
         _ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?
     ) {
         precondition(g.c >= 8 && g.dh == 1 && g.dw == 1, "depthwiseBlocks needs 8 or more channels and no dilation")
-        // Output columns whose input columns under every filter column lie inside the image.
-        let inner = g.validColumns(kx: 0).clamped(to: g.validColumns(kx: g.kw - 1))
-        let k = g.kernelWindow(inner: inner)
+        let k = g.kernelWindow(inner: g.innerColumns)
         let (lo, hi) = clamp ?? (-.infinity, .infinity)
         (bias ?? []).withUnsafeBufferPointer { B in
             let b = B.isEmpty ? nil : B.baseAddress
@@ -49,7 +47,7 @@ extension NHWC {
         _ g: Window, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: [Float]?, outputs: Int, y: UnsafeMutablePointer<Float>,
         clamp: (Float, Float)?
     ) {
-        let k = g.kernelWindow(inner: g.validColumns(kx: 0).clamped(to: g.validColumns(kx: g.kw - 1)))
+        let k = g.kernelWindow(inner: g.innerColumns)
         let (lo, hi) = clamp ?? (-.infinity, .infinity)
         (bias ?? []).withUnsafeBufferPointer { B in
             let b = B.isEmpty ? nil : B.baseAddress

@@ -36,6 +36,8 @@ enum NHWC {
         func validColumns(kx: Int) -> Range<Int> {
             Conv.stridedRange(count: ow, stride: sw, offset: kx * dw - pl, limit: w)
         }
+        /// Output columns whose input columns under every filter column lie inside the image.
+        var innerColumns: Range<Int> { validColumns(kx: 0).clamped(to: validColumns(kx: kw - 1)) }
     }
 
     /// The work (taps × outputs) from which the depthwise and pooling loops split across
@@ -115,8 +117,7 @@ enum NHWC {
         precondition(
             g.c >= 8 && g.kh <= 8 && g.kw <= 8 && g.dh == 1 && g.dw == 1,
             "depthwisePixels needs 8 or more channels and an undilated filter of at most 8 × 8")
-        // Output columns whose input columns under every filter column lie inside the image.
-        let k = g.kernelWindow(inner: g.validColumns(kx: 0).clamped(to: g.validColumns(kx: g.kw - 1)))
+        let k = g.kernelWindow(inner: g.innerColumns)
         let (lo, hi) = clamp ?? (-.infinity, .infinity)
         var pack = Scratch.uninitialized(withUnsafePointer(to: k) { ff_depthwise_pixels_packed_count($0) })
         pack.withUnsafeMutableBufferPointer { P in
