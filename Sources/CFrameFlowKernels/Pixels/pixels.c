@@ -56,11 +56,6 @@ void ff_warp_linear_row(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, 
     FF_CALL(ff_warp_linear_row, (rows, sw, sh, channels, fx0, fy0, dx, dy, width, replicate, dst))
 }
 
-FF_DECLARE(void, ff_warp_affine_gray_f32_row, (const uint8_t *src, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t x0, ptrdiff_t y0, const ptrdiff_t *adelta, const ptrdiff_t *bdelta, ptrdiff_t width, int replicate, float *dst))
-void ff_warp_affine_gray_f32_row(const uint8_t *src, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t x0, ptrdiff_t y0, const ptrdiff_t *adelta, const ptrdiff_t *bdelta, ptrdiff_t width, int replicate, float *dst) {
-    FF_CALL(ff_warp_affine_gray_f32_row, (src, stride, sw, sh, x0, y0, adelta, bdelta, width, replicate, dst))
-}
-
 FF_DECLARE(void, ff_bytes_to_floats, (const uint8_t *src, ptrdiff_t n, ptrdiff_t channels, const float *scale, const float *bias, float *dst))
 void ff_bytes_to_floats(const uint8_t *src, ptrdiff_t n, ptrdiff_t channels, const float *scale, const float *bias, float *dst) {
     FF_CALL(ff_bytes_to_floats, (src, n, channels, scale, bias, dst))

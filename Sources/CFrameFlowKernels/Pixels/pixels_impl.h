@@ -716,33 +716,6 @@ void FF_FN(ff_warp_linear_row)(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff
     }
 }
 
-void FF_FN(ff_warp_affine_gray_f32_row)(const uint8_t *src, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t x0, ptrdiff_t y0,
-                                        const ptrdiff_t *adelta, const ptrdiff_t *bdelta, ptrdiff_t width, int replicate, float *dst) {
-#define FF_SHORT(v) ((v) < -32768 ? -32768 : (v) > 32767 ? 32767 : (v))
-#define FF_AT(yy, xx) (((const float *)(src + (yy) * stride))[xx])
-    for (ptrdiff_t x = 0; x < width; x++) {
-        const ptrdiff_t X = (x0 + adelta[x]) >> 5, Y = (y0 + bdelta[x]) >> 5;
-        const ptrdiff_t sx = FF_SHORT(X >> 5), sy = FF_SHORT(Y >> 5);
-        const float ax = (float)(X & 31) * (1.0f / 32), ay = (float)(Y & 31) * (1.0f / 32);
-        float v0, v1, v2, v3;
-        if (sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1) {
-            v0 = FF_AT(sy, sx), v1 = FF_AT(sy, sx + 1), v2 = FF_AT(sy + 1, sx), v3 = FF_AT(sy + 1, sx + 1);
-        } else if (replicate) {
-            const ptrdiff_t ax0 = sx < 0 ? 0 : sx > sw - 1 ? sw - 1 : sx, ax1 = sx + 1 < 0 ? 0 : sx + 1 > sw - 1 ? sw - 1 : sx + 1;
-            const ptrdiff_t ay0 = sy < 0 ? 0 : sy > sh - 1 ? sh - 1 : sy, ay1 = sy + 1 < 0 ? 0 : sy + 1 > sh - 1 ? sh - 1 : sy + 1;
-            v0 = FF_AT(ay0, ax0), v1 = FF_AT(ay0, ax1), v2 = FF_AT(ay1, ax0), v3 = FF_AT(ay1, ax1);
-        } else {
-            const int in0 = sx >= 0 && sx < sw, in1 = sx + 1 >= 0 && sx + 1 < sw, iny0 = sy >= 0 && sy < sh, iny1 = sy + 1 >= 0 && sy + 1 < sh;
-            v0 = in0 && iny0 ? FF_AT(sy, sx) : 0, v1 = in1 && iny0 ? FF_AT(sy, sx + 1) : 0;
-            v2 = in0 && iny1 ? FF_AT(sy + 1, sx) : 0, v3 = in1 && iny1 ? FF_AT(sy + 1, sx + 1) : 0;
-        }
-        // OpenCV's scalar order: ((v0·w0 + v1·w1) + v2·w2) + v3·w3, no fused multiply-adds.
-        dst[x] = v0 * ((1 - ay) * (1 - ax)) + v1 * ((1 - ay) * ax) + v2 * (ay * (1 - ax)) + v3 * (ay * ax);
-    }
-#undef FF_SHORT
-#undef FF_AT
-}
-
 void FF_FN(ff_bytes_to_floats)(const uint8_t *src, ptrdiff_t n, ptrdiff_t channels, const float *scale, const float *bias, float *dst) {
     // The per-channel factors repeated over 48 values (16 pixels of 3, 48 of 1, 12 of 4).
     float k[48], b[48];

@@ -99,15 +99,6 @@ void ff_linear_vertical_row(const uint16_t *q0, const uint16_t *q1, uint16_t wa,
 void ff_warp_linear_row(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx,
                         double dy, ptrdiff_t width, int replicate, uint8_t *dst);
 
-/// One output row of OpenCV's bilinear `warpAffine` on a one-channel float image (`src`, rows
-/// `stride` bytes apart, sw × sh): output column x samples at ((x0 + adelta[x]) >> 5,
-/// (y0 + bdelta[x]) >> 5) in 1/32 pixels (OpenCV's fixed point, the row's offsets and the
-/// columns' steps in 1/1024 already summed with the rounding), weights from the 1/32
-/// fractions, summed in OpenCV's scalar order without fused multiply-adds. Taps outside read
-/// 0, or with `replicate` the nearest edge.
-void ff_warp_affine_gray_f32_row(const uint8_t *src, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t x0, ptrdiff_t y0,
-                                 const ptrdiff_t *adelta, const ptrdiff_t *bdelta, ptrdiff_t width, int replicate, float *dst);
-
 /// The whole `width` × `height` warp of `ff_warp_linear_row` when the rows and columns run along
 /// the image's axes (dy of a row and dx of a column both 0): each column's taps and each row's
 /// computed once, the same bytes. `scratch`: 4 · width int32s.

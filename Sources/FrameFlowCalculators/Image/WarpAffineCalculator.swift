@@ -1,4 +1,3 @@
-import CFrameFlowKernels
 import FrameFlow
 
 /// Warps an image with an affine matrix, as MediaPipe's `WarpAffineCalculator` on the CPU (its
@@ -184,9 +183,16 @@ public final class WarpAffineCalculator: Calculator {
                     return (o0, o1, o2, o3, fx, fy)
                 }
                 if image.format == .grayFloat32 {
-                    // The masks' case, a C kernel (the same taps, weights and order as below).
-                    ff_warp_affine_gray_f32_row(
-                        src, srcStride, sw, sh, x0, y0, adelta, bdelta, size.width, replicate ? 1 : 0, dst.assumingMemoryBound(to: Float.self))
+                    // The masks' case, without the per-pixel format and channel loops.
+                    let d = dst.assumingMemoryBound(to: Float.self)
+                    for x in 0..<size.width {
+                        let t = taps(x)
+                        let ax = Float(t.fx) * (1 / 32), ay = Float(t.fy) * (1 / 32)
+                        @inline(__always) func load(_ o: Int) -> Float { o < 0 ? 0 : src.load(fromByteOffset: o, as: Float.self) }
+                        // OpenCV's scalar order: ((v0·w0 + v1·w1) + v2·w2) + v3·w3.
+                        d[x] =
+                            load(t.o0) * ((1 - ay) * (1 - ax)) + load(t.o1) * ((1 - ay) * ax) + load(t.o2) * (ay * (1 - ax)) + load(t.o3) * (ay * ax)
+                    }
                     return
                 }
                 for x in 0..<size.width {
