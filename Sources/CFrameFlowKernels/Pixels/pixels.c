@@ -51,9 +51,9 @@ void ff_linear_vertical_row(const uint16_t *q0, const uint16_t *q1, uint16_t wa,
     FF_CALL(ff_linear_vertical_row, (q0, q1, wa, wb, dst, n))
 }
 
-FF_DECLARE(void, ff_warp_linear_row, (const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx, double dy, ptrdiff_t width, int replicate, uint8_t *dst))
-void ff_warp_linear_row(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx, double dy, ptrdiff_t width, int replicate, uint8_t *dst) {
-    FF_CALL(ff_warp_linear_row, (rows, sw, sh, channels, fx0, fy0, dx, dy, width, replicate, dst))
+FF_DECLARE(void, ff_warp_linear_row, (const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx, double dy, ptrdiff_t width, int replicate, uint8_t *dst))
+void ff_warp_linear_row(const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx, double dy, ptrdiff_t width, int replicate, uint8_t *dst) {
+    FF_CALL(ff_warp_linear_row, (base, stride, sw, sh, channels, fx0, fy0, dx, dy, width, replicate, dst))
 }
 
 FF_DECLARE(void, ff_bytes_to_floats, (const uint8_t *src, ptrdiff_t n, ptrdiff_t channels, const float *scale, const float *bias, float *dst))
@@ -71,7 +71,7 @@ void ff_linear_vertical_f32(const float *top, const float *bottom, float b0, flo
     FF_CALL(ff_linear_vertical_f32, (top, bottom, b0, b1, n, dst))
 }
 
-FF_DECLARE(void, ff_warp_linear_axis, (const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0, double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch))
-void ff_warp_linear_axis(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0, double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch) {
-    FF_CALL(ff_warp_linear_axis, (rows, sw, sh, channels, fx0, dx, fy0, dy, width, height, replicate, dst, scratch))
+FF_DECLARE(void, ff_warp_linear_axis, (const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0, double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch))
+void ff_warp_linear_axis(const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0, double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch) {
+    FF_CALL(ff_warp_linear_axis, (base, stride, sw, sh, channels, fx0, dx, fy0, dy, width, height, replicate, dst, scratch))
 }

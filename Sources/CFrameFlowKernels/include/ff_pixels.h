@@ -93,16 +93,16 @@ void ff_linear_vertical_row(const uint16_t *q0, const uint16_t *q1, uint16_t wa,
 
 /// One output row of a bilinear warp on OpenCV's 1/32-pixel grid (`warpAffine` /
 /// `warpPerspective` with INTER_LINEAR on 8-bit images): output pixel x samples the image
-/// (`rows`, `sw` × `sh` pixels of `channels` bytes) at q = round_half_even((f0 + x·d) · 32) on
+/// (`sw` × `sh` pixels of `channels` bytes, rows `stride` bytes apart from `base`) at q = round_half_even((f0 + x·d) · 32) on
 /// each axis, from (fx0, fy0) in steps of (dx, dy), with weights (32 − q % 32, q % 32) per axis:
 /// (Σ p·w + 512) >> 10. Taps outside the image read 0, or with `replicate` the nearest edge.
-void ff_warp_linear_row(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx,
+void ff_warp_linear_row(const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx,
                         double dy, ptrdiff_t width, int replicate, uint8_t *dst);
 
 /// The whole `width` × `height` warp of `ff_warp_linear_row` when the rows and columns run along
 /// the image's axes (dy of a row and dx of a column both 0): each column's taps and each row's
-/// computed once, the same bytes. `scratch`: 4 · width int32s.
-void ff_warp_linear_axis(const uint8_t *const *rows, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0,
+/// computed once, the same bytes. `scratch`: 7 · width int32s.
+void ff_warp_linear_axis(const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0,
                          double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch);
 
 /// dst[i] = src[i] · scale[i % channels] + bias[i % channels] for i < n, each product rounded

@@ -228,24 +228,22 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         let dxX = 2 * b * roi.width / Double(W), dxY = 2 * a * roi.width / Double(W)
         let dyX = -2 * a * roi.height / Double(H), dyY = 2 * b * roi.height / Double(H)
         let sw = src.width, sh = src.height
-        let rows: [UnsafePointer<UInt8>?] = (0..<sh).map { src.row($0).baseAddress.map { UnsafePointer($0) } }
+        let base = src.row(0).baseAddress!, stride = src.planes[0].bytesPerRow
         // Row y starts at the top-left corner moved y steps down the region; the kernel steps
         // along it (`ff_warp_linear_row`: OpenCV's 1/32-pixel grid and integer weights). The
         // kernels write every byte, zeros outside the image included: no fill first.
         return [UInt8](unsafeUninitializedCapacity: W * H * C) { O, count in
             count = W * H * C
-            rows.withUnsafeBufferPointer { R in
-                if dxY == 0 && dyX == 0 {
-                    // Axis-aligned (no rotation: the usual letterbox): each column's taps and
-                    // each row's computed once.
-                    var scratch = [Int32](repeating: 0, count: 4 * W)
-                    ff_warp_linear_axis(R.baseAddress, sw, sh, C, topLeftX, dxX, topLeftY, dyY, W, H, replicate ? 1 : 0, O.baseAddress!, &scratch)
-                    return
-                }
-                for y in 0..<H {
-                    let rowX = topLeftX + Double(y) * dyX, rowY = topLeftY + Double(y) * dyY
-                    ff_warp_linear_row(R.baseAddress, sw, sh, C, rowX, rowY, dxX, dxY, W, replicate ? 1 : 0, O.baseAddress! + y * W * C)
-                }
+            if dxY == 0 && dyX == 0 {
+                // Axis-aligned (no rotation: the usual letterbox): each column's taps and each
+                // row's computed once.
+                var scratch = [Int32](repeating: 0, count: 7 * W)
+                ff_warp_linear_axis(base, stride, sw, sh, C, topLeftX, dxX, topLeftY, dyY, W, H, replicate ? 1 : 0, O.baseAddress!, &scratch)
+                return
+            }
+            for y in 0..<H {
+                let rowX = topLeftX + Double(y) * dyX, rowY = topLeftY + Double(y) * dyY
+                ff_warp_linear_row(base, stride, sw, sh, C, rowX, rowY, dxX, dxY, W, replicate ? 1 : 0, O.baseAddress! + y * W * C)
             }
         }
     }

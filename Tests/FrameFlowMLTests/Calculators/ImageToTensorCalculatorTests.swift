@@ -127,48 +127,50 @@ import Testing
     /// kernel level against OpenCV's bilinear formula written out here: positions rounded to
     /// 1/32 pixel (halves to even), integer weights (32 − f, f) per axis, (Σ p·w + 512) >> 10,
     /// taps outside the image zero or the nearest edge pixel. Regions inside, across and
-    /// wholly outside the image, gray and RGB, both borders.
+    /// wholly outside the image, gray and RGB, both borders, rows padded or not; outputs 19 and
+    /// 35 wide, so that the eight-pixel steps of the RGB gathers meet the image's edges.
     @Test(arguments: KernelLevel.available)
     func warpMatchesTheFormula(level: KernelLevel) throws {
-        for (format, C) in [(PixelFormat.rgb8, 3), (.gray8, 1)] {
-            let img = try TestImages.random(width: 37, height: 23, format: format, seed: 5)
+        for (format, C, pad) in [(PixelFormat.rgb8, 3, 0), (.rgb8, 3, 5), (.gray8, 1, 0)] {
+            let img = try TestImages.random(width: 37, height: 23, format: format, extraStride: pad, seed: 5)
             let src = img.packedBytes()
             for (cx, cy, w, h, rot) in [
                 (18.0, 11.0, 30.0, 20.0, 0.0), (5.0, 20.0, 41.0, 17.0, 0.0), (18.0, 11.0, 25.0, 25.0, 0.7), (-40.0, 11.0, 9.0, 9.0, 0.0),
-                (30.0, 2.0, 19.0, 31.0, -2.1),
+                (30.0, 2.0, 19.0, 31.0, -2.1), (18.0, 11.5, 36.0, 22.0, 0.02), (20.0, 12.0, 30.0, 18.0, 3.1),
             ] {
                 let roi = ImageToTensorCalculator.PixelRoi(centerX: cx, centerY: cy, width: w, height: h, rotation: rot)
                 for replicate in [false, true] {
-                    let (W, H) = (19, 13)
-                    let got = KernelLevel.withThreadLevel(level) {
-                        ImageToTensorCalculator.warp(img, channels: C, roi: roi, width: W, height: H, replicate: replicate)
-                    }
-                    // The sampling grid as `warp` lays it out (OpenCV's RotatedRect corners).
-                    let angle = Double(Float(rot * 180 / Double.pi)) * Double.pi / 180
-                    let b = Double(Float(cos(angle)) * 0.5), a = Double(Float(sin(angle)) * 0.5)
-                    let x0 = cx + a * h - b * w, y0 = cy - b * h - a * w
-                    let (dxX, dxY, dyX, dyY) = (2 * b * w / Double(W), 2 * a * w / Double(W), -2 * a * h / Double(H), 2 * b * h / Double(H))
-                    var worst = 0
-                    for y in 0..<H {
-                        for x in 0..<W {
-                            let fx = (x0 + Double(y) * dyX) + Double(x) * dxX, fy = (y0 + Double(y) * dyY) + Double(x) * dxY
-                            let ix = Int((fx * 32).rounded(.toNearestOrEven)), iy = Int((fy * 32).rounded(.toNearestOrEven))
-                            let (tx, ty, ax, ay) = (ix >> 5, iy >> 5, ix & 31, iy & 31)
-                            for c in 0..<C {
-                                var sum = 512
-                                for (px, py, wt) in [
-                                    (tx, ty, (32 - ax) * (32 - ay)), (tx + 1, ty, ax * (32 - ay)), (tx, ty + 1, (32 - ax) * ay),
-                                    (tx + 1, ty + 1, ax * ay),
-                                ] {
-                                    let inside = px >= 0 && px < 37 && py >= 0 && py < 23
-                                    if !inside && !replicate { continue }
-                                    sum += Int(src[(min(max(py, 0), 22) * 37 + min(max(px, 0), 36)) * C + c]) * wt
+                    for (W, H) in [(19, 13), (35, 9)] {
+                        let got = KernelLevel.withThreadLevel(level) {
+                            ImageToTensorCalculator.warp(img, channels: C, roi: roi, width: W, height: H, replicate: replicate)
+                        }
+                        // The sampling grid as `warp` lays it out (OpenCV's RotatedRect corners).
+                        let angle = Double(Float(rot * 180 / Double.pi)) * Double.pi / 180
+                        let b = Double(Float(cos(angle)) * 0.5), a = Double(Float(sin(angle)) * 0.5)
+                        let x0 = cx + a * h - b * w, y0 = cy - b * h - a * w
+                        let (dxX, dxY, dyX, dyY) = (2 * b * w / Double(W), 2 * a * w / Double(W), -2 * a * h / Double(H), 2 * b * h / Double(H))
+                        var worst = 0
+                        for y in 0..<H {
+                            for x in 0..<W {
+                                let fx = (x0 + Double(y) * dyX) + Double(x) * dxX, fy = (y0 + Double(y) * dyY) + Double(x) * dxY
+                                let ix = Int((fx * 32).rounded(.toNearestOrEven)), iy = Int((fy * 32).rounded(.toNearestOrEven))
+                                let (tx, ty, ax, ay) = (ix >> 5, iy >> 5, ix & 31, iy & 31)
+                                for c in 0..<C {
+                                    var sum = 512
+                                    for (px, py, wt) in [
+                                        (tx, ty, (32 - ax) * (32 - ay)), (tx + 1, ty, ax * (32 - ay)), (tx, ty + 1, (32 - ax) * ay),
+                                        (tx + 1, ty + 1, ax * ay),
+                                    ] {
+                                        let inside = px >= 0 && px < 37 && py >= 0 && py < 23
+                                        if !inside && !replicate { continue }
+                                        sum += Int(src[(min(max(py, 0), 22) * 37 + min(max(px, 0), 36)) * C + c]) * wt
+                                    }
+                                    worst = max(worst, abs(Int(got[(y * W + x) * C + c]) - (sum >> 10)))
                                 }
-                                worst = max(worst, abs(Int(got[(y * W + x) * C + c]) - (sum >> 10)))
                             }
                         }
+                        #expect(worst == 0, "\(level) \(format) pad \(pad) \((cx, cy, w, h, rot)) \(W)×\(H) replicate \(replicate): off by \(worst)")
                     }
-                    #expect(worst == 0, "\(level) \(format) \((cx, cy, w, h, rot)) replicate \(replicate): off by \(worst)")
                 }
             }
         }
