@@ -138,30 +138,30 @@ GEMM_INLINE ff_f16 gemm_finish16(ff_f16 v, ptrdiff_t row, ptrdiff_t column, cons
     return v;
 }
 
-/// Whether a full tile `width` columns wide from `column0` can take `gemm8_store_full`: no
+/// Whether a full tile `width` columns wide from `column0` can take `GEMM_STORE_FULL`: no
 /// PRELU slope, and a residual (if any) covering all its columns.
-GEMM_INLINE int gemm8_full(ptrdiff_t rows, ptrdiff_t full_rows, ptrdiff_t columns, ptrdiff_t width, ptrdiff_t column0, const ff_gemm_epilogue *e) {
+GEMM_INLINE int gemm_full(ptrdiff_t rows, ptrdiff_t full_rows, ptrdiff_t columns, ptrdiff_t width, ptrdiff_t column0, const ff_gemm_epilogue *e) {
     return rows == full_rows && columns == width && !e->column_slope && (!e->residual || column0 + width <= e->residual_columns);
 }
 
-/// Stores R rows × V vectors of accumulators through the bias, residual and clamp, every
-/// check made once for the tile (per vector, the epilogue's branches were half of a 6 × 16
-/// tile's time at k = 16). Same operations in the same order as `gemm_finish8`.
-#define GEMM8_STORE_FULL(R, V, acc, c, ldc, row0, column0, e)                                                  \
-    do {                                                                                                     \
-        const ff_f8 lo_ = (e)->lower, hi_ = (e)->upper;                                                      \
-        ff_f8 bias_[V];                                                                                      \
-        for (int q = 0; q < V; q++) bias_[q] = (e)->column_bias ? FF_LOAD(ff_f8, (e)->column_bias + (column0) + 8 * q) : (ff_f8)0; \
-        const float *res_ = (e)->residual ? (e)->residual + (row0) * (e)->residual_stride + (column0) : 0;     \
-        GEMM_UNROLL for (int r = 0; r < R; r++) {                                                           \
-            GEMM_UNROLL for (int q = 0; q < V; q++) {                                                       \
-                ff_f8 v = acc[q][r] + bias_[q];                                                              \
-                if (res_) v += FF_LOAD(ff_f8, res_ + r * (e)->residual_stride + 8 * q);                      \
-                v = v < lo_ ? lo_ : v;                                                                       \
-                v = v > hi_ ? hi_ : v;                                                                       \
-                FF_STORE((c) + r * (ldc) + 8 * q, v);                                                        \
-            }                                                                                                \
-        }                                                                                                    \
+/// Stores R rows × V vectors (type VT, L lanes) of accumulators through the bias, residual and
+/// clamp, every check made once for the tile (per vector, the epilogue's branches were half of
+/// a 6 × 16 tile's time at k = 16). Same operations in the same order as `gemm_finish8/16`.
+#define GEMM_STORE_FULL(VT, L, R, V, acc, c, ldc, row0, column0, e)                                                                \
+    do {                                                                                                                           \
+        const VT lo_ = (e)->lower, hi_ = (e)->upper;                                                                               \
+        VT bias_[V];                                                                                                               \
+        for (int q = 0; q < V; q++) bias_[q] = (e)->column_bias ? FF_LOAD(VT, (e)->column_bias + (column0) + L * q) : (VT)0;       \
+        const float *res_ = (e)->residual ? (e)->residual + (row0) * (e)->residual_stride + (column0) : 0;                         \
+        GEMM_UNROLL for (int r = 0; r < R; r++) {                                                                                 \
+            GEMM_UNROLL for (int q = 0; q < V; q++) {                                                                             \
+                VT v = acc[q][r] + bias_[q];                                                                                       \
+                if (res_) v += FF_LOAD(VT, res_ + r * (e)->residual_stride + L * q);                                               \
+                v = v < lo_ ? lo_ : v;                                                                                             \
+                v = v > hi_ ? hi_ : v;                                                                                             \
+                FF_STORE((c) + r * (ldc) + L * q, v);                                                                              \
+            }                                                                                                                      \
+        }                                                                                                                          \
     } while (0)
 
 /// Pins a broadcast row value in a register where it is made. AVX2's sixteen registers hold
@@ -196,9 +196,9 @@ GEMM_TILE void gemm8_tile16(
             c1[r] = s * b1 + c1[r];
         }
     }
-    if (gemm8_full(rows, 6, columns, 16, column0, e)) {
+    if (gemm_full(rows, 6, columns, 16, column0, e)) {
         ff_f8 *acc[2] = {c0, c1};
-        GEMM8_STORE_FULL(6, 2, acc, c, ldc, row0, column0, e);
+        GEMM_STORE_FULL(ff_f8, 8, 6, 2, acc, c, ldc, row0, column0, e);
         return;
     }
     GEMM_UNROLL for (int r = 0; r < 6; r++) if (r < rows) {
@@ -219,9 +219,9 @@ GEMM_TILE void gemm8_tile8(
         ff_f8 b0 = FF_LOAD(ff_f8, b);
         for (int r = 0; r < 6; r++) c0[r] = (ff_f8)ar[r][p] * b0 + c0[r];
     }
-    if (gemm8_full(rows, 6, columns, 8, column0, e)) {
+    if (gemm_full(rows, 6, columns, 8, column0, e)) {
         ff_f8 *acc[1] = {c0};
-        GEMM8_STORE_FULL(6, 1, acc, c, ldc, row0, column0, e);
+        GEMM_STORE_FULL(ff_f8, 8, 6, 1, acc, c, ldc, row0, column0, e);
         return;
     }
     GEMM_UNROLL for (int r = 0; r < 6; r++) if (r < rows) gemm_store8(c + r * ldc, gemm_finish8(c0[r], row0 + r, column0, e), columns);
@@ -244,9 +244,9 @@ GEMM_TILE void gemm8_tile24(
             c2[r] = s * FF_LOAD(ff_f8, high) + c2[r];  // read per row: AVX2 folds it into the FMA
         }
     }
-    if (gemm8_full(rows, 4, columns, 24, column0, e)) {
+    if (gemm_full(rows, 4, columns, 24, column0, e)) {
         ff_f8 *acc[3] = {c0, c1, c2};
-        GEMM8_STORE_FULL(4, 3, acc, c, ldc, row0, column0, e);
+        GEMM_STORE_FULL(ff_f8, 8, 4, 3, acc, c, ldc, row0, column0, e);
         return;
     }
     GEMM_UNROLL for (int r = 0; r < 4; r++) if (r < rows) {
@@ -357,6 +357,11 @@ GEMM_INLINE ff_f16 gemm_start16(int accumulate, int r, ptrdiff_t rows, const flo
         } else {                                                                                                                               \
             GEMM16_LOOP32(0, R)                                                                                                                \
         }                                                                                                                                      \
+        if (gemm_full(rows, R, columns, 32, column0, e)) {                                                                                     \
+            ff_f16 *acc[2] = {c0, c1};                                                                                                         \
+            GEMM_STORE_FULL(ff_f16, 16, R, 2, acc, c, ldc, row0, column0, e);                                                                  \
+            return;                                                                                                                            \
+        }                                                                                                                                      \
         GEMM_UNROLL for (int r = 0; r < R; r++) if (r < rows) {                                                                                \
             float *cr = c + r * ldc;                                                                                                           \
             gemm_store16(cr, gemm_finish16(c0[r], row0 + r, column0, e), 16);                                                                  \
@@ -372,6 +377,11 @@ GEMM_INLINE ff_f16 gemm_start16(int accumulate, int r, ptrdiff_t rows, const flo
         for (ptrdiff_t p = 0; p < k; p++, b += 16) {                                                                                           \
             ff_f16 b0 = FF_LOAD(ff_f16, b);                                                                                                    \
             for (int r = 0; r < R; r++) c0[r] = (ff_f16)ar[r][p] * b0 + c0[r];                                                                 \
+        }                                                                                                                                      \
+        if (gemm_full(rows, R, columns, 16, column0, e)) {                                                                                     \
+            ff_f16 *acc[1] = {c0};                                                                                                             \
+            GEMM_STORE_FULL(ff_f16, 16, R, 1, acc, c, ldc, row0, column0, e);                                                                  \
+            return;                                                                                                                            \
         }                                                                                                                                      \
         GEMM_UNROLL for (int r = 0; r < R; r++) if (r < rows) gemm_store16(c + r * ldc, gemm_finish16(c0[r], row0 + r, column0, e), columns); \
     }
