@@ -719,8 +719,8 @@ FF_PX_INLINE void ff_px_warp8_rgb(const uint8_t *top, const uint8_t *bottom, __m
     const __m256i wspread = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, -1, -1, 8, 9, 8, 9, 8, 9, -1, -1, 0, 1, 0, 1, 0, 1, -1, -1, 8, 9, 8, 9, 8, 9, -1, -1);
     __m256i quads[2];
     for (int h = 0; h < 2; h++) {
-        // Pixels 4h … 4h + 3, one per 8-byte lane (gathers: 15 % faster than eight scalar loads
-        // on a Sapphire Rapids Xeon).
+        // Pixels 4h … 4h + 3, one per 8-byte lane (gathers measured faster than eight scalar
+        // loads: docs/performance.md).
         const __m128i idx = h ? _mm256_extracti128_si256(off, 1) : _mm256_castsi256_si128(off);
         const __m256i t = _mm256_i32gather_epi64((const long long *)top, idx, 1);
         const __m256i b = _mm256_i32gather_epi64((const long long *)bottom, idx, 1);
@@ -829,15 +829,13 @@ void FF_FN(ff_warp_linear_axis)(const uint8_t *base, ptrdiff_t stride, ptrdiff_t
     // gathers), eight in a row: `steps[x]` marks where such a run of eight starts, with the
     // columns' offsets and packed weight pairs (32 − ax) | ax << 8 beside.
     int32_t *steps = scratch + 4 * width, *voff = scratch + 5 * width, *vwx = scratch + 6 * width;
-    for (ptrdiff_t x = 0; x < width; x++) {
-        voff[x] = off[2 * x], vwx[x] = wx[2 * x] | wx[2 * x + 1] << 8;
-        steps[x] = 0;
-    }
-    for (ptrdiff_t x = 0, run = 0; C == 3 && x < width; x++) {
-        const int plain = off[2 * x + 1] == off[2 * x] + 3 && off[2 * x] + 8 <= sw * 3 && wx[2 * x] + wx[2 * x + 1] == 32;
-        run = plain ? run + 1 : 0;
-        if (run == 8) steps[x - 7] = 1, run = 0;
-    }
+    if (C == 3)
+        for (ptrdiff_t x = 0, run = 0; x < width; x++) {
+            const int plain = off[2 * x + 1] == off[2 * x] + 3 && off[2 * x] + 8 <= sw * 3 && wx[2 * x] + wx[2 * x + 1] == 32;
+            voff[x] = off[2 * x], vwx[x] = wx[2 * x] | wx[2 * x + 1] << 8, steps[x] = 0;
+            run = plain ? run + 1 : 0;
+            if (run == 8) steps[x - 7] = 1, run = 0;
+        }
 #endif
     for (ptrdiff_t y = 0; y < height; y++) {
         ptrdiff_t a, b;

@@ -93,9 +93,10 @@ void ff_linear_vertical_row(const uint16_t *q0, const uint16_t *q1, uint16_t wa,
 
 /// One output row of a bilinear warp on OpenCV's 1/32-pixel grid (`warpAffine` /
 /// `warpPerspective` with INTER_LINEAR on 8-bit images): output pixel x samples the image
-/// (`sw` × `sh` pixels of `channels` bytes, rows `stride` bytes apart from `base`) at q = round_half_even((f0 + x·d) · 32) on
-/// each axis, from (fx0, fy0) in steps of (dx, dy), with weights (32 − q % 32, q % 32) per axis:
-/// (Σ p·w + 512) >> 10. Taps outside the image read 0, or with `replicate` the nearest edge.
+/// (`sw` × `sh` pixels of `channels` bytes, rows `stride` bytes apart from `base`) at
+/// q = round_half_even((f0 + x·d) · 32) on each axis, from (fx0, fy0) in steps of (dx, dy),
+/// with weights (32 − q % 32, q % 32) per axis: (Σ p·w + 512) >> 10. Taps outside the image
+/// read 0, or with `replicate` the nearest edge.
 void ff_warp_linear_row(const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double fy0, double dx,
                         double dy, ptrdiff_t width, int replicate, uint8_t *dst);
 
