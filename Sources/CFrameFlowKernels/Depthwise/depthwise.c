@@ -4,7 +4,7 @@
 ptrdiff_t ff_depthwise_pixels_packed_count(const ff_dw_window *g) {
     ptrdiff_t starts[g->c / 8 + 2], wide, blocks;
     ff_dwp_blocks(g->c, starts, &wide, &blocks);
-    return blocks * (1 + g->kh * g->kw) * 16 + g->c * (g->kw + 1) + 16;
+    return blocks * (1 + g->kh * g->kw) * 16 + ff_dwp_zeros(g->c, g->sw, g->kw);
 }
 
 void ff_depthwise_pixels_pack(const ff_dw_window *g, const float *w, const float *bias, float *pack) {
@@ -19,10 +19,10 @@ void ff_depthwise_pixels_pack(const ff_dw_window *g, const float *w, const float
             for (ptrdiff_t l = 0; l < lanes; l++) p[(1 + k) * lanes + l] = w[k * c + s + l];
         p += (1 + taps) * lanes;
     }
-    // Zeros for the taps outside the image (a pair of pixels reads kw + 1 columns), where
-    // ff_depthwise_pixels_rows looks for them: past room for `blocks` 16-lane blocks.
+    // Zeros for the taps outside the image, where ff_depthwise_pixels_rows looks for them:
+    // past room for `blocks` 16-lane blocks.
     float *zero = pack + blocks * (1 + taps) * 16;
-    for (ptrdiff_t i = 0; i < c * (g->kw + 1) + 16; i++) zero[i] = 0;
+    for (ptrdiff_t i = 0; i < ff_dwp_zeros(c, g->sw, g->kw); i++) zero[i] = 0;
 }
 
 FF_DECLARE(void, ff_depthwise_rows, (const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *w, const float *bias, float *y, float lo, float hi))

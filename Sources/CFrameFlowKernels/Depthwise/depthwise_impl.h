@@ -42,55 +42,75 @@ void FF_FN(ff_depthwise_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy
 #undef FF_DW_SIZES
 
 // Channel blocks of ff_depthwise_pixels_rows: N lanes from starts[b], each block's weights
-// packed as [bias, tap 0, …, tap kh·kw − 1] of N floats. A tap (ky, kx) of output pixel o
-// reads p[ky] + kx·xs; with `pair` (a constant: stride 1) the pixel after it too, each input
-// vector loaded once for both. Each pixel sums in tap order, one chain, as XNNPACK does.
-#define DWP_BLOCKS(NAME, V, N)                                                                                       \
-    static inline __attribute__((always_inline)) void NAME(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw, \
-                                                        const float *wp, ptrdiff_t b0, ptrdiff_t b1, const ptrdiff_t *starts,  \
-                                                        float *yp, V lo, V hi, int pair) {                                   \
-        const ptrdiff_t step = (1 + kh * kw) * N;                                                                     \
-        for (ptrdiff_t b = b0; b < b1; b++, wp += step) {                                                              \
-            const ptrdiff_t s = starts[b];                                                                            \
-            const float *wt = wp + N;                                                                                 \
-            V a0 = FF_LOAD(V, wp), a1 = a0;                                                                           \
-            for (ptrdiff_t ky = 0; ky < kh; ky++) {                                                                   \
-                const float *xr = p[ky] + s;                                                                          \
-                V cur = FF_LOAD(V, xr);                                                                               \
-                for (ptrdiff_t kx = 0; kx < kw; kx++, wt += N) {                                                      \
-                    const V wv = FF_LOAD(V, wt);                                                                      \
-                    a0 += cur * wv;                                                                                   \
-                    if (pair || kx + 1 < kw) {                                                                        \
-                        const V next = FF_LOAD(V, xr + (kx + 1) * xs);                                                \
-                        if (pair) a1 += next * wv;                                                                    \
-                        cur = next;                                                                                   \
-                    }                                                                                                 \
-                }                                                                                                     \
-            }                                                                                                         \
-            a0 = a0 < lo ? lo : a0;                                                                                   \
-            FF_STORE(yp + s, a0 > hi ? hi : a0);                                                                      \
-            if (pair) {                                                                                               \
-                a1 = a1 < lo ? lo : a1;                                                                               \
-                FF_STORE(yp + xs + s, a1 > hi ? hi : a1);                                                             \
-            }                                                                                                         \
-        }                                                                                                             \
+// packed as [bias, tap 0, …, tap kh·kw − 1] of N floats. A tap (ky, kx) of output pixel j
+// reads p[ky] + (j·sw + kx)·xs. `np` pixels (a constant: 1, 2 or 4) and `nb` blocks at a
+// time (2 where they fit) load each input vector once and keep np·nb independent sums in
+// flight: one pixel's sum is a chain of dependent multiply-adds in tap order, as XNNPACK
+// sums, and a single chain waits on its latency.
+#if FF_VL >= 16
+#define DWP_NP 4
+#define DWP_NB 2
+#else
+#define DWP_NP 2  // sixteen ymm registers: more sums in flight spill
+#define DWP_NB 1
+#endif
+#define DWP_BLOCKS(NAME, V, N)                                                                                          \
+    static inline __attribute__((always_inline)) void NAME##_step(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw,  \
+                                                               ptrdiff_t sw, const float *wp, ptrdiff_t b, const ptrdiff_t *starts, \
+                                                               float *yp, V lo, V hi, int np, int nb) {                          \
+        const ptrdiff_t step = (1 + kh * kw) * N;                                                                        \
+        V a[2][4];                                                                                                       \
+        for (int i = 0; i < nb; i++)                                                                                     \
+            for (int j = 0; j < np; j++) a[i][j] = FF_LOAD(V, wp + i * step);                                             \
+        for (ptrdiff_t ky = 0; ky < kh; ky++)                                                                            \
+            for (int i = 0; i < nb; i++) {                                                                               \
+                const float *xr = p[ky] + starts[b + i], *wt = wp + i * step + (1 + ky * kw) * N;                        \
+                V in[16];                                                                                                \
+                const ptrdiff_t cols = (np - 1) * sw + kw;                                                               \
+                for (ptrdiff_t q = 0; q < cols; q++) in[q] = FF_LOAD(V, xr + q * xs);                                     \
+                for (ptrdiff_t kx = 0; kx < kw; kx++) {                                                                  \
+                    const V wv = FF_LOAD(V, wt + kx * N);                                                                \
+                    for (int j = 0; j < np; j++) a[i][j] += in[j * sw + kx] * wv;                                         \
+                }                                                                                                        \
+            }                                                                                                            \
+        for (int i = 0; i < nb; i++)                                                                                     \
+            for (int j = 0; j < np; j++) {                                                                               \
+                V v = a[i][j] < lo ? lo : a[i][j];                                                                       \
+                FF_STORE(yp + j * xs + starts[b + i], v > hi ? hi : v);                                                   \
+            }                                                                                                            \
+    }                                                                                                                    \
+    static inline __attribute__((always_inline)) void NAME(const float *const *p, ptrdiff_t xs, ptrdiff_t kh, ptrdiff_t kw,        \
+                                                        ptrdiff_t sw, const float *wp, ptrdiff_t b0, ptrdiff_t b1,               \
+                                                        const ptrdiff_t *starts, float *yp, V lo, V hi, int np) {                \
+        const ptrdiff_t step = (1 + kh * kw) * N;                                                                        \
+        ptrdiff_t b = b0;                                                                                                \
+        for (; b + DWP_NB <= b1; b += DWP_NB, wp += DWP_NB * step) NAME##_step(p, xs, kh, kw, sw, wp, b, starts, yp, lo, hi, np, DWP_NB); \
+        for (; b < b1; b++, wp += step) NAME##_step(p, xs, kh, kw, sw, wp, b, starts, yp, lo, hi, np, 1);                   \
     }
 DWP_BLOCKS(ff_dwp_pixels8, ff_f8, 8)
 DWP_BLOCKS(ff_dwp_pixels16, ff_f16, 16)
 #undef DWP_BLOCKS
 
-// All channel blocks of one pixel (pair: two pixels): `wide` blocks of 16 lanes, then the
-// 8-lane ones up to `blocks` (ff_dwp_blocks).
-#define DWP_ALL(PAIR, p, xs, kh, kw, pack, wide, blocks, starts, yp, lo, hi)                                                    \
-    do {                                                                                                                        \
-        ff_dwp_pixels16(p, xs, kh, kw, pack, 0, wide, starts, yp, lo, hi, PAIR);                                                \
-        if (wide < blocks) ff_dwp_pixels8(p, xs, kh, kw, pack + wide * (1 + kh * kw) * 16, wide, blocks, starts, yp, lo, hi, PAIR); \
+// Channel blocks g0 ..< g1 of NP pixels: the 16-lane ones below `wide`, then the 8-lane ones
+// (ff_dwp_blocks), each with its packed weights.
+#define DWP_ALL(NP, p, xs, kh, kw, sw, pack, wide, g0, g1, starts, yp, lo, hi)                                             \
+    do {                                                                                                                    \
+        const ptrdiff_t t_ = 1 + (kh) * (kw);                                                                               \
+        if (g0 < wide) ff_dwp_pixels16(p, xs, kh, kw, sw, pack + g0 * t_ * 16, g0, g1 < wide ? g1 : wide, starts, yp, lo, hi, NP); \
+        if (g1 > wide) {                                                                                                    \
+            const ptrdiff_t e_ = g0 > wide ? g0 : wide;                                                                     \
+            ff_dwp_pixels8(p, xs, kh, kw, sw, pack + (wide * 16 + (e_ - wide) * 8) * t_, e_, g1, starts, yp, lo, hi, NP);   \
+        }                                                                                                                   \
     } while (0)
 
+// Output rows oy0 ..< oy1, all channels of a pixel before the next (whole cache lines; a
+// channel-group-major order, which would keep the filter rows' inputs in L1, measured slower
+// at 56 × 56 × 144): the inner columns four pixels at a time, then one by one, then the
+// border columns.
 static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x,
                                                               const float *pack, ptrdiff_t wide, ptrdiff_t blocks, const ptrdiff_t *starts,
                                                               const float *zero, float *y, float lo, float hi, ptrdiff_t kh, ptrdiff_t kw) {
-    const ptrdiff_t c = g->c;
+    const ptrdiff_t c = g->c, g0 = 0, g1 = blocks;
     for (ptrdiff_t oy = oy0; oy < oy1; oy++) {
         const ptrdiff_t iy0 = oy * g->sh - g->pt;
         const float *rows[8];
@@ -107,13 +127,20 @@ static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window
                 st[r] = rows[r] ? sc : 0;
             }
             ptrdiff_t ox = g->inner0;
-            if (g->sw == 1)
-                for (; ox + 2 <= g->inner1; ox += 2) {
-                    DWP_ALL(1, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
-                    for (ptrdiff_t r = 0; r < kh; r++) p[r] += 2 * st[r];
+            // Four pixels at a time at stride 1 or 2 (a constant, so that the inputs of a
+            // filter row stay in registers).
+            if (g->sw == 1 && kw <= 13)
+                for (; ox + DWP_NP <= g->inner1; ox += DWP_NP) {
+                    DWP_ALL(DWP_NP, p, c, kh, kw, 1, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
+                    for (ptrdiff_t r = 0; r < kh; r++) p[r] += DWP_NP * st[r];
+                }
+            if (g->sw == 2 && kw <= 10 && DWP_NB > 1)
+                for (; ox + DWP_NP <= g->inner1; ox += DWP_NP) {
+                    DWP_ALL(DWP_NP, p, c, kh, kw, 2, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
+                    for (ptrdiff_t r = 0; r < kh; r++) p[r] += DWP_NP * st[r];
                 }
             for (; ox < g->inner1; ox++) {
-                DWP_ALL(0, p, c, kh, kw, pack, wide, blocks, starts, yr + ox * c, lo, hi);
+                DWP_ALL(1, p, c, kh, kw, 1, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
                 for (ptrdiff_t r = 0; r < kh; r++) p[r] += st[r];
             }
         }
@@ -128,11 +155,14 @@ static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window
             for (ptrdiff_t r = 0; r < kh; r++)
                 for (ptrdiff_t k = 0; k < kw; k++)
                     p[r * kw + k] = rows[r] && ix0 + k >= 0 && ix0 + k < g->w ? rows[r] + (ix0 + k) * c : zero;
-            DWP_ALL(0, p, 0, kh * kw, 1, pack, wide, blocks, starts, yr + ox * c, lo, hi);
+            DWP_ALL(1, p, 0, kh * kw, 1, 1, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
         }
     }
 }
+
 #undef DWP_ALL
+#undef DWP_NP
+#undef DWP_NB
 
 void FF_FN(ff_depthwise_pixels_rows)(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *pack, float *y,
                                      float lo, float hi) {

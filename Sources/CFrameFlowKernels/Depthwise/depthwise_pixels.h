@@ -21,4 +21,7 @@ static inline void ff_dwp_blocks(ptrdiff_t c, ptrdiff_t *starts, ptrdiff_t *wide
     }
     *blocks = n;
 }
+// The zeros after the packed weights that taps outside the image read: four pixels at a
+// time read (3·sw + kw) columns of c floats.
+static inline ptrdiff_t ff_dwp_zeros(ptrdiff_t c, ptrdiff_t sw, ptrdiff_t kw) { return c * (3 * sw + kw) + 16; }
 #endif

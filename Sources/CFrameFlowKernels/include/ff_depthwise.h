@@ -28,8 +28,10 @@ void ff_depthwise_pixels_pack(const ff_dw_window *g, const float *w, const float
 /// Output rows `oy0..<oy1` of a depthwise convolution (no dilation, `c` ≥ 8, filters up to
 /// 8 × 8) pixel by pixel, all channels of a pixel before the next: whole cache lines of
 /// input and output, the packed weights in L1. Channel blocks of 16 lanes, then 8 for a
-/// remainder; two output columns per step at stride 1, their inputs loaded once. `y =
-/// clamp(bias + Σ x·w, lo, hi)` with `pack` from `ff_depthwise_pixels_pack`.
+/// remainder; at the AVX-512 level four output columns (stride 1 or 2) of two blocks per
+/// step, below two columns of one block at stride 1, their inputs loaded once. `y =
+/// clamp(bias + Σ x·w, lo, hi)`, summed in tap order, with `pack` from
+/// `ff_depthwise_pixels_pack`.
 void ff_depthwise_pixels_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x, const float *pack, float *y,
                               float lo, float hi);
 

@@ -4,12 +4,13 @@ import FrameFlow
 
 extension NHWC {
     /// Depthwise convolution (multiplier 1, no dilation, any stride) of one NHWC image with
-    /// at least 8 channels and any filter size — the 5 × 5 filters of MediaPipe's palm
-    /// detector and BlazeFace (the TFLite ops send 3 × 3 to `depthwisePixels`, faster on
-    /// every such layer measured). The rows run `ff_depthwise_rows` at the kernel level: one channel
-    /// block (16 lanes at the AVX-512 level with 16 or more channels, else 8) of one output
-    /// row at a time, eight output columns per step with their own accumulators, each tap's
-    /// weight vector loaded once for the eight; the 3 × 3 and 5 × 5 bodies unrolled. The last
+    /// at least 8 channels and any filter size — the TFLite ops' 5 × 5 filters at stride 2
+    /// below the AVX-512 level and on outputs under 20 wide at it (the rest go to
+    /// `depthwisePixels`, faster there). The rows run `ff_depthwise_rows` at the kernel
+    /// level: one channel block (16 lanes at the AVX-512 level with 16 or more channels,
+    /// else 8) of one output row at a time, eight output columns per step with their own
+    /// accumulators, each tap's weight vector loaded once for the eight; the 3 × 3 and 5 × 5
+    /// bodies unrolled. The last
     /// channel block overlaps the one before when the channel count is not a multiple of the
     /// lanes (channels are independent: the overlap writes the same values twice). Filter
     /// rows outside the image are skipped; at the left and right borders each column sums

@@ -107,9 +107,9 @@ enum NHWC {
     /// one NHWC image with at least 8 channels, pixel by pixel (`ff_depthwise_pixels_rows` at
     /// the kernel level): all channels of an output pixel before the next, so that input and
     /// output are read and written in whole cache lines, the weights packed once per call
-    /// into channel blocks that stay in L1; two output columns per step at stride 1 share
-    /// their input loads. Taps outside the image read zeros. Bias and a clamp activation
-    /// are applied before the store.
+    /// into channel blocks that stay in L1; neighbouring output columns share their input
+    /// loads (four per step at the AVX-512 level, two below). Taps outside the image read
+    /// zeros. Bias and a clamp activation are applied before the store.
     @inline(never)
     static func depthwisePixels(
         _ g: Window, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, clamp: (Float, Float)?

@@ -107,13 +107,14 @@ extension NHWC {
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
                 // Pixel by pixel (`depthwisePixels`, whole cache lines) for filters narrower than
-                // 5, and for 5 × 5 at stride 1 with the 8-lane kernels (twice as fast there on the
+                // 5, for 5 × 5 at stride 1 with the 8-lane kernels (twice as fast there on the
                 // small images of the landmark models, whose border columns the channel blocks
-                // sum one by one). Else the channel blocks: with 16 lanes their eight columns per
-                // step reuse each weight vector eight times, and at stride 2 the pixel kernel's
-                // sums took palm_detection_full past 1e-4 of LiteRT (1.02e-4).
+                // sum one by one), and with 16 lanes on outputs 20 or more wide (palm detection's
+                // 96² to 24², the hand model's 28²: 15–40 % faster). Else the channel blocks:
+                // with 16 lanes their eight columns per step reuse each weight vector eight times
+                // (7² and 14² outputs: the pixel kernel's border columns dominate there).
                 let undilated = dh == 1 && dw == 1 && c >= 8
-                let pixels = undilated && kh <= 8 && (kw < 5 || kw == 5 && sw == 1 && !Microkernel.wide)
+                let pixels = undilated && kh <= 8 && (kw < 5 || kw == 5 && (Microkernel.wide ? ow >= 20 : sw == 1))
                 let blocks = undilated && !pixels
                 xf.withUnsafeBufferPointer { X in
                     wf.withUnsafeBufferPointer { W in

@@ -23,7 +23,7 @@ import Testing
 
     /// `NHWC.depthwisePixels` on the same shapes and more channel counts around its 16- and
     /// 8-lane blocks (9–15: two overlapping 8-lane blocks; 24: one of each; 44: an overlapping
-    /// 16-lane block), with odd and even rows for its two-column steps.
+    /// 16-lane block), with rows of several four-column steps and the single columns after.
     @Test(arguments: DepthwiseBlocksTests.shapes + [(3, 3, 44, 1, true), (3, 3, 15, 1, false), (8, 8, 17, 1, true)], KernelLevel.available)
     func pixelsMatchTheFormula(_ shape: (kh: Int, kw: Int, channels: Int, stride: Int, same: Bool), level: KernelLevel) {
         Self.check(shape, level: level, kernel: NHWC.depthwisePixels)
