@@ -707,11 +707,12 @@ FF_PX_INLINE void ff_px_warp_pixel(const uint8_t *base, ptrdiff_t stride, ptrdif
 
 #if defined(__x86_64__) && FF_LEVEL != FF_LEVEL_BASELINE
 /// Eight RGB pixels of a bilinear warp: pixel i blends the two pixels at `top + off[i]` (left
-/// and right taps, with two bytes to spare after the right one: 8-byte gathers) and the two at
-/// `bottom + off[i]`, with the weight pairs wx = (32 − ax) | ax << 8 and wy = (32 − ay) | ay << 16.
+/// and right taps, 8-byte gathers: two bytes to spare after the right one, or, where a lane
+/// of `back` is all ones, two before the left one) and the two at `bottom + off[i]`, with the
+/// weight pairs wx = wl | wr << 8 and wy = wt | wb << 16 (each pair summing to at most 32).
 /// The horizontal blend is `pmaddubsw` on byte pairs, the vertical `pmaddwd` on word pairs:
-/// (32 − ay)·(p00·(32 − ax) + p01·ax) + ay·(p10·(32 − ax) + p11·ax), the scalar sum exactly.
-FF_PX_INLINE void ff_px_warp8_rgb(const uint8_t *top, const uint8_t *bottom, __m256i off, __m256i wx, __m256i wy, uint8_t *o) {
+/// wt·(p00·wl + p01·wr) + wb·(p10·wl + p11·wr), the scalar sum exactly.
+FF_PX_INLINE void ff_px_warp8_rgb(const uint8_t *top, const uint8_t *bottom, __m256i off, __m256i wx, __m256i wy, __m256i back, uint8_t *o) {
     const __m256i round = _mm256_set1_epi32(512);
     // Per 8-byte lane R0 G0 B0 R1 G1 B1 · · → (R0, R1) (G0, G1) (B0, B1) (0, 0), and the weight
     // pair repeated to match.
@@ -724,10 +725,12 @@ FF_PX_INLINE void ff_px_warp8_rgb(const uint8_t *top, const uint8_t *bottom, __m
         const __m128i idx = h ? _mm256_extracti128_si256(off, 1) : _mm256_castsi256_si128(off);
         const __m256i t = _mm256_i32gather_epi64((const long long *)top, idx, 1);
         const __m256i b = _mm256_i32gather_epi64((const long long *)bottom, idx, 1);
+        const __m256i early = _mm256_cvtepi32_epi64(h ? _mm256_extracti128_si256(back, 1) : _mm256_castsi256_si128(back));
+        const __m256i from = _mm256_add_epi8(spread, _mm256_and_si256(early, _mm256_set1_epi64x(0x0000020202020202LL)));
         const __m256i kx = _mm256_shuffle_epi8(_mm256_cvtepu32_epi64(h ? _mm256_extracti128_si256(wx, 1) : _mm256_castsi256_si128(wx)), wspread);
         const __m256i ky = _mm256_cvtepu32_epi64(h ? _mm256_extracti128_si256(wy, 1) : _mm256_castsi256_si128(wy));
-        const __m256i ht = _mm256_maddubs_epi16(_mm256_shuffle_epi8(t, spread), kx);
-        const __m256i hb = _mm256_maddubs_epi16(_mm256_shuffle_epi8(b, spread), kx);
+        const __m256i ht = _mm256_maddubs_epi16(_mm256_shuffle_epi8(t, from), kx);
+        const __m256i hb = _mm256_maddubs_epi16(_mm256_shuffle_epi8(b, from), kx);
         // unpacklo holds the first pixel of each 16-byte lane, unpackhi the second.
         const __m256i lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(ht, hb), _mm256_shuffle_epi32(ky, 0x00));
         const __m256i hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(ht, hb), _mm256_shuffle_epi32(ky, 0xAA));
@@ -760,24 +763,39 @@ void FF_FN(ff_warp_linear_row)(const uint8_t *base, ptrdiff_t stride, ptrdiff_t 
         ptrdiff_t i = 0;
 #if defined(__x86_64__) && FF_LEVEL != FF_LEVEL_BASELINE
         if (gathers) {
-            const __m256i xlast = _mm256_set1_epi32((int32_t)sw - 3), ylast = _mm256_set1_epi32((int32_t)sh - 2), zero = _mm256_setzero_si256();
-            const __m256i k31 = _mm256_set1_epi32(31), k32 = _mm256_set1_epi32(32), vstride = _mm256_set1_epi32((int32_t)stride);
+            // Every pixel eight at a time: each tap's position clamped to the image (replicate)
+            // or its weight dropped outside it (zero), then the weights moved onto the pair of
+            // neighbours (xc, xc + 1), (yc, yc + 1) inside the image that the gathers read.
+            const __m256i one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256(), k31 = _mm256_set1_epi32(31), k32 = _mm256_set1_epi32(32);
+            const __m256i xmax = _mm256_set1_epi32((int32_t)sw - 1), ymax = _mm256_set1_epi32((int32_t)sh - 1);
+            const __m256i xpair = _mm256_set1_epi32((int32_t)sw - 2), ypair = _mm256_set1_epi32((int32_t)sh - 2);
+            const __m256i vstride = _mm256_set1_epi32((int32_t)stride), two = _mm256_set1_epi32(2);
+#define FF_WARP_PAIR(q0, f, last, pair, lo, hi)                                                                     \
+    do {                                                                                                            \
+        const __m256i c_ = _mm256_min_epi32(_mm256_max_epi32(q0, zero), pair);                                     \
+        __m256i l_ = q0, r_ = _mm256_add_epi32(q0, one);                                                           \
+        if (replicate) {                                                                                            \
+            l_ = _mm256_min_epi32(_mm256_max_epi32(l_, zero), last);                                               \
+            r_ = _mm256_min_epi32(_mm256_max_epi32(r_, zero), last);                                               \
+        }                                                                                                           \
+        const __m256i wl_ = _mm256_sub_epi32(k32, f), c1_ = _mm256_add_epi32(c_, one);                            \
+        lo = _mm256_add_epi32(_mm256_and_si256(_mm256_cmpeq_epi32(l_, c_), wl_), _mm256_and_si256(_mm256_cmpeq_epi32(r_, c_), f));   \
+        hi = _mm256_add_epi32(_mm256_and_si256(_mm256_cmpeq_epi32(l_, c1_), wl_), _mm256_and_si256(_mm256_cmpeq_epi32(r_, c1_), f)); \
+        q0 = c_;                                                                                                    \
+    } while (0)
             for (; i + 8 <= n; i += 8) {
                 const __m256i qx = _mm256_loadu_si256((const __m256i *)(qxs + i)), qy = _mm256_loadu_si256((const __m256i *)(qys + i));
-                const __m256i x0 = _mm256_srai_epi32(qx, 5), y0 = _mm256_srai_epi32(qy, 5);
-                // 0 ≤ x0 ≤ sw − 3 and 0 ≤ y0 ≤ sh − 2 in every lane, or the pixels one by one.
-                const __m256i outside = _mm256_or_si256(_mm256_or_si256(_mm256_cmpgt_epi32(zero, x0), _mm256_cmpgt_epi32(x0, xlast)),
-                                                        _mm256_or_si256(_mm256_cmpgt_epi32(zero, y0), _mm256_cmpgt_epi32(y0, ylast)));
-                if (_mm256_testz_si256(outside, outside)) {
-                    const __m256i ax = _mm256_and_si256(qx, k31), ay = _mm256_and_si256(qy, k31);
-                    const __m256i off = _mm256_add_epi32(_mm256_mullo_epi32(y0, vstride), _mm256_add_epi32(x0, _mm256_add_epi32(x0, x0)));
-                    const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(k32, ax), _mm256_slli_epi32(ax, 8));
-                    const __m256i wy = _mm256_or_si256(_mm256_sub_epi32(k32, ay), _mm256_slli_epi32(ay, 16));
-                    ff_px_warp8_rgb(base, base + stride, off, wx, wy, dst + (x + i) * 3);
-                } else {
-                    for (ptrdiff_t j = i; j < i + 8; j++) ff_px_warp_pixel(base, stride, sw, sh, 3, qxs[j], qys[j], replicate, dst + (x + j) * 3);
-                }
+                __m256i x0 = _mm256_srai_epi32(qx, 5), y0 = _mm256_srai_epi32(qy, 5), wx0, wx1, wy0, wy1;
+                FF_WARP_PAIR(x0, _mm256_and_si256(qx, k31), xmax, xpair, wx0, wx1);
+                FF_WARP_PAIR(y0, _mm256_and_si256(qy, k31), ymax, ypair, wy0, wy1);
+                // A pair ending the row gathers from two bytes earlier, so as not to read past the image.
+                const __m256i back = _mm256_cmpeq_epi32(x0, xpair);
+                const __m256i off = _mm256_sub_epi32(_mm256_add_epi32(_mm256_mullo_epi32(y0, vstride), _mm256_add_epi32(x0, _mm256_add_epi32(x0, x0))),
+                                                     _mm256_and_si256(back, two));
+                const __m256i wx = _mm256_or_si256(wx0, _mm256_slli_epi32(wx1, 8)), wy = _mm256_or_si256(wy0, _mm256_slli_epi32(wy1, 16));
+                ff_px_warp8_rgb(base, base + stride, off, wx, wy, back, dst + (x + i) * 3);
             }
+#undef FF_WARP_PAIR
         }
 #endif
         for (; i < n; i++) ff_px_warp_pixel(base, stride, sw, sh, C, qxs[i], qys[i], replicate, dst + (x + i) * C);
@@ -850,7 +868,8 @@ void FF_FN(ff_warp_linear_axis)(const uint8_t *base, ptrdiff_t stride, ptrdiff_t
             for (ptrdiff_t x = 0; x < width; x++, o += 3) {
 #if defined(__x86_64__) && FF_LEVEL != FF_LEVEL_BASELINE
                 if (steps[x]) {
-                    ff_px_warp8_rgb(p0, p1, _mm256_loadu_si256((const __m256i *)(voff + x)), _mm256_loadu_si256((const __m256i *)(vwx + x)), wy, o);
+                    ff_px_warp8_rgb(p0, p1, _mm256_loadu_si256((const __m256i *)(voff + x)), _mm256_loadu_si256((const __m256i *)(vwx + x)), wy,
+                                    _mm256_setzero_si256(), o);
                     x += 7, o += 21;
                     continue;
                 }

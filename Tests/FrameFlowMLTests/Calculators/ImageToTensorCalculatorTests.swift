@@ -136,7 +136,7 @@ import Testing
             let src = img.packedBytes()
             for (cx, cy, w, h, rot) in [
                 (18.0, 11.0, 30.0, 20.0, 0.0), (5.0, 20.0, 41.0, 17.0, 0.0), (18.0, 11.0, 25.0, 25.0, 0.7), (-40.0, 11.0, 9.0, 9.0, 0.0),
-                (30.0, 2.0, 19.0, 31.0, -2.1), (18.0, 11.5, 36.0, 22.0, 0.02), (20.0, 12.0, 30.0, 18.0, 3.1),
+                (30.0, 2.0, 19.0, 31.0, -2.1), (18.0, 11.5, 36.0, 22.0, 0.02), (20.0, 12.0, 30.0, 18.0, 3.1), (33.0, 21.0, 20.0, 16.0, 0.3),
             ] {
                 let roi = ImageToTensorCalculator.PixelRoi(centerX: cx, centerY: cy, width: w, height: h, rotation: rot)
                 for replicate in [false, true] {
