@@ -26,6 +26,9 @@ struct TFLiteGraph {
         /// Zeros around the input of this VALID CONV_2D / DEPTHWISE_CONV_2D (top, bottom, left,
         /// right), from a PAD folded at load.
         var spatialPadding: [Int]? = nil
+        /// The 1 × 1 CONV_2D whose output this DEPTHWISE_CONV_2D read, fused at load
+        /// (`fuseExpansions`): input 0 is then that convolution's input, expanded band by band.
+        var expansion: Expansion? = nil
 
         /// For `CUSTOM`: which custom operator, with its options.
         var custom: TFLiteCustomOperator? = nil
@@ -35,6 +38,14 @@ struct TFLiteGraph {
 
         /// The fused activation: the one fused at load, else the builtin option at `field`.
         func activation(field: Int) throws -> UInt8 { try fusedActivation ?? options?.byte(field) ?? 0 }
+    }
+
+    /// A 1 × 1, stride-1 CONV_2D folded into the DEPTHWISE_CONV_2D after it: its packed
+    /// filter, clamp (TFLite activation code) and PRELU slopes.
+    struct Expansion {
+        var filter: PackedFilter
+        var activation: UInt8
+        var slopes: [Float]?
     }
 
     var tensors: [(name: String, shape: [Int], type: ElementType)] = []
@@ -141,6 +152,7 @@ struct TFLiteGraph {
         fuseResiduals()
         fusePRelu()
         fuseHardSwish()
+        fuseExpansions()
         var seen = Set(outputs).union(constants.keys)
         lastUses = Array(repeating: [], count: ops.count)
         for (k, op) in ops.enumerated().reversed() {

@@ -22,7 +22,8 @@ extension NHWC {
             let act = try op.activation(field: depthwise ? 4 : 3)
             let dw = Int(try o?.int(depthwise ? 5 : 4, 1) ?? 1), dh = Int(try o?.int(depthwise ? 6 : 5, 1) ?? 1)
             guard x.shape.count == 4, w.shape.count == 4 else { throw ModelError("conv needs 4-D input and filter") }
-            let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
+            // A 1 × 1 convolution folded in at load (`fuseExpansions`): x is its input.
+            let (n, h, wd, c) = (x.shape[0], x.shape[1], x.shape[2], op.expansion?.filter.outputs ?? x.shape[3])
             let kh = w.shape[1], kw = w.shape[2]
             let oc = depthwise ? w.shape[3] : w.shape[0]
             // Strides and dilations from the file: 0 would divide by zero.
@@ -39,6 +40,12 @@ extension NHWC {
             _ = try Checked.elements([oh, ow, kh, kw, c], "conv im2col matrix")
             let mult = depthwise ? oc / max(c, 1) : 1
             guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
+            if let e = op.expansion {
+                // The fused path's own conditions, checked again on the shapes of this run.
+                guard depthwise, mult == 1, n == 1, dh == 1, dw == 1, c >= 8, x.shape[3] == e.filter.k, h * wd > 0 else {
+                    throw ModelError("input \(x.shape) does not fit the 1 × 1 convolution fused into this depthwise one (\(e.filter.k) channels in)")
+                }
+            }
             // The GEMM (beta 0) and depthwise paths write every output; the generic loop adds.
             var out = Scratch.uninitialized(n * oh * ow * oc)
             let xf = x.asFloats, wf = w.asFloats, bf = bias?.asFloats
@@ -120,6 +127,12 @@ extension NHWC {
                     wf.withUnsafeBufferPointer { W in
                         out.withUnsafeMutableBufferPointer { Y in
                             let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                            if let e = op.expansion, n == 1, pixels || blocks {
+                                expandedDepthwise(
+                                    g, expansion: e, x: X.baseAddress!, c0: x.shape[3], w: W.baseAddress!, bias: bf, pixels: pixels,
+                                    y: Y.baseAddress!, clamp: clampRange(act))
+                                return
+                            }
                             for b in 0..<n {
                                 let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
                                 if pixels {

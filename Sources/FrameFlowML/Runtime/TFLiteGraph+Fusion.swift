@@ -208,4 +208,35 @@ extension TFLiteGraph {
         }
         removeOps(removed)
     }
+
+    /// Folds each 1 × 1, stride-1 CONV_2D (packed filter, a clamp or none, PRELU slopes
+    /// allowed; no residual or HARD_SWISH) into the DEPTHWISE_CONV_2D that alone reads its
+    /// output, where that output is large (`NHWC.expansionFloats`): the depthwise op then
+    /// computes it a band of rows at a time, so the expanded tensor (the hand model's 112 ×
+    /// 112 × 64, 3.2 MB) is never written out past L2 and read back.
+    mutating func fuseExpansions() {
+        let (readers, producer, graphOutputs) = dataflow()
+        var removed = Set<Int>()
+        for (k, dw) in ops.enumerated() where dw.code == .depthwiseConv2D && dw.expansion == nil && dw.inputs.count >= 2 {
+            let e = dw.inputs[0]
+            guard e >= 0, readers[e] == 1, !graphOutputs.contains(e), let p = producer[e], p < k, !removed.contains(p) else { continue }
+            let conv = ops[p]
+            let shape = tensors[e].shape
+            guard conv.code == .conv2D, conv.outputs == [e], let filter = conv.filter, conv.residual == nil, !conv.hardSwish,
+                conv.spatialPadding == nil, conv.inputs.first.map({ $0 >= 0 }) == true, let act = try? conv.activation(field: 3),
+                act == 0 || NHWC.clampRange(act) != nil, let w = constants[conv.inputs[1]], w.shape.count == 4, w.shape[1] == 1,
+                w.shape[2] == 1, (try? conv.options?.int(1) ?? 1) == 1, (try? conv.options?.int(2) ?? 1) == 1,
+                shape.count == 4, shape[0] == 1, shape[3] == filter.outputs, shape[3] >= 8,
+                tensors[conv.inputs[0]].shape.count == 4, Array(tensors[conv.inputs[0]].shape.prefix(3)) == Array(shape.prefix(3)),
+                shape[1] * shape[2] * shape[3] >= NHWC.expansionFloats,
+                let dwFilter = constants[dw.inputs[1]], dwFilter.shape.count == 4, dwFilter.shape[3] == shape[3],  // multiplier 1
+                (try? dw.options?.int(5, 1) ?? 1) == 1, (try? dw.options?.int(6, 1) ?? 1) == 1,  // no dilation
+                let dwAct = try? dw.activation(field: 4), dwAct == 0 || NHWC.clampRange(dwAct) != nil
+            else { continue }
+            ops[k].expansion = Expansion(filter: filter, activation: act, slopes: conv.channelSlopes)
+            ops[k].inputs[0] = conv.inputs[0]
+            removed.insert(p)
+        }
+        removeOps(removed)
+    }
 }
