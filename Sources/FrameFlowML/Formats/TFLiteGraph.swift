@@ -29,6 +29,9 @@ struct TFLiteGraph {
         /// The 1 × 1 CONV_2D whose output this DEPTHWISE_CONV_2D read, fused at load
         /// (`fuseExpansions`): input 0 is then that convolution's input, expanded band by band.
         var expansion: Expansion? = nil
+        /// The 1 × 1 CONV_2D that read this DEPTHWISE_CONV_2D's output, fused at load
+        /// (`fuseProjections`): the output is then that convolution's, projected band by band.
+        var projection: Projection? = nil
 
         /// For `CUSTOM`: which custom operator, with its options.
         var custom: TFLiteCustomOperator? = nil
@@ -46,6 +49,16 @@ struct TFLiteGraph {
         var filter: PackedFilter
         var activation: UInt8
         var slopes: [Float]?
+    }
+
+    /// A 1 × 1, stride-1 CONV_2D folded into the DEPTHWISE_CONV_2D before it: its packed
+    /// filter, clamp, PRELU slopes, and the index in the depthwise op's inputs of the residual
+    /// it adds (nil: none).
+    struct Projection {
+        var filter: PackedFilter
+        var activation: UInt8
+        var slopes: [Float]?
+        var residual: Int?
     }
 
     var tensors: [(name: String, shape: [Int], type: ElementType)] = []
@@ -153,6 +166,7 @@ struct TFLiteGraph {
         fusePRelu()
         fuseHardSwish()
         fuseExpansions()
+        fuseProjections()
         var seen = Set(outputs).union(constants.keys)
         lastUses = Array(repeating: [], count: ops.count)
         for (k, op) in ops.enumerated().reversed() {

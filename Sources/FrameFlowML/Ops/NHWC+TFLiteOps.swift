@@ -40,11 +40,15 @@ extension NHWC {
             _ = try Checked.elements([oh, ow, kh, kw, c], "conv im2col matrix")
             let mult = depthwise ? oc / max(c, 1) : 1
             guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
-            if let e = op.expansion {
-                // The fused path's own conditions, checked again on the shapes of this run.
-                guard depthwise, mult == 1, n == 1, dh == 1, dw == 1, c >= 8, x.shape[3] == e.filter.k, h * wd > 0 else {
-                    throw ModelError("input \(x.shape) does not fit the 1 × 1 convolution fused into this depthwise one (\(e.filter.k) channels in)")
+            if op.expansion != nil || op.projection != nil {
+                // 1 × 1 convolutions folded in at load; their conditions checked again on this run's shapes.
+                guard depthwise, mult == 1, n == 1, dh == 1, dw == 1, c >= 8, x.shape[3] == op.expansion?.filter.k ?? c, h * wd > 0,
+                    op.projection.map({ $0.filter.k == c }) ?? true
+                else {
+                    throw ModelError("input \(x.shape) does not fit the 1 × 1 convolutions fused into this depthwise one")
                 }
+                let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
+                return try runBanded(op, input, g, x: x, weights: w, bias: bias?.asFloats, clamp: clampRange(act))
             }
             // The GEMM (beta 0) and depthwise paths write every output; the generic loop adds.
             var out = Scratch.uninitialized(n * oh * ow * oc)
@@ -113,26 +117,14 @@ extension NHWC {
                 return Tensor(shape: [n, oh, ow, oc], floats: out)
             }
             if depthwise && mult == 1 && !out.isEmpty && !xf.isEmpty && !wf.isEmpty {
-                // Pixel by pixel (`depthwisePixels`, whole cache lines) for filters narrower than
-                // 5, for 5 × 5 at stride 1 with the 8-lane kernels (twice as fast there on the
-                // small images of the landmark models, whose border columns the channel blocks
-                // sum one by one), and with 16 lanes on outputs 20 or more wide (palm detection's
-                // 96² to 24², the hand model's 28²: 15–40 % faster). Else the channel blocks:
-                // with 16 lanes their eight columns per step reuse each weight vector eight times
-                // (7² and 14² outputs: the pixel kernel's border columns dominate there).
+                // Pixel by pixel (`depthwisePixels`, whole cache lines) or in channel blocks.
                 let undilated = dh == 1 && dw == 1 && c >= 8
-                let pixels = undilated && kh <= 8 && (kw < 5 || kw == 5 && (Microkernel.wide ? ow >= 20 : sw == 1))
+                let pixels = undilated && depthwiseTakesPixels(kh: kh, kw: kw, sw: sw, ow: ow)
                 let blocks = undilated && !pixels
                 xf.withUnsafeBufferPointer { X in
                     wf.withUnsafeBufferPointer { W in
                         out.withUnsafeMutableBufferPointer { Y in
                             let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
-                            if let e = op.expansion, n == 1, pixels || blocks {
-                                expandedDepthwise(
-                                    g, expansion: e, x: X.baseAddress!, c0: x.shape[3], w: W.baseAddress!, bias: bf, pixels: pixels,
-                                    y: Y.baseAddress!, clamp: clampRange(act))
-                                return
-                            }
                             for b in 0..<n {
                                 let xb = X.baseAddress! + b * h * wd * c, yb = Y.baseAddress! + b * oh * ow * c
                                 if pixels {

@@ -239,4 +239,44 @@ extension TFLiteGraph {
         }
         removeOps(removed)
     }
+
+    /// Folds each 1 × 1, stride-1 CONV_2D (packed filter, a clamp or none, PRELU slopes and a
+    /// fused residual allowed; no HARD_SWISH) into the DEPTHWISE_CONV_2D whose output it
+    /// alone reads, where that output is large (`NHWC.expansionFloats`): the depthwise op
+    /// then projects its output a band of rows at a time (the palm detector's 96 × 96 × 32
+    /// blocks, the hand model's 56 × 56 × 144), so that tensor is never written out past L2.
+    /// After `fuseExpansions`: a block's expansion, depthwise and projection run as one op.
+    mutating func fuseProjections() {
+        let (readers, producer, graphOutputs) = dataflow()
+        var removed = Set<Int>()
+        for (k, conv) in ops.enumerated() where conv.code == .conv2D && conv.inputs.count >= 2 {
+            let d = conv.inputs[0]
+            guard d >= 0, readers[d] == 1, !graphOutputs.contains(d), let p = producer[d], p < k, !removed.contains(p) else { continue }
+            let dw = ops[p]
+            let shape = tensors[d].shape
+            guard dw.code == .depthwiseConv2D, dw.outputs == [d], dw.projection == nil, !dw.hardSwish, !conv.hardSwish,
+                let filter = conv.filter, filter.k == shape.last, conv.spatialPadding == nil,
+                let act = try? conv.activation(field: 3), act == 0 || NHWC.clampRange(act) != nil,
+                let w = constants[conv.inputs[1]], w.shape.count == 4, w.shape[1] == 1, w.shape[2] == 1,
+                (try? conv.options?.int(1) ?? 1) == 1, (try? conv.options?.int(2) ?? 1) == 1,
+                shape.count == 4, shape[0] == 1, shape[3] >= 8, shape[1] * shape[2] * shape[3] >= NHWC.expansionFloats,
+                let dwFilter = constants[dw.inputs[1]], dwFilter.shape.count == 4, dwFilter.shape[3] == shape[3],
+                (try? dw.options?.int(5, 1) ?? 1) == 1, (try? dw.options?.int(6, 1) ?? 1) == 1,
+                let dwAct = try? dw.activation(field: 4), dwAct == 0 || NHWC.clampRange(dwAct) != nil
+            else { continue }
+            var residual: Int? = nil
+            if let r = conv.residual {
+                // The residual must exist before the depthwise op runs.
+                let t = conv.inputs[r]
+                guard t >= 0, producer[t].map({ $0 < p }) ?? true else { continue }
+                while ops[p].inputs.count < 3 { ops[p].inputs.append(-1) }
+                ops[p].inputs.append(t)
+                residual = ops[p].inputs.count - 1
+            }
+            ops[p].projection = Projection(filter: filter, activation: act, slopes: conv.channelSlopes, residual: residual)
+            ops[p].outputs = conv.outputs
+            removed.insert(k)
+        }
+        removeOps(removed)
+    }
 }
