@@ -91,26 +91,20 @@ DWP_BLOCKS(ff_dwp_pixels8, ff_f8, 8)
 DWP_BLOCKS(ff_dwp_pixels16, ff_f16, 16)
 #undef DWP_BLOCKS
 
-// Channel blocks g0 ..< g1 of NP pixels: the 16-lane ones below `wide`, then the 8-lane ones
-// (ff_dwp_blocks), each with its packed weights.
-#define DWP_ALL(NP, p, xs, kh, kw, sw, pack, wide, g0, g1, starts, yp, lo, hi)                                             \
-    do {                                                                                                                    \
-        const ptrdiff_t t_ = 1 + (kh) * (kw);                                                                               \
-        if (g0 < wide) ff_dwp_pixels16(p, xs, kh, kw, sw, pack + g0 * t_ * 16, g0, g1 < wide ? g1 : wide, starts, yp, lo, hi, NP); \
-        if (g1 > wide) {                                                                                                    \
-            const ptrdiff_t e_ = g0 > wide ? g0 : wide;                                                                     \
-            ff_dwp_pixels8(p, xs, kh, kw, sw, pack + (wide * 16 + (e_ - wide) * 8) * t_, e_, g1, starts, yp, lo, hi, NP);   \
-        }                                                                                                                   \
+// All channel blocks of NP pixels: `wide` blocks of 16 lanes, then the 8-lane ones up to
+// `blocks` (ff_dwp_blocks).
+#define DWP_ALL(NP, p, xs, kh, kw, sw, pack, wide, blocks, starts, yp, lo, hi)                                               \
+    do {                                                                                                                      \
+        ff_dwp_pixels16(p, xs, kh, kw, sw, pack, 0, wide, starts, yp, lo, hi, NP);                                            \
+        if (wide < blocks) ff_dwp_pixels8(p, xs, kh, kw, sw, pack + wide * (1 + kh * kw) * 16, wide, blocks, starts, yp, lo, hi, NP); \
     } while (0)
 
-// Output rows oy0 ..< oy1, all channels of a pixel before the next (whole cache lines; a
-// channel-group-major order, which would keep the filter rows' inputs in L1, measured slower
-// at 56 × 56 × 144): the inner columns four pixels at a time, then one by one, then the
-// border columns.
+// Output rows oy0 ..< oy1, all channels of a pixel before the next (whole cache lines): the
+// inner columns several pixels at a time, then one by one, then the border columns.
 static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window *g, ptrdiff_t oy0, ptrdiff_t oy1, const float *x,
                                                               const float *pack, ptrdiff_t wide, ptrdiff_t blocks, const ptrdiff_t *starts,
                                                               const float *zero, float *y, float lo, float hi, ptrdiff_t kh, ptrdiff_t kw) {
-    const ptrdiff_t c = g->c, g0 = 0, g1 = blocks;
+    const ptrdiff_t c = g->c;
     for (ptrdiff_t oy = oy0; oy < oy1; oy++) {
         const ptrdiff_t iy0 = oy * g->sh - g->pt;
         const float *rows[8];
@@ -127,20 +121,18 @@ static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window
                 st[r] = rows[r] ? sc : 0;
             }
             ptrdiff_t ox = g->inner0;
-            // Four pixels at a time at stride 1 or 2 (a constant, so that the inputs of a
-            // filter row stay in registers).
-            if (g->sw == 1 && kw <= 13)
-                for (; ox + DWP_NP <= g->inner1; ox += DWP_NP) {
-                    DWP_ALL(DWP_NP, p, c, kh, kw, 1, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
-                    for (ptrdiff_t r = 0; r < kh; r++) p[r] += DWP_NP * st[r];
-                }
-            if (g->sw == 2 && kw <= 10 && DWP_NB > 1)
-                for (; ox + DWP_NP <= g->inner1; ox += DWP_NP) {
-                    DWP_ALL(DWP_NP, p, c, kh, kw, 2, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
-                    for (ptrdiff_t r = 0; r < kh; r++) p[r] += DWP_NP * st[r];
-                }
+            // DWP_NP pixels at a time at stride 1 or 2 (a constant, so that the inputs of a
+            // filter row, at most 16 vectors, stay in registers).
+#define DWP_STEPS(SW)                                                                      \
+    for (; ox + DWP_NP <= g->inner1; ox += DWP_NP) {                                        \
+        DWP_ALL(DWP_NP, p, c, kh, kw, SW, pack, wide, blocks, starts, yr + ox * c, lo, hi); \
+        for (ptrdiff_t r = 0; r < kh; r++) p[r] += DWP_NP * st[r];                          \
+    }
+            if (g->sw == 1 && kw <= 13) DWP_STEPS(1)
+            else if (g->sw == 2 && kw <= 10 && DWP_NB > 1) DWP_STEPS(2)
+#undef DWP_STEPS
             for (; ox < g->inner1; ox++) {
-                DWP_ALL(1, p, c, kh, kw, 1, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
+                DWP_ALL(1, p, c, kh, kw, 1, pack, wide, blocks, starts, yr + ox * c, lo, hi);
                 for (ptrdiff_t r = 0; r < kh; r++) p[r] += st[r];
             }
         }
@@ -155,11 +147,10 @@ static inline __attribute__((always_inline)) void ff_dwp_rows(const ff_dw_window
             for (ptrdiff_t r = 0; r < kh; r++)
                 for (ptrdiff_t k = 0; k < kw; k++)
                     p[r * kw + k] = rows[r] && ix0 + k >= 0 && ix0 + k < g->w ? rows[r] + (ix0 + k) * c : zero;
-            DWP_ALL(1, p, 0, kh * kw, 1, 1, pack, wide, g0, g1, starts, yr + ox * c, lo, hi);
+            DWP_ALL(1, p, 0, kh * kw, 1, 1, pack, wide, blocks, starts, yr + ox * c, lo, hi);
         }
     }
 }
-
 #undef DWP_ALL
 #undef DWP_NP
 #undef DWP_NB

@@ -10,9 +10,9 @@ extension NHWC {
     /// level: one channel block (16 lanes at the AVX-512 level with 16 or more channels,
     /// else 8) of one output row at a time, eight output columns per step with their own
     /// accumulators, each tap's weight vector loaded once for the eight; the 3 × 3 and 5 × 5
-    /// bodies unrolled. The last
-    /// channel block overlaps the one before when the channel count is not a multiple of the
-    /// lanes (channels are independent: the overlap writes the same values twice). Filter
+    /// bodies unrolled. The last channel block overlaps the one before when the channel count
+    /// is not a multiple of the lanes (channels are independent: the overlap writes the same
+    /// values twice). Filter
     /// rows outside the image are skipped; at the left and right borders each column sums
     /// only the filter columns inside the image. Bias and a clamp activation are applied
     /// before the store.

@@ -23,6 +23,19 @@ extension NHWC {
         kh <= 8 && (kw < 5 || kw == 5 && (Microkernel.wide ? ow >= 20 : sw == 1))
     }
 
+    /// The channels of `residual` added to an `output`-shaped NHWC result (0 without one): a
+    /// float tensor of the output's shape but for fewer or as many channels, and `usable`;
+    /// else a `ModelError` naming both shapes.
+    static func residualChannels(_ residual: Tensor?, output: [Int], usable: Bool = true) throws -> Int {
+        guard let r = residual else { return 0 }
+        let rc = r.shape.last ?? 0
+        let shape = Array(output.prefix(3)) + [rc]
+        guard usable, r.isFloat, output.count == 4, r.shape == shape, r.floats.count == shape.reduce(1, *), rc <= output[3] else {
+            throw ModelError("residual \(r.shape) does not fit the output \(output)")
+        }
+        return rc
+    }
+
     /// A DEPTHWISE_CONV_2D with 1 × 1 convolutions folded in at load (`op.expansion`,
     /// `op.projection`) over window `g`: `x` the expansion's input, or the depthwise input.
     static func runBanded(
@@ -31,12 +44,7 @@ extension NHWC {
     ) throws -> Tensor {
         let oc = op.projection?.filter.outputs ?? g.c
         let residual = try op.projection?.residual.map { try input($0) }
-        let rc = residual?.shape.last ?? 0
-        if let r = residual {
-            guard r.isFloat, r.shape == [1, g.oh, g.ow, rc], r.floats.count == g.oh * g.ow * rc, rc <= oc else {
-                throw ModelError("residual \(r.shape) does not fit the output [1, \(g.oh), \(g.ow), \(oc)]")
-            }
-        }
+        let rc = try residualChannels(residual, output: [1, g.oh, g.ow, oc])
         var out = Scratch.uninitialized(g.oh * g.ow * oc)
         let xf = x.asFloats, wf = w.asFloats, rf = residual?.floats ?? []
         guard wf.count == g.kh * g.kw * g.c, xf.count == g.h * g.w * (op.expansion?.filter.k ?? g.c) else {
@@ -96,20 +104,8 @@ extension NHWC {
         let byInput = e == nil ? g.oh : (max(bandFloats / rowFloats, g.kh) - g.kh) / g.sh + 1
         let bandRows = max(1, min(byInput, p == nil ? g.oh : bandFloats / outFloats))
         let capacity = (bandRows - 1) * g.sh + g.kh
-        let window = g.kernelWindow(inner: g.innerColumns)
-        var pack = [Float]()
-        if pixels {
-            pack = Scratch.uninitialized(withUnsafePointer(to: window) { ff_depthwise_pixels_packed_count($0) })
-            pack.withUnsafeMutableBufferPointer { P in
-                withUnsafePointer(to: window) { kp in
-                    if let bias {
-                        bias.withUnsafeBufferPointer { ff_depthwise_pixels_pack(kp, w, $0.baseAddress, P.baseAddress!) }
-                    } else {
-                        ff_depthwise_pixels_pack(kp, w, nil, P.baseAddress!)
-                    }
-                }
-            }
-        }
+        let inner = g.innerColumns
+        var pack = pixels ? packDepthwisePixels(g.kernelWindow(inner: inner), w: w, bias: bias) : []
         let work = g.oh * g.ow * g.c * (g.kh * g.kw + (e == nil ? 0 : c0) + (p == nil ? 0 : oc))
         pack.withUnsafeBufferPointer { P in
             (bias ?? []).withUnsafeBufferPointer { B in
@@ -158,7 +154,7 @@ extension NHWC {
                                 var band = g
                                 (band.h, band.oh, band.pt) = (need.count, b1 - b0, g.pt + need.lowerBound - b0 * g.sh)
                                 let target = middle ?? y + b0 * outFloats
-                                withUnsafePointer(to: band.kernelWindow(inner: g.innerColumns)) { kp in
+                                withUnsafePointer(to: band.kernelWindow(inner: inner)) { kp in
                                     if let packed {
                                         ff_depthwise_pixels_rows(kp, 0, b1 - b0, source, packed, target, lo, hi)
                                     } else {

@@ -119,21 +119,30 @@ enum NHWC {
             "depthwisePixels needs 8 or more channels and an undilated filter of at most 8 × 8")
         let k = g.kernelWindow(inner: g.innerColumns)
         let (lo, hi) = clamp ?? (-.infinity, .infinity)
-        var pack = Scratch.uninitialized(withUnsafePointer(to: k) { ff_depthwise_pixels_packed_count($0) })
+        var pack = packDepthwisePixels(k, w: w, bias: bias)
         pack.withUnsafeMutableBufferPointer { P in
             let packed = P.baseAddress!
-            withUnsafePointer(to: k) { kp in
-                if let bias {
-                    bias.withUnsafeBufferPointer { ff_depthwise_pixels_pack(kp, w, $0.baseAddress, packed) }
-                } else {
-                    ff_depthwise_pixels_pack(kp, w, nil, packed)
-                }
-            }
             Scratch.parallelFor(g.oh, work: g.oh * g.ow * g.c * g.kh * g.kw, threshold: Self.memoryBoundSplit) { rows in
                 withUnsafePointer(to: k) { ff_depthwise_pixels_rows($0, rows.lowerBound, rows.upperBound, x, packed, y, lo, hi) }
             }
         }
         Scratch.recycle(&pack)
+    }
+
+    /// A depthwise filter (`kh · kw` taps of `c` floats) and its bias laid out for
+    /// `ff_depthwise_pixels_rows` over window `k`, in a pooled array.
+    static func packDepthwisePixels(_ k: ff_dw_window, w: UnsafePointer<Float>, bias: [Float]?) -> [Float] {
+        var pack = Scratch.uninitialized(withUnsafePointer(to: k) { ff_depthwise_pixels_packed_count($0) })
+        pack.withUnsafeMutableBufferPointer { P in
+            withUnsafePointer(to: k) { kp in
+                if let bias {
+                    bias.withUnsafeBufferPointer { ff_depthwise_pixels_pack(kp, w, $0.baseAddress, P.baseAddress!) }
+                } else {
+                    ff_depthwise_pixels_pack(kp, w, nil, P.baseAddress!)
+                }
+            }
+        }
+        return pack
     }
 
     /// A full convolution of one NHWC image (`g.c` input channels) into `outputs` channels:

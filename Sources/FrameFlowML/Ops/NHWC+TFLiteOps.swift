@@ -57,12 +57,7 @@ extension NHWC {
                 let K = kh * kw * c, P = oh * ow
                 let packed = op.filter.flatMap { $0.k == K && $0.outputs == oc ? $0 : nil }
                 let residualTensor = try op.residual.map { try input($0) }
-                let rc = residualTensor?.shape.last ?? 0
-                if let r = residualTensor {
-                    guard packed != nil, r.isFloat, r.shape == [n, oh, ow, rc], r.floats.count == n * oh * ow * rc, rc <= oc else {
-                        throw ModelError("residual \(r.shape) does not fit the output [\(n), \(oh), \(ow), \(oc)]")
-                    }
-                }
+                let rc = try residualChannels(residualTensor, output: [n, oh, ow, oc], usable: packed != nil)
                 let rf = residualTensor?.floats ?? []
                 let window = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
                 // A PRELU fused at load (`fusePRelu`): in the tile epilogue with a packed filter.

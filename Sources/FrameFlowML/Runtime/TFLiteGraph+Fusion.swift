@@ -209,29 +209,46 @@ extension TFLiteGraph {
         removeOps(removed)
     }
 
-    /// Folds each 1 × 1, stride-1 CONV_2D (packed filter, a clamp or none, PRELU slopes
-    /// allowed; no residual or HARD_SWISH) into the DEPTHWISE_CONV_2D that alone reads its
-    /// output, where that output is large (`NHWC.expansionFloats`): the depthwise op then
-    /// computes it a band of rows at a time, so the expanded tensor (the hand model's 112 ×
-    /// 112 × 64, 3.2 MB) is never written out past L2 and read back.
+    /// The packed filter and activation of a 1 × 1, stride-1 CONV_2D that `NHWC.bandedDepthwise`
+    /// can apply band by band (a clamp or no activation, no HARD_SWISH or folded PAD); nil for
+    /// any other op.
+    private func pointwise(_ conv: Op) -> (filter: PackedFilter, activation: UInt8)? {
+        guard conv.code == .conv2D, conv.inputs.count >= 2, conv.inputs[0] >= 0, let filter = conv.filter, !conv.hardSwish,
+            conv.spatialPadding == nil, let act = try? conv.activation(field: 3), act == 0 || NHWC.clampRange(act) != nil,
+            let w = constants[conv.inputs[1]], w.shape.count == 4, w.shape[1] == 1, w.shape[2] == 1,
+            (try? conv.options?.int(1) ?? 1) == 1, (try? conv.options?.int(2) ?? 1) == 1
+        else { return nil }
+        return (filter, act)
+    }
+
+    /// Whether `dw` is a DEPTHWISE_CONV_2D that `NHWC.bandedDepthwise` runs (multiplier 1, no
+    /// dilation, a clamp or no activation) and `shape`, the tensor beside it to fold away, is
+    /// large enough to pay (`NHWC.expansionFloats`; batch 1, 8 or more channels).
+    private func bandable(_ dw: Op, beside shape: [Int]) -> Bool {
+        guard dw.code == .depthwiseConv2D, dw.inputs.count >= 2, dw.inputs[0] >= 0, shape.count == 4, shape[0] == 1, shape[3] >= 8,
+            shape[1] * shape[2] * shape[3] >= NHWC.expansionFloats, let f = constants[dw.inputs[1]], f.shape.count == 4,
+            (dw.expansion?.filter.outputs ?? tensors[dw.inputs[0]].shape.last) == f.shape[3],  // multiplier 1
+            (try? dw.options?.int(5, 1) ?? 1) == 1, (try? dw.options?.int(6, 1) ?? 1) == 1,  // no dilation
+            let act = try? dw.activation(field: 4), act == 0 || NHWC.clampRange(act) != nil
+        else { return false }
+        return true
+    }
+
+    /// Folds each 1 × 1, stride-1 CONV_2D (`pointwise`; PRELU slopes allowed, no residual)
+    /// into the DEPTHWISE_CONV_2D that alone reads its output, where that output is large
+    /// (`bandable`): the depthwise op then computes it a band of rows at a time, so the
+    /// expanded tensor (the hand model's 112 × 112 × 64, 3.2 MB) is never written out past L2
+    /// and read back.
     mutating func fuseExpansions() {
         let (readers, producer, graphOutputs) = dataflow()
         var removed = Set<Int>()
         for (k, dw) in ops.enumerated() where dw.code == .depthwiseConv2D && dw.expansion == nil && dw.inputs.count >= 2 {
             let e = dw.inputs[0]
             guard e >= 0, readers[e] == 1, !graphOutputs.contains(e), let p = producer[e], p < k, !removed.contains(p) else { continue }
-            let conv = ops[p]
-            let shape = tensors[e].shape
-            guard conv.code == .conv2D, conv.outputs == [e], let filter = conv.filter, conv.residual == nil, !conv.hardSwish,
-                conv.spatialPadding == nil, conv.inputs.first.map({ $0 >= 0 }) == true, let act = try? conv.activation(field: 3),
-                act == 0 || NHWC.clampRange(act) != nil, let w = constants[conv.inputs[1]], w.shape.count == 4, w.shape[1] == 1,
-                w.shape[2] == 1, (try? conv.options?.int(1) ?? 1) == 1, (try? conv.options?.int(2) ?? 1) == 1,
-                shape.count == 4, shape[0] == 1, shape[3] == filter.outputs, shape[3] >= 8,
-                tensors[conv.inputs[0]].shape.count == 4, Array(tensors[conv.inputs[0]].shape.prefix(3)) == Array(shape.prefix(3)),
-                shape[1] * shape[2] * shape[3] >= NHWC.expansionFloats,
-                let dwFilter = constants[dw.inputs[1]], dwFilter.shape.count == 4, dwFilter.shape[3] == shape[3],  // multiplier 1
-                (try? dw.options?.int(5, 1) ?? 1) == 1, (try? dw.options?.int(6, 1) ?? 1) == 1,  // no dilation
-                let dwAct = try? dw.activation(field: 4), dwAct == 0 || NHWC.clampRange(dwAct) != nil
+            let conv = ops[p], shape = tensors[e].shape
+            guard case let (filter, act)? = pointwise(conv), conv.outputs == [e], conv.residual == nil,
+                bandable(dw, beside: shape), shape[3] == filter.outputs, tensors[conv.inputs[0]].shape.count == 4,
+                Array(tensors[conv.inputs[0]].shape.prefix(3)) == Array(shape.prefix(3))
             else { continue }
             ops[k].expansion = Expansion(filter: filter, activation: act, slopes: conv.channelSlopes)
             ops[k].inputs[0] = conv.inputs[0]
@@ -240,29 +257,21 @@ extension TFLiteGraph {
         removeOps(removed)
     }
 
-    /// Folds each 1 × 1, stride-1 CONV_2D (packed filter, a clamp or none, PRELU slopes and a
-    /// fused residual allowed; no HARD_SWISH) into the DEPTHWISE_CONV_2D whose output it
-    /// alone reads, where that output is large (`NHWC.expansionFloats`): the depthwise op
-    /// then projects its output a band of rows at a time (the palm detector's 96 × 96 × 32
-    /// blocks, the hand model's 56 × 56 × 144), so that tensor is never written out past L2.
-    /// After `fuseExpansions`: a block's expansion, depthwise and projection run as one op.
+    /// Folds each 1 × 1, stride-1 CONV_2D (`pointwise`; PRELU slopes and a fused residual
+    /// allowed) into the DEPTHWISE_CONV_2D whose output it alone reads, where that output is
+    /// large (`bandable`): the depthwise op then projects its output a band of rows at a time
+    /// (the palm detector's 96 × 96 × 32 blocks, the hand model's 56 × 56 × 144), so that
+    /// tensor is never written out past L2. After `fuseExpansions`: a block's expansion,
+    /// depthwise and projection run as one op.
     mutating func fuseProjections() {
         let (readers, producer, graphOutputs) = dataflow()
         var removed = Set<Int>()
         for (k, conv) in ops.enumerated() where conv.code == .conv2D && conv.inputs.count >= 2 {
             let d = conv.inputs[0]
             guard d >= 0, readers[d] == 1, !graphOutputs.contains(d), let p = producer[d], p < k, !removed.contains(p) else { continue }
-            let dw = ops[p]
-            let shape = tensors[d].shape
-            guard dw.code == .depthwiseConv2D, dw.outputs == [d], dw.projection == nil, !dw.hardSwish, !conv.hardSwish,
-                let filter = conv.filter, filter.k == shape.last, conv.spatialPadding == nil,
-                let act = try? conv.activation(field: 3), act == 0 || NHWC.clampRange(act) != nil,
-                let w = constants[conv.inputs[1]], w.shape.count == 4, w.shape[1] == 1, w.shape[2] == 1,
-                (try? conv.options?.int(1) ?? 1) == 1, (try? conv.options?.int(2) ?? 1) == 1,
-                shape.count == 4, shape[0] == 1, shape[3] >= 8, shape[1] * shape[2] * shape[3] >= NHWC.expansionFloats,
-                let dwFilter = constants[dw.inputs[1]], dwFilter.shape.count == 4, dwFilter.shape[3] == shape[3],
-                (try? dw.options?.int(5, 1) ?? 1) == 1, (try? dw.options?.int(6, 1) ?? 1) == 1,
-                let dwAct = try? dw.activation(field: 4), dwAct == 0 || NHWC.clampRange(dwAct) != nil
+            let dw = ops[p], shape = tensors[d].shape
+            guard case let (filter, act)? = pointwise(conv), dw.outputs == [d], dw.projection == nil, !dw.hardSwish,
+                bandable(dw, beside: shape), filter.k == shape[3]
             else { continue }
             var residual: Int? = nil
             if let r = conv.residual {
