@@ -192,7 +192,10 @@ public final class GraphRunner {
             try feed(feeds, sources, latency: latency, summary: &summary, outCount: outCount, expected: expected, started: started)
             try graph.closeAllInputStreams()
         } catch {
+            // The inputs stay open after a failed read or send: cancel, or the wait below
+            // would wait for packets that never come.
             graphError = error
+            graph.cancel()
         }
         do { try graph.waitUntilDone() } catch { graphError = graphError ?? error }
         // Finish every output, whatever happened: files stay playable.

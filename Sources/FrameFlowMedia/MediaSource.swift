@@ -193,6 +193,9 @@ public final class MediaSource {
                     .tooLarge, spec,
                     "its frames are \(w)×\(h), over the limit of \(limit) pixels per image (ResourceLimits.maxImagePixels, --max-image-pixels)")
             }
+            guard w <= ImagePool.maxSide, h <= ImagePool.maxSide else {
+                throw MediaError(.tooLarge, spec, "its frames are \(w)×\(h); an image may have at most \(ImagePool.maxSide) pixels on a side")
+            }
             guard let decoder else { throw MediaError(.unsupportedCodec, spec, "no decoder for its video codec") }
             codec = avcodec_alloc_context3(decoder)
             try check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), spec, "cannot set up the decoder")
@@ -230,7 +233,9 @@ public final class MediaSource {
             if r == 0 {
                 decodeErrors = 0
                 defer { av_frame_unref(frame) }
-                return try convert()
+                do { return try convert() } catch let e as ImageError {
+                    throw MediaError(.tooLarge, spec, "frame \(framesRead + 1): \(e)")
+                }
             }
             if r == ff_averror_eof() {
                 finished = true

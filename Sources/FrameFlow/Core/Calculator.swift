@@ -22,7 +22,8 @@ public protocol CalculatorOptions: Codable, Sendable {
     /// MediaPipe's protobuf field numbers for these options (`typeName`'s message), so binary
     /// graphs (`.binarypb`) decode them; `nil` (the default) if they have none.
     static var protoSchema: ProtoSchema? { get }
-    /// Throws `GraphError(.invalidOption)` naming the field when a value is out of range.
+    /// Throws `GraphError(.invalidOption)` naming the field when a value is out of range
+    /// (`OptionCheck`). NaN and infinities are refused before it is called, in every field.
     /// The graph calls it when it is built (and so `frameflow validate`), before the
     /// calculator's `init`, and before `update(options:)` while running: calculators get
     /// only options that passed.
@@ -40,6 +41,7 @@ extension CalculatorOptions {
     /// `validate()`, its error naming `node` and the place the options are written.
     func validate(node: String, location: SourceLocation?) throws {
         do {
+            try OptionCheck.finite(self)
             try validate()
         } catch var e as GraphError {
             if e.node == nil { e.node = node }

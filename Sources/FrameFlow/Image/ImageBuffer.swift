@@ -114,10 +114,13 @@ public final class ImagePool: Sendable {
     /// Bytes allocated past an image's last row.
     public static let tailPadding = 256
 
+    /// The most pixels an image may have on either side.
+    public static let maxSide = 1 << 15
+
     /// A new image of `width`×`height` in `format`, with rows padded to 64 bytes and
     /// `tailPadding` spare bytes at the end, backed by recycled memory.
     public func makeImage(width: Int, height: Int, format: PixelFormat) throws -> MutableImageFrame {
-        guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
+        guard width > 0, height > 0, width <= Self.maxSide, height <= Self.maxSide else {
             throw ImageError.invalidSize(width: width, height: height)
         }
         var layouts: [(offset: Int, bytesPerRow: Int, rows: Int)] = []
@@ -154,7 +157,7 @@ public enum ImageError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidSize(w, h): return "invalid image size \(w)×\(h)"
+        case let .invalidSize(w, h): return "invalid image size \(w)×\(h) (each side must be 1 to \(ImagePool.maxSide) pixels)"
         case let .invalidLayout(m): return "invalid image layout: \(m)"
         case let .unsupportedFormat(f, what): return "\(what) does not support pixel format \(f)"
         }
