@@ -19,8 +19,8 @@ import FrameFlow
 ///   - `IMAGE`: `ImageFrame` (rgba8, bgra8, rgb8; gray8 ignores saturation).
 /// Outputs:
 ///   - `IMAGE`: the adjusted image.
-/// Options: `frameflow.ColorAdjustmentCalculatorOptions` { brightness (0, −1…1), contrast (1),
-/// saturation (1), exposure (0, in stops), gamma (1) }.
+/// Options: `frameflow.ColorAdjustmentCalculatorOptions` { brightness (0, −1…1), contrast (1,
+/// 0…100), saturation (1, 0…100), exposure (0, in stops, −10…10), gamma (1, 0.01…100) }.
 ///
 /// Example usage:
 /// ```
@@ -47,6 +47,14 @@ public final class ColorAdjustmentCalculator: ImageFilterCalculator {
             self.exposure = exposure
             self.gamma = gamma
         }
+
+        public func validate() throws {
+            try OptionCheck.range(brightness, -1...1, "brightness")
+            try OptionCheck.range(contrast, 0...100, "contrast")
+            try OptionCheck.range(saturation, 0...100, "saturation")
+            try OptionCheck.range(exposure, -10...10, "exposure")
+            try OptionCheck.range(gamma, 0.01...100, "gamma")
+        }
     }
 
     private var tables: Tables
@@ -68,17 +76,15 @@ public final class ColorAdjustmentCalculator: ImageFilterCalculator {
         var gamma = [UInt8](repeating: 0, count: 256)
 
         init(_ o: Options) throws {
-            guard o.contrast >= 0, o.saturation >= 0, o.gamma > 0, (-1...1).contains(o.brightness), abs(o.exposure) <= 10 else {
-                throw GraphError(.invalidOption, "need contrast ≥ 0, saturation ≥ 0, gamma > 0, brightness in −1…1, |exposure| ≤ 10")
-            }
+            try o.validate()
             let gain = pow2(o.exposure)
             // The tone curve, ((v/255 · gain − ½) · contrast + ½ + brightness) · 255, as one
             // multiply-add in Float: the table and the vectorised loop compute it alike.
             toneScale = Float(gain * o.contrast)
             toneOffset = Float((0.5 - 0.5 * o.contrast + o.brightness) * 255)
             for i in 0..<256 {
-                tone[i] = UInt8(Self.affineTone(Float(i), toneScale, toneOffset))
-                gamma[i] = UInt8((pow(Double(i) / 255, o.gamma) * 255).rounded())
+                tone[i] = UInt8(saturating: Self.affineTone(Float(i), toneScale, toneOffset))
+                gamma[i] = UInt8(saturating: (pow(Double(i) / 255, o.gamma) * 255).rounded())
             }
             saturationF = Float(o.saturation)
             identityGamma = o.gamma == 1

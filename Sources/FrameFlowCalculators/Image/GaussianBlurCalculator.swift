@@ -11,8 +11,9 @@ import FrameFlow
 ///   - `IMAGE`: `ImageFrame` (gray8, rgb8, rgba8, bgra8; every channel blurred).
 /// Outputs:
 ///   - `IMAGE`: the blurred image.
-/// Options: `frameflow.GaussianBlurCalculatorOptions` { sigma (0: from kernel_size),
-/// kernel_size (0: from sigma; odd) }.
+/// Options: `frameflow.GaussianBlurCalculatorOptions` { sigma (0: from kernel_size; 0…1000, and
+/// at most 42 when kernel_size is 0, so the derived kernel has at most 255 taps), kernel_size
+/// (5; 0: from sigma; odd, 1…255) }.
 ///
 /// Example usage:
 /// ```
@@ -33,7 +34,19 @@ public final class GaussianBlurCalculator: ImageFilterCalculator {
             self.sigma = sigma
             self.kernelSize = kernelSize
         }
+
+        public func validate() throws {
+            try OptionCheck.range(sigma, 0...(kernelSize == 0 ? GaussianBlurCalculator.maxDerivedSigma : 1000), "sigma")
+            try OptionCheck.range(kernelSize, 0...255, "kernel_size")
+            guard kernelSize == 0 || kernelSize % 2 == 1 else {
+                throw GraphError(.invalidOption, "kernel_size must be odd (or 0), not \(kernelSize)")
+            }
+            guard kernelSize > 0 || sigma > 0 else { throw GraphError(.invalidOption, "give sigma or kernel_size") }
+        }
     }
+
+    /// The largest sigma a kernel size is derived from: `round(6σ + 1) | 1` ≤ 255.
+    public static let maxDerivedSigma = 42.0
 
     private var kernel: [Float]
 
@@ -48,12 +61,9 @@ public final class GaussianBlurCalculator: ImageFilterCalculator {
     public static func kernel(_ options: Options) throws -> [Float] {
         var k = options.kernelSize
         var sigma = options.sigma
-        guard sigma >= 0, k >= 0, k == 0 || k % 2 == 1, k <= 255 else {
-            throw GraphError(.invalidOption, "kernel_size must be odd (or 0) and sigma ≥ 0")
-        }
+        try options.validate()
         if k == 0 {
-            guard sigma > 0 else { throw GraphError(.invalidOption, "give sigma or kernel_size") }
-            k = Int((sigma * 6 + 1).rounded()) | 1
+            k = Int(saturating: (sigma * 6 + 1).rounded()) | 1
         }
         if sigma <= 0 {
             // OpenCV's fixed small kernels when sigma is derived from a size ≤ 7.

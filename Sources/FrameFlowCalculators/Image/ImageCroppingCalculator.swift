@@ -8,8 +8,9 @@ import FrameFlow
 ///   - `RECT` (optional): `Rect` in pixels, overrides the options for that frame.
 /// Outputs:
 ///   - `IMAGE`: the cropped image.
-/// Options: `mediapipe.ImageCroppingCalculatorOptions` { x, y, width, height (pixels) or
-/// norm_x, norm_y, norm_width, norm_height (0…1; used when norm_width > 0) }.
+/// Options: `mediapipe.ImageCroppingCalculatorOptions` { x, y (pixels, −65536…65536), width,
+/// height (pixels, 0…65536; 0: the image's) or norm_x, norm_y (−1…1), norm_width, norm_height
+/// (0…1; used when norm_width > 0) }.
 ///
 /// Example usage:
 /// ```
@@ -32,6 +33,17 @@ public final class ImageCroppingCalculator: OptionsStoringCalculator {
         public var normWidth = 0.0
         public var normHeight = 0.0
         public init() {}
+
+        public func validate() throws {
+            try OptionCheck.range(x, -65536...65536, "x")
+            try OptionCheck.range(y, -65536...65536, "y")
+            try OptionCheck.range(width, 0...65536, "width")
+            try OptionCheck.range(height, 0...65536, "height")
+            try OptionCheck.range(normX, -1...1, "norm_x")
+            try OptionCheck.range(normY, -1...1, "norm_y")
+            try OptionCheck.range(normWidth, 0...1, "norm_width")
+            try OptionCheck.range(normHeight, 0...1, "norm_height")
+        }
     }
 
     public static let contract = CalculatorContract(
@@ -58,15 +70,21 @@ public final class ImageCroppingCalculator: OptionsStoringCalculator {
         }
         try cc.emit(
             try Self.crop(
-                image, x: Int(r.x.rounded()), y: Int(r.y.rounded()), width: Int(r.width.rounded()), height: Int(r.height.rounded()), pool: cc.pool),
+                image, x: Int(saturating: r.x.rounded()), y: Int(saturating: r.y.rounded()), width: Int(saturating: r.width.rounded()),
+                height: Int(saturating: r.height.rounded()), pool: cc.pool),
             tag: "IMAGE")
     }
 
-    /// The part of `image` inside the rectangle, clamped to the image (at least 1×1).
+    /// The part of `image` inside the rectangle, clamped to the image (at least 1×1). Any
+    /// `Int`s (a RECT packet's may be huge): the sums saturate instead of overflowing.
     public static func crop(_ image: ImageFrame, x: Int, y: Int, width: Int, height: Int, pool: ImagePool = .shared) throws -> ImageFrame {
         guard let layout = Kernels.layout(image.format) else { throw ImageError.unsupportedFormat(image.format, "ImageCroppingCalculator") }
+        func end(_ a: Int, _ b: Int) -> Int {
+            let (s, overflow) = a.addingReportingOverflow(b)
+            return overflow ? (b > 0 ? Int.max : Int.min) : s
+        }
         let x0 = min(max(x, 0), image.width - 1), y0 = min(max(y, 0), image.height - 1)
-        let x1 = min(max(x + width, x0 + 1), image.width), y1 = min(max(y + height, y0 + 1), image.height)
+        let x1 = min(max(end(x, width), x0 + 1), image.width), y1 = min(max(end(y, height), y0 + 1), image.height)
         var out = try pool.makeImage(width: x1 - x0, height: y1 - y0, format: image.format)
         for row in y0..<y1 {
             let src = Kernels.rowPointer(image, row) + x0 * layout.bpp

@@ -8,8 +8,8 @@ import FrameFlow
 ///   - `IMAGE`: `ImageFrame` (gray8, rgb8, rgba8, bgra8; alpha unchanged).
 /// Outputs:
 ///   - `IMAGE`: the sharpened image.
-/// Options: `frameflow.SharpenCalculatorOptions` { radius (1.0, pixels), amount (1.0),
-/// threshold (0, in 8-bit levels) }.
+/// Options: `frameflow.SharpenCalculatorOptions` { radius (1.0, pixels, 0.01…42: a blur of at
+/// most 255 taps), amount (1.0, 0…100), threshold (0, in 8-bit levels, 0…255) }.
 ///
 /// Example usage:
 /// ```
@@ -32,6 +32,12 @@ public final class SharpenCalculator: ImageFilterCalculator {
             self.amount = amount
             self.threshold = threshold
         }
+
+        public func validate() throws {
+            try OptionCheck.range(radius, 0.01...GaussianBlurCalculator.maxDerivedSigma, "radius")
+            try OptionCheck.range(amount, 0...100, "amount")
+            try OptionCheck.range(threshold, 0...255, "threshold")
+        }
     }
 
     private var options: Options
@@ -48,9 +54,7 @@ public final class SharpenCalculator: ImageFilterCalculator {
     }
 
     static func blurKernel(_ o: Options) throws -> [Float] {
-        guard o.radius > 0, o.amount >= 0, o.threshold >= 0 else {
-            throw GraphError(.invalidOption, "radius must be > 0, amount ≥ 0, threshold ≥ 0")
-        }
+        try o.validate()
         return try GaussianBlurCalculator.kernel(.init(sigma: o.radius, kernelSize: 0))
     }
 
@@ -94,7 +98,7 @@ public final class SharpenCalculator: ImageFilterCalculator {
         _ s: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ w: Int,
         _ l: (r: Int, g: Int, b: Int, a: Int, bpp: Int), _ amount: Float, _ threshold: Int32
     ) {
-        let q10 = amount < 31 ? Int16((amount * 1024).rounded()) : 0
+        let q10 = amount < 31 ? Int16(saturating: (amount * 1024).rounded()) : 0
         ff_sharpen_combine_row(s, b, d, w &* l.bpp, l.a >= 0 ? 1 : 0, amount, q10, threshold)
     }
 }

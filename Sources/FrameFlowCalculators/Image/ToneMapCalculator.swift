@@ -15,9 +15,12 @@ import FrameFlow
 ///   - `IMAGE`: `ImageFrame` (gray8, rgb8, rgba8, bgra8; alpha unchanged).
 /// Outputs:
 ///   - `IMAGE`: the tone-mapped image.
-/// Options: `frameflow.ToneMapCalculatorOptions` { curve (HABLE | ACES), exposure (0, stops),
-/// shoulder_strength (0.15), linear_strength (0.50), linear_angle (0.10), toe_strength (0.20),
-/// toe_numerator (0.02), toe_denominator (0.30), linear_white (11.2) }.
+/// Options: `frameflow.ToneMapCalculatorOptions` { curve (HABLE | ACES), exposure (0, stops,
+/// −16…16), shoulder_strength (0.15), linear_strength (0.50), linear_angle (0.10), toe_strength
+/// (0.20), toe_numerator (0.02) — each 0…10 —, toe_denominator (0.30, 0.001…10), linear_white
+/// (11.2, 0.01…1000) }. HABLE also needs a defined curve: linear_strength and toe_strength not
+/// both 0, and f(linear_white) > 0. With toe_strength 0, f(0) is the curve's
+/// limit at 0 (its 0/0 divided out).
 ///
 /// Example usage:
 /// ```
@@ -50,6 +53,24 @@ public final class ToneMapCalculator: ImageFilterCalculator {
             self.curve = curve
             self.exposure = exposure
         }
+
+        public func validate() throws {
+            try OptionCheck.range(exposure, -16...16, "exposure")
+            try OptionCheck.range(shoulderStrength, 0...10, "shoulder_strength")
+            try OptionCheck.range(linearStrength, 0...10, "linear_strength")
+            try OptionCheck.range(linearAngle, 0...10, "linear_angle")
+            try OptionCheck.range(toeStrength, 0...10, "toe_strength")
+            try OptionCheck.range(toeNumerator, 0...10, "toe_numerator")
+            try OptionCheck.range(toeDenominator, 0.001...10, "toe_denominator")
+            try OptionCheck.range(linearWhite, 0.01...1000, "linear_white")
+            guard curve == .hable else { return }
+            guard linearStrength > 0 || toeStrength > 0 else {
+                throw GraphError(.invalidOption, "linear_strength and toe_strength must not both be 0 (the curve is 0/0 at 0)")
+            }
+            guard ToneMapCalculator.hable(linearWhite, self) > 0 else {
+                throw GraphError(.invalidOption, "linear_white must be where the curve is above 0, not \(linearWhite)")
+            }
+        }
     }
 
     private var table: [UInt8]
@@ -63,10 +84,16 @@ public final class ToneMapCalculator: ImageFilterCalculator {
         case .aces:
             return min(max(x * (2.51 * x + 0.03) / (x * (2.43 * x + 0.59) + 0.14), 0), 1)
         case .hable:
-            let (a, b, c, d, e, f) = (o.shoulderStrength, o.linearStrength, o.linearAngle, o.toeStrength, o.toeNumerator, o.toeDenominator)
-            func h(_ x: Double) -> Double { ((x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f)) - e / f }
-            return min(max(h(x) / h(o.linearWhite), 0), 1)
+            return min(max(hable(x, o) / hable(o.linearWhite, o), 0), 1)
         }
+    }
+
+    /// The unnormalized Hable curve. With toe_strength 0 both terms of the fraction have a
+    /// factor x, divided out: at x = 0 that gives the curve's limit instead of 0/0.
+    static func hable(_ x: Double, _ o: Options) -> Double {
+        let (a, b, c, d, e, f) = (o.shoulderStrength, o.linearStrength, o.linearAngle, o.toeStrength, o.toeNumerator, o.toeDenominator)
+        if d == 0 { return (a * x + c * b) / (a * x + b) - e / f }
+        return ((x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f)) - e / f
     }
 
     public static func srgbToLinear(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
@@ -74,13 +101,11 @@ public final class ToneMapCalculator: ImageFilterCalculator {
 
     /// The 8-bit → 8-bit table for `options`.
     public static func table(_ o: Options) throws -> [UInt8] {
-        guard abs(o.exposure) <= 16, o.linearWhite > 0, o.toeDenominator != 0 else {
-            throw GraphError(.invalidOption, "need |exposure| ≤ 16, linear_white > 0, toe_denominator ≠ 0")
-        }
+        try o.validate()
         let gain = pow(2, o.exposure)
         return (0..<256).map { i in
             let lin = srgbToLinear(Double(i) / 255) * gain
-            return UInt8((linearToSRGB(curve(lin, o)) * 255).rounded())
+            return UInt8(saturating: (linearToSRGB(curve(lin, o)) * 255).rounded())
         }
     }
 

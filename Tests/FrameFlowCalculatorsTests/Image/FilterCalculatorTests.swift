@@ -5,6 +5,16 @@ import FrameFlowTesting
 import Testing
 
 @Suite struct GaussianBlurCalculatorTests {
+    @Test(arguments: [
+        ("sigma: 1e308 kernel_size: 0", "sigma"), ("sigma: 43 kernel_size: 0", "sigma"), ("sigma: 1001 kernel_size: 5", "sigma"),
+        ("kernel_size: 257", "kernel_size"), ("kernel_size: 4", "kernel_size"), ("kernel_size: -1", "kernel_size"),
+        ("sigma: 0 kernel_size: 0", "kernel_size"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = optionError("GaussianBlurCalculator", "frameflow.GaussianBlurCalculatorOptions", options)
+        #expect(e?.kind == .invalidOption && e?.message.contains(field) == true, "\(options): \(String(describing: e))")
+    }
+
     /// Against cv2.GaussianBlur (same kernel formula, BORDER_REFLECT_101). Tolerance 0: both
     /// 8-bit paths are the same fixed point (weights in 1/256 quantized from the outer taps
     /// inward, 16-bit horizontal sums, rounding once at the end).
@@ -66,6 +76,24 @@ import Testing
 }
 
 @Suite struct SharpenCalculatorTests {
+    /// Values that trapped (1e308) or allocated a 2³¹-tap kernel (96 GiB) are refused when
+    /// the graph is built, naming the field.
+    @Test(arguments: [
+        ("radius: 1e308", "radius"), ("radius: 2147483647", "radius"), ("radius: 43", "radius"), ("radius: 0", "radius"),
+        ("amount: 1e308", "amount"), ("amount: -1", "amount"), ("threshold: 256", "threshold"), ("threshold: -1", "threshold"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = optionError("SharpenCalculator", "frameflow.SharpenCalculatorOptions", options)
+        #expect(e?.kind == .invalidOption && e?.message.contains(field) == true, "\(options): \(String(describing: e))")
+    }
+
+    /// The largest radius and amount run (a 253-tap blur).
+    @Test func largestValuesRun() throws {
+        let img = try TestImages.random(width: 9, height: 7, format: .rgb8, seed: 2)
+        let out = try runImageNode("SharpenCalculator", "frameflow.SharpenCalculatorOptions", "radius: 42 amount: 100 threshold: 255", img)
+        #expect(out.packedBytes() == img.packedBytes(), "no difference exceeds 255 levels")
+    }
+
     /// Unsharp mask against the formula, both on OpenCV's blur of the photo (σ = 2
     /// fixture; the blur itself is checked above). Tolerance 1 (float rounding at .5).
     @Test func unsharpMaskFormula() throws {
@@ -141,6 +169,40 @@ import Testing
 }
 
 @Suite struct ColorAdjustmentCalculatorTests {
+    /// Values that trapped in the Float → UInt8 conversion are refused when the graph is
+    /// built, naming the field.
+    @Test(arguments: [
+        ("contrast: 1e308", "contrast"), ("contrast: -1", "contrast"), ("saturation: 1e308", "saturation"),
+        ("exposure: 11", "exposure"), ("gamma: 0", "gamma"), ("gamma: 1e308", "gamma"), ("brightness: 1.5", "brightness"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = optionError("ColorAdjustmentCalculator", "frameflow.ColorAdjustmentCalculatorOptions", options)
+        #expect(e?.kind == .invalidOption && e?.message.contains(field) == true, "\(options): \(String(describing: e))")
+    }
+
+    /// The range's ends run; on gray pixels (saturation has no effect there) with gamma 1
+    /// they follow the formula.
+    @Test(arguments: [
+        ("contrast: 100 saturation: 100 exposure: 10", ColorAdjustmentCalculator.Options(contrast: 100, saturation: 100, exposure: 10)),
+        ("contrast: 100 brightness: -1 exposure: -10", .init(brightness: -1, contrast: 100, exposure: -10)),
+        ("contrast: 0 saturation: 0 brightness: 1", .init(brightness: 1, contrast: 0, saturation: 0)),
+    ])
+    func rangeEndsFollowTheFormula(text: String, o: ColorAdjustmentCalculator.Options) throws {
+        let gray = try TestImages.make(width: 16, height: 16, format: .rgba8) { x, y, c in c == 3 ? 255 : UInt8(y * 16 + x) }
+        let out = try runImageNode("ColorAdjustmentCalculator", "frameflow.ColorAdjustmentCalculatorOptions", text, gray)
+        var worst = 0
+        for y in 0..<16 {
+            for x in 0..<16 {
+                let ref = reference(gray[x, y], o)
+                for c in 0..<3 { worst = max(worst, abs(ref[c] - Int(out[x, y][c]))) }
+            }
+        }
+        #expect(worst <= 2, "worst \(worst)")
+        for g in ["gamma: 100", "gamma: 0.01"] {
+            _ = try runImageNode("ColorAdjustmentCalculator", "frameflow.ColorAdjustmentCalculatorOptions", text + " " + g, gray)
+        }
+    }
+
     func reference(_ p: [UInt8], _ o: ColorAdjustmentCalculator.Options) -> [Int] {
         var c = p[0..<3].map { Double($0) / 255 * pow(2, o.exposure) }
         c = c.map { min(max(($0 - 0.5) * o.contrast + 0.5 + o.brightness, 0), 1) }
@@ -201,6 +263,35 @@ import Testing
 }
 
 @Suite struct ToneMapCalculatorTests {
+    /// Values that trapped in the Double → UInt8 conversion, and curves that are undefined,
+    /// are refused when the graph is built, naming the field.
+    @Test(arguments: [
+        ("linear_white: 1e-308", "linear_white"), ("shoulder_strength: 1e308", "shoulder_strength"),
+        ("shoulder_strength: -1e308", "shoulder_strength"), ("toe_strength: nan", "toe_strength"), ("toe_denominator: 0", "toe_denominator"),
+        ("exposure: 17", "exposure"), ("linear_strength: 0 toe_strength: 0", "toe_strength"),
+        ("toe_numerator: 10 toe_denominator: 0.001", "linear_white"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = optionError("ToneMapCalculator", "frameflow.ToneMapCalculatorOptions", options)
+        #expect(e?.kind == .invalidOption && e?.message.contains(field) == true, "\(options): \(String(describing: e))")
+    }
+
+    /// toe_strength 0 (it trapped: 0/0 at black) is a valid curve: every level follows
+    /// the Hable formula, at 0 its limit C − E/F.
+    @Test func zeroToeStrengthFollowsTheCurve() throws {
+        let img = try TestImages.make(width: 256, height: 1, format: .gray8) { x, _, _ in UInt8(x) }
+        let out = try runImageNode("ToneMapCalculator", "frameflow.ToneMapCalculatorOptions", "toe_strength: 0", img)
+        let (a, b, c, e, f, w) = (0.15, 0.5, 0.1, 0.02, 0.3, 11.2)
+        func h(_ x: Double) -> Double { x == 0 ? c - e / f : (x * (a * x + c * b)) / (x * (a * x + b)) - e / f }
+        for i in 0..<256 {
+            let v = Double(i) / 255
+            let lin = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
+            let mapped = min(max(h(lin) / h(w), 0), 1)
+            let enc = mapped <= 0.0031308 ? mapped * 12.92 : 1.055 * pow(mapped, 1 / 2.4) - 0.055
+            #expect(Int(out[i, 0][0]) == Int((enc * 255).rounded()), "at \(i)")
+        }
+    }
+
     @Test func hableAndACESFollowTheirCurves() throws {
         for curve in ToneMapCalculator.Curve.allCases {
             let o = ToneMapCalculator.Options(curve: curve, exposure: 1)

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowCalculators
 import FrameFlowTesting
 
 enum Photo {
@@ -29,4 +30,44 @@ func maxChannelDifference(_ a: ImageFrame, _ b: ImageFrame, channels: Int = 3) -
         }
     }
     return m
+}
+
+/// A graph file of one `calculator` node on IMAGE streams whose options extension `type`
+/// holds `options`.
+func imageNodeGraph(_ calculator: String, _ type: String, _ options: String) -> String {
+    """
+    input_stream: "in"
+    output_stream: "out"
+    node {
+      calculator: "\(calculator)"
+      input_stream: "IMAGE:in"
+      output_stream: "IMAGE:out"
+      options { [\(type).ext] { \(options) } }
+    }
+    """
+}
+
+/// The first error building `imageNodeGraph(calculator, type, options)` throws, nil if it builds.
+func optionError(_ calculator: String, _ type: String, _ options: String) -> GraphError? {
+    do {
+        _ = try Graph(GraphConfig(parsing: imageNodeGraph(calculator, type, options)), registry: .standard)
+        return nil
+    } catch let e as GraphErrors {
+        return e.errors.first
+    } catch let e as GraphError {
+        return e
+    } catch {
+        return GraphError(.calculatorFailed, "\(error)")
+    }
+}
+
+/// `image` through a graph of one `calculator` node built from text with `options`.
+func runImageNode(_ calculator: String, _ type: String, _ options: String, _ image: ImageFrame) throws -> ImageFrame {
+    let graph = try Graph(GraphConfig(parsing: imageNodeGraph(calculator, type, options)), registry: .standard)
+    let out = try PacketCollector(graph, "out")
+    try graph.start()
+    try graph.send(image, to: "in", at: 0)
+    try graph.closeAllInputStreams()
+    try graph.waitUntilDone()
+    return try out.packets[0].get(ImageFrame.self)
 }

@@ -204,4 +204,34 @@ import Testing
         let outs = try runner.outputs("IMAGE").map { try $0.get(ImageFrame.self).packedBytes() }
         #expect(outs == [[10, 11, 14, 15], [0, 4]])
     }
+
+    /// Values that trapped in the Double → Int conversion (or overflowed `x + width`) are
+    /// refused when the graph is built, naming the field.
+    @Test(arguments: [
+        ("norm_width: 1e308", "norm_width"), ("norm_width: 99999999999999999999", "norm_width"),
+        ("norm_width: 0.5 norm_height: 2", "norm_height"), ("norm_x: -1e300 norm_width: 0.5", "norm_x"),
+        ("width: -1", "width"), ("x: 9223372036854775807 width: 5", "x"), ("height: 2147483647", "height"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = optionError("ImageCroppingCalculator", "mediapipe.ImageCroppingCalculatorOptions", options)
+        #expect(e?.kind == .invalidOption && e?.message.contains(field) == true, "\(options): \(String(describing: e))")
+    }
+
+    /// A RECT packet is any `Rect` (a model's output may be huge or NaN): clamped, no trap.
+    @Test func hugeAndNaNRectsAreClamped() throws {
+        let img = try TestImages.make(width: 4, height: 4, format: .gray8) { x, y, _ in UInt8(y * 4 + x) }
+        let runner = try CalculatorRunner(ImageCroppingCalculator.self, options: .init(), inputs: ["IMAGE:in", "RECT:rect"], outputs: ["IMAGE:out"])
+        let rects = [
+            Rect(x: 1e308, y: -1e308, width: 1e308, height: 1e308), Rect(x: .nan, y: .nan, width: .nan, height: .nan),
+            Rect(x: 2, y: 1, width: .infinity, height: -.infinity),
+        ]
+        for (t, r) in rects.enumerated() {
+            runner.add(img, tag: "IMAGE", at: Timestamp(Int64(t)))
+            runner.add(r, tag: "RECT", at: Timestamp(Int64(t)))
+        }
+        try runner.run()
+        let outs = try runner.outputs("IMAGE").map { try $0.get(ImageFrame.self).packedBytes() }
+        #expect(outs == [[3], [0], [6, 7]])
+        #expect(try ImageCroppingCalculator.crop(img, x: Int.max, y: Int.min, width: Int.max, height: Int.min).packedBytes() == [3])
+    }
 }
