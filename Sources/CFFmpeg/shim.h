@@ -25,5 +25,6 @@ static inline void ff_set_global_header(AVCodecContext *c) { c->flags |= AV_CODE
 static inline int ff_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int ff_avio_flag_write(void) { return AVIO_FLAG_WRITE; }
 static inline int ff_averror_exit(void) { return AVERROR_EXIT; }
+static inline int ff_fmt_flag_custom_io(void) { return AVFMT_FLAG_CUSTOM_IO; }
 
 #endif

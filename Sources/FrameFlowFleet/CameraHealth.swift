@@ -8,7 +8,8 @@ import Foundation
 ///      "frames_out":1517,"dropped":3,"reconnects":1,"last_error":null}
 ///
 /// Counts are totals over every run of the camera since the fleet started; the rates are
-/// those of the last periodic interval (0 before the first periodic report).
+/// those of the last periodic interval (0 before the first periodic report). A fleet with a
+/// broker adds its connection's state (`MQTTLinkHealth`) as a last member, `"mqtt":{…}`.
 public struct CameraHealth: Sendable, Equatable {
     /// Where a camera is in its life.
     public enum State: String, Sendable, CaseIterable {
@@ -42,6 +43,8 @@ public struct CameraHealth: Sendable, Equatable {
     public var reconnects: Int
     /// The last error (or "source ended"), if any.
     public var lastError: String?
+    /// The fleet's broker connection, when it has one (the same for every camera).
+    public var mqtt: MQTTLinkHealth?
 
     /// A report for `camera` in `state` with no frames yet.
     public init(
@@ -80,6 +83,39 @@ public struct CameraHealth: Sendable, Equatable {
         let rate = { (v: Double) in String(format: "%.1f", v.isFinite ? v : 0) }
         return "{\"camera\":\(quoted(camera)),\"state\":\"\(state.rawValue)\",\"fps_in\":\(rate(fpsIn)),\"fps_out\":\(rate(fpsOut)),"
             + "\"frames_in\":\(framesIn),\"frames_out\":\(framesOut),\"dropped\":\(dropped),\"reconnects\":\(reconnects),"
-            + "\"last_error\":\(lastError.map(quoted) ?? "null")}"
+            + "\"last_error\":\(lastError.map(quoted) ?? "null")"
+            + (mqtt.map { m in
+                ",\"mqtt\":{\"connected\":\(m.connected),\"queued\":\(m.queued),\"delivered\":\(m.delivered),\"dropped\":\(m.dropped),"
+                    + "\"lost\":\(m.lost),\"refused\":\(m.refused),\"last_error\":\(m.lastError.map(quoted) ?? "null")}"
+            } ?? "") + "}"
+    }
+}
+
+/// A fleet's broker connection as health lines report it.
+public struct MQTTLinkHealth: Sendable, Equatable {
+    /// Whether the client is connected now.
+    public var connected: Bool
+    /// Messages waiting or not yet acknowledged.
+    public var queued: Int
+    /// Messages the broker took.
+    public var delivered: Int
+    /// Messages dropped because the queue was full (`max_queued`).
+    public var dropped: Int
+    /// QoS 0 messages lost with a broken connection.
+    public var lost: Int
+    /// Messages the client refused (too large, …).
+    public var refused: Int
+    /// The last connection or publishing error.
+    public var lastError: String?
+
+    /// A report of these counts.
+    public init(connected: Bool, queued: Int, delivered: Int, dropped: Int, lost: Int, refused: Int, lastError: String?) {
+        self.connected = connected
+        self.queued = queued
+        self.delivered = delivered
+        self.dropped = dropped
+        self.lost = lost
+        self.refused = refused
+        self.lastError = lastError
     }
 }

@@ -51,6 +51,23 @@ public final class FleetMQTT: Sendable {
         try? client.publish(topic: Self.topic(camera: health.camera, "health"), payload: Data(health.jsonLine.utf8), qos: qos, retain: true)
     }
 
+    /// The connection's state and counts now, for health lines.
+    public var link: MQTTLinkHealth {
+        let s = client.statistics
+        return MQTTLinkHealth(
+            connected: client.isConnected, queued: s.queued + s.inFlight, delivered: s.delivered, dropped: s.dropped, lost: s.lost,
+            refused: s.failed, lastError: s.lastError)
+    }
+
+    /// The warning for what `close` could not deliver (nil when every message was delivered).
+    public static func closingWarning(_ s: MQTTClient.Statistics, broker: String) -> String? {
+        let missed = s.dropped + s.lost + s.unsent + s.failed + s.queued + s.inFlight
+        guard missed > 0 else { return nil }
+        return
+            "warning: MQTT broker \(broker): \(missed) of \(s.accepted) messages not delivered (\(s.unsent + s.queued + s.inFlight) unsent at exit, "
+            + "\(s.dropped) dropped by max_queued, \(s.lost) lost, \(s.failed) refused)" + (s.lastError.map { "; last error: \($0)" } ?? "")
+    }
+
     /// Sends what is queued (waiting at most `timeout` seconds) and disconnects.
     @discardableResult
     public func close(timeout: Double = 2) -> MQTTClient.Statistics { client.close(timeout: timeout) }

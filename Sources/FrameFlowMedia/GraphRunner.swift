@@ -118,9 +118,25 @@ public final class GraphRunner {
         try Self.checkNoOutputIsAnInput(feeds.map(\.spec), destinations.map(\.destination))
         try checkSidePackets(config)
         var sinks: [(String, any PacketSink)] = options.sinks.map { ($0.stream, $0.sink) }
-        for (stream, dest) in destinations {
-            sinks.append((stream, try makeSink(dest, stream: stream, encode: options.encode)))
+        do {
+            for (stream, dest) in destinations {
+                sinks.append((stream, try makeSink(dest, stream: stream, encode: options.encode)))
+            }
+            return try run(feeds: feeds, destinations: destinations, sinks: sinks)
+        } catch {
+            // Whatever failed, no output of this run is left behind or replaces a file (the
+            // sinks a successful run finished are finished already; discarding them is a no-op).
+            for (_, sink) in sinks { sink.discard() }
+            throw error
         }
+    }
+
+    private func run(
+        feeds: [(stream: String, spec: String)], destinations: [(stream: String, destination: String)], sinks: [(String, any PacketSink)]
+    )
+        throws -> Summary
+    {
+        let config = graph.config
         let firstOutputOverride = options.output == nil ? options.sinks.first?.stream : nil
         let sources: [MediaSource]
         do {
@@ -131,11 +147,6 @@ public final class GraphRunner {
             summary.interrupted = true
             lastSummary = summary
             return summary
-        } catch {
-            // Nothing was written: the temporary files go now, not whenever the caller lets go
-            // of the sinks (a fleet retrying a camera keeps them), and no output is replaced.
-            for (_, sink) in sinks { sink.discard() }
-            throw error
         }
 
         let latency = LatencyTracker()
@@ -198,13 +209,7 @@ public final class GraphRunner {
             graph.cancel()
         }
         do { try graph.waitUntilDone() } catch { graphError = graphError ?? error }
-        // Finish every output, whatever happened: files stay playable.
-        var finishError: (any Error)?
-        for (_, sink) in sinks {
-            do { try sink.finish() } catch { finishError = finishError ?? error }
-        }
         if options.progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        if let trace = options.trace { try graph.chromeTrace().write(to: URL(fileURLWithPath: trace)) }
         summary.seconds = Double(monotonicNanoseconds() - started) / 1e9
         summary.framesOut = outCount.current
         (summary.latencyP50, summary.latencyP99) = latency.percentiles()
@@ -212,14 +217,16 @@ public final class GraphRunner {
         summary.dropped += graph.statistics.droppedInQueues
         summary.interrupted = stop.load(ordering: .relaxed)
         lastSummary = summary
+        // A run that failed replaces no file; one that succeeded or was stopped (Ctrl-C,
+        // SIGTERM) completes every output first (flush, trailer, sync), then moves them all into
+        // place, so either all its outputs appear or none does.
         if let e = sinkError.error { throw e }
         if let graphError {
-            if let g = graphError as? GraphError, g.kind == .cancelled, stop.load(ordering: .relaxed) {
-                return summary
-            }
-            throw graphError
+            guard let g = graphError as? GraphError, g.kind == .cancelled, stop.load(ordering: .relaxed) else { throw graphError }
         }
-        if let finishError { throw finishError }
+        for (_, sink) in sinks { try sink.prepare() }
+        for (_, sink) in sinks { try sink.finish() }
+        if let trace = options.trace { try graph.chromeTrace().write(to: URL(fileURLWithPath: trace)) }
         return summary
     }
 

@@ -81,6 +81,8 @@ public final class MediaSource {
     private var finished = false
     private let io: IOInterrupt
     private var decodeErrors = 0
+    /// The I/O for a FIFO or device input; released after `format` is closed.
+    private var pipe: PipeInput?
 
     /// Opens `spec` (see the table above).
     public init(_ spec: String, options: Options = Options(), pool: ImagePool = .shared) throws {
@@ -144,6 +146,12 @@ public final class MediaSource {
         ctx?.pointee.interrupt_callback = AVIOInterruptCB(
             callback: { opaque in Unmanaged<IOInterrupt>.fromOpaque(opaque!).takeUnretainedValue().shouldStop() },
             opaque: Unmanaged.passUnretained(io).toOpaque())
+        if inputFormat == nil, !spec.contains("%"), PipeInput.applies(to: spec) {
+            let p = try PipeInput(path: spec, io: io)
+            ctx?.pointee.pb = p.context
+            ctx?.pointee.flags |= ff_fmt_flag_custom_io()
+            pipe = p
+        }
         io.arm()
         let openResult = avformat_open_input(&ctx, url, inputFormat, &dict)
         io.disarm()

@@ -2,17 +2,26 @@ import Foundation
 import FrameFlow
 
 /// Where a graph output stream goes in `frameflow run`.
+///
+/// A run ends its sinks in two steps so that it either completes every output or replaces
+/// none: `prepare()` on each (everything that can fail: flush, trailer, sync), then `finish()`
+/// on each (making the output visible); on any error, `discard()` on each.
 public protocol PacketSink: AnyObject {
     /// Writes one packet. Called from one thread at a time, in timestamp order.
     func write(_ packet: Packet) throws
-    /// Finishes the output (flush, trailer, close). Called once, also after errors.
+    /// Completes the output without making it visible yet (flush, trailer, close, sync).
+    func prepare() throws
+    /// Finishes the output (after `prepare()`, which it calls if it was not): files are moved
+    /// into place. Called once, after a run that succeeded or was interrupted.
     func finish() throws
-    /// Abandons an output that a run failed to start: removes its temporary files and leaves
-    /// the destination as it was. Called instead of `finish`.
+    /// Abandons the output: removes its temporary files and leaves the destination as it was.
+    /// Called instead of `finish` when the run failed, or after `finish` failed.
     func discard()
 }
 
 extension PacketSink {
+    /// Nothing to complete before `finish`.
+    public func prepare() throws {}
     /// Nothing to remove.
     public func discard() {}
 }
@@ -52,47 +61,57 @@ final class ImageStreamSink: PacketSink {
         if image.format == .grayFloat32 { image = try image.grayFloatToGray8() }
         try file.write(image, at: packet.timestamp)
     }
+    func prepare() throws { try file.prepare() }
     func finish() throws { try file.finish() }
     func discard() { file.discard() }
 }
 
 /// Writes one JSON object per packet, `PacketJSON.object` and a newline, to a hidden
-/// temporary file beside `path` that `finish()` renames into place (an existing file is
-/// replaced only by a finished output).
+/// temporary file beside `path` that `finish()` renames into place once it is synced and
+/// closed (an existing file is replaced only by a finished output; see `OutputFile`).
 public final class JSONLinesSink: PacketSink {
     public let path: String
     let stream: String
     private let temporaryPath: String
-    private let handle: FileHandle
+    private var fd: Int32
     private var finished = false
 
     public init(path: String, stream: String) throws {
         self.path = path
         self.stream = stream
-        let url = URL(fileURLWithPath: path)
-        temporaryPath =
-            url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).frameflow-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl").path
-        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil), let h = FileHandle(forWritingAtPath: temporaryPath) else {
-            throw MediaError(.cannotWrite, path, "cannot write: no such folder or permission denied")
-        }
-        handle = h
+        try OutputFile.checkDestination(path)
+        OutputFile.removeStaleTemporaries(for: path)
+        temporaryPath = OutputFile.temporaryName(for: path)
+        fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MediaError(.cannotWrite, path, "cannot write: \(String(cString: strerror(errno)))") }
     }
 
-    deinit {
-        if !finished {  // never finished: the run did not get that far; leave `path` alone
-            try? handle.close()
-            unlink(temporaryPath)
-        }
-    }
+    deinit { discard() }
 
     public func write(_ packet: Packet) throws {
         guard var line = try PacketJSON.object(packet, stream: stream) else { return }
         line.append(UInt8(ascii: "\n"))
-        do {
-            try handle.write(contentsOf: line)
-        } catch {
-            throw MediaError(.cannotWrite, path, "cannot write: \(error.localizedDescription)")
+        guard fd >= 0 else { throw MediaError(.cannotWrite, path, "the output is already finished") }
+        try line.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                let n = Foundation.write(fd, b.baseAddress! + done, b.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw MediaError(.cannotWrite, path, "cannot write: \(String(cString: strerror(errno)))") }
+                done += n
+            }
+        }
+    }
+
+    /// Syncs and closes the temporary file, checking both.
+    public func prepare() throws {
+        guard fd >= 0 else { return }
+        let synced = fsync(fd) == 0 ? nil : String(cString: strerror(errno))
+        let closed = close(fd) == 0 ? nil : String(cString: strerror(errno))
+        fd = -1
+        if let why = synced ?? closed {
+            discard()
+            throw MediaError(.cannotWrite, path, "cannot write (syncing to disk): \(why)")
         }
     }
 
@@ -100,18 +119,15 @@ public final class JSONLinesSink: PacketSink {
     public func discard() {
         guard !finished else { return }
         finished = true
-        try? handle.close()
+        if fd >= 0 { close(fd) }
+        fd = -1
         unlink(temporaryPath)
     }
 
     public func finish() throws {
         guard !finished else { return }
+        try prepare()
         finished = true
-        try handle.close()
-        guard rename(temporaryPath, path) == 0 else {
-            let why = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw MediaError(.cannotWrite, path, "cannot write (moving the finished output into place): \(why)")
-        }
+        try OutputFile.moveIntoPlace([(temporaryPath, path)])
     }
 }

@@ -26,11 +26,12 @@ public struct EncodeOptions: Sendable {
 /// | `.png`, `.jpg` | image (`%04d` in the name: one file per frame; otherwise the newest frame) | PNG / JPEG |
 ///
 /// The output is written to a hidden temporary file beside `path` (made when the sink is
-/// made, so an unwritable folder fails before any decoding starts) and renamed into place by
-/// `finish()`, which flushes the encoder and writes the trailer: the file is playable even when
-/// the run stopped early, and an existing file at `path` is replaced only by a finished output
-/// with at least one frame. A sink dropped without a frame, or whose output failed (disk
-/// full), leaves an existing file at `path` as it was.
+/// made, so an unwritable folder fails before any decoding starts). `prepare()` flushes the
+/// encoder, writes the trailer, closes and syncs the file, checking every step; `finish()`
+/// then renames it into place. Any error, `discard()`, or a sink dropped unfinished removes the
+/// temporaries and leaves whatever is at `path` as it was; an output without a frame replaces
+/// nothing. Destinations that are not regular files (devices, FIFOs) and extensions FrameFlow
+/// does not encode are refused when the sink is made.
 public final class VideoFileSink {
     public let path: String
     /// Where frames go until `finish()` renames them to `path` (a pattern for sequences).
@@ -43,7 +44,12 @@ public final class VideoFileSink {
     private let options: EncodeOptions
     private let scaler = Scaler()
     private var lastPts: Int64 = Int64.min
+    /// Set by `prepare()` (or a failure): nothing more is written.
+    private var closed = false
+    /// Set by `finish()` and `discard()`: the temporaries are gone, renamed or removed.
     private var finished = false
+    /// Packets handed to the muxer: for a sequence, the number of frame files it made.
+    private var packetsMuxed = 0
     private let isImage: Bool
     private let isSequence: Bool
     private let ext: String
@@ -56,11 +62,17 @@ public final class VideoFileSink {
         ext = (path as NSString).pathExtension.lowercased()
         isImage = ["png", "jpg", "jpeg"].contains(ext)
         isSequence = isImage && path.contains("%")
-        temporaryPath = Self.temporaryName(for: path)
+        guard Self.extensions.contains(ext) else {
+            let named = ext.isEmpty ? "has no extension" : "has the extension '.\(ext)', which FrameFlow does not write"
+            throw MediaError(.unsupportedOutput, path, "\(named); use .mp4, .mov, .mkv, .webm, .avi, .png or .jpg (or .jsonl for other streams)")
+        }
+        try OutputFile.checkDestination(isSequence ? "" : path)
+        OutputFile.removeStaleTemporaries(for: path)
+        temporaryPath = OutputFile.temporaryName(for: path)
         _ = FFmpegLibrary.ready
         let formatName: String? = isImage ? "image2" : nil
         guard let fmt = av_guess_format(formatName, path, nil) else {
-            throw MediaError(.unsupportedOutput, path, "unknown output type '.\(ext)' (use .mp4, .mov, .mkv, .webm, .avi, .png or .jpg)")
+            throw MediaError(.unsupportedOutput, path, "FFmpeg has no muxer for '.\(ext)'")
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&ctx, fmt, nil, temporaryPath), path, "cannot create the output")
@@ -84,17 +96,8 @@ public final class VideoFileSink {
         }
     }
 
-    /// `dir/.name.frameflow-PID-N.ext`: hidden, unique in this process, same folder (so the
-    /// final rename is atomic) and same extension (FFmpeg picks the muxer by it).
-    private static func temporaryName(for path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        let n = temporaryCounter.add(1)
-        let name = ".\(url.lastPathComponent).frameflow-\(getpid())-\(n).\(url.pathExtension)"
-        let dir = (path as NSString).deletingLastPathComponent
-        return dir.isEmpty ? name : (dir as NSString).appendingPathComponent(name)
-    }
-
-    private static let temporaryCounter = AtomicCounter()
+    /// The extensions FrameFlow encodes (the table above).
+    static let extensions: Set<String> = ["mp4", "mov", "mkv", "webm", "avi", "png", "jpg", "jpeg"]
 
     /// The file name of frame `number` of a `%d` pattern, as FFmpeg's image muxer forms it.
     private static func frameName(_ pattern: String, _ number: Int) -> String? {
@@ -103,37 +106,22 @@ public final class VideoFileSink {
         return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Moves the finished temporary output to `path` (each frame's file for a sequence).
-    private func moveIntoPlace() throws {
-        let pairs: [(String, String)]
-        if isSequence {
-            // The image muxer numbers frames from 1.
-            pairs = (1...max(1, framesWritten)).compactMap { i in
-                Self.frameName(temporaryPath, i).flatMap { t in Self.frameName(path, i).map { (t, $0) } }
-            }
-        } else {
-            pairs = [(temporaryPath, path)]
-        }
-        for (from, to) in pairs where rename(from, to) != 0 {
-            let why = String(cString: strerror(errno))
-            removeTemporary()
-            throw MediaError(.cannotWrite, to, "cannot write (moving the finished output into place): \(why)")
+    /// The temporary files written so far and where each goes (one per frame for a sequence;
+    /// the image muxer numbers frames from 1).
+    private func files() -> [(from: String, to: String)] {
+        guard isSequence else { return [(temporaryPath, path)] }
+        return (0..<packetsMuxed + 1).compactMap { i in
+            Self.frameName(temporaryPath, i + 1).flatMap { t in Self.frameName(path, i + 1).map { (t, $0) } }
         }
     }
 
     /// Deletes what was written to the temporary name(s); `path` is never touched.
     private func removeTemporary() {
-        if isSequence {
-            for i in 1...max(1, framesWritten) {
-                if let t = Self.frameName(temporaryPath, i) { unlink(t) }
-            }
-        } else {
-            unlink(temporaryPath)
-        }
+        for (t, _) in files() { unlink(t) }
     }
 
     deinit {
-        if !finished { try? finish() }
+        discard()
         var f = frame
         av_frame_free(&f)
         var p = packet
@@ -203,7 +191,7 @@ public final class VideoFileSink {
 
     /// Encodes `image` at `timestamp`. Images of another size than the first are scaled to it.
     public func write(_ image: ImageFrame, at timestamp: Timestamp) throws {
-        guard !finished else { throw MediaError(.cannotWrite, path, "the output is already finished") }
+        guard !closed else { throw MediaError(.cannotWrite, path, "the output is already finished") }
         if codec == nil { try openEncoder(width: image.width, height: image.height, gray: image.format == .gray8) }
         guard let c = codec, let f = frame else { return }
         try check(av_frame_make_writable(f), path, "encoder frame")
@@ -242,6 +230,7 @@ public final class VideoFileSink {
             av_packet_rescale_ts(p, c.pointee.time_base, stream!.pointee.time_base)
             p.pointee.stream_index = stream!.pointee.index
             let w = av_interleaved_write_frame(format, p)
+            packetsMuxed += 1
             if w < 0 { throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(w))", code: w) }
             // Buffered I/O reports a failed write (disk full, file-size limit) in the context.
             if let pb = format?.pointee.pb, pb.pointee.error < 0 {
@@ -250,41 +239,59 @@ public final class VideoFileSink {
         }
     }
 
-    /// Flushes the encoder, writes the trailer, closes the file and renames it to `path`.
-    /// Safe to call twice.
     /// Abandons the output: closes and removes the temporary file(s); `path` is left as it was.
     public func discard() {
         guard !finished else { return }
         finished = true
-        if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
+        closed = true
+        closeFile()
         removeTemporary()
     }
 
-    public func finish() throws {
-        guard !finished else { return }
-        finished = true
-        guard let c = codec else {
-            // Nothing was written: no empty, unplayable file, and whatever was at `path` stays.
-            if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
-            removeTemporary()
-            return
-        }
+    /// Completes the output without making it visible: flushes the encoder, writes the
+    /// trailer, closes the file and syncs it to disk, checking each step. On an error the
+    /// temporaries are removed and `finish()` will not replace `path`. Safe to call twice.
+    public func prepare() throws {
+        guard !closed else { return }
+        closed = true
+        guard let c = codec else { return }  // nothing written: `finish` replaces nothing
         do {
             avcodec_send_frame(c, nil)
             try drain()
             let t = av_write_trailer(format)
             if t < 0 { throw MediaError(.cannotWrite, path, "cannot write (finishing the file): \(ffmpegMessage(t))", code: t) }
+            if let format, let pb = format.pointee.pb, !isImage, pb.pointee.error < 0 {
+                throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(pb.pointee.error))", code: pb.pointee.error)
+            }
             if let format, format.pointee.pb != nil, !isImage {
                 let r = avio_closep(&format.pointee.pb)
                 if r < 0 { throw MediaError(.cannotWrite, path, "cannot write (closing the file): \(ffmpegMessage(r))", code: r) }
             }
+            for (t, _) in files() where !isSequence || access(t, F_OK) == 0 {
+                try OutputFile.sync(t, reportingAs: path)
+            }
         } catch {
-            if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
-            // A failed output (disk full) never replaces an existing file; as a new file it
-            // keeps what was written, which players read up to the failure.
-            if isSequence || access(path, F_OK) == 0 || rename(temporaryPath, path) != 0 { removeTemporary() }
+            discard()
             throw error
         }
-        try moveIntoPlace()
+    }
+
+    /// `prepare()`, then renames the output into place (every frame of a sequence). An output
+    /// without a frame replaces nothing. Safe to call twice.
+    public func finish() throws {
+        guard !finished else { return }
+        try prepare()
+        finished = true
+        guard codec != nil else {
+            removeTemporary()
+            return
+        }
+        var pairs = files()
+        if isSequence { pairs = pairs.filter { access($0.from, F_OK) == 0 } }
+        try OutputFile.moveIntoPlace(pairs)
+    }
+
+    private func closeFile() {
+        if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
     }
 }

@@ -35,7 +35,9 @@ import Foundation
     // One broker connection for every camera: outputs `to: "mqtt"`, and health, retained.
     let mqtt = try config.mqtt.map { try FleetMQTT(settings: $0) }
     options.makeMQTTSink = mqtt?.sink
-    let fleet = FleetRunner(config: config, registry: registry, options: options) { health in
+    let fleet = FleetRunner(config: config, registry: registry, options: options) { report in
+        var health = report
+        health.mqtt = mqtt?.link
         FileHandle.standardOutput.write(Data((health.jsonLine + "\n").utf8))
         mqtt?.publish(health)
     }
@@ -53,14 +55,8 @@ import Foundation
     defer { signalSources.forEach { $0.cancel() } }
     if fleet.cameras.isEmpty { FileHandle.standardError.write(Data("warning: no camera in \(args[0]) for shard \(options.shard)\n".utf8)) }
     let final = fleet.run()
-    if let mqtt {
-        let stats = mqtt.close(timeout: 5)
-        if stats.queued + stats.inFlight + stats.dropped + stats.lost > 0 {
-            FileHandle.standardError.write(
-                Data(
-                    "warning: MQTT \(mqtt.client.broker): \(stats.delivered) delivered, \(stats.queued + stats.inFlight) not sent, \(stats.dropped + stats.lost) lost\n"
-                        .utf8))
-        }
+    if let mqtt, let warning = FleetMQTT.closingWarning(mqtt.close(timeout: 5), broker: mqtt.client.broker) {
+        FileHandle.standardError.write(Data((warning + "\n").utf8))
     }
     let failed = final.filter { $0.state == .failed }
     for h in failed { FileHandle.standardError.write(Data("camera '\(h.camera)' failed: \(h.lastError ?? "")\n".utf8)) }

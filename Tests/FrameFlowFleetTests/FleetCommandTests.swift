@@ -98,4 +98,28 @@ import Testing
         #expect(c.health.last { $0["camera"] as? String == "b" }?["state"] as? String == "failed")
         #expect(c.errors.contains("camera 'b' failed"), "\(c.errors)")
     }
+
+    /// With no broker, the fleet runs on; every health line carries the connection's state and
+    /// its queue, and the messages not delivered at exit are a warning with their count.
+    @Test func mqttStateIsInTheHealthLinesAndLossesAreWarned() throws {
+        let dir = try temporaryFolder("fleet-cli-mqtt-down")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
+        let port = try LoopbackPort.free()
+        try """
+        mqtt { host: "127.0.0.1" port: \(port) qos: 1 }
+        camera { name: "a" source: "testsrc:64x48@30" graph: "pass.pbtxt" output { stream: "output_video" to: "mqtt" } }
+        """.write(to: dir.appendingPathComponent("site.fleet"), atomically: true, encoding: .utf8)
+        let c = try Command(["fleet", "site.fleet", "--health-interval", "0.5", "--duration", "2"], in: dir)
+        defer { if c.process.isRunning { kill(c.process.processIdentifier, SIGKILL) } }
+        #expect(c.wait() == 0, "\(c.errors)")
+        let last = try #require(c.health.last)
+        let mqtt = try #require(last["mqtt"] as? [String: Any], "\(last)")
+        #expect(mqtt["connected"] as? Bool == false)
+        let queued = try #require(mqtt["queued"] as? Int)
+        let framesOut = try #require(last["frames_out"] as? Int)
+        #expect(queued >= framesOut && framesOut > 10, "every frame out waits: \(queued) queued, \(framesOut) out")
+        #expect((mqtt["last_error"] as? String)?.contains("refused") == true, "\(mqtt)")
+        #expect(c.errors.contains("messages not delivered") && c.errors.contains("unsent at exit"), "\(c.errors)")
+    }
 }

@@ -21,9 +21,9 @@ final class FailingImageCalculator: Calculator {
 }
 
 @Suite(.serialized) struct FaultTests {
-    /// A calculator throws at a random frame: the error names it, the run stops, and the
-    /// frames written before it are in a finished, playable file.
-    @Test func calculatorFailureFinalizesOutputs() throws {
+    /// A calculator throws at a random frame: the error names it, the run stops, and the run
+    /// leaves no output and no temporary file (a failed run replaces nothing).
+    @Test func calculatorFailureLeavesNoOutput() throws {
         var o = FailingImageCalculator.Options()
         o.failAt = 5 + Int.random(in: 0..<30)
         let graph = try Graph {
@@ -37,8 +37,9 @@ final class FailingImageCalculator: Calculator {
         let runner = GraphRunner(graph: graph, options: r)
         let e = #expect(throws: GraphError.self) { try runner.run() }
         #expect(e?.node == "flaky" && e?.description.contains("sensor glitch") == true)
-        let written = try MediaFixtures.probe(r.output!).frames
-        #expect(written == o.failAt - 1, "frames before the failure: \(written), expected \(o.failAt - 1)")
+        #expect(!FileManager.default.fileExists(atPath: r.output!), "a failed run leaves no output")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: MediaFixtures.directory).filter { $0.hasPrefix(".fault.mp4") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
         #expect(runner.lastSummary?.framesOut == o.failAt - 1)
     }
 
@@ -48,7 +49,7 @@ final class FailingImageCalculator: Calculator {
     static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 
     /// The output stops being writable (a file-size limit): a clear error, a non-zero exit,
-    /// and what was written stays readable.
+    /// and neither the output nor a temporary is left.
     @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's runtime cannot start under ulimit -f"))
     func fullOutputIsAClearError() throws {
         let out = MediaFixtures.path("limited.mkv")
@@ -59,10 +60,11 @@ final class FailingImageCalculator: Calculator {
                 "-c",
                 "ulimit -f 200; exec \(CommandLineTests.binary) run Graphs/edge_detection_mobile_gpu.pbtxt --input testsrc:320x240@30 --frames 300 --crf 0 --output \(out)",
             ])
-        #expect(p.terminationStatus != 0)
+        #expect(p.terminationStatus == 1)
         #expect(p.terminationReason == .exit, "an error exit, not a signal")
         #expect(text.contains(out) && text.contains("cannot write"), "\(text)")
-        let frames = try MediaFixtures.probe(out).frames
-        #expect(frames > 0, "frames written before the limit stay readable")
+        #expect(!FileManager.default.fileExists(atPath: out), "a failed output is not left under its name")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: MediaFixtures.directory).filter { $0.hasPrefix(".limited.mkv") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
     }
 }
