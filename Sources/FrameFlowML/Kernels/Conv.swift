@@ -62,7 +62,7 @@ enum Conv {
                 out[i] = (input[i] - ek) / strides[i] + 1
             } else {
                 let span = input[i] + pads[i] + pads[i + d] - ek
-                out[i] = ceil ? Int((Double(span) / Double(strides[i])).rounded(.up)) + 1 : span / strides[i] + 1
+                out[i] = (ceil && span % strides[i] > 0 ? span / strides[i] + 1 : span / strides[i]) + 1  // integer ⌈span / stride⌉ (strides > 0)
                 // With ceil mode the last window must start inside the input or left padding.
                 if ceil && (out[i] - 1) * strides[i] >= input[i] + pads[i] { out[i] -= 1 }
             }

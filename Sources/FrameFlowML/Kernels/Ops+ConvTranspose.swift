@@ -36,7 +36,7 @@ extension Ops {
                 let o = requested.count == d ? requested[i] : requested[i + 2]
                 let total = full - o
                 // Floor division, as ONNX's reference computes it (totals can be negative).
-                let half = Int((Double(total) / 2).rounded(.down))
+                let half = total >> 1  // ⌊total / 2⌋, negative totals included
                 if auto == "SAME_UPPER" { pads[i] = half; pads[i + d] = total - half } else { pads[i] = total - half; pads[i + d] = half }
                 outSpatial[i] = o
             } else if auto == "SAME_UPPER" || auto == "SAME_LOWER" {

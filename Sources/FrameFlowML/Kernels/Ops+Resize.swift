@@ -209,10 +209,10 @@ extension Ops {
             let s = source(i, d)
             let k: Int
             switch nearestMode {
-            case "floor": k = Int(s.rounded(.down))
-            case "ceil": k = Int(s.rounded(.up))
-            case "round_prefer_ceil": k = Int((s + 0.5).rounded(.down))
-            default: k = s == s.rounded(.down) + 0.5 ? Int(s.rounded(.down)) : Int(s.rounded())
+            case "floor": k = Int(saturating: s.rounded(.down))
+            case "ceil": k = Int(saturating: s.rounded(.up))
+            case "round_prefer_ceil": k = Int(saturating: (s + 0.5).rounded(.down))
+            default: k = s == s.rounded(.down) + 0.5 ? Int(saturating: s.rounded(.down)) : Int(saturating: s.rounded())
             }
             return min(max(k, 0), x.shape[d] - 1)
         }
@@ -244,7 +244,7 @@ extension Ops {
                     t.append(cubicTaps(s, length: len, a: cubicA, excludeOutside: excludeOutside))
                 } else {
                     let sc = min(max(s, 0), Float(len - 1))
-                    let lo = Int(sc.rounded(.down)), hi = min(lo + 1, len - 1)
+                    let lo = Int(saturating: sc.rounded(.down)), hi = min(lo + 1, len - 1)
                     let f = sc - Float(lo)
                     t.append(f == 0 || lo == hi ? [(lo, Float(1))] : [(lo, 1 - f), (hi, f)])
                 }

@@ -97,7 +97,7 @@ extension NHWC {
             let scale = alignCorners && outLen > 1 ? Float(inLen - 1) / Float(outLen - 1) : Float(inLen) / Float(outLen)
             return (0..<outLen).map { o in
                 let s = halfPixelCenters ? (Float(o) + 0.5) * scale - 0.5 : Float(o) * scale
-                let lo = max(Int(s.rounded(.down)), 0), hi = min(Int(s.rounded(.up)), inLen - 1)
+                let lo = max(Int(saturating: s.rounded(.down)), 0), hi = min(Int(saturating: s.rounded(.up)), inLen - 1)
                 return (lo, hi, s - Float(lo))
             }
         }

@@ -51,8 +51,8 @@ extension Ops {
                 case "zeros": return 0
                 case "border": (yy, xx) = (min(max(yy, 0), H - 1), min(max(xx, 0), W - 1))
                 default:
-                    yy = Int(pad(Double(yy), H).rounded())
-                    xx = Int(pad(Double(xx), W).rounded())
+                    yy = Int(saturating: pad(Double(yy), H).rounded())
+                    xx = Int(saturating: pad(Double(xx), W).rounded())
                 }
             }
             return v[base + yy * W + xx]
@@ -72,7 +72,7 @@ extension Ops {
                         let value: Double
                         switch mode {
                         case "nearest":
-                            value = pixel(base, Int(py.rounded(.toNearestOrEven)), Int(px.rounded(.toNearestOrEven)))
+                            value = pixel(base, Int(saturating: py.rounded(.toNearestOrEven)), Int(saturating: px.rounded(.toNearestOrEven)))
                         case "bicubic", "cubic":
                             let (fx, fy) = (px.rounded(.down), py.rounded(.down))
                             let (wx, wy) = (Ops.keysWeights(px - fx, a: -0.75), Ops.keysWeights(py - fy, a: -0.75))

@@ -32,7 +32,7 @@ extension Ops {
             for i in 0..<inner {
                 let value = idx[o * inner + i]
                 // A NaN or huge index (untrusted) is out of range, not a trapping conversion.
-                var k = abs(value) < Double(1 << 40) ? Int(value.rounded(.towardZero)) : depth
+                var k = abs(value) < Double(1 << 40) ? Int(value.rounded(.towardZero)) : depth  // checked: |value| < 2⁴⁰, not NaN
                 if k < 0 { k += depth }
                 if k >= 0 && k < depth { out[(o * depth + k) * inner + i] = on }
             }

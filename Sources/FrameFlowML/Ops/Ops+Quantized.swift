@@ -20,12 +20,12 @@ extension Ops {
             let a = try shifted(try Ops.need(ins, 0), zeroPoint: ins.count > 2 ? ins[2] : nil, axis: -2)
             let b = try shifted(try Ops.need(ins, 1), zeroPoint: ins.count > 3 ? ins[3] : nil, axis: -1)
             let y = try Ops.matmul(a, b)
-            return [Tensor(shape: y.shape, ints: y.floats.map { Int64($0.rounded()) }, type: .int32)]
+            return [Tensor(shape: y.shape, ints: y.floats.map { Int64(saturating: $0.rounded()) }, type: .int32)]
         case "ConvInteger":
             let x = try shifted(try Ops.need(ins, 0), zeroPoint: ins.count > 2 ? ins[2] : nil, axis: 1)
             let w = try shifted(try Ops.need(ins, 1), zeroPoint: ins.count > 3 ? ins[3] : nil, axis: 0)
             let y = try convolve(n, x, w)
-            return [Tensor(shape: y.shape, ints: y.floats.map { Int64($0.rounded()) }, type: .int32)]
+            return [Tensor(shape: y.shape, ints: y.floats.map { Int64(saturating: $0.rounded()) }, type: .int32)]
         case "QLinearMatMul":
             guard ins.count >= 8 else { throw ModelError("QLinearMatMul needs 8 inputs, got \(ins.count)") }
             let a = try shifted(try Ops.need(ins, 0), zeroPoint: ins[2], axis: -2)
@@ -58,7 +58,9 @@ extension Ops {
             let lo = min(0, v.min() ?? 0), hi = max(0, v.max() ?? 0)
             let scale = (hi - lo) / 255
             let zero = scale == 0 ? 0 : min(max((-lo / scale).rounded(.toNearestOrEven), 0), 255)
-            let y = v.map { scale == 0 ? Int64(zero) : Int64(min(max(($0 / scale).rounded(.toNearestOrEven) + zero, 0), 255)) }
+            let y = v.map {
+                scale == 0 ? Int64(saturating: zero) : Int64(saturating: min(max(($0 / scale).rounded(.toNearestOrEven) + zero, 0), 255))
+            }
             return [
                 Tensor(shape: x.shape, ints: y, type: .uint8), Tensor(shape: [], floats: [scale]),
                 Tensor(shape: [], ints: [Int64(zero)], type: .uint8),
@@ -102,7 +104,9 @@ extension Ops {
     static func requantize(_ acc: Tensor, multiplier: (Int) -> Float, zeroPoint: Tensor) throws -> Tensor {
         guard let zp = values(zeroPoint).first else { throw ModelError("missing zero point") }
         let (lo, hi): (Float, Float) = zeroPoint.type == .int8 ? (-128, 127) : (0, 255)
-        let y = acc.floats.indices.map { i in Int64(min(max((acc.floats[i] * multiplier(i)).rounded(.toNearestOrEven) + Float(zp), lo), hi)) }
+        let y = acc.floats.indices.map { i in
+            Int64(saturating: min(max((acc.floats[i] * multiplier(i)).rounded(.toNearestOrEven) + Float(zp), lo), hi))
+        }
         return Tensor(shape: acc.shape, ints: y, type: zeroPoint.type)
     }
 

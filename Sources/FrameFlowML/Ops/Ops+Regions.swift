@@ -98,7 +98,8 @@ extension Ops {
                 throw ModelError("RoiAlign region \(k) is \(rw) × \(rh) pixels")
             }
             let (bw, bh) = (rw / Double(ow), rh / Double(oh))
-            let gh = ratio > 0 ? ratio : Int((rh / Double(oh)).rounded(.up)), gw = ratio > 0 ? ratio : Int((rw / Double(ow)).rounded(.up))
+            let gh = ratio > 0 ? ratio : Int(saturating: (rh / Double(oh)).rounded(.up)),
+                gw = ratio > 0 ? ratio : Int(saturating: (rw / Double(ow)).rounded(.up))
             let samples = Double(max(gh * gw, 1))
             for c in 0..<C {
                 let base = (b * C + c) * H * W

@@ -142,7 +142,7 @@ enum Ops {
         case .bool: return Tensor(shape: shape, ints: v.map { $0 != 0 ? 1 : 0 }, type: .bool)
         default:
             return Tensor(
-                shape: shape, ints: v.map { $0.isNaN ? 0 : $0 >= 9.2e18 ? .max : $0 <= -9.2e18 ? .min : Int64($0.rounded(.towardZero)) }, type: type)
+                shape: shape, ints: v.map { Int64(saturating: $0) }, type: type)
         }
     }
 

@@ -88,12 +88,7 @@ public struct ModelError: Error, Sendable, CustomStringConvertible {
 
 /// Float → Int64 toward zero without trapping: NaN → 0, out-of-range values saturate.
 /// Model files are untrusted input; a conversion must never crash.
-@inline(__always) func toInt64(_ f: Float) -> Int64 {
-    if f.isNaN { return 0 }
-    if f >= 9.2233715e18 { return Int64.max }
-    if f <= -9.2233715e18 { return Int64.min }
-    return Int64(f.rounded(.towardZero))
-}
+@inline(__always) func toInt64(_ f: Float) -> Int64 { Int64(saturating: f) }
 
 /// Sizes computed from a model's values (shapes, pads, scales, repeats, indices) are
 /// untrusted: these turn overflow, negative sizes and sizes over
