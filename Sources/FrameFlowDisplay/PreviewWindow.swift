@@ -134,11 +134,12 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
             return ((0, 0, iw, ih), (0, 0, ww, wh))
         case .fit:
             let s = min(Double(ww) / Double(iw), Double(wh) / Double(ih))
-            let dw = Int((Double(iw) * s).rounded()), dh = Int((Double(ih) * s).rounded())
+            let dw = Int(saturating: (Double(iw) * s).rounded()), dh = Int(saturating: (Double(ih) * s).rounded())
             return ((0, 0, iw, ih), ((ww - dw) / 2, (wh - dh) / 2, dw, dh))
         case .fill:
             let s = max(Double(ww) / Double(iw), Double(wh) / Double(ih))
-            let sw = Int((Double(ww) / s).rounded()), sh = Int((Double(wh) / s).rounded())
+            // A 0×0 window (minimised) makes s 0 and these NaN: 0.
+            let sw = Int(saturating: (Double(ww) / s).rounded()), sh = Int(saturating: (Double(wh) / s).rounded())
             return (((iw - sw) / 2, (ih - sh) / 2, sw, sh), (0, 0, ww, wh))
         }
     }
@@ -150,8 +151,8 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
             var w: Int32 = 0, h: Int32 = 0
             SDL_GetRendererOutputSize(renderer, &w, &h)
             let l = Self.layout(image: (image.width, image.height), window: (Int(w), Int(h)), mode: scaleMode)
-            var src = SDL_Rect(x: Int32(l.src.0), y: Int32(l.src.1), w: Int32(l.src.2), h: Int32(l.src.3))
-            var dst = SDL_Rect(x: Int32(l.dst.0), y: Int32(l.dst.1), w: Int32(l.dst.2), h: Int32(l.dst.3))
+            var src = SDL_Rect(x: Int32(clamping: l.src.0), y: Int32(clamping: l.src.1), w: Int32(clamping: l.src.2), h: Int32(clamping: l.src.3))
+            var dst = SDL_Rect(x: Int32(clamping: l.dst.0), y: Int32(clamping: l.dst.1), w: Int32(clamping: l.dst.2), h: Int32(clamping: l.dst.3))
             SDL_RenderCopy(renderer, tex, &src, &dst)
         }
         SDL_RenderPresent(renderer)

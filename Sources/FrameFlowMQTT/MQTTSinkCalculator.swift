@@ -11,7 +11,8 @@ import FrameFlowMedia
 /// topic_prefix ("" = `frameflow/<node name>`), qos (1), retain (false), client_id
 /// ("" = `frameflow-<host name>-<pid>`), keepalive (30), max_queued (10000),
 /// flush_timeout (2 seconds), username (""), password_env ("": the name of an environment
-/// variable holding the password, so that graph files carry no secret) }.
+/// variable holding the password, so that graph files carry no secret) }. Ranges: port
+/// 1…65535, qos 0…2, keepalive 0…65535, max_queued 1…10000000, flush_timeout 0…3600.
 ///
 /// Nodes naming the same host, port and client id share one connection (`MQTTSharedClients`).
 /// Publishing never waits for the broker: a broker that is unreachable or goes away is not an
@@ -81,9 +82,10 @@ public final class MQTTSinkCalculator: Calculator {
             if !passwordEnv.isEmpty && ProcessInfo.processInfo.environment[passwordEnv] == nil {
                 throw GraphError(.invalidOption, "MQTT option password_env: the environment variable \(passwordEnv) is not set")
             }
-            guard flushTimeout >= 0, flushTimeout.isFinite else {
-                throw GraphError(.invalidOption, "MQTT option flush_timeout: must be ≥ 0 seconds (got \(flushTimeout))")
+            guard flushTimeout >= 0, flushTimeout <= 3600 else {
+                throw GraphError(.invalidOption, "MQTT option flush_timeout: must be 0…3600 seconds (got \(flushTimeout))")
             }
+            try OptionCheck.range(maxQueued, 1...10_000_000, "max_queued")
         }
     }
 

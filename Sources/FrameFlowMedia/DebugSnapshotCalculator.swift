@@ -9,8 +9,8 @@ import FrameFlow
 ///   - `IMAGE`: `ImageFrame`.
 /// Outputs:
 ///   - `IMAGE`: the same packets (optional).
-/// Options: `frameflow.DebugSnapshotCalculatorOptions` { folder ("debug"), every_n (30),
-/// tag ("snapshot") }.
+/// Options: `frameflow.DebugSnapshotCalculatorOptions` { folder ("debug"), every_n (30;
+/// 1…1000000000), tag ("snapshot") }.
 ///
 /// Example usage:
 /// ```
@@ -28,6 +28,9 @@ public final class DebugSnapshotCalculator: Calculator {
         public var everyN = 30
         public var tag = "snapshot"
         public init() {}
+
+        /// The header's range.
+        public func validate() throws { try OptionCheck.range(everyN, 1...1_000_000_000, "every_n") }
     }
 
     public static let contract = CalculatorContract(
@@ -39,12 +42,12 @@ public final class DebugSnapshotCalculator: Calculator {
     public private(set) var written: [String] = []
 
     public init(options: Options) throws {
-        guard options.everyN >= 1 else { throw GraphError(.invalidOption, "every_n must be ≥ 1") }
+        try options.validate()
         self.options = options
     }
 
     public func update(options: Options) throws {
-        guard options.everyN >= 1 else { throw GraphError(.invalidOption, "every_n must be ≥ 1") }
+        try options.validate()
         self.options = options
     }
 

@@ -80,7 +80,8 @@ import Testing
 
     @Test(arguments: [
         ("port: 0", "port"), ("qos: 3", "qos"), ("topic_prefix: \"a/#\"", "wildcards"), ("host: \"\"", "host"),
-        ("max_queued: 0", "max_queued"), ("flush_timeout: -1", "flush_timeout"),
+        ("max_queued: 0", "max_queued"), ("flush_timeout: -1", "flush_timeout"), ("flush_timeout: 1e308", "flush_timeout"),
+        ("max_queued: 9223372036854775807", "max_queued"),
         ("username: \"cam\" password_env: \"FRAMEFLOW_TEST_UNSET_VARIABLE\"", "FRAMEFLOW_TEST_UNSET_VARIABLE is not set"),
         ("password_env: \"HOME\"", "needs a username"),
     ])

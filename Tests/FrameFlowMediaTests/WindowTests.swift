@@ -92,5 +92,8 @@ import Testing
         #expect(fit == [0, 0, 320, 240, 0, 120, 320, 240])
         #expect(fill == [0, 60, 320, 120, 0, 0, 320, 120])
         #expect(stretch == [0, 0, 320, 240, 0, 0, 100, 100])
+        // A minimised (0×0) window: nothing to show, no trap on 0 / 0.
+        #expect(flat(PreviewWindow.layout(image: (320, 240), window: (0, 0), mode: .fill)) == [160, 120, 0, 0, 0, 0, 0, 0])
+        #expect(flat(PreviewWindow.layout(image: (320, 240), window: (0, 0), mode: .fit)) == [0, 0, 320, 240, 0, 0, 0, 0])
     }
 }

@@ -18,7 +18,9 @@ import FrameFlowCalculators
 /// Inputs:
 ///   - `IMAGE`: `ImageFrame` (any 8-bit format; converted to RGB, or gray with `color: "gray"`).
 ///   - `NORM_RECT` (optional): `NormalizedRect`, the region (rotation in radians, clockwise);
-///     a rect of zero width and height produces nothing for that timestamp.
+///     a rect of zero width and height produces nothing for that timestamp; one with a value
+///     that is not finite, a centre or size beyond ±100 (image sizes) or a rotation beyond
+///     ±10000 rad is an error.
 /// Outputs:
 ///   - `TENSORS`: `[Tensor]` with one tensor `[1, H, W, C]` (`[1, C, H, W]` with
 ///     `layout: "nchw"`): float32 for a float range, int8 / uint8 for an int / uint range.
@@ -38,6 +40,12 @@ import FrameFlowCalculators
 /// bars black) and interpolation (BILINEAR | AREA: OpenCV's resize with INTER_AREA, for photos
 /// shrunk to a small tensor; with an unrotated NORM_RECT, area averaging of the region, see
 /// `areaSample`).
+///
+/// Ranges (checked when the graph is built): output_tensor_width and _height 0…8192, and the
+/// tensor (width × height × channels, the image's size where 0) at most
+/// `ResourceLimits.current.maxTensorElements`; float range min < max within ±1e6; int range
+/// within −128…127, uint range within 0…255; mean within ±1e6, std within ±1e6 and at least
+/// 1e-6 in magnitude; content_size within the tensor.
 ///
 /// Example usage (MediaPipe's short-range face detection):
 /// ```
@@ -124,6 +132,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
             guard cc.hasInput("NORM_RECT") else { return }
             let r = try cc.input("NORM_RECT", as: NormalizedRect.self)
             if r.width == 0 && r.height == 0 { return }  // MediaPipe's "no region" sentinel
+            try Self.checkRegion(r, stream: cc.inputStreamName("NORM_RECT"))
             rect = r
         }
         let image = try cc.input("IMAGE", as: ImageFrame.self)
@@ -138,6 +147,19 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         try cc.emit([out.tensor], tag: "TENSORS")
         if cc.hasOutputPort("MATRIX") { try cc.emit(out.matrix, tag: "MATRIX") }
         if cc.hasOutputPort("LETTERBOX_PADDING") { try cc.emit(out.padding, tag: "LETTERBOX_PADDING") }
+    }
+
+    /// Refuses a region whose values would make no sense in pixels (or overflow the warp's
+    /// 1/32-pixel grid): not finite, a centre or size beyond ±100 image sizes, a rotation
+    /// beyond ±10000 rad.
+    static func checkRegion(_ r: NormalizedRect, stream: String?) throws {
+        let values = [r.xCenter, r.yCenter, r.width, r.height]
+        guard values.allSatisfy({ $0.isFinite && abs($0) <= 100 }), r.rotation.isFinite, abs(r.rotation) <= 10_000 else {
+            throw GraphError(
+                .calculatorFailed,
+                "NORM_RECT (\(r.xCenter), \(r.yCenter), \(r.width)×\(r.height), \(r.rotation) rad) is outside ±100 image sizes or not finite",
+                stream: stream)
+        }
     }
 
     /// A rotated rectangle in pixels: centre, size, clockwise rotation in radians.
@@ -188,6 +210,12 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         let W = o.outputTensorWidth > 0 ? o.outputTensorWidth : image.width
         let H = o.outputTensorHeight > 0 ? o.outputTensorHeight : image.height
         let C = gray ? 1 : 3
+        guard ResourceLimits.current.allowsTensor([W, H, C]) else {
+            throw GraphError(
+                .calculatorFailed,
+                "a \(W)×\(H)×\(C) tensor exceeds the limit of \(ResourceLimits.current.maxTensorElements) elements")
+        }
+        if let rect { try checkRegion(rect, stream: "NORM_RECT") }
         let pixels: [UInt8]
         let matrix: ProjectionMatrix
         let padding: [Double]
@@ -252,7 +280,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
     /// the integer part of the clamped value, plus one from a fraction of ½ or more.
     @inline(__always)
     static func byte(_ v: Float) -> UInt8 {
-        let c = v > 255 ? 255 : (v > 0 ? v : 0), i = Int(c)
+        let c = v > 255 ? 255 : (v > 0 ? v : 0), i = Int(c)  // checked: 0…255 (NaN → 0)
         return UInt8(truncatingIfNeeded: c - Float(i) >= 0.5 ? i &+ 1 : i)
     }
 
@@ -272,8 +300,8 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         var cw = boxW, ch = boxH
         if o.keepAspectRatio {
             let s = min(Double(boxW) / region.width, Double(boxH) / region.height)
-            cw = max(1, min(boxW, Int((region.width * s).rounded())))
-            ch = max(1, min(boxH, Int((region.height * s).rounded())))
+            cw = max(1, min(boxW, Int(saturating: (region.width * s).rounded())))
+            ch = max(1, min(boxH, Int(saturating: (region.height * s).rounded())))
         }
         let left = (W - cw) / 2, top = (H - ch) / 2
         let content: [UInt8]
@@ -314,13 +342,18 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         // Per output column (row): the image columns (rows) it covers and their weights, the
         // overlap over the cell's size, so a cell's weights add up to 1 (less what a zero
         // border leaves out).
+        // Pixels more than `margin` outside the image are one tap per side (the edge pixel or
+        // nothing), so that a huge region costs no more than the image.
+        let margin = 1024
         func taps(_ start: Double, _ size: Double, _ n: Int, _ limit: Int) -> [[(index: Int, weight: Float)]] {
             let step = size / Double(n)
+            let first = Double(-margin), end = Double(limit + margin)
             return (0..<n).map { u in
                 let lo = start + Double(u) * step, hi = lo + step
                 var t: [(index: Int, weight: Float)] = []
-                var i = Int(lo.rounded(.down))
-                while Double(i) < hi {
+                if replicate && lo < first && min(hi, first) > lo { t.append((0, Float((min(hi, first) - lo) / step))) }
+                var i = Int(saturating: max(lo, first).rounded(.down))
+                while Double(i) < min(hi, end) {
                     let overlap = min(hi, Double(i + 1)) - max(lo, Double(i))
                     if overlap > 0 {
                         if i >= 0 && i < limit {
@@ -331,6 +364,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
                     }
                     i += 1
                 }
+                if replicate && hi > end && hi > max(lo, end) { t.append((limit - 1, Float((hi - max(lo, end)) / step))) }
                 return t
             }
         }
@@ -382,7 +416,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
             let scale = Double(r.max - r.min) / 255, offset = Double(r.min)
             return Tensor(
                 shape: shape,
-                ints: layout({ b, _ in Int64(min(hi, max(lo, (Double(b) * scale + offset).rounded(.toNearestOrEven)))) }, zero: 0),
+                ints: layout({ b, _ in Int64(saturating: min(hi, max(lo, (Double(b) * scale + offset).rounded(.toNearestOrEven)))) }, zero: 0),
                 type: type)
         }
         var scale = [Float](repeating: 0, count: C), bias = [Float](repeating: 0, count: C)
@@ -423,8 +457,17 @@ extension ImageToTensorCalculator.Options {
                 .invalidOption,
                 "give exactly one of output_tensor_float_range, output_tensor_int_range, output_tensor_uint_range (or mean/std)")
         }
-        if let r = outputTensorFloatRange, !(r.max > r.min) {
-            throw GraphError(.invalidOption, "output_tensor_float_range: max (\(r.max)) must exceed min (\(r.min))")
+        if let r = outputTensorFloatRange {
+            try OptionCheck.range(r.min, -1e6...1e6, "output_tensor_float_range.min")
+            try OptionCheck.range(r.max, -1e6...1e6, "output_tensor_float_range.max")
+            guard r.max > r.min else {
+                throw GraphError(.invalidOption, "output_tensor_float_range: max (\(r.max)) must exceed min (\(r.min))")
+            }
+        }
+        try OptionCheck.range(mean, -1e6...1e6, "mean")
+        try OptionCheck.range(std, -1e6...1e6, "std")
+        if let s = std.first(where: { abs($0) < 1e-6 }) {
+            throw GraphError(.invalidOption, "std values must be at least 1e-6 in magnitude, not \(s)")
         }
         if let r = outputTensorIntRange, !(r.max > r.min && r.min >= -128 && r.max <= 127) {
             throw GraphError(.invalidOption, "output_tensor_int_range must be within [-128, 127] with max > min, not [\(r.min), \(r.max)]")
@@ -437,6 +480,12 @@ extension ImageToTensorCalculator.Options {
         }
         guard ["nhwc", "nchw"].contains(layout) else { throw GraphError(.invalidOption, "layout must be nhwc or nchw, not '\(layout)'") }
         let channels = color == "gray" ? 1 : 3
+        guard ResourceLimits.current.allowsTensor([outputTensorWidth, outputTensorHeight, channels]) else {
+            throw GraphError(
+                .invalidOption,
+                "output_tensor_width × output_tensor_height × channels must be at most \(ResourceLimits.current.maxTensorElements), not \(outputTensorWidth)×\(outputTensorHeight)×\(channels)"
+            )
+        }
         guard mean.count == std.count, mean.isEmpty || mean.count == 1 || mean.count == channels, std.allSatisfy({ $0 != 0 }) else {
             throw GraphError(.invalidOption, "mean and std need 1 or \(channels) values each, std non-zero")
         }

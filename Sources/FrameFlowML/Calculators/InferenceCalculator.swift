@@ -24,7 +24,7 @@ import Synchronization
 /// use_nnapi, cpu_num_thread, delegate { tflite | gpu | nnapi | xnnpack } (accepted, not
 /// used), input_output_config { input_tensor_indices_map | input_tensor_names_map,
 /// output_tensor_indices_map | output_tensor_names_map } }, and FrameFlow's input_names and
-/// output_names (model tensor names, like the names maps).
+/// output_names (model tensor names, like the names maps). cpu_num_thread: −1…1024.
 ///
 /// Example usage:
 /// ```
@@ -98,6 +98,9 @@ public final class InferenceCalculator: Calculator {
         public var inputNames: [String] = []
         public var outputNames: [String] = []
         public init() {}
+
+        /// The header's range (the field is accepted, not used).
+        public func validate() throws { try OptionCheck.range(cpuNumThread, -1...1024, "cpu_num_thread") }
     }
 
     public static let contract = CalculatorContract(

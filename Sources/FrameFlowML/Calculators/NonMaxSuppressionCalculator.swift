@@ -30,7 +30,9 @@ import FrameFlow
 /// max_num_detections (-1: all), min_score_threshold (-1), min_suppression_threshold (1),
 /// overlap_type (JACCARD), return_empty_detections (false), algorithm (DEFAULT | WEIGHTED) },
 /// and FrameFlow's per_class (false; true: only detections of one label id suppress each
-/// other, as YOLO pipelines do).
+/// other, as YOLO pipelines do). Ranges (checked when the graph is built):
+/// num_detection_streams 1…1024, max_num_detections −1 or 1…2³¹ − 1, min_score_threshold and
+/// min_suppression_threshold within ±1e6.
 ///
 /// Example usage (MediaPipe's face detection):
 /// ```
@@ -218,6 +220,8 @@ extension NonMaxSuppressionCalculator.Options {
         guard overlapType != .unspecified else {
             throw GraphError(.invalidOption, "overlap_type must be JACCARD, MODIFIED_JACCARD or INTERSECTION_OVER_UNION")
         }
-        guard minSuppressionThreshold.isFinite else { throw GraphError(.invalidOption, "min_suppression_threshold must be finite") }
+        try OptionCheck.range(maxNumDetections, -1...Int(Int32.max), "max_num_detections")
+        try OptionCheck.range(minScoreThreshold, -1e6...1e6, "min_score_threshold")
+        try OptionCheck.range(minSuppressionThreshold, -1e6...1e6, "min_suppression_threshold")
     }
 }

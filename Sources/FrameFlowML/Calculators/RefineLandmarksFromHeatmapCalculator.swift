@@ -20,7 +20,7 @@ import FrameFlow
 ///   - `NORM_LANDMARKS`: `NormalizedLandmarkList`.
 /// Options: `mediapipe.RefineLandmarksFromHeatmapCalculatorOptions` (extension 362281653)
 /// { kernel_size (9), min_confidence_to_refine (0.5), refine_presence (false),
-/// refine_visibility (false) }.
+/// refine_visibility (false) }; kernel_size 1…4095, min_confidence_to_refine within ±1e6.
 ///
 /// Example usage:
 /// ```
@@ -55,9 +55,10 @@ public final class RefineLandmarksFromHeatmapCalculator: Calculator {
         public var refineVisibility = false
         public init() {}
 
-        /// A kernel of at least one cell.
+        /// The header's ranges.
         public func validate() throws {
-            guard kernelSize >= 1 else { throw GraphError(.invalidOption, "kernel_size must be ≥ 1, not \(kernelSize)") }
+            try OptionCheck.range(kernelSize, 1...4095, "kernel_size")
+            try OptionCheck.range(minConfidenceToRefine, -1e6...1e6, "min_confidence_to_refine")
         }
     }
 
@@ -110,7 +111,7 @@ public final class RefineLandmarksFromHeatmapCalculator: Calculator {
             let fx = Float(out.landmark[i].x) * w, fy = Float(out.landmark[i].y) * h
             // C++ truncates toward zero; a value beyond Int32 is outside the heatmap anyway.
             guard abs(fx) < 2e9, abs(fy) < 2e9 else { continue }
-            let col = Int(fx), row = Int(fy)
+            let col = Int(fx), row = Int(fy)  // checked: |fx|, |fy| < 2e9 and not NaN (the guard above)
             guard col >= 0, col < width, row >= 0, row < height else { continue }
             var sum: Float = 0, weightedCol: Float = 0, weightedRow: Float = 0, maxConfidence: Float = 0
             for r in max(0, row - offset)..<min(height, row + offset + 1) {

@@ -15,7 +15,12 @@ import FrameFlow
 ///
 /// Output side packets:
 ///   - (untagged): `[Anchor]`, in MediaPipe's order (layer, row, column, anchor).
-/// Options: `mediapipe.SsdAnchorsCalculatorOptions` (MediaPipe's fields and defaults).
+/// Options: `mediapipe.SsdAnchorsCalculatorOptions` (MediaPipe's fields and defaults). Ranges
+/// (checked when the graph is built): num_layers (or max_level − min_level + 1) 1…64, strides
+/// 1…65536 (one per layer), input_size_width and _height 1…16384, feature_map_width and
+/// _height 1…4096 (one each per layer), min_level and max_level 0…20, scales_per_octave 1…16,
+/// min_scale, max_scale, anchor_scale, interpolated_scale_aspect_ratio within ±1e6 (ratios
+/// and aspect_ratios > 0), anchor_offset_x and _y within ±1e6; at most 2²² anchors.
 ///
 /// Example usage (MediaPipe's short-range face detection: 896 anchors):
 /// ```
@@ -163,7 +168,8 @@ public final class SsdAnchorsCalculator: Calculator {
     static func featureMap(_ o: Options, _ index: Int) -> (rows: Int, cols: Int) {
         if !o.featureMapHeight.isEmpty { return (o.featureMapHeight[index], o.featureMapWidth[index]) }
         let s = Float(o.strides[index])
-        return (Int((Float(o.inputSizeHeight) / s).rounded(.up)), Int((Float(o.inputSizeWidth) / s).rounded(.up)))
+        let rows = (Float(o.inputSizeHeight) / s).rounded(.up), cols = (Float(o.inputSizeWidth) / s).rounded(.up)
+        return (Int(rows), Int(cols))  // checked: input sizes ≤ 16384 and strides ≥ 1 (validate)
     }
 
     /// RetinaNet-style anchors: level l has stride 2^l, base size stride × anchor_scale, and
@@ -174,7 +180,7 @@ public final class SsdAnchorsCalculator: Calculator {
             let stride = Float(pow(2.0, Double(level)))
             let base = stride * Float(o.anchorScale)
             let octave = (0..<o.scalesPerOctave).map { Float(pow(2.0, Double($0) / Double(o.scalesPerOctave))) }
-            let denominator = Int(pow(2.0, Double(level)))
+            let denominator = 1 << level  // levels 0…20 (validate)
             let offY: Float = o.inputSizeHeight % denominator == 0 || o.inputSizeHeight == 1 ? stride / 2 : 0
             let offX: Float = o.inputSizeWidth % denominator == 0 || o.inputSizeWidth == 1 ? stride / 2 : 0
             let (rows, cols) = featureMap(o, i)
@@ -198,8 +204,16 @@ public final class SsdAnchorsCalculator: Calculator {
 }
 
 extension SsdAnchorsCalculator.Options {
-    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    /// Checks the values (called by the graph before `init` and `update(options:)`); the
+    /// ranges are the header's.
     public func validate() throws {
+        for (v, name) in [
+            (minScale, "min_scale"), (maxScale, "max_scale"), (anchorOffsetX, "anchor_offset_x"), (anchorOffsetY, "anchor_offset_y"),
+            (interpolatedScaleAspectRatio, "interpolated_scale_aspect_ratio"), (anchorScale, "anchor_scale"),
+        ] {
+            try OptionCheck.range(v, -1e6...1e6, name)
+        }
+        try OptionCheck.range(aspectRatios, -1e6...1e6, "aspect_ratios")
         if !fixedAnchors.isEmpty {
             guard inputSizeWidth == 0, inputSizeHeight == 0, minScale == 0, maxScale == 0, numLayers == 0, !multiscaleAnchorGeneration
             else {
@@ -212,28 +226,33 @@ extension SsdAnchorsCalculator.Options {
         guard !featureMapHeight.isEmpty || !strides.isEmpty else {
             throw GraphError(.invalidOption, "give strides or feature_map_width/feature_map_height")
         }
+        if multiscaleAnchorGeneration {
+            try OptionCheck.range(minLevel, 0...20, "min_level")
+            try OptionCheck.range(maxLevel, 0...20, "max_level")
+        }
         let layers = multiscaleAnchorGeneration ? maxLevel - minLevel + 1 : numLayers
         guard layers > 0, layers <= 64 else {
             throw GraphError(.invalidOption, "num_layers (or max_level - min_level + 1) must be in 1...64, not \(layers)")
         }
+        if !strides.isEmpty || featureMapHeight.isEmpty {
+            guard strides.count == layers, strides.allSatisfy({ $0 > 0 && $0 <= 65536 }) else {
+                throw GraphError(.invalidOption, "strides needs \(layers) values from 1 to 65536 (one per layer), has \(strides)")
+            }
+        }
         if !featureMapHeight.isEmpty {
             guard featureMapHeight.count == layers, featureMapWidth.count == layers,
                 (featureMapHeight + featureMapWidth).allSatisfy({ $0 > 0 && $0 <= 4096 })
-            else { throw GraphError(.invalidOption, "feature_map_width and feature_map_height need \(layers) positive values each") }
-        } else {
-            guard strides.count == layers, strides.allSatisfy({ $0 > 0 }) else {
-                throw GraphError(.invalidOption, "strides needs \(layers) positive values (one per layer), has \(strides)")
+            else {
+                throw GraphError(.invalidOption, "feature_map_width and feature_map_height need \(layers) values from 1 to 4096 each")
             }
+        } else {
             guard inputSizeWidth > 0, inputSizeHeight > 0, inputSizeWidth <= 16384, inputSizeHeight <= 16384 else {
                 throw GraphError(.invalidOption, "input_size_width and input_size_height must be in 1...16384")
             }
         }
         if multiscaleAnchorGeneration {
-            guard minLevel >= 0, maxLevel <= 20, scalesPerOctave > 0, scalesPerOctave <= 16, !aspectRatios.isEmpty,
-                aspectRatios.allSatisfy({ $0 > 0 })
-            else {
-                throw GraphError(
-                    .invalidOption, "multiscale anchors need levels in 0...20, scales_per_octave in 1...16 and positive aspect_ratios")
+            guard scalesPerOctave > 0, scalesPerOctave <= 16, !aspectRatios.isEmpty, aspectRatios.allSatisfy({ $0 > 0 }) else {
+                throw GraphError(.invalidOption, "multiscale anchors need scales_per_octave in 1...16 and positive aspect_ratios")
             }
         } else {
             guard aspectRatios.allSatisfy({ $0 > 0 }) else { throw GraphError(.invalidOption, "aspect_ratios must be positive") }

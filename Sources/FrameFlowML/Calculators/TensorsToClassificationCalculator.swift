@@ -225,9 +225,11 @@ public final class TensorsToClassificationCalculator: Calculator {
 }
 
 extension TensorsToClassificationCalculator.Options {
-    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    /// Checks the values (called by the graph before `init` and `update(options:)`): top_k
+    /// 0…2³¹ − 1, min_score_threshold within ±1e6.
     public func validate() throws {
-        guard topK >= 0 else { throw GraphError(.invalidOption, "top_k must be ≥ 0, not \(topK)") }
+        try OptionCheck.range(topK, 0...Int(Int32.max), "top_k")
+        if let t = minScoreThreshold { try OptionCheck.range(t, -1e6...1e6, "min_score_threshold") }
         guard allowClasses.isEmpty || ignoreClasses.isEmpty else {
             throw GraphError(.invalidOption, "allow_classes and ignore_classes exclude each other")
         }

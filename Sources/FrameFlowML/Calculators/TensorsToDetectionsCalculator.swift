@@ -31,6 +31,12 @@ import FrameFlow
 /// Options: `mediapipe.TensorsToDetectionsCalculatorOptions` (MediaPipe's fields and
 /// defaults), and FrameFlow's `decoder` ("mediapipe" | "yolov5" | "yolov8"), `labels` (names
 /// by class id) and `input_size_width`/`input_size_height` (YOLO).
+/// Ranges (checked when the graph is built): num_classes 1…100000, num_boxes 0…4194304,
+/// num_keypoints 0…4096, num_values_per_keypoint 2, num_coords 4 + 2 × num_keypoints,
+/// box_coord_offset and keypoint_coord_offset within num_coords, x/y/w/h_scale 0…1e6 (0: unset;
+/// decoding against anchors needs them all), score_clipping_thresh 0…1e6, min_score_thresh
+/// within ±1e6, max_results −1 or 1…2³¹ − 1, max_classes_per_detection 1…1000, tensor_mapping
+/// indices 0…3, input_size_width/height 1…65536 (YOLO).
 ///
 /// Example usage (MediaPipe's short-range face detection):
 /// ```
@@ -284,15 +290,15 @@ public final class TensorsToDetectionsCalculator: Calculator {
                     "post-processed tensors need count [1], boxes [1, N, \(o.numCoords)], classes and scores [1, N]; got \(countTensor.shape), \(boxes.shape), \(classTensor.shape), \(scoreTensor.shape)",
                     stream: "TENSORS")
             }
-            let count = Int(countTensor.floats[0])
+            let count = Int(saturating: countTensor.floats[0])
             let per = o.maxClassesPerDetection
-            guard count >= 0, count * per <= boxes.shape[1] else {
+            guard count >= 0, !count.multipliedReportingOverflow(by: per).overflow, count * per <= boxes.shape[1] else {
                 throw GraphError(
                     .calculatorFailed, "the count tensor says \(count) detections, the tensors hold \(boxes.shape[1])", stream: "TENSORS")
             }
             let b = o.boxBoundariesIndices ?? Options.BoxBoundariesIndices()
             return convert(
-                boxes.floats, scores: scoreTensor.floats, classes: classTensor.floats.map { Int($0) }, count: count, perDetection: per,
+                boxes.floats, scores: scoreTensor.floats, classes: classTensor.floats.map { Int(saturating: $0) }, count: count, perDetection: per,
                 indices: [b.ymin, b.xmin, b.ymax, b.xmax], options: o, allowed: allowed)
         default:
             throw GraphError(.calculatorFailed, "expected 2, 3 or 4 tensors, got \(tensors.count)", stream: "TENSORS")
@@ -425,39 +431,52 @@ public final class TensorsToDetectionsCalculator: Calculator {
 }
 
 extension TensorsToDetectionsCalculator.Options {
-    /// Checks the values (called by the graph before `init` and `update(options:)`).
+    /// Checks the values (called by the graph before `init` and `update(options:)`); the
+    /// ranges are the header's.
     public func validate() throws {
         guard ["mediapipe", "yolov5", "yolov8"].contains(decoder) else {
             throw GraphError(.invalidOption, "decoder must be mediapipe, yolov5 or yolov8, not '\(decoder)'")
         }
-        guard maxResults != 0 else { throw GraphError(.invalidOption, "max_results must be non-zero (-1: all)") }
+        guard maxResults == -1 || maxResults > 0 else {
+            throw GraphError(.invalidOption, "max_results must be positive (-1: all), not \(maxResults)")
+        }
+        try OptionCheck.range(maxResults, -1...Int(Int32.max), "max_results")
+        if let t = minScoreThresh { try OptionCheck.range(t, -1e6...1e6, "min_score_thresh") }
         if decoder != "mediapipe" {
-            guard inputSizeWidth > 0, inputSizeHeight > 0 else {
-                throw GraphError(.invalidOption, "the \(decoder) decoder needs input_size_width and input_size_height")
-            }
+            try OptionCheck.range(inputSizeWidth, 1...65536, "input_size_width")
+            try OptionCheck.range(inputSizeHeight, 1...65536, "input_size_height")
             return
         }
-        guard numClasses > 0, numClasses <= 100_000 else { throw GraphError(.invalidOption, "num_classes must be set (> 0)") }
+        guard numClasses > 0, numClasses <= 100_000 else {
+            throw GraphError(.invalidOption, "num_classes must be from 1 to 100000, not \(numClasses)")
+        }
         guard numValuesPerKeypoint == 2 else {
             throw GraphError(.invalidOption, "num_values_per_keypoint must be 2, not \(numValuesPerKeypoint)")
         }
-        guard numKeypoints >= 0, numCoords == 4 + numKeypoints * numValuesPerKeypoint else {
+        try OptionCheck.range(numKeypoints, 0...4096, "num_keypoints")
+        guard numCoords == 4 + numKeypoints * numValuesPerKeypoint else {
             throw GraphError(
                 .invalidOption,
                 "num_coords (\(numCoords)) must be 4 + num_keypoints × num_values_per_keypoint (\(4 + numKeypoints * numValuesPerKeypoint))"
             )
         }
-        guard numBoxes >= 0, numBoxes <= 1 << 22 else { throw GraphError(.invalidOption, "num_boxes must be in 0...\(1 << 22)") }
-        guard boxCoordOffset >= 0, boxCoordOffset + 4 <= numCoords, keypointCoordOffset >= 0,
-            numKeypoints == 0 || keypointCoordOffset + numKeypoints * numValuesPerKeypoint <= numCoords
+        try OptionCheck.range(numBoxes, 0...(1 << 22), "num_boxes")
+        try OptionCheck.range(boxCoordOffset, 0...numCoords, "box_coord_offset")
+        try OptionCheck.range(keypointCoordOffset, 0...numCoords, "keypoint_coord_offset")
+        guard boxCoordOffset + 4 <= numCoords, numKeypoints == 0 || keypointCoordOffset + numKeypoints * numValuesPerKeypoint <= numCoords
         else {
             throw GraphError(
                 .invalidOption, "box_coord_offset and keypoint_coord_offset must leave the box and keypoints inside num_coords")
         }
+        try OptionCheck.range(xScale, 0...1e6, "x_scale")
+        try OptionCheck.range(yScale, 0...1e6, "y_scale")
+        try OptionCheck.range(wScale, 0...1e6, "w_scale")
+        try OptionCheck.range(hScale, 0...1e6, "h_scale")
+        if let t = scoreClippingThresh { try OptionCheck.range(t, 0...1e6, "score_clipping_thresh") }
         guard allowClasses.isEmpty || ignoreClasses.isEmpty else {
             throw GraphError(.invalidOption, "allow_classes and ignore_classes exclude each other")
         }
-        guard maxClassesPerDetection > 0 else { throw GraphError(.invalidOption, "max_classes_per_detection must be > 0") }
+        try OptionCheck.range(maxClassesPerDetection, 1...1000, "max_classes_per_detection")
         if let m = tensorMapping {
             let all = [
                 m.detectionsTensorIndex, m.classesTensorIndex, m.scoresTensorIndex ?? 0, m.numDetectionsTensorIndex, m.anchorsTensorIndex,

@@ -25,7 +25,8 @@ import FrameFlow
 /// Options: `mediapipe.TensorsToLandmarksCalculatorOptions` { num_landmarks (required),
 /// input_image_width, input_image_height (required for NORM_LANDMARKS and for flips),
 /// flip_vertically, flip_horizontally, normalize_z (default 1), visibility_activation,
-/// presence_activation (NONE, SIGMOID) }.
+/// presence_activation (NONE, SIGMOID) }. Ranges (checked when the graph is built):
+/// num_landmarks 1…1048576, input_image_width and _height 1…65536, normalize_z 1e-6…1e6.
 ///
 /// Example usage:
 /// ```
@@ -65,6 +66,15 @@ public final class TensorsToLandmarksCalculator: Calculator {
         public var visibilityActivation = Activation.none
         public var presenceActivation = Activation.none
         public init() {}
+
+        /// The header's ranges.
+        public func validate() throws {
+            // Unset is the calculator's error (init), at start.
+            if let n = numLandmarks { try OptionCheck.range(n, 1...(1 << 20), "num_landmarks") }
+            if let w = inputImageWidth { try OptionCheck.range(w, 1...65536, "input_image_width") }
+            if let h = inputImageHeight { try OptionCheck.range(h, 1...65536, "input_image_height") }
+            try OptionCheck.range(normalizeZ, 1e-6...1e6, "normalize_z")
+        }
     }
 
     public static let contract = CalculatorContract(

@@ -18,8 +18,9 @@ import FrameFlow
 ///   - `MASK`: `ImageFrame` in `grayFloat32`, values from the activation (0…1 for SIGMOID and
 ///     SOFTMAX).
 /// Options: `mediapipe.TensorsToSegmentationCalculatorOptions` (extension 374311106)
-///   { activation (NONE, SIGMOID, SOFTMAX), output_layer_index (1), gpu_origin (ignored: the
-///   CPU tensor is already top-down) }.
+///   { activation (NONE, SIGMOID, SOFTMAX), output_layer_index (1; 0 or 1), gpu_origin
+///   (ignored: the CPU tensor is already top-down) }. An `OUTPUT_SIZE` larger than
+///   `ResourceLimits.current.maxImagePixels` is an error.
 ///
 /// Example usage:
 /// ```
@@ -60,8 +61,8 @@ public final class TensorsToSegmentationCalculator: Calculator {
         public init() {}
 
         public func validate() throws {
-            if activation == .softmax, !(0...1).contains(outputLayerIndex) {
-                throw GraphError(.invalidOption, "output_layer_index must be 0 or 1 for SOFTMAX (two channels), not \(outputLayerIndex)")
+            guard (0...1).contains(outputLayerIndex) else {
+                throw GraphError(.invalidOption, "output_layer_index must be 0 or 1 (SOFTMAX's two channels), not \(outputLayerIndex)")
             }
         }
     }
@@ -104,6 +105,11 @@ public final class TensorsToSegmentationCalculator: Calculator {
                 throw GraphError(.calculatorFailed, "no OUTPUT_SIZE packet at this timestamp", stream: cc.inputStreamName("OUTPUT_SIZE"))
             }
             size = try cc.input("OUTPUT_SIZE", as: ImageSize.self)
+            guard ResourceLimits.current.allowsImage(width: size.width, height: size.height) else {
+                throw GraphError(
+                    .calculatorFailed, "OUTPUT_SIZE \(size.width)×\(size.height) exceeds the image limit",
+                    stream: cc.inputStreamName("OUTPUT_SIZE"))
+            }
         }
         try cc.emit(try small.resizedBilinear(width: size.width, height: size.height, pool: cc.pool), tag: "MASK")
     }

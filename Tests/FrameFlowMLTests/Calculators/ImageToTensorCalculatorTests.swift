@@ -358,3 +358,52 @@ import Testing
         }
     }
 }
+
+extension ImageToTensorCalculatorTests {
+    static let rangePorts = "input_stream: \"IMAGE:image\"\noutput_stream: \"TENSORS:tensors\""
+
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let node = "ImageToTensorCalculator", type = "mediapipe.ImageToTensorCalculatorOptions"
+        expectRefused(
+            node, type, "output_tensor_width: 8192 output_tensor_height: 8192 output_tensor_float_range { min: 0 max: 1 }",
+            field: "output_tensor_width", ports: Self.rangePorts)
+        expectRefused(
+            node, type, "output_tensor_width: 8 output_tensor_height: 8 output_tensor_float_range { min: -1e308 max: 1e308 }",
+            field: "output_tensor_float_range.min", ports: Self.rangePorts)
+        expectRefused(
+            node, type, "output_tensor_width: 8 output_tensor_height: 8 mean: 0.5 std: 1e-300", field: "std", ports: Self.rangePorts)
+        // MediaPipe's values stay valid.
+        #expect(
+            optionError(
+                node, type,
+                "output_tensor_width: 256 output_tensor_height: 256 keep_aspect_ratio: true output_tensor_float_range { min: -1 max: 1 } border_mode: BORDER_ZERO",
+                ports: Self.rangePorts) == nil)
+    }
+
+    /// NORM_RECT values a packet may carry: errors, never a trap or a loop over the region.
+    @Test func absurdRegionsAreErrorsNotTraps() throws {
+        let image = try TestImages.make(width: 64, height: 48, format: .gray8) { _, _, _ in 77 }
+        var o = ImageToTensorCalculator.Options()
+        o.outputTensorWidth = 4
+        o.outputTensorHeight = 4
+        o.outputTensorFloatRange = .init(min: 0, max: 255)
+        o.color = "gray"
+        o.contentSize = [4, 4]
+        o.keepAspectRatio = true
+        // A region of denormal size: its scale to the box is infinite (Int(inf) trapped); the
+        // content fills the box.
+        let tiny = NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1e-320, height: 1e-320)
+        #expect(try ImageToTensorCalculator.convert(image, rect: tiny, options: o).tensor.shape == [1, 4, 4, 1])
+        // A centre 10³⁰⁰ image widths away (Int(lo) trapped in the area taps).
+        o.interpolation = .area
+        let far = NormalizedRect(xCenter: 1e300, yCenter: 0.5, width: 1, height: 1)
+        let e = #expect(throws: GraphError.self) { _ = try ImageToTensorCalculator.convert(image, rect: far, options: o) }
+        #expect(e?.kind == .calculatorFailed && e?.message.contains("NORM_RECT") == true)
+        // 90 image sizes wide: thousands of pixels beyond the edge, each the edge pixel (one
+        // tap per side beyond the margin), so every value is the image's.
+        o.keepAspectRatio = false
+        let wide = NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 90, height: 90)
+        let out = try ImageToTensorCalculator.convert(image, rect: wide, options: o)
+        #expect(out.tensor.floats.allSatisfy { abs($0 - 77) < 1e-3 }, "\(out.tensor.floats)")
+    }
+}

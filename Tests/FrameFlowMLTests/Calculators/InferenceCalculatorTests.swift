@@ -123,3 +123,12 @@ import Testing
         #expect { try c.update(options: n) } throws: { "\($0)".contains("/nonexistent/other.onnx") }
     }
 }
+
+extension InferenceCalculatorTests {
+    @Test func cpuNumThreadOutsideItsRangeIsRefused() {
+        let ports = "input_stream: \"TENSORS:in_tensors\"\noutput_stream: \"TENSORS:out_tensors\""
+        expectRefused(
+            "InferenceCalculator", "mediapipe.InferenceCalculatorOptions", "model_path: \"m.tflite\" cpu_num_thread: 99999",
+            field: "cpu_num_thread", ports: ports)
+    }
+}

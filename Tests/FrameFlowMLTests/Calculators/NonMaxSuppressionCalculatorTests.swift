@@ -176,3 +176,12 @@ import Testing
         }
     }
 }
+
+extension NonMaxSuppressionCalculatorTests {
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let type = "mediapipe.NonMaxSuppressionCalculatorOptions", ports = "input_stream: \"detections\"\noutput_stream: \"kept\""
+        expectRefused("NonMaxSuppressionCalculator", type, "min_score_threshold: 1e300", field: "min_score_threshold", ports: ports)
+        expectRefused("NonMaxSuppressionCalculator", type, "min_suppression_threshold: -1e300", field: "min_suppression_threshold", ports: ports)
+        expectRefused("NonMaxSuppressionCalculator", type, "max_num_detections: 9223372036854775807", field: "max_num_detections", ports: ports)
+    }
+}

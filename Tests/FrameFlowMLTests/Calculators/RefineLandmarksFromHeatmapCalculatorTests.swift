@@ -124,3 +124,13 @@ import Testing
         } throws: { "\($0)".contains("kernel_size") }
     }
 }
+
+extension RefineLandmarksFromHeatmapCalculatorTests {
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let node = "RefineLandmarksFromHeatmapCalculator", type = "mediapipe.RefineLandmarksFromHeatmapCalculatorOptions"
+        let ports = "input_stream: \"NORM_LANDMARKS:landmarks\"\ninput_stream: \"TENSORS:heatmap\"\noutput_stream: \"NORM_LANDMARKS:refined\""
+        expectRefused(node, type, "kernel_size: 9223372036854775807", field: "kernel_size", ports: ports)
+        expectRefused(node, type, "min_confidence_to_refine: 1e30", field: "min_confidence_to_refine", ports: ports)
+        #expect(optionError(node, type, "kernel_size: 7 min_confidence_to_refine: 0.5", ports: ports) == nil)
+    }
+}

@@ -144,3 +144,12 @@ import Testing
         }
     }
 }
+
+extension TensorsToClassificationCalculatorTests {
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let type = "mediapipe.TensorsToClassificationCalculatorOptions"
+        let ports = "input_stream: \"TENSORS:scores\"\noutput_stream: \"CLASSIFICATIONS:classes\""
+        expectRefused("TensorsToClassificationCalculator", type, "min_score_threshold: -1e300", field: "min_score_threshold", ports: ports)
+        expectRefused("TensorsToClassificationCalculator", type, "top_k: 9223372036854775807", field: "top_k", ports: ports)
+    }
+}

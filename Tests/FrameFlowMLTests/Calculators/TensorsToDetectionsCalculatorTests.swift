@@ -333,3 +333,66 @@ import Testing
         #expect(anchors.count == 896)
     }
 }
+
+extension TensorsToDetectionsCalculatorTests {
+    static let rangePorts = "input_stream: \"TENSORS:tensors\"\noutput_stream: \"DETECTIONS:detections\""
+
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let node = "TensorsToDetectionsCalculator", type = "mediapipe.TensorsToDetectionsCalculatorOptions"
+        // 4 + num_keypoints × 2 overflowed (a trap) before the range was checked.
+        expectRefused(
+            node, type, "num_classes: 1 num_boxes: 1 num_coords: 4 num_keypoints: 4611686018427387904", field: "num_keypoints",
+            ports: Self.rangePorts)
+        expectRefused(
+            node, type, "num_classes: 1 num_boxes: 1 num_coords: 4 max_classes_per_detection: 9223372036854775807",
+            field: "max_classes_per_detection", ports: Self.rangePorts)
+        expectRefused(node, type, "num_classes: 1 num_boxes: 1 num_coords: 4 x_scale: 1e300", field: "x_scale", ports: Self.rangePorts)
+        expectRefused(
+            node, type, "num_classes: 1 num_boxes: 1 num_coords: 4 box_coord_offset: 9223372036854775807", field: "box_coord_offset",
+            ports: Self.rangePorts)
+        #expect(
+            optionError(
+                node, type,
+                "num_classes: 1 num_boxes: 896 num_coords: 16 box_coord_offset: 0 keypoint_coord_offset: 4 num_keypoints: 6 num_values_per_keypoint: 2 sigmoid_score: true score_clipping_thresh: 100.0 reverse_output_order: true x_scale: 128.0 y_scale: 128.0 h_scale: 128.0 w_scale: 128.0 min_score_thresh: 0.5",
+                ports: Self.rangePorts) == nil)
+    }
+
+    /// Post-processed tensors whose count and classes are NaN or huge: no trap.
+    @Test func nonFiniteCountsAndClassesDoNotTrap() throws {
+        var o = TensorsToDetectionsCalculator.Options()
+        o.numClasses = 1
+        o.numCoords = 4
+        func tensors(count: Float, cls: Float) -> [Tensor] {
+            [
+                Tensor(shape: [1, 2, 4], floats: [0, 0, 1, 1, 0, 0, 1, 1]), Tensor(shape: [1, 2], floats: [cls, cls]),
+                Tensor(shape: [1, 2], floats: [0.9, 0.9]), Tensor(shape: [1], floats: [count]),
+            ]
+        }
+        #expect(try TensorsToDetectionsCalculator.decode(tensors(count: .nan, cls: 0), options: o, anchors: nil).isEmpty)
+        #expect(throws: GraphError.self) {
+            _ = try TensorsToDetectionsCalculator.decode(tensors(count: 1e30, cls: 0), options: o, anchors: nil)
+        }
+        let d = try TensorsToDetectionsCalculator.decode(tensors(count: 2, cls: .nan), options: o, anchors: nil)
+        #expect(d.map(\.labelIDs) == [[0], [0]])
+        let big = try TensorsToDetectionsCalculator.decode(tensors(count: 1, cls: 1e30), options: o, anchors: nil)
+        #expect(big.map(\.labelIDs) == [[Int.max]])
+    }
+}
+
+extension SsdAnchorsCalculatorTests {
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let node = "SsdAnchorsCalculator", type = "mediapipe.SsdAnchorsCalculatorOptions", ports = "output_side_packet: \"anchors\""
+        // max_level − min_level + 1 overflowed (a trap).
+        expectRefused(
+            node, type,
+            "multiscale_anchor_generation: true min_level: -1 max_level: 9223372036854775807 strides: 8 input_size_width: 8 input_size_height: 8 aspect_ratios: 1",
+            field: "min_level", ports: ports)
+        // Fewer strides than layers next to feature maps looped for ever.
+        expectRefused(
+            node, type, "num_layers: 2 feature_map_width: [2, 2] feature_map_height: [2, 2] strides: 8 aspect_ratios: 1", field: "strides",
+            ports: ports)
+        expectRefused(
+            node, type, "num_layers: 1 strides: 8 input_size_width: 8 input_size_height: 8 aspect_ratios: 1 min_scale: 1e300",
+            field: "min_scale", ports: ports)
+    }
+}

@@ -107,3 +107,15 @@ import Testing
         } throws: { $0 is GraphError && "\($0)".contains(needle) }
     }
 }
+
+extension TensorsToLandmarksCalculatorTests {
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let node = "TensorsToLandmarksCalculator", type = "mediapipe.TensorsToLandmarksCalculatorOptions"
+        let ports = "input_stream: \"TENSORS:tensors\"\noutput_stream: \"NORM_LANDMARKS:landmarks\""
+        expectRefused(
+            node, type, "num_landmarks: 21 input_image_width: 224 input_image_height: 224 normalize_z: 0", field: "normalize_z", ports: ports)
+        expectRefused(node, type, "num_landmarks: 21 input_image_width: -5 input_image_height: 224", field: "input_image_width", ports: ports)
+        expectRefused(node, type, "num_landmarks: 9223372036854775807", field: "num_landmarks", ports: ports)
+        #expect(optionError(node, type, "num_landmarks: 33 input_image_width: 256 input_image_height: 256 normalize_z: 0.4", ports: ports) == nil)
+    }
+}

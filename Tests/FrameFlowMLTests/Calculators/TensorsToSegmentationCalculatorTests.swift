@@ -124,3 +124,11 @@ import Testing
         } throws: { "\($0)".contains("output_layer_index must be 0 or 1") }
     }
 }
+
+extension TensorsToSegmentationCalculatorTests {
+    @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
+        let type = "mediapipe.TensorsToSegmentationCalculatorOptions"
+        let ports = "input_stream: \"TENSORS:tensors\"\noutput_stream: \"MASK:mask\""
+        expectRefused("TensorsToSegmentationCalculator", type, "output_layer_index: -9223372036854775808", field: "output_layer_index", ports: ports)
+    }
+}
