@@ -131,7 +131,7 @@ PY
     fi
     # The same for the pose and selfie segmentation models and their DENSIFY, DEPTH_TO_SPACE,
     # HARD_SWISH and Convolution2DTransposeBias ops, with one-op and broken models.
-    if [ ! -s .build/fixtures/litert_pose_selfie/manifest.json ]; then
+    if [ ! .build/fixtures/litert_pose_selfie/manifest.json -nt scripts/fixtures/make_litert_pose_selfie_fixtures.py ]; then
         python3 scripts/fixtures/make_litert_pose_selfie_fixtures.py
     fi
 fi

@@ -69,6 +69,7 @@ public final class GraphRunner {
         self.graph = graph
         var options = options
         options.source.interrupt = interrupt
+        options.source.testFrames = options.frames
         self.options = options
     }
 

@@ -45,6 +45,8 @@ public final class MediaSource {
         public var timeout: Double = 10
         /// Set from another thread (Ctrl-C, SIGTERM) to end a blocked open or read at once.
         public var interrupt: InterruptFlag?
+        /// Frames `testsrc` makes: nil for 10 seconds' worth (300 at 30 fps).
+        public var testFrames: Int?
         public init(pixelFormat: PixelFormat = .rgba8) { self.pixelFormat = pixelFormat }
     }
 
@@ -110,11 +112,14 @@ public final class MediaSource {
                 else { throw MediaError(.invalidArgument, spec, "expected testsrc:WIDTHxHEIGHT@FPS, e.g. testsrc:1280x720@30") }
                 size = String(s)
                 if parts.count > 1 {
-                    guard let r = Double(parts[1]), r > 0 else { throw MediaError(.invalidArgument, spec, "frame rate must be a positive number") }
+                    guard let r = Double(parts[1]), r > 0, r <= 1000 else {
+                        throw MediaError(.invalidArgument, spec, "the frame rate must be a number above 0, up to 1000")
+                    }
                     rate = r
                 }
             }
-            url = "testsrc=size=\(size):rate=\(rate):duration=10"
+            let seconds = options.testFrames.map { Double(max(1, $0) + 1) / rate } ?? 10
+            url = "testsrc=size=\(size):rate=\(rate):duration=\(seconds)"
             inputFormat = av_find_input_format("lavfi")
         } else if spec.hasPrefix("/dev/video") {
             inputFormat = av_find_input_format("video4linux2")

@@ -17,10 +17,11 @@ let usage = """
                 [--stats] [--trace FILE] [--pixel-format rgba8|nv12|…] [--crf N] [--bitrate N]
                 [--preset P] [--size WxH] [--fps N] [--rotate 0|90|180|270] [--mirror]
                 [--timeout SECONDS] [--max-image-pixels N] [--resource-root DIR]
-                                  run a graph on media: SRC is a file, URL, /dev/videoN, image,
-                                  frames/%04d.png or testsrc[:WxH@FPS]; DST is a video or image
-                                  file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file, null,
-                                  or window (a live preview: q/Esc quit, space pause, s snapshot)
+                                  run a graph on media: SRC is a file, URL, /dev/videoN, FIFO,
+                                  image, frames/%04d.png or testsrc[:WxH@FPS] (10 s, or --frames N);
+                                  DST is a video or image file (.mp4 .mov .mkv .webm .avi .png
+                                  .jpg), a .jsonl file, null, or window (a live preview: q/Esc
+                                  quit, space pause, s snapshot)
       batch LIST --graph GRAPH [--shard I/N] [--output-dir DIR] [--output EXT]
                 [--output-stream NAME=EXT]... [--side NAME=VALUE]...
                                   run GRAPH on each file of LIST (one per line, # comments,

@@ -153,6 +153,17 @@ import Testing
         #expect(side.status == 1 && side.err.contains("no input side packet 'thresh'"), "\(side.err)")
     }
 
+    /// `testsrc` makes 10 seconds of frames, or as many as `--frames` asks, more too.
+    @Test func testsrcMakesTheFramesAskedFor() throws {
+        let base = ["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--output", "null"]
+        let ten = try run(base + ["--input", "testsrc:32x24@30"])
+        #expect(ten.status == 0 && ten.out.contains("frames in: 300,"), "\(ten.out) \(ten.err)")
+        let more = try run(base + ["--input", "testsrc:32x24@30", "--frames", "450"])
+        #expect(more.status == 0 && more.out.contains("frames in: 450,"), "\(more.out) \(more.err)")
+        let badRate = try run(base + ["--input", "testsrc:32x24@inf"])
+        #expect(badRate.status == 1 && badRate.err.contains("frame rate"), "\(badRate.err)")
+    }
+
     @Test func aRunWithoutFramesIsNotASuccess() throws {
         // The header claims 60000 × 60000: nothing decodes, and the run says so with status 4.
         let huge = try run([

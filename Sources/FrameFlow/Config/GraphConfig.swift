@@ -182,7 +182,18 @@ public struct GraphConfig: Sendable {
             throw GraphError(.syntax, "cannot read graph file", location: SourceLocation(file: path, line: 0, column: 0))
         }
         let bytes = [UInt8](data)
-        if path.hasSuffix(".binarypb") {
+        if path.hasSuffix(".pbtxt") || path.hasSuffix(".txt") {
+            // Named as text: a stray control byte is a text error at its place, not a binary graph.
+            if let (line, column, byte) = Self.firstControlByte(bytes) {
+                throw GraphError(
+                    .syntax, String(format: "control character 0x%02X in graph text", byte),
+                    location: SourceLocation(file: path, line: line, column: column))
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw GraphError(.syntax, "graph text is not valid UTF-8", location: SourceLocation(file: path, line: 0, column: 0))
+            }
+            try self.init(parsing: text, file: path)
+        } else if path.hasSuffix(".binarypb") {
             try self.init(binary: bytes, file: path, registry: registry)
         } else if BinaryGraph.looksBinary(bytes) {
             do {
@@ -197,6 +208,22 @@ public struct GraphConfig: Sendable {
         } else {
             try self.init(parsing: String(decoding: bytes, as: UTF8.self), file: path)
         }
+    }
+
+    /// The line, column and value of the first byte below 32 other than tab, CR and LF (or 127).
+    static func firstControlByte(_ bytes: [UInt8]) -> (Int, Int, UInt8)? {
+        var line = 1
+        var column = 1
+        for b in bytes {
+            if b == 10 {
+                line += 1
+                column = 1
+                continue
+            }
+            if (b < 32 && b != 9 && b != 13) || b == 127 { return (line, column, b) }
+            if b & 0xC0 != 0x80 { column += 1 }  // columns count characters, not UTF-8 continuation bytes
+        }
+        return nil
     }
 
     /// Decodes a serialized `CalculatorGraphConfig` (MediaPipe's `.binarypb`): the same config

@@ -83,5 +83,14 @@ public struct GraphErrors: Error, Sendable, CustomStringConvertible {
     public var errors: [GraphError]
     /// The errors `errors`, in order.
     public init(_ errors: [GraphError]) { self.errors = errors }
-    public var description: String { errors.map(\.description).joined(separator: "\n") }
+    /// The first `shownLimit` errors, one a line, then how many more there are (a generated
+    /// graph with 100 000 dangling streams gives a screenful, not megabytes).
+    public var description: String {
+        var lines = errors.prefix(Self.shownLimit).map(\.description)
+        if errors.count > Self.shownLimit { lines.append("… and \(errors.count - Self.shownLimit) more errors") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// How many errors `description` lists.
+    public static let shownLimit = 20
 }

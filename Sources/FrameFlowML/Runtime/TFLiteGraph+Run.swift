@@ -9,7 +9,7 @@ extension TFLiteGraph {
         for (k, op) in ops.enumerated() {
             func input(_ i: Int) throws -> Tensor {
                 guard i < op.inputs.count, op.inputs[i] >= 0, let t = values[op.inputs[i]] else {
-                    throw ModelError("operator \(k) (\(op.name)): input \(i) is missing")
+                    throw ModelError("input \(i) is missing")  // the catch below names the operator
                 }
                 return t
             }

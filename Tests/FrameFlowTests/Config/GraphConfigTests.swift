@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowCalculators
 import Foundation
 import FrameFlowTesting
 import Testing
@@ -83,5 +84,29 @@ import Testing
         #expect(dot.contains("\"node:LuminanceCalculator\" -> \"node:SobelEdgesCalculator\" [label=\"luma_video\"]"))
         #expect(dot.contains("\"in:input_video\" -> \"node:LuminanceCalculator\""))
         #expect(dot.contains("\"node:SobelEdgesCalculator\" -> \"out:output_video\""))
+    }
+
+    /// A `.pbtxt` with a NUL byte is graph text with a bad character at its line and column,
+    /// not a binary graph ("wire type 1 at byte 0").
+    @Test func aControlByteInGraphTextIsATextError() throws {
+        let path = NSTemporaryDirectory() + "nul-\(UUID().uuidString).pbtxt"
+        defer { unlink(path) }
+        try Data("input_stream: \"in\"\nnode { calculator: \"Pass\u{0}ThroughCalculator\" }\n".utf8).write(to: URL(fileURLWithPath: path))
+        let e = #expect(throws: GraphError.self) { try GraphConfig(contentsOfFile: path) }
+        #expect(e?.kind == .syntax && e?.location?.line == 2 && e?.location?.column == 25, "\(String(describing: e))")
+        #expect(e?.description.contains("control character 0x00 in graph text") == true, "\(String(describing: e))")
+    }
+
+    /// A generated graph with 100 001 dangling streams: the errors are counted, not all printed.
+    @Test func thousandsOfErrorsPrintAScreenful() throws {
+        var text = "input_stream: \"in\"\n"
+        for i in 0..<100_001 { text += "output_stream: \"s\(i)\"\n" }
+        text += "node { calculator: \"PassThroughCalculator\" input_stream: \"in\" output_stream: \"s0\" }\n"
+        let config = try GraphConfig(parsing: text)
+        let e = #expect(throws: GraphErrors.self) { try Graph(config, registry: .standard) }
+        #expect(e?.errors.count == 100_000)
+        let shown = e?.description ?? ""
+        #expect(
+            shown.split(separator: "\n").count == GraphErrors.shownLimit + 1 && shown.hasSuffix("… and 99980 more errors"), "\(shown.suffix(200))")
     }
 }
