@@ -63,7 +63,7 @@ enum FleetRow {
         let t0 = monotonicNanoseconds()
         let first = fleet.health()
         let firstDetections = detections()
-        usleep(UInt32((seconds - 1.5) * 1e6))
+        usleep(UInt32(saturating: (seconds - 1.5) * 1e6))
         let elapsed = Double(monotonicNanoseconds() - t0) / 1e9
         let last = fleet.health()
         let lastDetections = detections()

@@ -76,10 +76,12 @@ final class ConditionLock: @unchecked Sendable {
         #else
             clock_gettime(CLOCK_REALTIME, &now)
         #endif
-        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds
+        // At most about 31 years ahead (NaN: none), so the deadline's fields fit.
+        let wait = seconds.isNaN ? 0 : min(max(seconds, 0), 1e9)
+        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + wait
         var deadline = timespec()
-        deadline.tv_sec = Int(total)
-        deadline.tv_nsec = Int((total - Double(Int(total))) * 1e9)
+        deadline.tv_sec = Int(saturating: total)
+        deadline.tv_nsec = min(Int(saturating: (total - Double(deadline.tv_sec)) * 1e9), 999_999_999)
         return pthread_cond_timedwait(c, mutex, &deadline) == 0
     }
 

@@ -19,7 +19,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     @inlinable public init(_ microseconds: Int64) { self.microseconds = microseconds }
 
     /// Creates a timestamp from seconds, rounded to the nearest microsecond.
-    public init(seconds: Double) { self.microseconds = Int64((seconds * 1_000_000).rounded()) }
+    public init(seconds: Double) { self.microseconds = Int64(saturating: (seconds * 1_000_000).rounded()) }
 
     /// No timestamp has been set.
     public static let unset = Timestamp(Int64.min)

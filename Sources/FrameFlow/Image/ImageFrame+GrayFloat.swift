@@ -92,7 +92,7 @@ extension ImageFrame {
         let scale = 1.0 / (Double(destination) / Double(source))
         return (0..<destination).map { d in
             var f = Float((Double(d) + 0.5) * scale - 0.5)
-            var i = Int(f.rounded(.down))
+            var i = Int(saturating: f.rounded(.down))
             f -= Float(i)
             if i < 0 { (i, f) = (0, 0) }
             if i >= source - 1 { (i, f) = (source - 1, 0) }
@@ -111,7 +111,7 @@ extension ImageFrame {
             out.withMutableRow(y) { row in
                 for x in 0..<width {
                     let v = s[x] * 255
-                    row[x] = v.isNaN ? 0 : UInt8(min(max(v, 0), 255).rounded())
+                    row[x] = UInt8(saturating: v.rounded())
                 }
             }
         }

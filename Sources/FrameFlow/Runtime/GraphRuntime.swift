@@ -181,7 +181,8 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     func waitUntilDone(seconds: Double) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
+        let (end, overflow) = monotonicNanoseconds().addingReportingOverflow(UInt64(saturating: seconds * 1e9))
+        let deadline = overflow ? UInt64.max : end
         while !done {
             let now = monotonicNanoseconds()
             if now >= deadline { return false }

@@ -69,8 +69,8 @@ public struct Detection: Sendable, Hashable, Codable {
                 locationData.relativeBoundingBox = .init(xmin: newValue.x, ymin: newValue.y, width: newValue.width, height: newValue.height)
             } else {
                 locationData.boundingBox = .init(
-                    xmin: Int(newValue.x.rounded()), ymin: Int(newValue.y.rounded()), width: Int(newValue.width.rounded()),
-                    height: Int(newValue.height.rounded()))
+                    xmin: Int(saturating: newValue.x.rounded()), ymin: Int(saturating: newValue.y.rounded()),
+                    width: Int(saturating: newValue.width.rounded()), height: Int(saturating: newValue.height.rounded()))
             }
         }
     }

@@ -47,7 +47,7 @@ public enum GroupRectangles {
             sums[l].0 += rects[i].0; sums[l].1 += rects[i].1; sums[l].2 += rects[i].2; sums[l].3 += rects[i].3
             counts[l] += 1
         }
-        func avg(_ v: Int, _ c: Int) -> Int { Int((Float(v) * (1 / Float(c))).rounded(.toNearestOrEven)) }
+        func avg(_ v: Int, _ c: Int) -> Int { Int(saturating: (Float(v) * (1 / Float(c))).rounded(.toNearestOrEven)) }
         let avgRects = (0..<n).map {
             (avg(sums[$0].0, counts[$0]), avg(sums[$0].1, counts[$0]), avg(sums[$0].2, counts[$0]), avg(sums[$0].3, counts[$0]))
         }
@@ -58,7 +58,8 @@ public enum GroupRectangles {
             var nested = false
             for j in 0..<n where j != i && counts[j] > threshold {
                 let r2 = avgRects[j], n2 = counts[j]
-                let dx = Int((Double(r2.2) * eps).rounded(.toNearestOrEven)), dy = Int((Double(r2.3) * eps).rounded(.toNearestOrEven))
+                let dx = Int(saturating: (Double(r2.2) * eps).rounded(.toNearestOrEven))
+                let dy = Int(saturating: (Double(r2.3) * eps).rounded(.toNearestOrEven))
                 if r1.0 >= r2.0 - dx && r1.1 >= r2.1 - dy && r1.0 + r1.2 <= r2.0 + r2.2 + dx && r1.1 + r1.3 <= r2.1 + r2.3 + dy
                     && (n2 > max(3, n1) || n1 < 3)
                 {

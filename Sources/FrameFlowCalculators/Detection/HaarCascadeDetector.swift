@@ -63,8 +63,8 @@ public struct HaarCascadeDetector: Sendable {
     }
 
     /// OpenCV's `cvRound`: round half to even.
-    @inline(__always) static func round(_ v: Float) -> Int { Int(v.rounded(.toNearestOrEven)) }
-    @inline(__always) static func round(_ v: Double) -> Int { Int(v.rounded(.toNearestOrEven)) }
+    @inline(__always) static func round(_ v: Float) -> Int { Int(saturating: v.rounded(.toNearestOrEven)) }
+    @inline(__always) static func round(_ v: Double) -> Int { Int(saturating: v.rounded(.toNearestOrEven)) }
 
     /// The scales `detectMultiScale` scans for an image of `width`×`height`.
     public func scales(width: Int, height: Int, parameters p: Parameters) -> [Float] {
@@ -113,7 +113,7 @@ public struct HaarCascadeDetector: Sendable {
         guard !scales.isEmpty else { return [] }
         // Stripes as OpenCV cuts them: this decides which rows the last stripe reaches.
         let sz0 = (Self.round(Float(W) / scales[0]), Self.round(Float(H) / scales[0]))
-        let nstripes = Int((Double(max(sz0.0 + 1 - ww, 0)) / 32).rounded(.up))
+        let nstripes = Int(saturating: (Double(max(sz0.0 + 1 - ww, 0)) / 32).rounded(.up))
         // Levels are built in parallel, then every level's rows are cut into bands so that
         // the big levels do not leave workers idle.
         let levels = LevelSlots(count: scales.count)
@@ -444,8 +444,8 @@ struct PyramidLevel {
             let scale = 1.0 / (Double(dst) / Double(src))
             return (0..<dst).map { d in
                 let f = scale * (Double(d) + 0.5) - 0.5
-                let s = Int(f.rounded(.down))
-                let c1 = Int64(((f - Double(s)) * 256).rounded(.toNearestOrEven))
+                let s = Int(saturating: f.rounded(.down))
+                let c1 = Int64(saturating: ((f - Double(s)) * 256).rounded(.toNearestOrEven))
                 return (min(max(s, 0), src - 1), min(max(s + 1, 0), src - 1), 256 - c1, c1)
             }
         }

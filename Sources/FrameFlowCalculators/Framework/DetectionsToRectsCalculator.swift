@@ -174,8 +174,8 @@ public class DetectionsToRectsCalculator: OptionsStoringCalculator {
             let n = try Self.keypointBox(location)
             let w = Double(size.width), h = Double(size.height)
             rect = RotatedRect(
-                xCenter: Int((n.xCenter * w).rounded()), yCenter: Int((n.yCenter * h).rounded()),
-                width: Int((n.width * w).rounded()), height: Int((n.height * h).rounded()))
+                xCenter: Int(saturating: (n.xCenter * w).rounded()), yCenter: Int(saturating: (n.yCenter * h).rounded()),
+                width: Int(saturating: (n.width * w).rounded()), height: Int(saturating: (n.height * h).rounded()))
         }
         if let angle = options.targetAngle { rect.rotation = try rotation(location, imageSize: imageSize, target: angle) }
         return rect

@@ -123,7 +123,7 @@ public final class LabelsToRenderDataCalculator: Calculator {
 
     /// The text annotations for `labels` (with `scores` appended when given).
     public func renderData(labels: [String], scores: [Float]?) -> RenderData {
-        let lineHeight = Int((Float(options.fontHeightPx) * 1.25).rounded(.up))
+        let lineHeight = Int(saturating: (Float(options.fontHeightPx) * 1.25).rounded(.up))
         let count = min(labels.count, options.maxNumLabels)
         var baseline = options.verticalOffsetPx
         switch options.location {

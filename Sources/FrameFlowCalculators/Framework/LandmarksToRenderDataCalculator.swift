@@ -140,7 +140,7 @@ public final class LandmarksToRenderDataCalculator: OptionsStoringCalculator {
         let nearColor = o.minDepthLineColor ?? RenderColor(r: 0, g: 0, b: 0)
         let farColor = o.maxDepthLineColor ?? RenderColor(r: 255, g: 255, b: 255)
         func mix(_ w: Float) -> RenderColor {
-            func channel(_ a: Int, _ b: Int) -> Int { Int(Float(a) * w + Float(b) * (1 - w)) }
+            func channel(_ a: Int, _ b: Int) -> Int { Int(saturating: Float(a) * w + Float(b) * (1 - w)) }
             return RenderColor(r: channel(nearColor.r, farColor.r), g: channel(nearColor.g, farColor.g), b: channel(nearColor.b, farColor.b))
         }
 

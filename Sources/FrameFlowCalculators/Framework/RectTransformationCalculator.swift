@@ -181,6 +181,6 @@ public final class RectTransformationCalculator: OptionsStoringCalculator {
     /// A float as a C++ `int32` field takes it: truncated toward zero (0 when not finite).
     static func truncated(_ value: Float) -> Int {
         guard value.isFinite else { return 0 }
-        return Int(value.rounded(.towardZero))
+        return Int(saturating: value.rounded(.towardZero))
     }
 }

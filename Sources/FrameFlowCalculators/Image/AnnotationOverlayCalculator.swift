@@ -183,8 +183,8 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         for p in points { canvas.disc(p, options.pointRadius, options.pointColor) }
         for d in detections {
             let box = d.box(inImageOfWidth: image.width, height: image.height)
-            let x0 = Int(box.x.rounded()), y0 = Int(box.y.rounded())
-            let x1 = Int(box.maxX.rounded()) - 1, y1 = Int(box.maxY.rounded()) - 1
+            let x0 = Canvas.pixel(box.x), y0 = Canvas.pixel(box.y)
+            let x1 = Canvas.pixel(box.maxX) - 1, y1 = Canvas.pixel(box.maxY) - 1
             let t = options.thickness
             canvas.fill(x0, y0, x1, y0 + t - 1, options.boxColor)
             canvas.fill(x0, y1 - t + 1, x1, y1, options.boxColor)
@@ -211,6 +211,10 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
 
     /// Drawing primitives on a mutable image, clipped to it.
     struct Canvas {
+        /// A coordinate from a packet as a pixel index, rounded, NaN as 0, clamped to ±2²⁰
+        /// (far off any image) so that sums and Bresenham steps stay small.
+        static func pixel(_ v: Double) -> Int { Int(saturating: min(max(v.rounded(), -0x10_0000), 0x10_0000)) }
+
         var image: MutableImageFrame
         let layout: (r: Int, g: Int, b: Int, a: Int, bpp: Int)?
 
@@ -224,7 +228,7 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
             image.withMutableRow(y) { row in
                 let p = x * l.bpp
                 if l.bpp == 1 {
-                    row[p] = UInt8((0.299 * Double(c[0]) + 0.587 * Double(c[1]) + 0.114 * Double(c[2])).rounded())
+                    row[p] = UInt8(saturating: (0.299 * Double(c[0]) + 0.587 * Double(c[1]) + 0.114 * Double(c[2])).rounded())
                 } else {
                     row[p + l.r] = UInt8(c[0]); row[p + l.g] = UInt8(c[1]); row[p + l.b] = UInt8(c[2])
                 }
@@ -236,7 +240,7 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
             guard xa <= xb, ya <= yb else { return }  // clipped away
             guard let l = layout else { return }
             // One row access per row, the colour's bytes worked out once.
-            let luma = UInt8((0.299 * Double(c[0]) + 0.587 * Double(c[1]) + 0.114 * Double(c[2])).rounded())
+            let luma = UInt8(saturating: (0.299 * Double(c[0]) + 0.587 * Double(c[1]) + 0.114 * Double(c[2])).rounded())
             let r = UInt8(c[0]), g = UInt8(c[1]), b = UInt8(c[2])
             for y in ya...yb {
                 image.withMutableRow(y) { row in
@@ -255,13 +259,13 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         }
 
         mutating func disc(_ p: Point, _ r: Int, _ c: [Int]) {
-            let cx = Int(p.x.rounded()), cy = Int(p.y.rounded())
+            let cx = Self.pixel(p.x), cy = Self.pixel(p.y)
             for dy in -r...r { for dx in -r...r where dx * dx + dy * dy <= r * r { put(cx + dx, cy + dy, c) } }
         }
 
         mutating func line(_ a: Point, _ b: Point, _ c: [Int], _ t: Int) {
-            var x0 = Int(a.x.rounded()), y0 = Int(a.y.rounded())
-            let x1 = Int(b.x.rounded()), y1 = Int(b.y.rounded())
+            var x0 = Self.pixel(a.x), y0 = Self.pixel(a.y)
+            let x1 = Self.pixel(b.x), y1 = Self.pixel(b.y)
             let dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1
             var err = dx + dy
             let h = (t - 1) / 2
@@ -292,7 +296,7 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         mutating func blend(mask: ImageFrame, color: [Int], alpha: Double) {
             guard let l = layout else { return }
             let w = image.width, h = image.height
-            let a = Int32((alpha * 256).rounded())
+            let a = Int32(saturating: (alpha * 256).rounded())
             for y in 0..<h {
                 let my = min(mask.height - 1, y * mask.height / h)
                 let mrow = mask.row(my)
@@ -305,7 +309,7 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
                         let p = x * l.bpp
                         let chans =
                             l.bpp == 1
-                            ? [(0, Int32((0.299 * Double(color[0]) + 0.587 * Double(color[1]) + 0.114 * Double(color[2])).rounded()))]
+                            ? [(0, Int32(saturating: (0.299 * Double(color[0]) + 0.587 * Double(color[1]) + 0.114 * Double(color[2])).rounded()))]
                             : [(l.r, Int32(color[0])), (l.g, Int32(color[1])), (l.b, Int32(color[2]))]
                         for (off, cv) in chans {
                             let v = Int32(row[p + off])

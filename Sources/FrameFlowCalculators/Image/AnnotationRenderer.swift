@@ -163,7 +163,7 @@ struct AnnotationRenderer {
         let p0 = (x: cx - a * h - b * w, y: cy + b * h - a * w)
         let p1 = (x: cx + a * h - b * w, y: cy - b * h - a * w)
         let pts = [p0, p1, (x: 2 * cx - p0.x, y: 2 * cy - p0.y), (x: 2 * cx - p1.x, y: 2 * cy - p1.y)]
-        return pts.map { (Int($0.x.rounded(.toNearestOrEven)), Int($0.y.rounded(.toNearestOrEven))) }
+        return pts.map { (Int(saturating: $0.x.rounded(.toNearestOrEven)), Int(saturating: $0.y.rounded(.toNearestOrEven))) }
     }
 
     /// The vertices of an ellipse, one every 90°, 30°, 18° or 5° as its larger axis grows
@@ -177,8 +177,8 @@ struct AnnotationRenderer {
         for deg in stride(from: 0, through: 360, by: step) {
             let t = Double(deg) * Double.pi / 180
             let x = Double(axes.0) * cos(t), y = Double(axes.1) * sin(t)
-            let px = Int((Double(centre.x) + x * cos(alpha) - y * sin(alpha)).rounded())
-            let py = Int((Double(centre.y) + x * sin(alpha) + y * cos(alpha)).rounded())
+            let px = Int(saturating: (Double(centre.x) + x * cos(alpha) - y * sin(alpha)).rounded())
+            let py = Int(saturating: (Double(centre.y) + x * sin(alpha) + y * cos(alpha)).rounded())
             if let last = out.last, last == (px, py) { continue }
             out.append((px, py))
         }
@@ -197,8 +197,8 @@ struct AnnotationRenderer {
             let t = Double(min(deg, end)) * Double.pi / 180
             let x = Double(radius) * cos(t), y = Double(radius) * sin(t)
             let p = (
-                x: Int((Double(centre.x) + x * cos(alpha) - y * sin(alpha)).rounded()),
-                y: Int((Double(centre.y) + x * sin(alpha) + y * cos(alpha)).rounded())
+                x: Int(saturating: (Double(centre.x) + x * cos(alpha) - y * sin(alpha)).rounded()),
+                y: Int(saturating: (Double(centre.y) + x * sin(alpha) + y * cos(alpha)).rounded())
             )
             if out.last.map({ $0 != p }) ?? true { out.append(p) }
             deg += step
@@ -212,7 +212,7 @@ struct AnnotationRenderer {
     /// gives (`(size − (thickness + 1) / 2) / 21` × 21 units) over the font's 7 rows.
     static func textScale(fontSize: Int, thickness: Int) -> Int {
         let capHeight = Double(fontSize) - Double(thickness + 1) / 2
-        return max(1, Int((capHeight / Double(BitmapFont.height)).rounded()))
+        return max(1, Int(saturating: (capHeight / Double(BitmapFont.height)).rounded()))
     }
 
     mutating func drawText(
@@ -227,7 +227,7 @@ struct AnnotationRenderer {
         if style.centerVertically { y += textHeight / 2 }
         if style.outlineThickness > 0 {
             // The outline: the glyphs widened by the outline thickness, under the text.
-            let pad = max(1, Int(style.outlineThickness.rounded()))
+            let pad = max(1, Int(saturating: style.outlineThickness.rounded()))
             glyphs(s, x: x, baseline: y, scale: scale, pad: pad, color: Self.rgb(style.outlineColor ?? RenderColor()))
         }
         glyphs(s, x: x, baseline: y, scale: scale, pad: 0, color: color)
@@ -287,26 +287,26 @@ extension AnnotationOverlayCalculator.Canvas {
         if c1 & c2 == 0 && c1 | c2 != 0 {
             if c1 & 12 != 0 {
                 let edge = c1 < 8 ? 0 : bottom
-                x1 += Int(Double(edge - y1) * Double(x2 - x1) / Double(y2 - y1))
+                x1 += Int(saturating: Double(edge - y1) * Double(x2 - x1) / Double(y2 - y1))
                 y1 = edge
                 c1 = sideCode(x1)
             }
             if c2 & 12 != 0 {
                 let edge = c2 < 8 ? 0 : bottom
-                x2 += Int(Double(edge - y2) * Double(x2 - x1) / Double(y2 - y1))
+                x2 += Int(saturating: Double(edge - y2) * Double(x2 - x1) / Double(y2 - y1))
                 y2 = edge
                 c2 = sideCode(x2)
             }
             if c1 & c2 == 0 && c1 | c2 != 0 {
                 if c1 != 0 {
                     let edge = c1 == 1 ? 0 : right
-                    y1 += Int(Double(edge - x1) * Double(y2 - y1) / Double(x2 - x1))
+                    y1 += Int(saturating: Double(edge - x1) * Double(y2 - y1) / Double(x2 - x1))
                     x1 = edge
                     c1 = 0
                 }
                 if c2 != 0 {
                     let edge = c2 == 1 ? 0 : right
-                    y2 += Int(Double(edge - x2) * Double(y2 - y1) / Double(x2 - x1))
+                    y2 += Int(saturating: Double(edge - x2) * Double(y2 - y1) / Double(x2 - x1))
                     x2 = edge
                     c2 = 0
                 }
@@ -387,7 +387,7 @@ extension AnnotationOverlayCalculator.Canvas {
                         hi = min(hi, max(e0, e1))
                     }
                     guard lo <= hi else { continue }
-                    span(y, a.x + Int(lo.rounded(.up)), a.x + Int(hi.rounded(.down)), c)
+                    span(y, a.x + Int(saturating: lo.rounded(.up)), a.x + Int(saturating: hi.rounded(.down)), c)
                 }
             }
         }
@@ -452,7 +452,7 @@ extension AnnotationOverlayCalculator.Canvas {
                         hi = max(hi, x)
                     }
                 }
-                if lo <= hi { span(y, Int(lo.rounded(.up)), Int(hi.rounded(.down)), c) }
+                if lo <= hi { span(y, Int(saturating: lo.rounded(.up)), Int(saturating: hi.rounded(.down)), c) }
             }
         }
         for i in pts.indices { line(pts[i], pts[(i + 1) % pts.count], 1, c) }
@@ -476,7 +476,7 @@ extension AnnotationOverlayCalculator.Canvas {
         var err = 0
         for i in 0..<count {
             let alpha = Double(i) / Double(count)
-            let mixed = (0..<3).map { Int((Double(c1[$0]) * (1 - alpha) + Double(c2[$0]) * alpha).rounded(.toNearestOrEven)) }
+            let mixed = (0..<3).map { Int(saturating: (Double(c1[$0]) * (1 - alpha) + Double(c2[$0]) * alpha).rounded(.toNearestOrEven)) }
             fill(p.x, p.y, p.x + thickness - 1, p.y + thickness - 1, mixed)
             let across = err < 0
             err += across ? 2 * major : -2 * minor

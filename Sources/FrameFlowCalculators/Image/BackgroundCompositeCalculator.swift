@@ -184,7 +184,7 @@ public final class BackgroundCompositeCalculator: Calculator {
     @inline(__always)
     public static func blend(_ fg: UInt8, _ bg: Float, _ a: Float) -> UInt8 {
         let v = Float(fg) * a + bg * (1 - a)
-        return UInt8(min(max(v.rounded(.toNearestOrEven), 0), 255))
+        return UInt8(saturating: v.rounded(.toNearestOrEven))
     }
 
     /// Byte offsets of R, G, B in a pixel and its size (grey: all three at 0).
@@ -271,7 +271,7 @@ public final class BackgroundCompositeCalculator: Calculator {
                 for (c, offset) in [l.r, l.g, l.b].enumerated() {
                     func at(_ r: UnsafeBufferPointer<UInt8>, _ i: Int) -> Double { Double(r[i * l.bpp + offset]) }
                     let v = (at(ra, xa) * (1 - fx) + at(ra, xb) * fx) * (1 - fy) + (at(rb, xa) * (1 - fx) + at(rb, xb) * fx) * fy
-                    out[3 * (y * width + x) + c] = UInt8(min(max(v.rounded(.toNearestOrEven), 0), 255))
+                    out[3 * (y * width + x) + c] = UInt8(saturating: v.rounded(.toNearestOrEven))
                 }
             }
         }

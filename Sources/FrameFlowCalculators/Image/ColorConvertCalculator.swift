@@ -88,7 +88,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
         let s = Kernels.layout(input.format)!, d = Kernels.layout(out.format)!
         let w = input.width
         let (kr, kb) = m.weights
-        let wr = Int32((kr * 16384).rounded()), wb = Int32((kb * 16384).rounded()), wg = 16384 - wr - wb
+        let wr = Int32(saturating: (kr * 16384).rounded()), wb = Int32(saturating: (kb * 16384).rounded()), wg = 16384 - wr - wb
         let o = out
         Kernels.rows(input.height, cc) { rows in
             for y in rows {
@@ -149,11 +149,11 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
             let ys = range == .video ? 255.0 / 219 : 1
             let cs = range == .video ? 255.0 / 224 : 1
             yOffset = range == .video ? 16 : 0
-            yScale = Int32((ys * 16384).rounded())
-            crR = Int32((2 * (1 - kr) * cs * 16384).rounded())
-            cbB = Int32((2 * (1 - kb) * cs * 16384).rounded())
-            cbG = Int32((2 * (1 - kb) * kb / kg * cs * 16384).rounded())
-            crG = Int32((2 * (1 - kr) * kr / kg * cs * 16384).rounded())
+            yScale = Int32(saturating: (ys * 16384).rounded())
+            crR = Int32(saturating: (2 * (1 - kr) * cs * 16384).rounded())
+            cbB = Int32(saturating: (2 * (1 - kb) * cs * 16384).rounded())
+            cbG = Int32(saturating: (2 * (1 - kb) * kb / kg * cs * 16384).rounded())
+            crG = Int32(saturating: (2 * (1 - kr) * kr / kg * cs * 16384).rounded())
         }
 
         /// The same coefficients for 16-bit lanes (`ff_yuv420_rows_to_rgbx`): luma scale in Q14,
@@ -311,7 +311,7 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
             let (kr, kb) = m.weights
             let kg = 1 - kr - kb
             let ys = range == .video ? 219.0 / 255 : 1, cs = range == .video ? 224.0 / 255 : 1
-            @inline(__always) func q14(_ v: Double) -> Int32 { Int32((v * 16384).rounded()) }
+            @inline(__always) func q14(_ v: Double) -> Int32 { Int32(saturating: (v * 16384).rounded()) }
             yo = range == .video ? 16 : 0
             (yr, yg, yb) = (q14(ys * kr), q14(ys * kg), q14(ys * kb))
             (ur, ug, ub) = (q14(-cs * kr / (2 * (1 - kb))), q14(-cs * kg / (2 * (1 - kb))), q14(cs * 0.5))

@@ -111,14 +111,14 @@ public final class GaussianBlurCalculator: ImageFilterCalculator {
             guard (0..<(n / 2)).allSatisfy({ abs(kernel[$0] - kernel[n - 1 - $0]) <= 1e-6 }) else {
                 // An asymmetric kernel (only through `blur(_:kernel:)`): each tap rounded, the
                 // largest taking the rest.
-                q = kernel.map { Int(($0 * 256).rounded()) }
+                q = kernel.map { Int(saturating: ($0 * 256).rounded()) }
                 q[kernel.indices.max { kernel[$0] < kernel[$1] }!] += 256 - q.reduce(0, +)
                 self.init(reduced: q)
                 return
             }
             for i in 0..<(n / 2) {
                 let v = Double(kernel[i]) * 256 + err
-                q[i] = Int(v.rounded())
+                q[i] = Int(saturating: v.rounded())
                 err = v - Double(q[i])
                 q[n - 1 - i] = q[i]
             }

@@ -98,22 +98,22 @@ public final class ImageTransformationCalculator: OptionsStoringCalculator {
         case .fillAndCrop:
             // Scale to cover, then crop the centre.
             let s = max(Double(ow) / Double(image.width), Double(oh) / Double(image.height))
-            let cw = min(image.width, max(1, Int((Double(ow) / s).rounded())))
-            let ch = min(image.height, max(1, Int((Double(oh) / s).rounded())))
+            let cw = min(image.width, max(1, Int(saturating: (Double(ow) / s).rounded())))
+            let ch = min(image.height, max(1, Int(saturating: (Double(oh) / s).rounded())))
             let crop = try ImageCroppingCalculator.crop(
                 image, x: (image.width - cw) / 2, y: (image.height - ch) / 2, width: cw, height: ch, pool: pool)
             return (try Resize.resize(crop, width: ow, height: oh, interpolation: options.interpolation, pool: pool, context: context), [0, 0, 0, 0])
         case .fit:
             let s = min(Double(ow) / Double(image.width), Double(oh) / Double(image.height))
-            let sw = max(1, min(ow, Int((Double(image.width) * s).rounded())))
-            let sh = max(1, min(oh, Int((Double(image.height) * s).rounded())))
+            let sw = max(1, min(ow, Int(saturating: (Double(image.width) * s).rounded())))
+            let sh = max(1, min(oh, Int(saturating: (Double(image.height) * s).rounded())))
             let scaled = try Resize.resize(image, width: sw, height: sh, interpolation: options.interpolation, pool: pool, context: context)
             var out = try pool.makeImage(width: ow, height: oh, format: image.format)
             let color = options.letterboxColor.map { UInt8($0) }
             var px = [UInt8](repeating: 0, count: layout.bpp)
             if layout.bpp == 1 {
                 let r = Double(color[0]) * 0.299, g = Double(color[1]) * 0.587, b = Double(color[2]) * 0.114
-                px[0] = UInt8((r + g + b).rounded())
+                px[0] = UInt8(saturating: (r + g + b).rounded())
             } else {
                 px[layout.r] = color[0]; px[layout.g] = color[1]; px[layout.b] = color[2]
                 if layout.a >= 0 { px[layout.a] = color[3] }
@@ -211,7 +211,7 @@ public enum Resize {
         var w4 = [SIMD8<UInt16>](repeating: .zero, count: width)
         for x in 0..<width {
             let single = xt.weight[x] == 1
-            let a = single ? 256 : UInt16(Swift.min(256, Swift.max(0, (xt.weight[x] * 256).rounded())))
+            let a = single ? 256 : UInt16(saturating: Swift.min(256, Swift.max(0, (xt.weight[x] * 256).rounded())))
             x0[x] = xt.index[x] * bpp; w0[x] = a
             x1[x] = (single ? xt.index[x] : xt.index[x] + 1) * bpp; w1[x] = 256 - a
             w4[x] =
@@ -299,7 +299,7 @@ public enum Resize {
                                         if r1 != b { horizontal(b, p1); r1 = b }
                                         // Both weights in 1…65535, summing to 65536: each product's high half
                                         // is a UInt16 in 1/256ths, their sum at most 65280, + 128 still fits.
-                                        let wa = UInt16(Swift.min(65535, Swift.max(1, (yt.weight[y] * 65536).rounded())))
+                                        let wa = UInt16(saturating: Swift.min(65535, Swift.max(1, (yt.weight[y] * 65536).rounded())))
                                         let wb = UInt16(truncatingIfNeeded: 65536 - Int(wa))
                                         ff_linear_vertical_row(p0, p1, wa, wb, dst, n)
                                     }
@@ -321,7 +321,7 @@ public enum Resize {
         var index = [Int](repeating: 0, count: dst), weight = [Float](repeating: 1, count: dst)
         for d in 0..<dst {
             var f = (Double(d) + 0.5) * scale - 0.5
-            var s = Int(f.rounded(.down))
+            var s = Int(saturating: f.rounded(.down))
             f -= Double(s)
             if s < 0 { s = 0; f = 0 }
             if s >= src - 1 { s = src - 1; f = 0 }
@@ -338,7 +338,7 @@ public enum Resize {
         return (0..<dst).map { d in
             let a = Double(d) * scale, b = min(Double(src), Double(d + 1) * scale)
             var idx: [Int] = [], wts: [Float] = []
-            var s = Int(a.rounded(.down))
+            var s = Int(saturating: a.rounded(.down))
             while Double(s) < b - 1e-9 {
                 let overlap = min(b, Double(s + 1)) - max(a, Double(s))
                 if overlap > 1e-9 { idx.append(min(s, src - 1)); wts.append(Float(overlap / (b - a))) }

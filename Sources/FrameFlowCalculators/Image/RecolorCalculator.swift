@@ -161,7 +161,7 @@ public final class RecolorCalculator: Calculator {
         let l = luminance ? Float((Double(rgb.0) * 0.299 + Double(rgb.1) * 0.587 + Double(rgb.2) * 0.114) / 255) : 1
         let m = Double(w * l)
         func byte(_ v: Double) -> Double { min(max(v.rounded(.toNearestOrEven), 0), 255) }
-        func mix(_ c: UInt8, _ p: Double) -> UInt8 { UInt8(min(byte(Double(c) * (1 - m)) + byte(p * m), 255)) }
+        func mix(_ c: UInt8, _ p: Double) -> UInt8 { UInt8(saturating: min(byte(Double(c) * (1 - m)) + byte(p * m), 255)) }
         return (mix(rgb.0, paint[0]), mix(rgb.1, paint[1]), mix(rgb.2, paint[2]))
     }
 }
