@@ -209,7 +209,22 @@ public final class GraphRunner {
             graphError = error
             graph.cancel()
         }
-        do { try graph.waitUntilDone() } catch { graphError = graphError ?? error }
+        // A graph whose calculators stop taking steps (a node blocked in a call, a deadlock)
+        // fails after the time-out like a read; the first Ctrl-C or SIGTERM ends the wait too.
+        let watch = ProgressWatch(graph, seconds: options.source.timeout)
+        var finished = false
+        while !finished {
+            finished = (try? graph.waitUntilDone(timeout: 0.1)) ?? true
+            if finished { break }
+            do { try watch.check() } catch {
+                graphError = graphError ?? error
+                graph.cancel()
+                // A call that never returns keeps the graph from finishing: give up on it.
+                finished = (try? graph.waitUntilDone(timeout: 1)) ?? true
+                break
+            }
+        }
+        if finished, let e = graph.error { graphError = graphError ?? e }
         if options.progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         summary.seconds = Double(monotonicNanoseconds() - started) / 1e9
         summary.framesOut = outCount.current
@@ -327,6 +342,7 @@ public final class GraphRunner {
                     if due > now { usleep(UInt32(min(1_000_000, (due - now) / 1000))) }
                 }
                 latency.sent(frame.timestamp)
+                let watch = ProgressWatch(graph, seconds: options.source.timeout)
                 while !(try graph.send(frame.image, to: feeds[i].stream, at: frame.timestamp)) {
                     if paced {
                         summary.dropped += 1  // late: dropped instead of queued
@@ -334,6 +350,8 @@ public final class GraphRunner {
                         break
                     }
                     usleep(200)  // files: wait for room, lose nothing
+                    if stop.load(ordering: .relaxed) { break }
+                    try watch.check()
                 }
                 if options.progress {
                     let now = monotonicNanoseconds()
@@ -358,6 +376,38 @@ public final class GraphRunner {
 final class SinkBox: @unchecked Sendable {
     let sink: any PacketSink
     init(_ sink: any PacketSink) { self.sink = sink }
+}
+
+/// Fails a wait on a graph whose calculators take no step for `seconds`: no call finished and no
+/// packet was taken in (checked at most every 50 ms).
+final class ProgressWatch {
+    private let graph: Graph
+    private let seconds: Double
+    private var last: (calls: Int, sent: Int) = (-1, -1)
+    private var since = monotonicNanoseconds()
+    private var checked: UInt64 = 0
+
+    init(_ graph: Graph, seconds: Double) {
+        self.graph = graph
+        self.seconds = seconds
+    }
+
+    func check() throws {
+        let now = monotonicNanoseconds()
+        guard now &- checked > 50_000_000 else { return }
+        checked = now
+        let s = graph.statistics
+        let current = (s.nodes.reduce(0) { $0 + $1.calls }, s.packetsSent)
+        if current != last {
+            last = current
+            since = now
+        } else if Double(now - since) / 1e9 > seconds {
+            throw MediaError(
+                .timedOut, "the graph",
+                "no calculator finished a step for \(String(format: "%g", seconds)) s (a node blocked or looping); --timeout sets how long a step may take"
+            )
+        }
+    }
 }
 
 /// Send-to-output latency per timestamp.

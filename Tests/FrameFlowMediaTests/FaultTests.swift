@@ -68,3 +68,25 @@ final class FailingImageCalculator: Calculator {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 }
+
+/// A graph whose calculator blocks in a call: the run fails after `--timeout`, like a read
+/// that gets no data, and leaves no output.
+@Suite struct StalledGraphTests {
+    @Test func aBlockedCalculatorEndsTheRunAtTheTimeout() throws {
+        let graph = try Graph(registry: .standard.adding([SleepCalculator.self])) {
+            Input("input_video")
+            Output("out")
+            Node(SleepCalculator.self, name: "stuck", in: "input_video", out: "out", options: SleepCalculator.Options(microseconds: 60_000_000))
+        }
+        var o = GraphRunner.Options()
+        o.inputs = [(nil, "testsrc:32x24@30")]
+        o.frames = 40
+        o.source.timeout = 1
+        o.output = MediaFixtures.path("stalled.mp4")
+        let t0 = Date()
+        let e = #expect(throws: MediaError.self) { try GraphRunner(graph: graph, options: o).run() }
+        #expect(e?.kind == .timedOut && e?.description.contains("no calculator finished a step for 1 s") == true, "\(String(describing: e))")
+        #expect(Date().timeIntervalSince(t0) < 10)
+        #expect(!FileManager.default.fileExists(atPath: o.output!))
+    }
+}
