@@ -14,7 +14,7 @@ import FrameFlow
 /// Outputs:
 ///   - `RENDER_SCALE`: `Float`.
 /// Options: `mediapipe.RectToRenderScaleCalculatorOptions` (extension 299463409)
-/// { multiplier (0.01), process_timestamp_bounds (false) }.
+/// { multiplier (0.01, 0…1000), process_timestamp_bounds (false) }.
 ///
 /// Example usage:
 /// ```
@@ -38,6 +38,8 @@ public final class RectToRenderScaleCalculator: Calculator {
 
         public var multiplier: Float = 0.01
         public var processTimestampBounds = false
+
+        public func validate() throws { try OptionCheck.range(multiplier, 0...1000, "multiplier") }
         public init() {}
         public init(multiplier: Float, processTimestampBounds: Bool = false) {
             self.multiplier = multiplier

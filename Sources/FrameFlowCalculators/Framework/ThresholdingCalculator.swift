@@ -19,7 +19,7 @@ import FrameFlow
 ///   - `FLAG`: `Bool` (optional), score > threshold, at every score.
 ///   - `ACCEPT`: `Bool` (optional), `true` at accepted scores only.
 ///   - `REJECT`: `Bool` (optional), `false` at rejected scores only.
-/// Options: `mediapipe.ThresholdingCalculatorOptions` { threshold }.
+/// Options: `mediapipe.ThresholdingCalculatorOptions` { threshold (any finite number; only compared) }.
 ///
 /// Example usage:
 /// ```

@@ -46,6 +46,11 @@ import FrameFlow
 ///   - `MASK` (optional): `ImageFrame` gray8, any size (sampled to the image), 255 = full colour.
 /// Outputs:
 ///   - `IMAGE`: the annotated image (rgb8 when drawn on the canvas).
+/// Options: `mediapipe.AnnotationOverlayCalculatorOptions` (and `frameflow.` fields) {
+/// canvas_width_px, canvas_height_px (1…32768, within `ResourceLimits.maxImagePixels`),
+/// canvas_color, gpu_scale_factor (1, 0.01…100), box_color, text_color, point_color,
+/// line_color, mask_color ([r, g, b], 0…255), thickness (2, 1…1000), text_scale (2, 1…100),
+/// point_radius (3, 0…1000), mask_alpha (0.5, 0…1), draw_labels, keep_last_detections }.
 ///
 /// Example usage:
 /// ```
@@ -330,13 +335,17 @@ extension AnnotationOverlayCalculator.Options {
                 throw GraphError(.invalidOption, "colours are [r, g, b] with values 0…255")
             }
         }
-        guard thickness >= 1, textScale >= 1, pointRadius >= 0, (0...1).contains(maskAlpha) else {
-            throw GraphError(.invalidOption, "thickness and text_scale ≥ 1, point_radius ≥ 0, mask_alpha in 0…1")
-        }
+        try OptionCheck.range(thickness, 1...1000, "thickness")
+        try OptionCheck.range(textScale, 1...100, "text_scale")
+        try OptionCheck.range(pointRadius, 0...1000, "point_radius")
+        try OptionCheck.range(maskAlpha, 0...1, "mask_alpha")
         guard canvasColor.isValid else { throw GraphError(.invalidOption, "canvas_color: r, g and b must be 0…255") }
-        if let w = canvasWidthPx, w < 1 { throw GraphError(.invalidOption, "canvas_width_px must be ≥ 1") }
-        if let h = canvasHeightPx, h < 1 { throw GraphError(.invalidOption, "canvas_height_px must be ≥ 1") }
-        guard gpuScaleFactor > 0 else { throw GraphError(.invalidOption, "gpu_scale_factor must be > 0") }
+        if let w = canvasWidthPx { try OptionCheck.range(w, 1...32768, "canvas_width_px") }
+        if let h = canvasHeightPx { try OptionCheck.range(h, 1...32768, "canvas_height_px") }
+        if let w = canvasWidthPx, let h = canvasHeightPx, !ResourceLimits.current.allowsImage(width: w, height: h) {
+            throw GraphError(.invalidOption, "canvas_width_px × canvas_height_px must be at most \(ResourceLimits.current.maxImagePixels) pixels")
+        }
+        try OptionCheck.range(gpuScaleFactor, 0.01...100, "gpu_scale_factor")
     }
 
     /// mediapipe/calculators/util/annotation_overlay_calculator.proto, for binary graphs

@@ -11,7 +11,7 @@ import FrameFlow
 /// Side packets:
 ///   - `LUT` (optional): a `CubeLUT`, instead of `lut_path`.
 /// Options: `frameflow.LUTCalculatorOptions` { lut_path, interpolation (TETRAHEDRAL |
-/// TRILINEAR), intensity (1.0) }.
+/// TRILINEAR), intensity (1.0, 0…1) }.
 ///
 /// Example usage:
 /// ```
@@ -39,6 +39,8 @@ public final class LUTCalculator: ImageFilterCalculator {
             self.interpolation = interpolation
             self.intensity = intensity
         }
+
+        public func validate() throws { try OptionCheck.range(intensity, 0...1, "intensity") }
     }
 
     public static let contract = CalculatorContract(

@@ -18,7 +18,7 @@ import FrameFlow
 /// Outputs:
 ///   - `MASK_SMOOTHED`: `ImageFrame` in `grayFloat32`.
 /// Options: `mediapipe.SegmentationSmoothingCalculatorOptions` (extension 377425128)
-///   { combine_with_previous_ratio (0: no smoothing) }.
+///   { combine_with_previous_ratio (0: no smoothing; 0…1) }.
 ///
 /// Example usage:
 /// ```
@@ -45,6 +45,8 @@ public final class SegmentationSmoothingCalculator: Calculator {
         public var combineWithPreviousRatio: Float = 0
         public init() {}
         public init(combineWithPreviousRatio: Float) { self.combineWithPreviousRatio = combineWithPreviousRatio }
+
+        public func validate() throws { try OptionCheck.range(combineWithPreviousRatio, 0...1, "combine_with_previous_ratio") }
     }
 
     public static let contract = CalculatorContract(

@@ -14,7 +14,8 @@ import FrameFlow
 ///   - `FINISHED`: any packet per finished frame; mark it `back_edge: true`.
 /// Outputs:
 ///   - (untagged) the frames let through.
-/// Options: `mediapipe.FlowLimiterCalculatorOptions` { max_in_flight (1), max_in_queue (0) }.
+/// Options: `mediapipe.FlowLimiterCalculatorOptions` { max_in_flight (1, 1…1000000), max_in_queue
+/// (0, 0…1000000), in_flight_timeout (accepted, not used) }.
 ///
 /// Example usage:
 /// ```
@@ -39,6 +40,11 @@ public final class FlowLimiterCalculator: Calculator {
         public init(maxInFlight: Int, maxInQueue: Int = 0) {
             self.maxInFlight = maxInFlight
             self.maxInQueue = maxInQueue
+        }
+
+        public func validate() throws {
+            try OptionCheck.range(maxInFlight, 1...1_000_000, "max_in_flight")
+            try OptionCheck.range(maxInQueue, 0...1_000_000, "max_in_queue")
         }
     }
 

@@ -68,4 +68,30 @@ import Testing
         #expect(outs.count == 2)
         #expect(outs[1][2, 2] == [0, 255, 0, 255], "frame 1 has no detections packet but shows the last boxes")
     }
+
+    /// Sizes that hung (a 10⁹-pixel disc) or allocated past the limits are refused when the
+    /// graph is built, naming the field.
+    @Test(arguments: [
+        ("point_radius: 1000000", "point_radius"), ("thickness: 0", "thickness"), ("thickness: 2147483647", "thickness"),
+        ("text_scale: 1000", "text_scale"), ("canvas_width_px: 40000 canvas_height_px: 10", "canvas_width_px"),
+        ("canvas_width_px: 30000 canvas_height_px: 30000", "canvas_height_px"), ("gpu_scale_factor: 1e308", "gpu_scale_factor"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = optionError("AnnotationOverlayCalculator", "mediapipe.AnnotationOverlayCalculatorOptions", options)
+        #expect(e?.kind == .invalidOption && e?.message.contains(field) == true, "\(options): \(String(describing: e))")
+    }
+
+    /// Points, lines and boxes from a model may be huge or NaN: drawn clipped, no trap.
+    @Test func hugeAndNaNCoordinatesDrawNothingWrong() throws {
+        let img = try TestImages.make(width: 8, height: 8, format: .rgb8) { _, _, _ in 0 }
+        let far = Point(x: 1e308, y: -1e308), nan = Point(x: .nan, y: .nan)
+        let runner = try CalculatorRunner(
+            AnnotationOverlayCalculator.self, options: .init(), inputs: ["IMAGE:in", "POINTS:p", "LINES:l"], outputs: ["IMAGE:out"])
+        runner.add(img, tag: "IMAGE", at: 0)
+        runner.add([far, nan], tag: "POINTS", at: 0)
+        runner.add([[far, Point(x: -1e308, y: 1e308)], [nan, Point(x: 4, y: 4)]], tag: "LINES", at: 0)
+        try runner.run()
+        let out = try runner.outputs("IMAGE")[0].get(ImageFrame.self)
+        #expect(out[0, 0] != [0, 0, 0], "the NaN point is drawn at 0, 0")
+    }
 }

@@ -79,9 +79,10 @@ import Testing
               options { [mediapipe.FlowLimiterCalculatorOptions.ext] { max_in_flight: 0 } }
             }
             """
-        let graph = try Graph(GraphConfig(parsing: text), registry: .standard)
-        let error = #expect(throws: GraphError.self) { try graph.start() }
-        #expect(error?.node == "FlowLimiterCalculator")
+        // Refused when the graph is built (so `frameflow validate` agrees with the run).
+        let errors = #expect(throws: GraphErrors.self) { try Graph(GraphConfig(parsing: text), registry: .standard) }
+        let error = errors?.errors.first
+        #expect(error?.kind == .invalidOption && error?.node == "FlowLimiterCalculator")
         #expect(error?.description.contains("max_in_flight") == true)
     }
 }
