@@ -108,14 +108,14 @@ public final class FleetRunner: Sendable {
             }
         }
         let started = monotonicNanoseconds()
-        var nextReport = started + UInt64(options.healthInterval * 1e9)
-        let deadline = options.duration.map { started + UInt64($0 * 1e9) }
+        var nextReport = Self.after(started, seconds: options.healthInterval)
+        let deadline = options.duration.map { Self.after(started, seconds: $0) }
         while group.wait(timeout: .now()) == .timedOut {
             let now = monotonicNanoseconds()
             if let deadline, now >= deadline { stop() }
             if now >= nextReport {
                 for s in supervisors { onHealth(s.health(resetRates: true)) }
-                nextReport = now + UInt64(options.healthInterval * 1e9)
+                nextReport = Self.after(now, seconds: options.healthInterval)
             }
             if stopping.load(ordering: .relaxed) {
                 group.wait()
@@ -143,4 +143,11 @@ public final class FleetRunner: Sendable {
 
     /// Every camera's health now, in `cameras` order.
     public func health() -> [CameraHealth] { supervisors.map { $0.health(resetRates: false) } }
+
+    /// `seconds` after the monotonic time `start`, in nanoseconds, without overflow (an hour
+    /// of 1e300 seconds is the end of time).
+    static func after(_ start: UInt64, seconds: Double) -> UInt64 {
+        let (sum, overflow) = start.addingReportingOverflow(UInt64(saturating: seconds * 1e9))
+        return overflow ? UInt64.max : sum
+    }
 }

@@ -337,7 +337,9 @@ public final class GraphRunner {
                     // Play at the stream's own rate, like a camera.
                     let t0 = firstTs[i] ?? frame.timestamp.microseconds
                     firstTs[i] = t0
-                    let due = started + UInt64(max(0, frame.timestamp.microseconds - t0)) * 1000
+                    // Microseconds ahead of the first frame, bounded (a file's timestamps can be anything).
+                    let (ahead, overflow) = frame.timestamp.microseconds.subtractingReportingOverflow(t0)
+                    let due = started &+ UInt64(overflow ? 0 : min(max(0, ahead), 1 << 40)) &* 1000
                     let now = monotonicNanoseconds()
                     if due > now { usleep(UInt32(min(1_000_000, (due - now) / 1000))) }
                 }
@@ -424,7 +426,7 @@ final class LatencyTracker: Sendable {
     func percentiles() -> (Double, Double) {
         let v = state.withLock { $0.samples }.sorted()
         guard !v.isEmpty else { return (0, 0) }
-        return (v[min(v.count - 1, v.count / 2)], v[min(v.count - 1, Int(Double(v.count) * 0.99))])
+        return (v[min(v.count - 1, v.count / 2)], v[min(v.count - 1, v.count * 99 / 100)])
     }
 }
 

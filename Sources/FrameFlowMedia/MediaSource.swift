@@ -130,7 +130,7 @@ public final class MediaSource {
         } else if let scheme = URL(string: spec)?.scheme, ["rtsp", "rtmp", "http", "https", "udp", "tcp", "srt"].contains(scheme) {
             live = !(spec.hasSuffix(".mp4") || spec.hasSuffix(".mkv"))
             // Socket-level time-outs too; the interrupt callback below bounds everything else.
-            av_dict_set(&dict, "rw_timeout", "\(Int64(options.timeout * 1e6))", 0)
+            av_dict_set(&dict, "rw_timeout", "\(Int64(saturating: options.timeout * 1e6))", 0)
             if scheme == "rtsp" { av_dict_set(&dict, "rtsp_transport", "tcp", 0) }
         } else {
             if !spec.contains("%") {
@@ -408,7 +408,8 @@ final class IOInterrupt: Sendable {
     /// Starts timing a call.
     func arm() {
         timedOut.store(false, ordering: .relaxed)
-        deadline.store(monotonicNanoseconds() + UInt64(max(0, timeout) * 1e9), ordering: .relaxed)
+        let (d, overflow) = monotonicNanoseconds().addingReportingOverflow(UInt64(saturating: timeout * 1e9))
+        deadline.store(overflow ? UInt64.max : d, ordering: .relaxed)
     }
 
     func disarm() { deadline.store(0, ordering: .relaxed) }

@@ -153,7 +153,7 @@ public final class VideoFileSink {
         c.pointee.width = Int32(even ? max(2, width & ~1) : width)
         c.pointee.height = Int32(even ? max(2, height & ~1) : height)
         c.pointee.pix_fmt = pixFmt
-        let fps = max(1, Int32(options.frameRate.rounded()))
+        let fps = max(1, Int32(saturating: options.frameRate.rounded()))
         c.pointee.time_base = ext == "avi" || isImage ? AVRational(num: 1, den: fps) : AVRational(num: 1, den: 90_000)
         c.pointee.framerate = AVRational(num: fps, den: 1)
         c.pointee.gop_size = 2 * fps

@@ -182,28 +182,23 @@ public struct GraphConfig: Sendable {
             throw GraphError(.syntax, "cannot read graph file", location: SourceLocation(file: path, line: 0, column: 0))
         }
         let bytes = [UInt8](data)
-        if path.hasSuffix(".pbtxt") || path.hasSuffix(".txt") {
-            // Named as text: a stray control byte is a text error at its place, not a binary graph.
-            if let (line, column, byte) = Self.firstControlByte(bytes) {
-                throw GraphError(
-                    .syntax, String(format: "control character 0x%02X in graph text", byte),
-                    location: SourceLocation(file: path, line: line, column: column))
-            }
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw GraphError(.syntax, "graph text is not valid UTF-8", location: SourceLocation(file: path, line: 0, column: 0))
-            }
-            try self.init(parsing: text, file: path)
-        } else if path.hasSuffix(".binarypb") {
+        if path.hasSuffix(".binarypb") {
             try self.init(binary: bytes, file: path, registry: registry)
         } else if BinaryGraph.looksBinary(bytes) {
             do {
                 try self.init(binary: bytes, file: path, registry: registry)
-            } catch let e as GraphError where String(validating: bytes, as: UTF8.self) == nil && e.kind == .syntax {
-                // Neither: say both, so that a text file with a stray byte is not reported as
-                // a broken binary only.
+            } catch let e as GraphError where e.kind == .syntax {
+                // Neither: a text file with a stray byte is reported as text at that byte (or as
+                // neither, when it is not even UTF-8), not as a broken binary only.
+                if String(validating: bytes, as: UTF8.self) == nil {
+                    throw GraphError(
+                        .syntax, "graph file is neither UTF-8 text nor a binary CalculatorGraphConfig (read as binary: \(e.message))",
+                        location: e.location)
+                }
+                guard let (line, column, byte) = Self.firstControlByte(bytes) else { throw e }
                 throw GraphError(
-                    .syntax, "graph file is neither UTF-8 text nor a binary CalculatorGraphConfig (read as binary: \(e.message))",
-                    location: e.location)
+                    .syntax, String(format: "control character 0x%02X in graph text (nor is the file a binary graph: ", byte) + e.message + ")",
+                    location: SourceLocation(file: path, line: line, column: column))
             }
         } else {
             try self.init(parsing: String(decoding: bytes, as: UTF8.self), file: path)

@@ -30,7 +30,7 @@ public enum Interpolation: String, Codable, Sendable, CaseIterable {
 ///   - `LETTERBOX_PADDING` (optional): `[Double]` left, top, right, bottom padding as
 ///     fractions of the output, for mapping points back (FIT mode).
 /// Options: `mediapipe.ImageTransformationCalculatorOptions` { output_width, output_height
-/// (0: keep), scale_mode (STRETCH | FIT | FILL_AND_CROP), rotation_degrees (0|90|180|270),
+/// (0…32768; 0: keep), scale_mode (STRETCH | FIT | FILL_AND_CROP), rotation_degrees (0|90|180|270),
 /// flip_horizontally, flip_vertically, interpolation (BILINEAR | AREA), letterbox_color
 /// ([r, g, b, a], default black) }.
 ///
@@ -355,7 +355,8 @@ extension ImageTransformationCalculator.Options {
         guard [0, 90, 180, 270].contains(rotationDegrees) else {
             throw GraphError(.invalidOption, "rotation_degrees must be 0, 90, 180 or 270, not \(rotationDegrees)")
         }
-        guard outputWidth >= 0, outputHeight >= 0 else { throw GraphError(.invalidOption, "output size must be ≥ 0") }
+        try OptionCheck.range(outputWidth, 0...ImagePool.maxSide, "output_width")
+        try OptionCheck.range(outputHeight, 0...ImagePool.maxSide, "output_height")
         guard letterboxColor.count == 4, letterboxColor.allSatisfy({ (0...255).contains($0) }) else {
             throw GraphError(.invalidOption, "letterbox_color needs four values 0…255")
         }
