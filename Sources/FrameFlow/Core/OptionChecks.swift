@@ -44,7 +44,7 @@ public enum OptionCheck {
             for child in mirror.children {
                 guard var label = child.label else { continue }
                 if label.hasPrefix("_") { label.removeFirst() }
-                let name = snakeCase(label)
+                let name = OptionsDecoding.snake(label)
                 if let bad = firstNonFinite(child.value, path: path.isEmpty ? name : "\(path).\(name)") { return bad }
             }
         case .optional, .collection, .set:
@@ -55,20 +55,6 @@ public enum OptionCheck {
         default: break
         }
         return nil
-    }
-
-    /// `camelCase` as graph files write it, `snake_case`.
-    static func snakeCase(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            if c.isUppercase {
-                if !out.isEmpty { out.append("_") }
-                out.append(contentsOf: c.lowercased())
-            } else {
-                out.append(c)
-            }
-        }
-        return out
     }
 }
 
