@@ -9,8 +9,10 @@ import FrameFlow
 /// Outputs:
 ///   - `DETECTIONS`: `[Detection]` in input-image pixels, score = the number of raw hits
 ///     grouped into the box (OpenCV's "neighbours"), label = `label`.
-/// Options: `frameflow.HaarCascadeDetectorCalculatorOptions` { cascade_path, scale_factor (1.1),
-/// min_neighbors (3), min_size ([0, 0]), max_size ([0, 0] = image), label ("face") }.
+/// Options: `frameflow.HaarCascadeDetectorCalculatorOptions` { cascade_path, scale_factor (1.1,
+/// 1.01…100: closer to 1 the pyramid keeps up to 1000 near-full-size levels in memory),
+/// min_neighbors (3, 0…100000), min_size ([0, 0]), max_size ([0, 0] = image) (each 0…32768),
+/// label ("face") }.
 ///
 /// Example usage:
 /// ```
@@ -75,10 +77,12 @@ public final class HaarCascadeDetectorCalculator: Calculator {
 extension HaarCascadeDetectorCalculator.Options {
     /// Checks the values (called by the graph before `init` and `update(options:)`).
     public func validate() throws {
-        guard scaleFactor > 1 else { throw GraphError(.invalidOption, "scale_factor must be greater than 1, not \(scaleFactor)") }
-        guard minNeighbors >= 0 else { throw GraphError(.invalidOption, "min_neighbors must be ≥ 0") }
-        guard minSize.count == 2, maxSize.count == 2, (minSize + maxSize).allSatisfy({ $0 >= 0 }) else {
-            throw GraphError(.invalidOption, "min_size and max_size are [width, height] ≥ 0")
+        try OptionCheck.range(scaleFactor, 1.01...100, "scale_factor")
+        try OptionCheck.range(minNeighbors, 0...100_000, "min_neighbors")
+        guard minSize.count == 2, maxSize.count == 2 else {
+            throw GraphError(.invalidOption, "min_size and max_size are [width, height]")
         }
+        try OptionCheck.range(minSize, 0...32768, "min_size")
+        try OptionCheck.range(maxSize, 0...32768, "max_size")
     }
 }

@@ -28,7 +28,7 @@ import FrameFlow
 /// Input side packets:
 ///   - `BACKGROUND` (optional): `ImageFrame`, rgb8, rgba8, bgra8 or gray8, any size.
 /// Options: `frameflow.BackgroundCompositeCalculatorOptions` { color { r g b } (black),
-///   invert_mask (false), mask_low (0), mask_high (1) }.
+///   invert_mask (false), mask_low (0, 0…1), mask_high (1, 0…1, above mask_low) }.
 ///
 /// Example usage:
 /// ```
@@ -64,7 +64,9 @@ public final class BackgroundCompositeCalculator: Calculator {
 
         public func validate() throws {
             guard color.isValid else { throw GraphError(.invalidOption, "color: r, g and b must be in 0…255") }
-            guard maskLow.isFinite, maskHigh.isFinite, maskLow < maskHigh else {
+            try OptionCheck.range(maskLow, 0...1, "mask_low")
+            try OptionCheck.range(maskHigh, 0...1, "mask_high")
+            guard maskLow < maskHigh else {
                 throw GraphError(.invalidOption, "mask_low (\(maskLow)) must be below mask_high (\(maskHigh))")
             }
         }

@@ -36,17 +36,26 @@ public final class ColorConvertCalculator: ImageFilterCalculator {
             self.outputFormat = outputFormat
             self.matrix = matrix
         }
+
+        /// `output_format` names a byte format (checked when the graph is built, so that
+        /// `frameflow validate` refuses what the run would).
+        public func validate() throws { _ = try target() }
+
+        /// The format `output_format` names.
+        func target() throws -> PixelFormat {
+            guard let f = PixelFormat(name: outputFormat), f != .grayFloat32, f != .rgbaFloat32 else {
+                throw GraphError(
+                    .invalidOption, "output_format '\(outputFormat)' is not one of gray8, rgb8, rgba8, bgra8, nv12, nv12_video, i420, i420_video")
+            }
+            return f
+        }
     }
 
     private var target: PixelFormat
     private var matrix: YUVMatrix
 
     public init(options: Options) throws {
-        guard let f = PixelFormat(name: options.outputFormat), f != .grayFloat32, f != .rgbaFloat32 else {
-            throw GraphError(
-                .invalidOption, "output_format '\(options.outputFormat)' is not one of gray8, rgb8, rgba8, bgra8, nv12, nv12_video, i420, i420_video")
-        }
-        target = f
+        target = try options.target()
         matrix = options.matrix
     }
 

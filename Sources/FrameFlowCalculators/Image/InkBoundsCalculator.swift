@@ -35,7 +35,7 @@ import FrameFlow
 ///   - `INVERT` (optional): `Bool`, overrides the `invert` option for the whole run (so a graph
 ///     can offer `--side dark_on_light=true`).
 /// Options: `frameflow.InkBoundsCalculatorOptions` { threshold (128, 1…255), invert (false),
-/// ignore_isolated_pixels (true), box_size (20), frame_size (28) }.
+/// ignore_isolated_pixels (true), box_size (20, 1…10000), frame_size (28, box_size…10000) }.
 ///
 /// Example usage (Graphs/digit_classifier.pbtxt):
 /// ```
@@ -66,9 +66,8 @@ public final class InkBoundsCalculator: OptionsStoringCalculator {
         /// Checks the values (called by the graph before `init` and `update(options:)`).
         public func validate() throws {
             guard (1...255).contains(threshold) else { throw GraphError(.invalidOption, "threshold must be in 1…255, not \(threshold)") }
-            guard boxSize > 0, frameSize >= boxSize, frameSize.isFinite else {
-                throw GraphError(.invalidOption, "box_size must be > 0 and at most frame_size, not \(boxSize) and \(frameSize)")
-            }
+            try OptionCheck.range(boxSize, 1...10000, "box_size")
+            try OptionCheck.range(frameSize, boxSize...10000, "frame_size")
         }
     }
 

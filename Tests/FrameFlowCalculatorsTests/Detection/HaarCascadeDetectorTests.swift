@@ -170,6 +170,38 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
         #expect(throws: GraphError.self) { try o.validate() }
     }
 
+    /// A scale factor so close to 1 that the pyramid keeps 1000 near-full-size levels (or so
+    /// large it is meaningless), and huge counts and sizes, are refused when the graph is built;
+    /// the edges of the ranges run.
+    @Test(arguments: [
+        ("scale_factor: 1.0000001", "scale_factor"), ("scale_factor: 1e308", "scale_factor"), ("scale_factor: 1.009", "scale_factor"),
+        ("min_neighbors: 2147483647", "min_neighbors"), ("min_neighbors: -1", "min_neighbors"),
+        ("min_size: [2147483647, 1]", "min_size"), ("max_size: [1, 32769]", "max_size"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "HaarCascadeDetectorCalculator" input_stream: "IMAGE:in" output_stream: "DETECTIONS:d"
+            options { [frameflow.HaarCascadeDetectorCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
+
+    @Test(arguments: [
+        "scale_factor: 1.01 min_neighbors: 100000 min_size: [0, 0] max_size: [32768, 32768]",
+        "scale_factor: 100 min_neighbors: 0 min_size: [32768, 32768]",
+    ])
+    func edgesOfTheRangesRun(options: String) throws {
+        let runner = try CalculatorRunner(
+            node: """
+                calculator: "HaarCascadeDetectorCalculator" input_stream: "IMAGE:in" output_stream: "DETECTIONS:d"
+                options { [frameflow.HaarCascadeDetectorCalculatorOptions.ext] { \(options) } }
+                """, registry: .standard)
+        runner.add(try TestImages.random(width: 64, height: 48, format: .gray8, seed: 4), tag: "IMAGE", at: 0)
+        try runner.run()
+        #expect(try runner.outputs("DETECTIONS")[0].get([Detection].self).isEmpty)
+    }
+
     /// The tutorial graph: every video frame comes out, detection runs on some of them, and
     /// frames after the first detection carry the box.
     @Test func faceDetectionGraphKeepsFullFrameRate() throws {

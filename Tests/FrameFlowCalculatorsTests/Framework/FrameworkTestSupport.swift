@@ -35,3 +35,35 @@ func thrownDescription(_ body: () throws -> Void, sourceLocation: Testing.Source
     Issue.record("expected an error", sourceLocation: sourceLocation)
     return nil
 }
+
+/// The option error building a graph of the one node `node` (its fields, without `node { }`)
+/// throws, as `frameflow validate` builds it (no calculator is made); nil when it builds. The
+/// node's input streams become the graph's inputs.
+func nodeOptionError(_ node: String) -> GraphError? {
+    let names = node.split(separator: "\n").flatMap { line in
+        line.split(separator: " ").compactMap { word -> String? in
+            guard word.hasPrefix("\""), word.hasSuffix("\""), line.contains("input_stream: \(word)") else { return nil }
+            return String(word.dropFirst().dropLast().split(separator: ":").last ?? "")
+        }
+    }
+    let graph = names.map { "input_stream: \"\($0)\"\n" }.joined() + "node {\n\(node)\n}\n"
+    do {
+        _ = try Graph(GraphConfig(parsing: graph), registry: .standard)
+        return nil
+    } catch let e as GraphErrors {
+        return e.errors.first { $0.kind == .invalidOption } ?? e.errors.first
+    } catch let e as GraphError {
+        return e
+    } catch {
+        return GraphError(.calculatorFailed, "\(error)")
+    }
+}
+
+/// Records an issue unless `error` is an `.invalidOption` naming `field`.
+func expectInvalidOption(
+    _ error: GraphError?, naming field: String, _ context: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
+    #expect(
+        error?.kind == .invalidOption && error?.message.contains(field) == true, "\(context): \(String(describing: error))",
+        sourceLocation: sourceLocation)
+}

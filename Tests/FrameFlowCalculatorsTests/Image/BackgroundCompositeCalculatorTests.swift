@@ -159,4 +159,17 @@ import Testing
             #expect(String(describing: error).contains(words), "\(options): \(String(describing: error))")
         }
     }
+
+    /// Mask levels outside 0…1 are refused when the graph is built.
+    @Test(arguments: [
+        ("mask_low: -2", "mask_low"), ("mask_high: 3e38", "mask_high"), ("mask_low: 0.5 mask_high: 0.5", "mask_high"),
+    ])
+    func refusesMaskLevelsOutsideTheirRange(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "BackgroundCompositeCalculator" input_stream: "IMAGE:in" input_stream: "MASK:m" output_stream: "IMAGE:out"
+            options { [frameflow.BackgroundCompositeCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
 }

@@ -199,4 +199,12 @@ func referenceRGB(y: UInt8, u: UInt8, v: UInt8, range: YUVRange, matrix: YUVMatr
         try runner.run()
         #expect(try runner.outputs("IMAGE")[0].get(ImageFrame.self).format == .nv12(.full))
     }
+
+    /// An unknown or float `output_format` is refused when the graph is built, so
+    /// `frameflow validate` refuses what the run would.
+    @Test(arguments: ["output_format: \"rgb9\"", "output_format: \"grayFloat32\"", "output_format: \"\""])
+    func refusesUnknownFormatsWhenTheGraphIsBuilt(options: String) {
+        let e = optionError("ColorConvertCalculator", "frameflow.ColorConvertCalculatorOptions", options)
+        #expect(e?.kind == .invalidOption && e?.message.contains("output_format") == true, "\(options): \(String(describing: e))")
+    }
 }

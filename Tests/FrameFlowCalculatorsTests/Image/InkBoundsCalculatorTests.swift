@@ -131,7 +131,7 @@ import Testing
     @Test func badOptionsAreClearErrors() throws {
         for (edit, field) in [
             ({ (o: inout InkBoundsCalculator.Options) in o.threshold = 0 }, "threshold"), ({ $0.threshold = 256 }, "threshold"),
-            ({ $0.boxSize = 0 }, "box_size"), ({ $0.frameSize = 10 }, "box_size"),
+            ({ $0.boxSize = 0 }, "box_size"), ({ $0.frameSize = 10 }, "frame_size"),
         ] {
             var o = InkBoundsCalculator.Options()
             edit(&o)
@@ -144,5 +144,35 @@ import Testing
                 registry: .standard
             ).run()
         } throws: { "\($0)".contains("treshold") }
+    }
+
+    /// Box and frame sizes outside their ranges (a region of infinite size) are refused when
+    /// the graph is built; the edges run.
+    @Test(arguments: [
+        ("box_size: 1e-300", "box_size"), ("box_size: 0", "box_size"), ("frame_size: 1e308", "frame_size"),
+        ("box_size: 20 frame_size: 19", "frame_size"), ("threshold: 0", "threshold"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "InkBoundsCalculator" input_stream: "IMAGE:in" output_stream: "NORM_RECT:r"
+            options { [frameflow.InkBoundsCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
+
+    @Test(arguments: ["box_size: 1 frame_size: 10000", "box_size: 10000 frame_size: 10000"])
+    func edgesOfTheRangesRun(options: String) throws {
+        let r = try CalculatorRunner(
+            node: """
+                calculator: "InkBoundsCalculator" input_stream: "IMAGE:in" output_stream: "NORM_RECT:r"
+                options { [frameflow.InkBoundsCalculatorOptions.ext] { \(options) } }
+                """, registry: .standard)
+        r.add(
+            try TestImages.make(width: 9, height: 9, format: .gray8) { x, y, _ in (3...5).contains(x) && (2...6).contains(y) ? 255 : 0 },
+            tag: "IMAGE", at: 0)
+        try r.run()
+        let rect = try r.outputs("NORM_RECT")[0].get(NormalizedRect.self)
+        #expect([rect.xCenter, rect.yCenter, rect.width, rect.height].allSatisfy(\.isFinite) && rect.width > 0, "\(rect)")
     }
 }
