@@ -23,7 +23,7 @@ import FrameFlow
 /// Outputs:
 ///   - (untagged) `[NormalizedRect]`.
 /// Options: `mediapipe.AssociationCalculatorOptions` (extension 275124847) {
-///   min_similarity_threshold (1.0, ≥ 0): the IoU above which two rects are one }.
+///   min_similarity_threshold (1.0, 0…1): the IoU above which two rects are one }.
 ///
 /// Example usage:
 /// ```
@@ -49,9 +49,7 @@ public final class AssociationNormRectCalculator: OptionsStoringCalculator {
         public init(minSimilarityThreshold: Double) { self.minSimilarityThreshold = minSimilarityThreshold }
 
         public func validate() throws {
-            guard minSimilarityThreshold >= 0 else {
-                throw GraphError(.invalidOption, "min_similarity_threshold must be ≥ 0, got \(minSimilarityThreshold)")
-            }
+            try OptionCheck.range(minSimilarityThreshold, 0...1, "min_similarity_threshold")
         }
     }
 

@@ -25,7 +25,7 @@ public struct ClipVectorSizeCalculatorOptions: CalculatorOptions, Equatable {
 ///   - (untagged) `[Element]`: the first `max_vec_size` elements (all of a shorter vector).
 /// Side packets:
 ///   - (untagged, optional) `Int`: the size, instead of the option's.
-/// Options: `mediapipe.ClipVectorSizeCalculatorOptions` { max_vec_size (1) }.
+/// Options: `mediapipe.ClipVectorSizeCalculatorOptions` { max_vec_size (1, ≥ 1; only compared) }.
 ///
 /// Example usage:
 /// ```

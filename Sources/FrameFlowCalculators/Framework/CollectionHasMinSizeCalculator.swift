@@ -25,7 +25,7 @@ public struct CollectionHasMinSizeCalculatorOptions: CalculatorOptions, Equatabl
 ///   - (untagged) `Bool`: `count >= min_size`, at the input timestamp.
 /// Side packets:
 ///   - (untagged, optional) `Int`: the minimum, instead of the option's.
-/// Options: `mediapipe.CollectionHasMinSizeCalculatorOptions` { min_size (0) }.
+/// Options: `mediapipe.CollectionHasMinSizeCalculatorOptions` { min_size (0, ≥ 0; only compared) }.
 ///
 /// Example usage:
 /// ```

@@ -12,7 +12,9 @@ import FrameFlow
 ///
 /// Inputs: none. Outputs: none.
 /// Side packets out: `PACKET:0`, `PACKET:1`, …: one per `packet` in the options, in order.
-/// Options: `mediapipe.ConstantSidePacketCalculatorOptions` { repeated packet { one value } }.
+/// Options: `mediapipe.ConstantSidePacketCalculatorOptions` { repeated packet { one value } };
+/// `float_value` and `double_value` must be finite (a NaN or infinity side packet would reach
+/// calculators that take their options from side packets unchecked).
 ///
 /// Example usage:
 /// ```
@@ -35,6 +37,19 @@ public final class ConstantSidePacketCalculator: Calculator {
 
         public init() {}
         public init(packet: [ConstantSidePacket]) { self.packet = packet }
+
+        /// Float and double constants are finite (the generic check does not look into enums).
+        public func validate() throws {
+            for (i, p) in packet.enumerated() {
+                switch p.value {
+                case .float(let v) where !v.isFinite:
+                    throw GraphError(.invalidOption, "packet[\(i)].float_value must be a finite number, not \(v)")
+                case .double(let v) where !v.isFinite:
+                    throw GraphError(.invalidOption, "packet[\(i)].double_value must be a finite number, not \(v)")
+                default: break
+                }
+            }
+        }
     }
 
     public static let contract = CalculatorContract(outputSidePackets: [.init("PACKET", repeated: true)])

@@ -29,8 +29,9 @@ import FrameFlow
 ///   - `RECTS`: `[RotatedRect]`, one per detection.
 /// Options: `mediapipe.DetectionsToRectsCalculatorOptions` {
 ///   rotation_vector_start_keypoint_index, rotation_vector_end_keypoint_index (both or
-///   neither), rotation_vector_target_angle (radians) | rotation_vector_target_angle_degrees
-///   (exactly one with a start index), output_zero_rect_for_empty_detections (false),
+///   neither; 0…1000000), rotation_vector_target_angle (−10…10 radians) |
+///   rotation_vector_target_angle_degrees (−360…360) (exactly one with a start index),
+///   output_zero_rect_for_empty_detections (false),
 ///   conversion_mode (DEFAULT | USE_BOUNDING_BOX | USE_KEYPOINTS) }.
 ///
 /// Example usage:
@@ -90,9 +91,10 @@ public class DetectionsToRectsCalculator: OptionsStoringCalculator {
                 throw GraphError(
                     .invalidOption, "rotation_vector_end_keypoint_index is required with rotation_vector_start_keypoint_index")
             }
-            guard start >= 0, end >= 0 else {
-                throw GraphError(.invalidOption, "rotation_vector_start/end_keypoint_index must be ≥ 0, got \(start) and \(end)")
-            }
+            try OptionCheck.range(start, 0...1_000_000, "rotation_vector_start_keypoint_index")
+            try OptionCheck.range(end, 0...1_000_000, "rotation_vector_end_keypoint_index")
+            if let a = rotationVectorTargetAngle { try OptionCheck.range(a, -10...10, "rotation_vector_target_angle") }
+            if let a = rotationVectorTargetAngleDegrees { try OptionCheck.range(a, -360...360, "rotation_vector_target_angle_degrees") }
             guard (rotationVectorTargetAngle == nil) != (rotationVectorTargetAngleDegrees == nil) else {
                 throw GraphError(
                     .invalidOption,

@@ -29,8 +29,9 @@ import FrameFlow
 ///   - `RENDER_DATA`: `RenderData` with `scene_class`; none for a timestamp without
 ///     detections when `produce_empty_packet` is false.
 /// Options: `mediapipe.DetectionsToRenderDataCalculatorOptions` { produce_empty_packet (true),
-/// text_delimiter (","), one_label_per_line (false), text { font_height (8) font_face
-/// center_horizontally center_vertically outline_thickness outline_color }, thickness (1),
+/// text_delimiter (","), one_label_per_line (false), text { font_height (8, 0…1000) font_face
+/// center_horizontally center_vertically outline_thickness (0…1000) outline_color }, thickness
+/// (1, 0…1000, as `AnnotationOverlayCalculator`'s),
 /// color { r g b } (black), scene_class ("DETECTION"), render_detection_id (false) }.
 ///
 /// Example usage:
@@ -208,8 +209,9 @@ extension DetectionsToRenderDataCalculator.Options {
     /// Checks the values (called by the graph before `init` and `update(options:)`).
     public func validate() throws {
         guard color.isValid else { throw GraphError(.invalidOption, "color: r, g and b must be 0…255") }
-        guard thickness >= 0 else { throw GraphError(.invalidOption, "thickness must be ≥ 0") }
-        guard text.fontHeight >= 0 else { throw GraphError(.invalidOption, "text.font_height must be ≥ 0") }
+        try OptionCheck.range(thickness, 0...1000, "thickness")
+        try OptionCheck.range(text.fontHeight, 0...1000, "text.font_height")
+        try OptionCheck.range(text.outlineThickness, 0...1000, "text.outline_thickness")
         if let c = text.outlineColor, !c.isValid { throw GraphError(.invalidOption, "text.outline_color: r, g and b must be 0…255") }
     }
 

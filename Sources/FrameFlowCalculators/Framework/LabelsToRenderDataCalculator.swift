@@ -21,8 +21,9 @@ import FrameFlow
 /// Outputs:
 ///   - `RENDER_DATA`: `RenderData`.
 /// Options: `mediapipe.LabelsToRenderDataCalculatorOptions` { color (repeated { r g b }),
-/// thickness (2), outline_color (repeated), outline_thickness (0), font_height_px (50),
-/// horizontal_offset_px (0), vertical_offset_px (0), max_num_labels (1), font_face (0),
+/// thickness (2, 0…1000), outline_color (repeated), outline_thickness (0, 0…1000),
+/// font_height_px (50, 0…1000), horizontal_offset_px (0), vertical_offset_px (0) (each
+/// −100000…100000), max_num_labels (1, 0…1000000), font_face (0),
 /// location (TOP_LEFT | BOTTOM_LEFT), use_display_name (false),
 /// display_classification_score (false) }.
 ///
@@ -154,9 +155,12 @@ extension LabelsToRenderDataCalculator.Options {
     public func validate() throws {
         guard color.allSatisfy(\.isValid) else { throw GraphError(.invalidOption, "color: r, g and b must be 0…255") }
         guard outlineColor.allSatisfy(\.isValid) else { throw GraphError(.invalidOption, "outline_color: r, g and b must be 0…255") }
-        guard fontHeightPx >= 0 else { throw GraphError(.invalidOption, "font_height_px must be ≥ 0") }
-        guard maxNumLabels >= 0 else { throw GraphError(.invalidOption, "max_num_labels must be ≥ 0") }
-        guard thickness >= 0, outlineThickness >= 0 else { throw GraphError(.invalidOption, "thickness and outline_thickness must be ≥ 0") }
+        try OptionCheck.range(thickness, 0...1000, "thickness")
+        try OptionCheck.range(outlineThickness, 0...1000, "outline_thickness")
+        try OptionCheck.range(fontHeightPx, 0...1000, "font_height_px")
+        try OptionCheck.range(horizontalOffsetPx, -100_000...100_000, "horizontal_offset_px")
+        try OptionCheck.range(verticalOffsetPx, -100_000...100_000, "vertical_offset_px")
+        try OptionCheck.range(maxNumLabels, 0...1_000_000, "max_num_labels")
     }
 
     /// mediapipe/calculators/util/labels_to_render_data_calculator.proto, for binary graphs.

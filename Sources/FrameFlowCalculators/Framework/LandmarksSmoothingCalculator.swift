@@ -13,10 +13,12 @@ import FrameFlow
 ///
 /// Filters (exactly one, as MediaPipe's `filter_options` oneof):
 ///   - `no_filter {}`: landmarks pass unchanged;
-///   - `velocity_filter { window_size (5), velocity_scale (10), min_allowed_object_scale
-///     (1e-6), disable_value_scaling (false) }`: `RelativeVelocityFilter`;
-///   - `one_euro_filter { frequency (30), min_cutoff (1), beta (0), derivate_cutoff (1),
-///     min_allowed_object_scale (1e-6), disable_value_scaling (false) }`: `OneEuroFilter`.
+///   - `velocity_filter { window_size (5, 0…1000: a window per landmark and axis),
+///     velocity_scale (10, 0…1e6), min_allowed_object_scale (1e-6, 1e-9…1e9: its inverse
+///     scales the values), disable_value_scaling (false) }`: `RelativeVelocityFilter`;
+///   - `one_euro_filter { frequency (30), min_cutoff (1), derivate_cutoff (1) (each 1e-6…1e6),
+///     beta (0, 0…1e6), min_allowed_object_scale (1e-6, 1e-9…1e9), disable_value_scaling
+///     (false) }`: `OneEuroFilter`.
 ///
 /// Inputs (exactly one of the landmark streams):
 ///   - `NORM_LANDMARKS`: `NormalizedLandmarkList`, with `IMAGE_SIZE`: `ImageSize`.
@@ -126,21 +128,24 @@ public final class LandmarksSmoothingCalculator: Calculator {
                 ])
         }
 
-        /// Exactly one filter; a velocity window of at least 0; one-euro rates above 1e-6.
+        /// Exactly one filter, its values in the ranges above.
         public func validate() throws {
             let set = [noFilter != nil, velocityFilter != nil, oneEuroFilter != nil].filter { $0 }.count
             guard set == 1 else {
                 throw GraphError(
                     .invalidOption, "exactly one of no_filter, velocity_filter and one_euro_filter is needed, not \(set)")
             }
-            if let v = velocityFilter, v.windowSize < 0 {
-                throw GraphError(.invalidOption, "velocity_filter.window_size must be ≥ 0, not \(v.windowSize)")
+            if let v = velocityFilter {
+                try OptionCheck.range(v.windowSize, 0...1000, "velocity_filter.window_size")
+                try OptionCheck.range(v.velocityScale, 0...1e6, "velocity_filter.velocity_scale")
+                try OptionCheck.range(v.minAllowedObjectScale, 1e-9...1e9, "velocity_filter.min_allowed_object_scale")
             }
             if let e = oneEuroFilter {
-                for (name, value) in [("frequency", e.frequency), ("min_cutoff", e.minCutoff), ("derivate_cutoff", e.derivateCutoff)]
-                where !(Double(value) > 1e-6) {
-                    throw GraphError(.invalidOption, "one_euro_filter.\(name) must be > 1e-6, not \(value)")
-                }
+                try OptionCheck.range(e.frequency, 1e-6...1e6, "one_euro_filter.frequency")
+                try OptionCheck.range(e.minCutoff, 1e-6...1e6, "one_euro_filter.min_cutoff")
+                try OptionCheck.range(e.beta, 0...1e6, "one_euro_filter.beta")
+                try OptionCheck.range(e.derivateCutoff, 1e-6...1e6, "one_euro_filter.derivate_cutoff")
+                try OptionCheck.range(e.minAllowedObjectScale, 1e-9...1e9, "one_euro_filter.min_allowed_object_scale")
             }
         }
     }

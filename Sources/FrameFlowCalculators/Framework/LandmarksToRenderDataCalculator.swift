@@ -26,9 +26,10 @@ import FrameFlow
 ///   - `RENDER_DATA`: `RenderData`; nothing for a timestamp without landmarks.
 /// Options: `mediapipe.LandmarksToRenderDataCalculatorOptions` (extension 258435389)
 /// { landmark_connections (repeated), landmark_color { r g b } (black), render_landmarks
-/// (true), connection_color { r g b } (black), thickness (1), visualize_landmark_depth (true),
-/// utilize_visibility (false), visibility_threshold (0), utilize_presence (false),
-/// presence_threshold (0), min_depth_circle_thickness (0), max_depth_circle_thickness (18),
+/// (true), connection_color { r g b } (black), thickness (1, 0…1000), visualize_landmark_depth
+/// (true), utilize_visibility (false), visibility_threshold (0), utilize_presence (false),
+/// presence_threshold (0) (thresholds: any finite number, only compared),
+/// min_depth_circle_thickness (0), max_depth_circle_thickness (18) (each 0…1000),
 /// min_depth_line_color { r g b } (black), max_depth_line_color { r g b } (white) }.
 ///
 /// Example usage:
@@ -193,10 +194,9 @@ extension LandmarksToRenderDataCalculator.Options {
             ("min_depth_line_color", minDepthLineColor ?? RenderColor()), ("max_depth_line_color", maxDepthLineColor ?? RenderColor()),
         ]
         for (name, c) in colors where !c.isValid { throw GraphError(.invalidOption, "\(name): r, g and b must be 0…255") }
-        guard thickness >= 0 else { throw GraphError(.invalidOption, "thickness must be ≥ 0") }
-        guard minDepthCircleThickness >= 0, maxDepthCircleThickness >= 0 else {
-            throw GraphError(.invalidOption, "min_depth_circle_thickness and max_depth_circle_thickness must be ≥ 0")
-        }
+        try OptionCheck.range(thickness, 0...1000, "thickness")
+        try OptionCheck.range(minDepthCircleThickness, 0...1000, "min_depth_circle_thickness")
+        try OptionCheck.range(maxDepthCircleThickness, 0...1000, "max_depth_circle_thickness")
     }
 
     /// mediapipe/calculators/util/landmarks_to_render_data_calculator.proto, for binary graphs.

@@ -17,8 +17,8 @@ import FrameFlow
 /// Outputs:
 ///   - `RENDER_DATA`: `RenderData`, one packet per input timestamp (empty when the input is).
 /// Options: `mediapipe.RectToRenderDataCalculatorOptions` { filled (false), color { r g b }
-/// (black), thickness (1), oval (false), top_left_thickness (unset: a dot of that radius on
-/// the top-left corner; only for unfilled rectangles) }.
+/// (black), thickness (1, 0…1000), oval (false), top_left_thickness (unset: a dot of that
+/// radius on the top-left corner, 0…1000; only for unfilled rectangles) }.
 ///
 /// Example usage:
 /// ```
@@ -120,7 +120,8 @@ extension RectToRenderDataCalculator.Options {
     /// Checks the values (called by the graph before `init` and `update(options:)`).
     public func validate() throws {
         guard color.isValid else { throw GraphError(.invalidOption, "color: r, g and b must be 0…255") }
-        guard thickness >= 0 else { throw GraphError(.invalidOption, "thickness must be ≥ 0") }
+        try OptionCheck.range(thickness, 0...1000, "thickness")
+        if let topLeftThickness { try OptionCheck.range(topLeftThickness, 0...1000, "top_left_thickness") }
         if topLeftThickness != nil, filled || oval {
             throw GraphError(.invalidOption, "top_left_thickness is only for unfilled rectangles (filled and oval must be false)")
         }

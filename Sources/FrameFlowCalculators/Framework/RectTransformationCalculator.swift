@@ -23,9 +23,9 @@ import FrameFlow
 ///   - `IMAGE_SIZE`: `ImageSize`; a timestamp without one gives no normalized output.
 /// Outputs:
 ///   - (untagged) the transformed rect(s), of the input's type.
-/// Options: `mediapipe.RectTransformationCalculatorOptions` { scale_x (1), scale_y (1),
-///   rotation | rotation_degrees (at most one), shift_x (0), shift_y (0),
-///   square_long | square_short (at most one set) }.
+/// Options: `mediapipe.RectTransformationCalculatorOptions` { scale_x (1), scale_y (1) (each
+///   0…1000), rotation (−10…10 radians) | rotation_degrees (−360…360) (at most one), shift_x
+///   (0), shift_y (0) (each −1000…1000), square_long | square_short (at most one set) }.
 ///
 /// Example usage:
 /// ```
@@ -77,6 +77,12 @@ public final class RectTransformationCalculator: OptionsStoringCalculator {
         var addedRotation: Double? { rotation ?? rotationDegrees.map { Double.pi * Double($0) / 180 } }
 
         public func validate() throws {
+            try OptionCheck.range(scaleX, 0...1000, "scale_x")
+            try OptionCheck.range(scaleY, 0...1000, "scale_y")
+            try OptionCheck.range(shiftX, -1000...1000, "shift_x")
+            try OptionCheck.range(shiftY, -1000...1000, "shift_y")
+            if let rotation { try OptionCheck.range(rotation, -10...10, "rotation") }
+            if let rotationDegrees { try OptionCheck.range(rotationDegrees, -360...360, "rotation_degrees") }
             if rotation != nil, rotationDegrees != nil {
                 throw GraphError(.invalidOption, "set at most one of rotation and rotation_degrees")
             }

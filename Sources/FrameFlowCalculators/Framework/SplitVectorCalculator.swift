@@ -68,7 +68,8 @@ public struct SplitVectorCalculatorOptions: CalculatorOptions, Equatable {
 ///   - (untagged, one per range, in order) each range as a `List`, or its only element with
 ///     `element_only`; with `combine_outputs` a single output with every range's elements.
 /// Options: `mediapipe.SplitVectorCalculatorOptions` { ranges { begin end } (repeated),
-/// element_only (false), combine_outputs (false) }. Ranges must be non-empty, and must not
+/// element_only (false), combine_outputs (false) }. Ranges must be non-empty (0 ≤ begin < end;
+/// indexes are only compared with the list's size), and must not
 /// overlap with `combine_outputs`; a list shorter than the largest `end` is an error.
 ///
 /// Example usage:

@@ -126,4 +126,15 @@ import Testing
         let wrongType = thrownDescription { try runner.run() }
         #expect(wrongType?.contains("node 'AssociationNormRectCalculator'") == true)
     }
+
+    /// An IoU threshold outside 0…1 is refused when the graph is built.
+    @Test(arguments: ["min_similarity_threshold: -0.1", "min_similarity_threshold: 1.5", "min_similarity_threshold: 1e308"])
+    func refusesThresholdsOutsideTheirRange(options: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "AssociationNormRectCalculator" input_stream: "a" output_stream: "o"
+            options { [mediapipe.AssociationCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: "min_similarity_threshold", options)
+    }
 }

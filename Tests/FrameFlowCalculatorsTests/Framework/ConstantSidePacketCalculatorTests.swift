@@ -125,4 +125,15 @@ import Testing
         }
         #expect(e?.contains("landmark_list_value") == true, "\(String(describing: e))")
     }
+
+    /// A NaN or infinite constant is refused when the graph is built, naming the packet.
+    @Test(arguments: ["float_value: inf", "double_value: nan", "double_value: -inf"])
+    func refusesNonFiniteConstants(value: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "ConstantSidePacketCalculator" output_side_packet: "PACKET:0:a" output_side_packet: "PACKET:1:b"
+            options { [mediapipe.ConstantSidePacketCalculatorOptions.ext] { packet { int_value: 1 } packet { \(value) } } }
+            """)
+        expectInvalidOption(e, naming: "packet[1]", value)
+    }
 }

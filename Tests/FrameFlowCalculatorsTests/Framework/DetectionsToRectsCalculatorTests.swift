@@ -214,4 +214,33 @@ import Testing
         expected.conversionMode = .useKeypoints
         #expect(o == expected)
     }
+
+    /// Keypoint indexes and target angles outside their ranges are refused when the graph is built.
+    @Test(arguments: [
+        (
+            "rotation_vector_start_keypoint_index: 1000001 rotation_vector_end_keypoint_index: 1 rotation_vector_target_angle: 0",
+            "rotation_vector_start_keypoint_index"
+        ),
+        (
+            "rotation_vector_start_keypoint_index: 0 rotation_vector_end_keypoint_index: -1 rotation_vector_target_angle: 0",
+            "rotation_vector_end_keypoint_index"
+        ),
+        (
+            "rotation_vector_start_keypoint_index: 0 rotation_vector_end_keypoint_index: 1 rotation_vector_target_angle: 1e308",
+            "rotation_vector_target_angle"
+        ),
+        (
+            "rotation_vector_start_keypoint_index: 0 rotation_vector_end_keypoint_index: 1 rotation_vector_target_angle_degrees: 361",
+            "rotation_vector_target_angle_degrees"
+        ),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "DetectionsToRectsCalculator" input_stream: "DETECTION:d" input_stream: "IMAGE_SIZE:s"
+            output_stream: "NORM_RECT:r"
+            options { [mediapipe.DetectionsToRectsCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
 }

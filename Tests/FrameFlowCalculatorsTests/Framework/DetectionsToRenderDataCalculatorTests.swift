@@ -122,4 +122,19 @@ import Testing
         #expect(Calc.formatScore(1) == "1")
         #expect(Calc.formatScore(0.125) == "0.13", "rounded half away from zero")
     }
+
+    /// Thicknesses and font heights beyond what `AnnotationOverlayCalculator` draws in time are
+    /// refused when the graph is built.
+    @Test(arguments: [
+        ("thickness: 2147483647", "thickness"), ("thickness: -1", "thickness"), ("text { font_height: 1e308 }", "text.font_height"),
+        ("text { outline_thickness: 1001 }", "text.outline_thickness"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "DetectionsToRenderDataCalculator" input_stream: "DETECTIONS:d" output_stream: "RENDER_DATA:r"
+            options { [mediapipe.DetectionsToRenderDataCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
 }

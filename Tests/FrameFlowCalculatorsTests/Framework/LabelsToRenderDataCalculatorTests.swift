@@ -90,4 +90,35 @@ import Testing
         let e = #expect(throws: GraphError.self) { try bad.validate() }
         #expect(e?.message.contains("max_num_labels") == true)
     }
+
+    /// Values that overflowed the baseline arithmetic (a trap) or draw for minutes are refused
+    /// when the graph is built.
+    @Test(arguments: [
+        ("font_height_px: 2147483647", "font_height_px"), ("vertical_offset_px: 9223372036854775807", "vertical_offset_px"),
+        ("horizontal_offset_px: -100001", "horizontal_offset_px"), ("thickness: 1e308", "thickness"),
+        ("outline_thickness: 1001", "outline_thickness"), ("max_num_labels: 1000001", "max_num_labels"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "LabelsToRenderDataCalculator" input_stream: "LABELS:l" output_stream: "RENDER_DATA:r"
+            options { [mediapipe.LabelsToRenderDataCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
+
+    /// The edges of the ranges run: several labels at the largest font and offsets.
+    @Test func edgesOfTheRangesRun() throws {
+        let runner = try CalculatorRunner(
+            node: """
+                calculator: "LabelsToRenderDataCalculator" input_stream: "LABELS:l" output_stream: "RENDER_DATA:r"
+                options { [mediapipe.LabelsToRenderDataCalculatorOptions.ext] {
+                  font_height_px: 1000 vertical_offset_px: 100000 horizontal_offset_px: -100000 max_num_labels: 1000000
+                  thickness: 1000 outline_thickness: 1000 } }
+                """, registry: .standard)
+        runner.add(["a", "b", "c"], tag: "LABELS", at: 0)
+        try runner.run()
+        let t = texts(try runner.outputs("RENDER_DATA")[0].get(RenderData.self))
+        #expect(t.map(\.2) == [101_250, 102_500, 103_750] && t.allSatisfy { $0.1 == -100_000 }, "\(t)")
+    }
 }

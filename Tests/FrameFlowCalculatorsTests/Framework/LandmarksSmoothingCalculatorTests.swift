@@ -165,4 +165,47 @@ import Testing
         #expect(o?.oneEuroFilter?.minCutoff == 0.05 && o?.oneEuroFilter?.beta == 80 && o?.oneEuroFilter?.frequency == 30)
         #expect(o?.velocityFilter == nil && o?.noFilter == nil)
     }
+
+    static let node = """
+        calculator: "LandmarksSmoothingCalculator"
+        input_stream: "LANDMARKS:l"
+        output_stream: "FILTERED_LANDMARKS:f"
+        """
+
+    /// Window sizes that would allocate gigabytes, zero and huge rates, and a zero minimum
+    /// object scale (its inverse scales the values) are refused when the graph is built.
+    @Test(arguments: [
+        ("velocity_filter { window_size: 2147483647 }", "window_size"), ("velocity_filter { window_size: 1001 }", "window_size"),
+        ("velocity_filter { velocity_scale: -1 }", "velocity_scale"), ("velocity_filter { velocity_scale: 3e38 }", "velocity_scale"),
+        ("velocity_filter { min_allowed_object_scale: 0 }", "min_allowed_object_scale"),
+        ("one_euro_filter { frequency: 0 }", "frequency"), ("one_euro_filter { frequency: 3e38 }", "frequency"),
+        ("one_euro_filter { min_cutoff: 1e30 }", "min_cutoff"), ("one_euro_filter { beta: -1 }", "beta"),
+        ("one_euro_filter { beta: 1e30 }", "beta"), ("one_euro_filter { derivate_cutoff: 0 }", "derivate_cutoff"),
+        ("one_euro_filter { min_allowed_object_scale: 0 }", "min_allowed_object_scale"), ("one_euro_filter { beta: inf }", "beta"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(Self.node + "\noptions { [mediapipe.LandmarksSmoothingCalculatorOptions.ext] { \(options) } }")
+        expectInvalidOption(e, naming: field, options)
+    }
+
+    /// The edges of the ranges run on moving landmarks and give finite values.
+    @Test(arguments: [
+        "velocity_filter { window_size: 1000 velocity_scale: 1e6 min_allowed_object_scale: 1e-9 }",
+        "velocity_filter { window_size: 0 velocity_scale: 0 min_allowed_object_scale: 1e9 }",
+        "one_euro_filter { frequency: 1e6 min_cutoff: 1e6 beta: 1e6 derivate_cutoff: 1e6 min_allowed_object_scale: 1e-9 }",
+        "one_euro_filter { frequency: 1e-6 min_cutoff: 1e-6 beta: 0 derivate_cutoff: 1e-6 }",
+    ])
+    func edgesOfTheRangesRun(options: String) throws {
+        let r = try CalculatorRunner(
+            node: Self.node + "\noptions { [mediapipe.LandmarksSmoothingCalculatorOptions.ext] { \(options) } }", registry: .standard)
+        for t in 0..<5 {
+            let d = Double(t) * 3
+            r.add(
+                LandmarkList([Landmark(x: 1 + d, y: 2 - d, z: d), Landmark(x: 40 + d, y: 30, z: 0)]), tag: "LANDMARKS",
+                at: Timestamp(Int64(t) * 33_333))
+        }
+        try r.run()
+        let out = try r.outputs("FILTERED_LANDMARKS").map { try $0.get(LandmarkList.self) }
+        #expect(out.count == 5 && out.allSatisfy { $0.landmark.allSatisfy { [$0.x, $0.y, $0.z].allSatisfy(\.isFinite) } }, "\(out)")
+    }
 }

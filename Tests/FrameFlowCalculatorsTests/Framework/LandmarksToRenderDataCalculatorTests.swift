@@ -211,4 +211,19 @@ import Testing
         #expect(Array(drawn[20, 10]) == [0, 255, 0])
         #expect(Array(drawn[20, 2]) == [0, 0, 0])
     }
+
+    /// Thicknesses beyond what `AnnotationOverlayCalculator` draws in time are refused when the
+    /// graph is built.
+    @Test(arguments: [
+        ("thickness: 1e308", "thickness"), ("min_depth_circle_thickness: 1001", "min_depth_circle_thickness"),
+        ("max_depth_circle_thickness: 2147483647", "max_depth_circle_thickness"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "LandmarksToRenderDataCalculator" input_stream: "NORM_LANDMARKS:l" output_stream: "RENDER_DATA:r"
+            options { [mediapipe.LandmarksToRenderDataCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
 }

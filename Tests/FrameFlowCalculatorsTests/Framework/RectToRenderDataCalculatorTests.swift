@@ -84,4 +84,16 @@ import Testing
         #expect(a.color == RenderColor(r: 255, g: 0, b: 0) && a.thickness == 4)
         #expect(a.shape == .rectangle(left: 0, top: 0, right: 1, bottom: 1, normalized: true, filled: true))
     }
+
+    /// Thicknesses beyond what `AnnotationOverlayCalculator` draws in time are refused when the
+    /// graph is built.
+    @Test(arguments: [("thickness: 1001", "thickness"), ("top_left_thickness: 1e308", "top_left_thickness")])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(
+            """
+            calculator: "RectToRenderDataCalculator" input_stream: "NORM_RECT:r" output_stream: "RENDER_DATA:o"
+            options { [mediapipe.RectToRenderDataCalculatorOptions.ext] { \(options) } }
+            """)
+        expectInvalidOption(e, naming: field, options)
+    }
 }

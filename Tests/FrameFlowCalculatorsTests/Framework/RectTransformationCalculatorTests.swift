@@ -191,4 +191,37 @@ import Testing
         }
         #expect(o == expected)
     }
+
+    static let node = """
+        calculator: "RectTransformationCalculator"
+        input_stream: "NORM_RECT:r"
+        input_stream: "IMAGE_SIZE:s"
+        output_stream: "out"
+        """
+
+    /// Scales, shifts and added rotations outside their ranges are refused when the graph is
+    /// built (as `frameflow validate` builds it), naming the field.
+    @Test(arguments: [
+        ("scale_x: 1e308", "scale_x"), ("scale_y: -1", "scale_y"), ("shift_x: 1001", "shift_x"), ("shift_y: -1e30", "shift_y"),
+        ("rotation: 1e30", "rotation"), ("rotation_degrees: 2147483647", "rotation_degrees"), ("scale_x: nan", "scale_x"),
+    ])
+    func refusesOptionsOutsideTheirRanges(options: String, field: String) {
+        let e = nodeOptionError(Self.node + "\noptions { [mediapipe.RectTransformationCalculatorOptions.ext] { \(options) } }")
+        expectInvalidOption(e, naming: field, options)
+    }
+
+    /// The edges of the ranges run and give finite rects.
+    @Test func edgesOfTheRangesRun() throws {
+        let o = Self.options {
+            $0.scaleX = 1000
+            $0.scaleY = 0
+            $0.shiftX = -1000
+            $0.shiftY = 1000
+            $0.rotationDegrees = -360
+        }
+        try o.validate()
+        let r = try transformed(
+            NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0.5, height: 0.5, rotation: 0.3), size: ImageSize(width: 64, height: 48), o)
+        #expect([r.xCenter, r.yCenter, r.width, r.height].allSatisfy(\.isFinite) && r.height == 0, "\(r)")
+    }
 }
