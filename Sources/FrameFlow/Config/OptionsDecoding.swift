@@ -122,6 +122,10 @@ enum OptionsDecoding {
                             .invalidOption, "option '\(full)' has the wrong type: expected an integer, found \(raw)", node: node,
                             location: f.value.location)
                     } else if let d = TextFormatParser.numberValue(raw) {
+                        if spec.type.contains("Float"), d.isFinite, abs(d) > Double(Float.greatestFiniteMagnitude) {
+                            throw GraphError(
+                                .invalidOption, "option '\(full)': \(raw) is out of range for a 32-bit float", node: node, location: f.value.location)
+                        }
                         values.append(d)
                     } else {
                         throw GraphError(.invalidOption, "option '\(full)': '\(raw)' is not a number", node: node, location: f.value.location)

@@ -163,6 +163,7 @@ import Testing
     /// Mask levels outside 0…1 are refused when the graph is built.
     @Test(arguments: [
         ("mask_low: -2", "mask_low"), ("mask_high: 3e38", "mask_high"), ("mask_low: 0.5 mask_high: 0.5", "mask_high"),
+        ("mask_low: -1e308", "mask_low"), ("mask_high: 1e39", "mask_high"),
     ])
     func refusesMaskLevelsOutsideTheirRange(options: String, field: String) {
         let e = nodeOptionError(
