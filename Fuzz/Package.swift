@@ -20,6 +20,14 @@ let package = Package(
         .executableTarget(name: "fuzz-fleet", dependencies: ["FuzzSupport", .product(name: "FrameFlowFleet", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowML", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-batchlist", dependencies: ["FuzzSupport", .product(name: "FrameFlowFleet", package: "FrameFlow")]),
+        // Random option values for every registered calculator (no model, file or network).
+        .executableTarget(
+            name: "fuzz-options",
+            dependencies: [
+                "FuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow"),
+                .product(name: "FrameFlowML", package: "FrameFlow"), .product(name: "FrameFlowMedia", package: "FrameFlow"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
