@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import FrameFlow
 
@@ -6,7 +7,8 @@ import FrameFlow
 /// of a running graph.
 ///
 /// Inputs:
-///   - `IMAGE`: `ImageFrame`.
+///   - `IMAGE`: `ImageFrame`; a snapshot of a format PNG cannot hold (`rgba_f32`) is an
+///     error naming the stream.
 /// Outputs:
 ///   - `IMAGE`: the same packets (optional).
 /// Options: `frameflow.DebugSnapshotCalculatorOptions` { folder ("debug"), every_n (30;
@@ -60,6 +62,9 @@ public final class DebugSnapshotCalculator: Calculator {
         guard !packet.isEmpty else { return }
         if count % options.everyN == 0 {
             let image = try packet.get(ImageFrame.self, stream: cc.inputStreamName("IMAGE") ?? "IMAGE")
+            guard image.format.avPixelFormat != AV_PIX_FMT_NONE else {
+                throw GraphError(.calculatorFailed, "cannot write a \(image.format) image as PNG", stream: cc.inputStreamName("IMAGE"))
+            }
             let path = (options.folder as NSString).appendingPathComponent("\(options.tag)_\(cc.inputTimestamp.microseconds).png")
             try ImageFileWriter.write(image, to: path)
             written.append(path)
