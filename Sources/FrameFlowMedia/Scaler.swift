@@ -24,6 +24,11 @@ final class Scaler {
             srcWidth: srcWidth, srcHeight: srcHeight, srcFormat: srcFormat.rawValue, dstWidth: dstWidth,
             dstHeight: dstHeight, dstFormat: dstFormat.rawValue, srcFull: srcFullRange, dstFull: dstFullRange)
         if context == nil || k != key {
+            // swscale asserts (aborting the process) on formats it does not take.
+            guard sws_isSupportedInput(srcFormat) != 0, sws_isSupportedOutput(dstFormat) != 0 else {
+                throw MediaError(
+                    .unsupportedCodec, source, "cannot convert \(Self.name(srcFormat)) \(srcWidth)×\(srcHeight) to \(Self.name(dstFormat))")
+            }
             sws_freeContext(context)
             context = sws_getContext(
                 srcWidth, srcHeight, srcFormat, dstWidth, dstHeight, dstFormat, Int32(SWS_BILINEAR), nil, nil, nil)

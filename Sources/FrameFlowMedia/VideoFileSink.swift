@@ -192,6 +192,9 @@ public final class VideoFileSink {
     /// Encodes `image` at `timestamp`. Images of another size than the first are scaled to it.
     public func write(_ image: ImageFrame, at timestamp: Timestamp) throws {
         guard !closed else { throw MediaError(.cannotWrite, path, "the output is already finished") }
+        guard image.format.avPixelFormat != AV_PIX_FMT_NONE else {
+            throw MediaError(.unsupportedOutput, path, "\(image.format) images cannot be encoded; convert them to rgba8 or gray8 first")
+        }
         if codec == nil { try openEncoder(width: image.width, height: image.height, gray: image.format == .gray8) }
         guard let c = codec, let f = frame else { return }
         try check(av_frame_make_writable(f), path, "encoder frame")

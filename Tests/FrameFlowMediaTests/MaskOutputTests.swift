@@ -78,4 +78,18 @@ import Testing
         }
         #expect(lines[1]["timestamp_us"] as? Int == 33_333)
     }
+
+    /// Float RGBA images have no FFmpeg pixel format: writing one is an error naming the file
+    /// (swscale used to abort the process), and nothing is left behind.
+    @Test func floatRGBAImagesAreRefusedNotAborted() throws {
+        let image = try ImagePool.shared.makeImage(width: 8, height: 6, format: .rgbaFloat32).freeze()
+        for name in ["float.png", "float.mp4"] {
+            let path = MediaFixtures.path(name)
+            let sink = try makeSink(path, stream: "image")
+            let e = #expect(throws: MediaError.self) { try sink.write(Packet(image, at: Timestamp(0))) }
+            #expect(e?.kind == .unsupportedOutput && e?.description.contains(path) == true, "\(String(describing: e))")
+            sink.discard()
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
 }
