@@ -155,6 +155,8 @@ public final class WorkerPool: @unchecked Sendable {
             if !sources.isEmpty && runOneSourceLocked() { continue }
             if stopping { break }
             if spin() { continue }
+            // `shutdown` may have come while spinning (lock released): its broadcast is gone.
+            if stopping { break }
             sleeping += 1
             lock.wait()
             sleeping -= 1
