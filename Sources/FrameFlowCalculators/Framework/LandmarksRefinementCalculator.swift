@@ -183,14 +183,17 @@ extension LandmarksRefinementCalculator.Options {
         _ = try refinedCount()
     }
 
+    /// The largest landmark index a mapping may name (MediaPipe's meshes have 478).
+    static let maxIndex = 1_000_000
+
     /// The number of landmarks the refinements make together.
     /// - Throws: `GraphError(.invalidOption)` naming the refinement and field at fault.
     func refinedCount() throws -> Int {
         var used = Set<Int>()
         for (i, r) in refinement.enumerated() {
             guard !r.indexesMapping.isEmpty else { throw GraphError(.invalidOption, "refinement[\(i)].indexes_mapping is empty") }
-            if let v = r.indexesMapping.first(where: { $0 < 0 }) {
-                throw GraphError(.invalidOption, "refinement[\(i)].indexes_mapping has \(v), not an index")
+            if let v = r.indexesMapping.first(where: { !(0...Self.maxIndex).contains($0) }) {
+                throw GraphError(.invalidOption, "refinement[\(i)].indexes_mapping has \(v), not an index from 0 to \(Self.maxIndex)")
             }
             guard let z = r.zRefinement else { throw GraphError(.invalidOption, "refinement[\(i)] has no z_refinement") }
             let set = [z.none != nil, z.copy != nil, z.assignAverage != nil].filter { $0 }.count

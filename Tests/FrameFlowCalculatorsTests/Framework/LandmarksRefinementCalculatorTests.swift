@@ -147,6 +147,7 @@ import Testing
         ("refinement { indexes_mapping: [0, 2] z_refinement { copy {} } }", "without gaps"),
         ("refinement { indexes_mapping: [1, 2] z_refinement { copy {} } }", "without gaps"),
         ("refinement { indexes_mapping: [0, -1] z_refinement { copy {} } }", "-1"),
+        ("refinement { indexes_mapping: [0, 9223372036854775807] z_refinement { copy {} } }", "not an index from 0 to 1000000"),
         ("refinement { indexes_mapping: [0] z_refinement { assign_average {} } }", "indexes_for_average is empty"),
         ("refinement { indexes_mapping: [0, 1] z_refinement { assign_average { indexes_for_average: [2] } } }", "indexes_for_average has 2"),
         ("", "at least one"),
