@@ -69,14 +69,14 @@ final class FailingImageCalculator: Calculator {
     }
 }
 
-/// A graph whose calculator blocks in a call: the run fails after `--timeout`, like a read
+/// A graph whose calculator blocks in a call (9 s a frame): the run fails after `--timeout`, like a read
 /// that gets no data, and leaves no output.
 @Suite struct StalledGraphTests {
     @Test func aBlockedCalculatorEndsTheRunAtTheTimeout() throws {
         let graph = try Graph(registry: .standard.adding([SleepCalculator.self])) {
             Input("input_video")
             Output("out")
-            Node(SleepCalculator.self, name: "stuck", in: "input_video", out: "out", options: SleepCalculator.Options(microseconds: 60_000_000))
+            Node(SleepCalculator.self, name: "stuck", in: "input_video", out: "out", options: SleepCalculator.Options(microseconds: 9_000_000))
         }
         var o = GraphRunner.Options()
         o.inputs = [(nil, "testsrc:32x24@30")]
