@@ -108,14 +108,14 @@ public final class FleetRunner: Sendable {
             }
         }
         let started = monotonicNanoseconds()
-        var nextReport = Self.after(started, seconds: options.healthInterval)
-        let deadline = options.duration.map { Self.after(started, seconds: $0) }
+        var nextReport = monotonicNanoseconds(after: options.healthInterval, from: started)
+        let deadline = options.duration.map { monotonicNanoseconds(after: $0, from: started) }
         while group.wait(timeout: .now()) == .timedOut {
             let now = monotonicNanoseconds()
             if let deadline, now >= deadline { stop() }
             if now >= nextReport {
                 for s in supervisors { onHealth(s.health(resetRates: true)) }
-                nextReport = Self.after(now, seconds: options.healthInterval)
+                nextReport = monotonicNanoseconds(after: options.healthInterval, from: now)
             }
             if stopping.load(ordering: .relaxed) {
                 group.wait()
@@ -143,11 +143,4 @@ public final class FleetRunner: Sendable {
 
     /// Every camera's health now, in `cameras` order.
     public func health() -> [CameraHealth] { supervisors.map { $0.health(resetRates: false) } }
-
-    /// `seconds` after the monotonic time `start`, in nanoseconds, without overflow (an hour
-    /// of 1e300 seconds is the end of time).
-    static func after(_ start: UInt64, seconds: Double) -> UInt64 {
-        let (sum, overflow) = start.addingReportingOverflow(UInt64(saturating: seconds * 1e9))
-        return overflow ? UInt64.max : sum
-    }
 }

@@ -408,8 +408,7 @@ final class IOInterrupt: Sendable {
     /// Starts timing a call.
     func arm() {
         timedOut.store(false, ordering: .relaxed)
-        let (d, overflow) = monotonicNanoseconds().addingReportingOverflow(UInt64(saturating: timeout * 1e9))
-        deadline.store(overflow ? UInt64.max : d, ordering: .relaxed)
+        deadline.store(monotonicNanoseconds(after: timeout), ordering: .relaxed)
     }
 
     func disarm() { deadline.store(0, ordering: .relaxed) }

@@ -10,6 +10,13 @@
     MonotonicClock.now()
 }
 
+/// The monotonic time `seconds` after `start` (negative and NaN count as 0), saturating at
+/// `UInt64.max` instead of overflowing: a deadline for any time-out a user can write.
+public func monotonicNanoseconds(after seconds: Double, from start: UInt64 = monotonicNanoseconds()) -> UInt64 {
+    let (sum, overflow) = start.addingReportingOverflow(UInt64(saturating: seconds * 1e9))
+    return overflow ? UInt64.max : sum
+}
+
 @usableFromInline enum MonotonicClock {
     @usableFromInline static func now() -> UInt64 {
         var ts = timespec()

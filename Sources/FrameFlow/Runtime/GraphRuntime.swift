@@ -181,8 +181,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     func waitUntilDone(seconds: Double) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        let (end, overflow) = monotonicNanoseconds().addingReportingOverflow(UInt64(saturating: seconds * 1e9))
-        let deadline = overflow ? UInt64.max : end
+        let deadline = monotonicNanoseconds(after: seconds)
         while !done {
             let now = monotonicNanoseconds()
             if now >= deadline { return false }
