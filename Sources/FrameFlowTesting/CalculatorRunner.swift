@@ -145,6 +145,12 @@ public final class CalculatorRunner {
         try graph.setTimestampBound(timestamp, on: inputRef(tag, index).name)
     }
 
+    /// Closes one input stream of a started runner.
+    public func close(_ tag: String = "", index: Int = 0) throws {
+        guard let graph = stepGraph else { preconditionFailure("CalculatorRunner: close before start()") }
+        try graph.closeInputStream(inputRef(tag, index).name)
+    }
+
     /// Waits until the node has processed everything it can; throws its error.
     public func runUntilIdle() throws {
         guard let graph = stepGraph else { preconditionFailure("CalculatorRunner: runUntilIdle before start()") }

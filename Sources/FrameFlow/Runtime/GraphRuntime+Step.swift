@@ -71,10 +71,12 @@ extension GraphRuntime {
             kind = .source
         } else if let ts = node.readyTimestamp() {
             kind = .process(ts)
+            node.lastStepTimestamp = ts
             takeInputs(of: node, at: ts, into: ctx)
         } else if node.hasBoundChange {
             kind = .bounds
             ctx.inputTimestamp = node.handler.boundChangeTimestamp(node)
+            node.lastStepTimestamp = ctx.inputTimestamp
             for i in ctx.inputPackets.indices { ctx.inputPackets[i] = Packet(emptyAt: ctx.inputTimestamp) }
         } else {
             node.status = node.steps.isEmpty ? .idle : .running

@@ -42,6 +42,9 @@ final class NodeRuntime {
     @exclusivity(unchecked) var optionsInFlight = false
     /// Consumer queues (block policy) of this node's outputs that are full.
     @exclusivity(unchecked) var fullBlockingOutputs = 0
+    /// The timestamp of the last process or bound step: a bound-only step runs only for a
+    /// later settled timestamp (closing one input does not repeat it).
+    @exclusivity(unchecked) var lastStepTimestamp: Timestamp = .unset
     /// Queued for `examine` in the current critical section.
     @exclusivity(unchecked) var isDirty = false
 

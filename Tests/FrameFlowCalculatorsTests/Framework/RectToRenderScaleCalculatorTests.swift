@@ -52,6 +52,20 @@ import Testing
         #expect(got.map(\.1) == (process ? [0.5] : []))
     }
 
+    /// Closing one input leaves the settled timestamp where it was: no second step at it.
+    @Test func closingOneInputDoesNotRepeatTheBoundStep() throws {
+        let r = try runner("multiplier: 0.5 process_timestamp_bounds: true")
+        try r.start()
+        try r.setBound(Timestamp(5), tag: "NORM_RECT")
+        try r.setBound(Timestamp(5), tag: "IMAGE_SIZE")
+        try r.runUntilIdle()
+        try r.close("NORM_RECT")
+        try r.runUntilIdle()
+        let got = try values(r.takeOutputs("RENDER_SCALE"), as: Float.self)
+        _ = try r.finish()
+        #expect(got.map(\.0) == [4])
+    }
+
     @Test func rectWithoutSizeNamesTheStream() throws {
         let r = try runner()
         r.add(NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0.5, height: 0.5), tag: "NORM_RECT", at: 1)

@@ -2,7 +2,7 @@
 /// input either has a packet at T or has a bound past T, so all packets of one timestamp
 /// arrive in one call. Back edges never hold a step back. A calculator that processes
 /// timestamp bounds also runs, with empty inputs, when the bounds settle a timestamp that
-/// no packet carries.
+/// no packet carries, once per settled timestamp.
 struct DefaultInputStreamHandler: InputStreamHandler {
     var processesTimestampBounds = false
 
@@ -10,7 +10,7 @@ struct DefaultInputStreamHandler: InputStreamHandler {
 
     func runsOnBoundChange(_ node: NodeRuntime) -> Bool {
         processesTimestampBounds && node.inputs.contains { $0.boundMoved } && node.synchronizedTimestamp == nil
-            && node.settledTimestamp.isRangeValue
+            && node.settledTimestamp.isRangeValue && node.settledTimestamp > node.lastStepTimestamp
     }
 
     func boundChangeTimestamp(_ node: NodeRuntime) -> Timestamp { node.settledTimestamp }
