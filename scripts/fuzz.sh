@@ -4,9 +4,10 @@
 # Stops on the first crash, hang over 1 s or allocation over 1 GiB; the input is saved under
 # .build/fuzz/TARGET/findings/ (commit it as a regression test under Tests/Fixtures/fuzz/).
 # -max_len is the largest seed's size (at least 4096), so no seed is cut; FUZZ_MAX_LEN
-# overrides it. The whole run is logged to .build/fuzz/TARGET/fuzz.log; what is printed is
-# that log without libFuzzer's progress lines (so a sanitizer report comes out whole), then
-# the number of executions. Exits non-zero when the fuzzer found something.
+# overrides it; FUZZ_RUNS=N stops after N executions (SECONDS still caps the run). The
+# whole run is logged to .build/fuzz/TARGET/fuzz.log; what is printed is that log without
+# libFuzzer's progress lines (so a sanitizer report comes out whole), then the number of
+# executions. Exits non-zero when the fuzzer found something.
 # The body is one { … } block: bash reads it whole before running it, so editing this file
 # during a long run does not derail that run.
 {
@@ -56,7 +57,7 @@ log=fuzz.log
 before=$(ls findings | wc -l)
 echo "fuzz-$target: ${seconds} s, -max_len=$max_len (largest seed ${largest:-0} bytes), log $work/$log"
 set +e
-SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$bin" corpus -max_total_time="$seconds" -timeout=1 \
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$bin" corpus -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=1 \
     -malloc_limit_mb=1024 -rss_limit_mb=2048 -max_len="$max_len" -artifact_prefix=findings/ -print_final_stats=1 >"$log" 2>&1
 status=$?
 set -e

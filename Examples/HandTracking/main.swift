@@ -10,14 +10,14 @@ import Foundation
 
 let args = CommandLine.arguments
 let clip = args.count > 1 ? args[1] : "Tests/Fixtures/mediapipe/hand_clip.mp4"
-ResourcePaths.root = args.count > 2 ? args[2] : ".build/fixtures/mediapipe"  // where mediapipe/modules/… lies
+let environment = GraphEnvironment(resourceRoots: [args.count > 2 ? args[2] : ".build/fixtures/mediapipe"])  // where mediapipe/modules/… lies
 
 do {
     let registry = try CalculatorRegistry.withML()
     let config = try GraphConfig(
-        contentsOfFile: ResourcePaths.resolve("mediapipe/modules/hand_landmark/hand_landmark_tracking_cpu.binarypb"),
+        contentsOfFile: environment.resolve("mediapipe/modules/hand_landmark/hand_landmark_tracking_cpu.binarypb"),
         registry: registry)
-    let graph = try Graph(config, registry: registry)
+    let graph = try Graph(config, registry: registry, environment: environment)
     try graph.observe("multi_hand_landmarks") { packet in
         guard let hands = try? packet.get([NormalizedLandmarkList].self) else { return }
         let tips = hands.map { String(format: "(%.3f, %.3f)", $0.landmark[8].x, $0.landmark[8].y) }

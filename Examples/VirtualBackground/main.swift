@@ -23,7 +23,7 @@ var args = Array(CommandLine.arguments.dropFirst())
     return args[i + 1]
 }
 let picture = option("--background")
-ResourcePaths.root = option("--resource-root") ?? ".build/fixtures/mediapipe"
+let environment = GraphEnvironment(resourceRoots: [option("--resource-root") ?? ".build/fixtures/mediapipe"])
 let input = args.count > 0 ? args[0] : ".build/fixtures/carphone_pristine.mp4"
 let output = args.count > 1 ? args[1] : "virtual_background.mp4"
 let graphs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Graphs").standardized.path
@@ -79,7 +79,7 @@ final class FileOutput: @unchecked Sendable {  // observer calls come one at a t
 
 do {
     let registry = try CalculatorRegistry.withML()
-    let graph = try Graph(GraphConfig(contentsOfFile: graphFile, registry: registry), registry: registry)
+    let graph = try Graph(contentsOfFile: graphFile, registry: registry, environment: environment)
     var sidePackets: [String: any Sendable] = [:]
     if let picture {
         let still = try MediaSource(picture, options: .init(pixelFormat: .rgb8))

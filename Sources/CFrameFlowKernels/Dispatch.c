@@ -42,7 +42,8 @@ static int ff_level_named(const char *s) {
     return -1;
 }
 
-__attribute__((constructor)) static void ff_kernels_init(void) {
+// Before Blas.c's constructor (102), which reads the level.
+__attribute__((constructor(101))) static void ff_kernels_init(void) {
     ff_supported = ff_detect();
     ff_process_level = ff_supported;
     int wanted = ff_level_named(getenv("FRAMEFLOW_KERNELS"));

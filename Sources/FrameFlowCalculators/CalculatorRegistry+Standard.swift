@@ -1,8 +1,9 @@
 import FrameFlow
 
 extension CalculatorRegistry {
-    /// Every calculator of `FrameFlowCalculators`, by its MediaPipe name.
-    public static let standard = CalculatorRegistry(builtInCalculators)
+    /// A new registry with every calculator of `FrameFlowCalculators`, by its MediaPipe name
+    /// (new on each use: registering into it changes no other graph's registry).
+    public static var standard: CalculatorRegistry { CalculatorRegistry(builtInCalculators) }
 
     /// The built-in calculator types.
     public static var builtInCalculators: [any Calculator.Type] {

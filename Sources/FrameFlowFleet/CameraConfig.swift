@@ -9,6 +9,8 @@ import FrameFlow
 ///   graph: "graphs/face_detection.pbtxt"     # else the defaults' graph
 ///   side_packet { name: "min_score" value: "0.6" }
 ///   stall_seconds: 3                          # else the defaults'
+///   resource_root: "models"                   # where its graph's relative model paths are found
+///   max_image_pixels: 33554432                # the largest frame or image it may decode
 ///   output { stream: "detections" to: "mqtt" }
 /// }
 /// ```
@@ -31,6 +33,11 @@ public struct CameraConfig: Sendable {
     public var reconnect: ReconnectPolicy
     /// Play files at their own rate, as a camera would deliver them.
     public var realtime: Bool
+    /// The folder relative paths in the graph's options (models, label maps) are looked up
+    /// under first (resolved against the fleet file's folder); nil: the fleet's own.
+    public var resourceRoot: String?
+    /// The largest image, in pixels, the camera's graph may decode or allocate; nil: the fleet's.
+    public var maxImagePixels: Int?
     /// Where the camera is written in the fleet file.
     public var location: SourceLocation?
 
@@ -48,5 +55,13 @@ public struct CameraConfig: Sendable {
         self.reconnect = reconnect
         self.realtime = realtime
         self.location = location
+    }
+
+    /// `base` with this camera's resource root and pixel limit.
+    public func environment(over base: GraphEnvironment) -> GraphEnvironment {
+        var e = base
+        if let resourceRoot { e.resourceRoots = [resourceRoot] }
+        if let maxImagePixels { e.limits.maxImagePixels = maxImagePixels }
+        return e
     }
 }

@@ -15,6 +15,7 @@ final class CameraSupervisor: Sendable {
     let camera: CameraConfig
     private let graphConfig: Result<GraphConfig, FleetConfigError>
     private let registry: CalculatorRegistry
+    private let environment: GraphEnvironment
     private let workerPool: WorkerPool
     private let makeMQTTSink: FleetRunner.MQTTSinkFactory?
     private let report: @Sendable (CameraHealth) -> Void
@@ -38,12 +39,14 @@ final class CameraSupervisor: Sendable {
     }
 
     init(
-        camera: CameraConfig, graphConfig: Result<GraphConfig, FleetConfigError>, registry: CalculatorRegistry, workerPool: WorkerPool,
+        camera: CameraConfig, graphConfig: Result<GraphConfig, FleetConfigError>, registry: CalculatorRegistry,
+        environment: GraphEnvironment = GraphEnvironment(), workerPool: WorkerPool,
         makeMQTTSink: FleetRunner.MQTTSinkFactory?, report: @escaping @Sendable (CameraHealth) -> Void
     ) {
         self.camera = camera
         self.graphConfig = graphConfig
         self.registry = registry
+        self.environment = environment
         self.workerPool = workerPool
         self.makeMQTTSink = makeMQTTSink
         self.report = report
@@ -149,7 +152,7 @@ final class CameraSupervisor: Sendable {
     private func runOnce(_ config: GraphConfig) -> Outcome {
         let graph: Graph
         do {
-            graph = try Graph(config, registry: registry)
+            graph = try Graph(config, registry: registry, environment: environment)
         } catch {
             return .failedForGood("\(error)")
         }

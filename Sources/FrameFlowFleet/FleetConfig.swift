@@ -13,6 +13,8 @@ import Foundation
 ///   stall_seconds: 5                      # no frame for this long: reconnect
 ///   reconnect { initial_seconds: 1 max_seconds: 30 healthy_seconds: 10 }
 ///   realtime: true
+///   resource_root: "models"               # relative model paths are found here first
+///   max_image_pixels: 67108864            # the largest image a graph may decode
 /// }
 /// mqtt { host: "127.0.0.1" port: 1883 qos: 1 client_id: "frameflow-0" }
 /// camera {

@@ -14,6 +14,8 @@ struct FleetFileReader {
         var stallSeconds = 5.0
         var reconnect = ReconnectPolicy()
         var realtime = true
+        var resourceRoot: String?
+        var maxImagePixels: Int?
     }
 
     func read(_ message: TextMessage) throws -> ([CameraConfig], MQTTSettings?) {
@@ -22,12 +24,15 @@ struct FleetFileReader {
         if let d = message.fields(named: "defaults").first {
             let m = try Self.message(d)
             try checkFields(
-                m, allowed: ["graph", "side_packet", "stall_seconds", "reconnect", "realtime"], repeated: ["side_packet"], in: "defaults")
+                m, allowed: ["graph", "side_packet", "stall_seconds", "reconnect", "realtime", "resource_root", "max_image_pixels"],
+                repeated: ["side_packet"], in: "defaults")
             if let g = m.fields(named: "graph").first { defaults.graph = resolve(try Self.nonEmptyString(g)) }
             defaults.sidePackets = try sidePackets(m, into: [:])
             if let s = m.fields(named: "stall_seconds").first { defaults.stallSeconds = try Self.positive(s) }
             if let r = m.fields(named: "reconnect").first { defaults.reconnect = try reconnect(r, base: defaults.reconnect) }
             if let r = m.fields(named: "realtime").first { defaults.realtime = try Self.bool(r) }
+            if let r = m.fields(named: "resource_root").first { defaults.resourceRoot = resolve(try Self.nonEmptyString(r)) }
+            if let p = m.fields(named: "max_image_pixels").first { defaults.maxImagePixels = try Self.integer(p, in: 1...Int(Int32.max)) }
         }
         var mqtt: MQTTSettings?
         if let f = message.fields(named: "mqtt").first {
@@ -72,7 +77,11 @@ struct FleetFileReader {
         let m = try Self.message(field)
         let at = field.value.location
         try checkFields(
-            m, allowed: ["name", "source", "graph", "side_packet", "output", "stall_seconds", "reconnect", "realtime"],
+            m,
+            allowed: [
+                "name", "source", "graph", "side_packet", "output", "stall_seconds", "reconnect", "realtime", "resource_root",
+                "max_image_pixels",
+            ],
             repeated: ["side_packet", "output"], in: "camera")
         guard let nameField = m.fields(named: "name").first else { throw FleetConfigError("camera: 'name' is missing", at: at) }
         let name = try Self.string(nameField)
@@ -93,6 +102,10 @@ struct FleetFileReader {
         if let s = m.fields(named: "stall_seconds").first { camera.stallSeconds = try Self.positive(s) }
         if let r = m.fields(named: "reconnect").first { camera.reconnect = try reconnect(r, base: defaults.reconnect) }
         if let r = m.fields(named: "realtime").first { camera.realtime = try Self.bool(r) }
+        camera.resourceRoot = try m.fields(named: "resource_root").first.map { resolve(try Self.nonEmptyString($0)) } ?? defaults.resourceRoot
+        camera.maxImagePixels =
+            try m.fields(named: "max_image_pixels").first.map { try Self.integer($0, in: 1...Int(Int32.max)) }
+            ?? defaults.maxImagePixels
         var streams: Set<String> = []
         for o in m.fields(named: "output") {
             let om = try Self.message(o)

@@ -38,6 +38,9 @@ public final class FleetRunner: Sendable {
         /// starves; nil: the fleet makes one (a thread per core) and shuts it down when
         /// `run()` returns.
         public var workerPool: WorkerPool?
+        /// What every camera's graph runs with, before the camera's own `resource_root` and
+        /// `max_image_pixels`.
+        public var environment = GraphEnvironment()
         /// The default settings.
         public init() {}
     }
@@ -79,7 +82,8 @@ public final class FleetRunner: Sendable {
                 loaded[camera.graph]
                 ?? {
                     do {
-                        return .success(try GraphConfig(contentsOfFile: camera.graph, registry: registry))
+                        let limits = camera.environment(over: options.environment).limits
+                        return .success(try GraphConfig(contentsOfFile: camera.graph, registry: registry, limits: limits))
                     } catch let e as GraphError where (e.location?.line ?? 0) > 0 {
                         return .failure(FleetConfigError("camera '\(camera.name)': \(e.message)", at: e.location))
                     } catch let e as GraphError {
@@ -90,7 +94,8 @@ public final class FleetRunner: Sendable {
                 }()
             loaded[camera.graph] = graph
             return CameraSupervisor(
-                camera: camera, graphConfig: graph, registry: registry, workerPool: pool, makeMQTTSink: options.makeMQTTSink, report: report)
+                camera: camera, graphConfig: graph, registry: registry, environment: camera.environment(over: options.environment),
+                workerPool: pool, makeMQTTSink: options.makeMQTTSink, report: report)
         }
     }
 

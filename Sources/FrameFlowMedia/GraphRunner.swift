@@ -141,7 +141,10 @@ public final class GraphRunner {
         let firstOutputOverride = options.output == nil ? options.sinks.first?.stream : nil
         let sources: [MediaSource]
         do {
-            sources = try feeds.map { try MediaSource($0.spec, options: options.source) }
+            // Decoded frames are held to the graph's pixel budget.
+            var sourceOptions = options.source
+            sourceOptions.limits = graph.environment.limits
+            sources = try feeds.map { try MediaSource($0.spec, options: sourceOptions) }
         } catch let e as MediaError where e.kind == .interrupted {
             for (_, sink) in sinks { sink.discard() }
             var summary = Summary()

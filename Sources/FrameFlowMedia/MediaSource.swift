@@ -47,6 +47,8 @@ public final class MediaSource {
         public var interrupt: InterruptFlag?
         /// Frames `testsrc` makes: nil for 10 seconds' worth (300 at 30 fps).
         public var testFrames: Int?
+        /// The pixel budget of one decoded frame (a graph's `GraphEnvironment.limits`).
+        public var limits = ResourceLimits()
         public init(pixelFormat: PixelFormat = .rgba8) { self.pixelFormat = pixelFormat }
     }
 
@@ -169,7 +171,7 @@ public final class MediaSource {
         format = ctx
         do {
             // Decoders probing the streams may not allocate images over the pixel budget.
-            let limit = ResourceLimits.current.maxImagePixels
+            let limit = options.limits.maxImagePixels
             let streams = Int(ctx!.pointee.nb_streams)
             var probeOptions = [OpaquePointer?](repeating: nil, count: max(1, streams))
             for i in 0..<streams { av_dict_set(&probeOptions[i], "max_pixels", "\(limit)", 0) }
@@ -201,7 +203,7 @@ public final class MediaSource {
             let stream = ctx!.pointee.streams[Int(index)]!
             timeBase = stream.pointee.time_base
             let (w, h) = (Int(stream.pointee.codecpar.pointee.width), Int(stream.pointee.codecpar.pointee.height))
-            guard ResourceLimits.current.allowsImage(width: w, height: h) else {
+            guard options.limits.allowsImage(width: w, height: h) else {
                 throw MediaError(
                     .tooLarge, spec,
                     "its frames are \(w)×\(h), over the limit of \(limit) pixels per image (ResourceLimits.maxImagePixels, --max-image-pixels)")

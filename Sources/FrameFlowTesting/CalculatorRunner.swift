@@ -34,6 +34,8 @@ public final class CalculatorRunner {
     private let collected = PacketStore()
     /// The running graph in step mode.
     private var stepGraph: Graph?
+    /// The environment the node's graph runs with (resource roots, limits).
+    public var environment = GraphEnvironment()
 
     /// A runner for `type` with ports written as in graph files (`"IMAGE:frame"`).
     public init<C: Calculator>(
@@ -108,7 +110,7 @@ public final class CalculatorRunner {
         config.inputStreams = uniqueNames(inputs.map(\.ref))
         config.inputSidePackets = node.inputSidePackets
         config.nodes = [node]
-        let graph = try Graph(config)
+        let graph = try Graph(config, environment: environment)
         for ref in outputRefs {
             let name = ref.name
             try graph.observe(name) { [collected] p in collected.append(p, to: name) }

@@ -40,6 +40,7 @@ enum FleetRow {
             })
         var options = FleetRunner.Options()
         options.workerPool = pool
+        options.environment = GraphEnvironment(resourceRoots: [repoRoot.appendingPathComponent(".build/fixtures/mediapipe").path])
         options.healthInterval = 3600
         options.duration = seconds
         options.makeMQTTSink = { camera, _ in  // counts instead of publishing
@@ -90,8 +91,6 @@ enum FleetRow {
             print("  MediaPipe's modules missing (scripts/setup.sh test)")
             return
         }
-        ResourcePaths.root = root
-        defer { ResourcePaths.root = nil }
         let registry: CalculatorRegistry
         do { registry = try CalculatorRegistry.withML() } catch {
             print("  registry: \(error)")

@@ -610,7 +610,7 @@ if all || args.contains("mediapipe") {
             _ = try ImageToTensorCalculator.convert(frames[0], options: toTensor)
         }
         print(String(format: "  ImageToTensorCalculator alone, 640×480 → 128×128: %.3f ms", preprocess))
-        ResourcePaths.root = root
+        let environment = GraphEnvironment(resourceRoots: [root])
         let registry = try CalculatorRegistry.withML()
         for solution in solutions {
             let (frames, raw) =
@@ -626,7 +626,7 @@ if all || args.contains("mediapipe") {
             func graphFPS(threads: Int) throws -> (fps: Double, found: Int) {
                 var config = try GraphConfig(contentsOfFile: graphPath, registry: registry)
                 config.numThreads = threads
-                let graph = try Graph(config, registry: registry)
+                let graph = try Graph(config, registry: registry, environment: environment)
                 let found = Locked(0)
                 try graph.observe(solution.output) { p in
                     let n =
@@ -680,7 +680,6 @@ if all || args.contains("mediapipe") {
                 }
             }
         }
-        ResourcePaths.root = nil
     } else {
         print("  clip or ffmpeg missing (scripts/setup.sh bench)")
     }

@@ -41,8 +41,8 @@ import Foundation
     let list: BatchList
     do { list = try BatchList(contentsOfFile: args[0]) } catch { fail("\(error)", code: ExitCode.usage) }
     // The graph once, so a bad graph or stream name fails before any file.
-    let config = try GraphConfig(contentsOfFile: graphPath)
-    let checked = try Graph(config, registry: registry)
+    let config = try GraphConfig(contentsOfFile: graphPath, registry: registry, limits: environment.limits)
+    let checked = try Graph(config, registry: registry, environment: environment)
     let streamNames = Set(config.inputStreams.map(\.name) + config.nodes.flatMap { $0.outputStreams.map(\.name) })
     for (name, _) in streams where !streamNames.contains(name) { fail("--output-stream \(name)=…: the graph has no stream '\(name)'") }
     let declaredSides = Set(config.inputSidePackets.map(\.name) + config.nodes.flatMap { $0.inputSidePackets.map(\.name) })
@@ -68,7 +68,7 @@ import Foundation
                 outputs.append(path)
             }
             options.sidePackets = sides
-            let runner = GraphRunner(graph: try Graph(config, registry: registry), options: options)
+            let runner = GraphRunner(graph: try Graph(config, registry: registry, environment: environment), options: options)
             let summary = try runWithInterrupt(runner)
             result.frames = summary.framesIn
             result.framesOut = summary.framesOut

@@ -26,7 +26,7 @@ let registry: CalculatorRegistry = {
     guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--size must be WxH, e.g. 640x480", code: 2) }
     let graphPath = "Graphs/edge_detection_mobile_gpu.pbtxt"
     guard FileManager.default.fileExists(atPath: graphPath) else { fail("run the demo from the repository root (\(graphPath) not found)") }
-    let graph = try Graph(contentsOfFile: graphPath, registry: registry)
+    let graph = try Graph(contentsOfFile: graphPath, registry: registry, environment: environment)
     var options = GraphRunner.Options()
     options.inputs = [(nil, "testsrc:\(parts[0])x\(parts[1])@30")]
     options.frames = frames
@@ -151,7 +151,7 @@ final class RunnerBox: @unchecked Sendable {
         fail("usage: frameflow run GRAPH [options]; see frameflow help", code: 2)
     }
     args.removeAll { $0 == graphPath }
-    let graph = try Graph(contentsOfFile: graphPath, registry: registry)
+    let graph = try Graph(contentsOfFile: graphPath, registry: registry, environment: environment)
     let inputNames = Set(graph.config.inputStreams.map(\.name))
     while let spec = option("--input") {
         if let eq = spec.firstIndex(of: "="), spec[..<eq].allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }), !spec[..<eq].isEmpty {
@@ -213,10 +213,6 @@ final class RunnerBox: @unchecked Sendable {
     if let t = option("--timeout") {
         guard let v = Double(t), v.isFinite, v > 0 else { fail("--timeout needs a number of seconds above 0, not '\(t)'", code: 2) }
         options.source.timeout = v
-    }
-    if let m = option("--max-image-pixels") {
-        guard let n = Int(m), n > 0 else { fail("--max-image-pixels needs a positive number, not '\(m)'", code: 2) }
-        ResourceLimits.current.maxImagePixels = n
     }
     options.source.mirrored = flag("--mirror")
     let scaleName = option("--scale") ?? "fit"

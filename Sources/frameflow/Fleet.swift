@@ -16,6 +16,7 @@ import Foundation
     let usage = "usage: frameflow fleet FLEET_FILE [--shard I/N] [--health-interval SECONDS] [--duration SECONDS]"
     try registerSubgraphOptions()
     var options = FleetRunner.Options()
+    options.environment = environment
     if let s = option("--shard") {
         do { options.shard = try Shard(parsing: s) } catch { fail("\(error)", code: ExitCode.usage) }
     }

@@ -86,9 +86,13 @@ args.removeFirst()
     return v
 }
 
+/// The environment every graph of this command runs with (`--resource-root`,
+/// `--max-image-pixels`).
+var environment = GraphEnvironment()
+
 /// `--subgraph FILE` (named by its `type:`), `--subgraph NAME=FILE` and `--graph-path DIR`
 /// register subgraphs before a graph is loaded; `--resource-root DIR` is where relative
-/// paths in options are looked up.
+/// paths in options are looked up, and `--max-image-pixels N` the largest image.
 @MainActor func registerSubgraphOptions() throws {
     while let s = option("--subgraph") {
         if let eq = s.firstIndex(of: "="), !s[..<eq].contains("/") {
@@ -103,7 +107,11 @@ args.removeFirst()
         guard FileManager.default.fileExists(atPath: r, isDirectory: &isDir), isDir.boolValue else {
             fail("--resource-root \(r): no such folder", code: 2)
         }
-        ResourcePaths.root = r
+        environment.resourceRoots = [r]
+    }
+    if let m = option("--max-image-pixels") {
+        guard let n = Int(m), n > 0 else { fail("--max-image-pixels needs a positive number, not '\(m)'", code: 2) }
+        environment.limits.maxImagePixels = n
     }
 }
 
@@ -119,7 +127,7 @@ do {
         try registerSubgraphOptions()
         guard args.count == 1 else { fail("usage: frameflow validate GRAPH [--subgraph [NAME=]FILE]... [--graph-path DIR]...", code: 2) }
         do {
-            _ = try Graph(contentsOfFile: args[0], registry: registry)
+            _ = try Graph(contentsOfFile: args[0], registry: registry, environment: environment)
             print("ok")
         } catch let e as GraphErrors {
             fail(e.description)
@@ -133,7 +141,7 @@ do {
         guard args.count == 1, dot else {
             fail("usage: frameflow graph GRAPH --dot [--expanded] [--subgraph [NAME=]FILE]... [--graph-path DIR]...", code: 2)
         }
-        let graph = try Graph(try GraphConfig(contentsOfFile: args[0]), registry: registry)
+        let graph = try Graph(contentsOfFile: args[0], registry: registry, environment: environment)
         let config = expanded ? graph.expandedConfig : graph.config
         print(config.dot(name: URL(fileURLWithPath: args[0]).deletingPathExtension().lastPathComponent), terminator: "")
     case "calculators":

@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlow
 import FrameFlowTesting
 import Testing
 
@@ -58,6 +59,27 @@ import Testing
         #expect(config.mqtt == MQTTSettings(host: "broker.local", port: 1884, qos: 2, clientID: "fleet-0"))
     }
 
+    /// A resource root and a pixel limit in the defaults, one camera overriding both: each
+    /// camera's graph gets its own environment.
+    @Test func camerasHaveTheirOwnResourceRootAndPixelLimit() throws {
+        let text = """
+            defaults { graph: "g.pbtxt" resource_root: "models" max_image_pixels: 1000000 }
+            camera { name: "a" source: "testsrc" }
+            camera { name: "b" source: "testsrc" resource_root: "/opt/other" max_image_pixels: 2000 }
+            """
+        let config = try FleetConfig(text: text, file: "/site/x.fleet")
+        let (a, b) = (config.cameras[0], config.cameras[1])
+        #expect(a.resourceRoot == "/site/models" && a.maxImagePixels == 1_000_000)
+        #expect(b.resourceRoot == "/opt/other" && b.maxImagePixels == 2000)
+        var base = GraphEnvironment(resourceRoots: ["/fleet-wide"])
+        base.limits.maxTensorElements = 77
+        let ea = a.environment(over: base), eb = b.environment(over: base)
+        #expect(ea.resourceRoots == ["/site/models"] && ea.limits.maxImagePixels == 1_000_000 && ea.limits.maxTensorElements == 77)
+        #expect(eb.resourceRoots == ["/opt/other"] && eb.limits.maxImagePixels == 2000)
+        let plain = try FleetConfig(text: "camera { name: \"c\" source: \"testsrc\" graph: \"g\" }", file: "y.fleet").cameras[0]
+        #expect(plain.environment(over: base).resourceRoots == ["/fleet-wide"], "no root of its own: the fleet's")
+    }
+
     /// The fuzzer's seed (scripts/fuzz.sh fleet) is a valid file with every field.
     @Test func theFuzzSeedIsAValidFleet() throws {
         let config = try FleetConfig(contentsOfFile: RepositoryFiles.fixture("fleet/site.fleet"))
@@ -86,6 +108,9 @@ import Testing
         ("defaults { graph: \"a\"\n graph: \"b\" }", 2, "given twice"),
         ("defaults { reconnect {\n initial_seconds: 10 max_seconds: 1 } }", 1, "below initial_seconds"),
         ("defaults { realtime: yes }", 1, "true or false"),
+        ("defaults {\n max_image_pixels: 0 }", 2, "1...2147483647"),
+        ("camera { name: \"a\" source: \"testsrc\" graph: \"g\"\n max_image_pixels: 1e308 }", 2, "integer"),
+        ("camera { name: \"a\" source: \"testsrc\" graph: \"g\"\n resource_root: \"\" }", 2, "empty"),
         ("mqtt { port: 70000 }", 1, "1...65535"),
         ("mqtt { qos: 3 }", 1, "0...2"),
         ("camera { name: \"a\" source: \"testsrc\" graph: \"g\"\n output { stream: \"d\" to: \"mqtt\" } }", 1, "no mqtt"),

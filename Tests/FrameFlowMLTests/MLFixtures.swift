@@ -14,6 +14,13 @@ enum MLFixtures {
         (try? CalculatorRegistry.withML())
         ?? CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
 
+    /// Graphs whose models are MediaPipe's `mediapipe/modules/…` paths find them in the
+    /// wheel's files that setup unpacks.
+    static let mediaPipeEnvironment = GraphEnvironment(resourceRoots: [path(".build/fixtures/mediapipe")])
+
+    /// `body` given `mediaPipeEnvironment`.
+    static func withMediaPipeEnvironment<T>(_ body: (GraphEnvironment) throws -> T) rethrows -> T { try body(mediaPipeEnvironment) }
+
     /// `Graphs/<name>.pbtxt`, its model and label paths (relative to the repository) made absolute.
     static func graph(_ name: String) throws -> Graph {
         var text = try String(contentsOfFile: path("Graphs/\(name).pbtxt"), encoding: .utf8)

@@ -7,10 +7,16 @@ import FrameFlowML
 /// out-of-memory report.
 public let budget = 1 << 22
 
-/// What fuzz-onnx and fuzz-tflite do with one input: `load` it as a model (under `budget`),
+/// `budget` as limits, for `Model.load(…, limits:)`.
+public let limits: ResourceLimits = {
+    var l = ResourceLimits()
+    l.maxTensorElements = budget
+    return l
+}()
+
+/// What fuzz-onnx and fuzz-tflite do with one input: `load` it as a model (under `limits`),
 /// then run it once on `smallInputs`. Always 0, libFuzzer's "keep going".
 public func fuzzModel(_ load: () throws -> Model) -> CInt {
-    if ResourceLimits.current.maxTensorElements != budget { ResourceLimits.current.maxTensorElements = budget }
     guard let m = try? load(), let feeds = smallInputs(m.inputs) else { return 0 }
     _ = try? m.run(feeds)
     return 0

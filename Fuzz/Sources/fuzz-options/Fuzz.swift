@@ -29,11 +29,11 @@ let skipped: Set<String> = [
 let names = ProcessInfo.processInfo.environment["FUZZ_OPTIONS_ONLY"].map { [$0] } ?? registry.names.filter { !skipped.contains($0) }
 /// Smaller budgets than the defaults, so that what they allow runs in well under a second; a
 /// calculator that allocates past them (or takes a second within them) is a finding.
-let limits: Void = {
+let environment: GraphEnvironment = {
     var l = ResourceLimits()
     l.maxImagePixels = 1 << 20
     l.maxTensorElements = 1 << 22
-    ResourceLimits.current = l
+    return GraphEnvironment(limits: l)
 }()
 /// One pool for every graph: a pool per run (the default) left worker threads behind faster
 /// than they exited (thousands after a minute, 2 GB of RSS; reported with issue 42).
@@ -223,7 +223,6 @@ func image(_ c: inout Choices) throws -> ImageFrame {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    _ = limits
     var c = Choices(bytes: UnsafeBufferPointer(start: data, count: size))
     let name = names[c.below(names.count)]
     guard let type = registry.calculator(named: name) else { return 0 }
@@ -233,7 +232,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         (inputs.map { "input_stream: \"\($0)\"" } + ["node {", "  calculator: \"\(name)\""] + node.map { "  " + $0 }
         + (options.map { ["  " + $0] } ?? []) + ["}"]).joined(separator: "\n")
     if verbose { FileHandle.standardError.write(Data("---\n\(text)\n".utf8)) }
-    guard let config = try? GraphConfig(parsing: text, file: "fuzz.pbtxt"), let graph = try? Graph(config, registry: registry) else {
+    guard let config = try? GraphConfig(parsing: text, file: "fuzz.pbtxt"), let graph = try? Graph(config, registry: registry, environment: environment) else {
         return 0
     }
     guard (try? graph.start(sidePackets: [:], on: pool)) != nil else { return 0 }

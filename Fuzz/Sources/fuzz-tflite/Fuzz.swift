@@ -5,7 +5,7 @@ import ModelFuzzSupport
 /// TFLite flatbuffers: load (tables, vectors, buffers, options), then run once on small inputs.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzModel { try Model(tflite: Array(UnsafeBufferPointer(start: data, count: size)), file: "fuzz.tflite") }
+    fuzzModel { try Model.load(tflite: Array(UnsafeBufferPointer(start: data, count: size)), file: "fuzz.tflite", limits: limits) }
 }
 
 @_cdecl("fuzz_tflite_main")

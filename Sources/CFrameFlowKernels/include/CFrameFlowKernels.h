@@ -30,6 +30,10 @@ int ff_kernel_thread_level(void);
 /// A level's name: "baseline", "avx2", "avx512" (or "neon" on arm64).
 const char *ff_kernel_level_name(int level);
 
+/// OpenBLAS loaded before main in a namespace of its own (dlmopen), with the kernels for this
+/// CPU, because another library had loaded it with others; NULL when none was needed.
+void *ff_blas_private_handle(void);
+
 #include "ff_vector_math.h"
 #include "ff_gemm.h"
 #include "ff_depthwise.h"

@@ -175,18 +175,18 @@ public struct GraphConfig: Sendable {
 
     /// Reads a graph file: MediaPipe's text format (`.pbtxt`), or a serialized
     /// `CalculatorGraphConfig` (`.binarypb`, or any file that cannot be text), which decodes to
-    /// the same config as its text form. Binary options are decoded with
-    /// `ProtoSchemaRegistry.shared` and the options schemas of `registry`'s calculators.
-    public init(contentsOfFile path: String, registry: CalculatorRegistry? = nil) throws {
+    /// the same config as its text form. Binary options are decoded with `registry.schemas`
+    /// (`ProtoSchemaRegistry.mediaPipe` without a registry); `limits` bound the nesting.
+    public init(contentsOfFile path: String, registry: CalculatorRegistry? = nil, limits: ResourceLimits = ResourceLimits()) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw GraphError(.syntax, "cannot read graph file", location: SourceLocation(file: path, line: 0, column: 0))
         }
         let bytes = [UInt8](data)
         if path.hasSuffix(".binarypb") {
-            try self.init(binary: bytes, file: path, registry: registry)
+            try self.init(binary: bytes, file: path, registry: registry, limits: limits)
         } else if BinaryGraph.looksBinary(bytes) {
             do {
-                try self.init(binary: bytes, file: path, registry: registry)
+                try self.init(binary: bytes, file: path, registry: registry, limits: limits)
             } catch let e as GraphError where e.kind == .syntax {
                 // Neither: a text file with a stray byte is reported as text at that byte (or as
                 // neither, when it is not even UTF-8), not as a broken binary only.
@@ -201,7 +201,7 @@ public struct GraphConfig: Sendable {
                     location: SourceLocation(file: path, line: line, column: column))
             }
         } else {
-            try self.init(parsing: String(decoding: bytes, as: UTF8.self), file: path)
+            try self.init(parsing: String(decoding: bytes, as: UTF8.self), file: path, limits: limits)
         }
     }
 
@@ -223,21 +223,20 @@ public struct GraphConfig: Sendable {
 
     /// Decodes a serialized `CalculatorGraphConfig` (MediaPipe's `.binarypb`): the same config
     /// as the graph's text form. Options, `node_options` and `graph_options` are decoded with
-    /// `ProtoSchemaRegistry.shared` and the options schemas of `registry`'s calculators; a type
+    /// `registry.schemas` (`ProtoSchemaRegistry.mediaPipe` without a registry); a type
     /// without a schema, and corrupt or truncated bytes, are errors naming `file` and the byte.
-    public init(binary bytes: [UInt8], file: String? = nil, registry: CalculatorRegistry? = nil) throws {
-        var schemas = ProtoSchemaRegistry.shared
-        if let registry {
-            schemas = ProtoSchemaRegistry(copying: .shared)
-            schemas.register(calculatorsIn: registry)
-        }
-        try self.init(message: try BinaryGraph.decode(bytes, file: file, schemas: schemas))
+    public init(
+        binary bytes: [UInt8], file: String? = nil, registry: CalculatorRegistry? = nil, limits: ResourceLimits = ResourceLimits()
+    ) throws {
+        let schemas = registry?.schemas ?? .mediaPipe
+        try self.init(message: try BinaryGraph.decode(bytes, file: file, schemas: schemas, limits: limits))
         self.file = file
     }
 
-    /// Parses a graph from MediaPipe's `CalculatorGraphConfig` text format.
-    public init(parsing text: String, file: String? = nil) throws {
-        let message = try TextFormatParser.parse(text, file: file)
+    /// Parses a graph from MediaPipe's `CalculatorGraphConfig` text format; messages nest at
+    /// most `limits.maxNestingDepth` deep.
+    public init(parsing text: String, file: String? = nil, limits: ResourceLimits = ResourceLimits()) throws {
+        let message = try TextFormatParser.parse(text, file: file, limits: limits)
         try self.init(message: message)
         self.file = file
     }

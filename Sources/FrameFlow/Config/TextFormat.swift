@@ -54,7 +54,7 @@ public struct TextMessage: Sendable {
 /// message, repeated fields and `[a, b]` lists, quoted strings with C escapes (adjacent
 /// strings are joined), numbers, enum identifiers and extension names in brackets. Every
 /// error names the line and column. Messages nest at most
-/// `ResourceLimits.current.maxNestingDepth` deep: deeper is an error, not a stack overflow.
+/// `limits.maxNestingDepth` deep: deeper is an error, not a stack overflow.
 public struct TextFormatParser {
     private var chars: [UInt8]
     private var pos = 0
@@ -65,9 +65,10 @@ public struct TextFormatParser {
     private var depth = 0
     private let maxDepth: Int
 
-    /// Parses `text`; `file` only serves error messages.
-    public static func parse(_ text: String, file: String? = nil) throws -> TextMessage {
-        var p = TextFormatParser(chars: Array(text.utf8), file: file, maxDepth: ResourceLimits.current.maxNestingDepth)
+    /// Parses `text`; `file` only serves error messages. Messages nest at most
+    /// `limits.maxNestingDepth` deep.
+    public static func parse(_ text: String, file: String? = nil, limits: ResourceLimits = ResourceLimits()) throws -> TextMessage {
+        var p = TextFormatParser(chars: Array(text.utf8), file: file, maxDepth: limits.maxNestingDepth)
         return try p.parseMessage(closing: nil, start: SourceLocation(file: file, line: 1, column: 1))
     }
 

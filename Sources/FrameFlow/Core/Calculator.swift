@@ -88,6 +88,10 @@ public protocol Calculator: AnyObject {
     static var contract: CalculatorContract { get }
     /// Creates the calculator with its options; may reject invalid ones.
     init(options: Options) throws
+    /// Creates the calculator for a graph with `environment` (resource roots, limits):
+    /// what the graph calls. The default ignores the environment and calls `init(options:)`;
+    /// a calculator that loads files or sizes buffers implements it.
+    init(options: Options, environment: GraphEnvironment) throws
     /// Called once before the first `process`; side packets are available.
     func open(_ context: CalculatorContext) throws
     /// Called for each ready timestamp (source calculators: repeatedly until they call
@@ -101,6 +105,8 @@ public protocol Calculator: AnyObject {
 }
 
 extension Calculator {
+    /// Calls `init(options:)`: the calculator reads nothing from the environment.
+    public init(options: Options, environment: GraphEnvironment) throws { try self.init(options: options) }
     /// The type's name, which is the name the calculator is registered under by default.
     public static var name: String { String(describing: self) }
     /// Does nothing by default.

@@ -20,6 +20,8 @@ public final class CalculatorContext {
     /// Pool for output images; using it keeps a steady graph free of per-frame
     /// allocations.
     public let pool: ImagePool
+    /// The graph's environment: resource roots, limits and services.
+    public let environment: GraphEnvironment
 
     let inputRefs: [StreamRef]
     let outputRefs: [StreamRef]
@@ -44,10 +46,11 @@ public final class CalculatorContext {
 
     init(
         nodeName: String, inputs: [StreamRef], outputs: [StreamRef], sideInputs: [StreamRef], sideOutputs: [StreamRef],
-        pool: ImagePool
+        pool: ImagePool, environment: GraphEnvironment
     ) {
         self.nodeName = nodeName
         self.pool = pool
+        self.environment = environment
         self.inputRefs = inputs
         self.outputRefs = outputs
         self.sideInputRefs = sideInputs
@@ -71,7 +74,7 @@ public final class CalculatorContext {
     func sibling() -> CalculatorContext {
         let c = CalculatorContext(
             nodeName: nodeName, inputs: inputRefs, outputs: outputRefs, sideInputs: sideInputRefs, sideOutputs: sideOutputRefs,
-            pool: pool)
+            pool: pool, environment: environment)
         c.sideInputs = sideInputs
         c.runtime = runtime
         return c

@@ -14,6 +14,9 @@ import Synchronization
 public final class CalculatorRegistry: Sendable {
     private let entries = Locked<[String: CalculatorTypeBox]>([:])
     private let subgraphs = Locked<[String: GraphConfig]>([:])
+    /// The protobuf schemas binary graphs are decoded with: MediaPipe's graph-only options
+    /// types and the options of every calculator registered here.
+    public let schemas = ProtoSchemaRegistry.mediaPipe
 
     /// An empty registry.
     public init() {}
@@ -23,9 +26,13 @@ public final class CalculatorRegistry: Sendable {
         for t in types { register(t) }
     }
 
-    /// A registry with this one's calculators and `types` (later names win).
+    /// A registry with this one's calculators (aliases too), subgraphs and `types` (later
+    /// names win).
     public func adding(_ types: [any Calculator.Type]) -> CalculatorRegistry {
-        let r = CalculatorRegistry(entries.withLock { $0.values.map(\.type) })
+        let r = CalculatorRegistry()
+        let mine = entries.withLock { $0 }
+        r.entries.withLock { $0 = mine }
+        for box in mine.values { r.schemas.register(optionsOf: box.type) }
         r.subgraphs.withLock { $0 = subgraphs.withLock { $0 } }
         for t in types { r.register(t) }
         return r
@@ -38,7 +45,7 @@ public final class CalculatorRegistry: Sendable {
             for a in aliases { e[a] = CalculatorTypeBox(type) }
         }
         // Binary graphs decode this calculator's options by its proto field numbers.
-        ProtoSchemaRegistry.shared.register(optionsOf: type)
+        schemas.register(optionsOf: type)
     }
 
     /// The calculator registered as `name`.
@@ -67,14 +74,14 @@ public final class CalculatorRegistry: Sendable {
 
     /// Registers the subgraph in graph file `path`.
     public func registerSubgraph(contentsOfFile path: String, as name: String? = nil) throws {
-        try registerSubgraph(try GraphConfig(contentsOfFile: path), as: name)
+        try registerSubgraph(try GraphConfig(contentsOfFile: path, registry: self), as: name)
     }
 
     /// Registers every graph file in `directory` (`.pbtxt`, `.binarypb`) that declares a `type:`.
     public func registerSubgraphs(inDirectory directory: String) throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         for file in names where file.hasSuffix(".pbtxt") || file.hasSuffix(".binarypb") {
-            let config = try GraphConfig(contentsOfFile: (directory as NSString).appendingPathComponent(file))
+            let config = try GraphConfig(contentsOfFile: (directory as NSString).appendingPathComponent(file), registry: self)
             if config.type != nil { try registerSubgraph(config) }
         }
     }

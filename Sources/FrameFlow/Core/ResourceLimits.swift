@@ -2,8 +2,9 @@
 /// that declares a huge image or tensor, or nests without end, is an error naming the file,
 /// never gigabytes of memory or a stack overflow.
 ///
-/// One process-wide value, `ResourceLimits.current`, read by every loader (images, models,
-/// graphs, cascades, LUTs); set it before loading to raise or lower the budget.
+/// A graph's `GraphEnvironment.limits` are what its loaders (images, models, graphs, cascades,
+/// LUTs) check; parsers called directly take the limits as an argument (the defaults when
+/// none is given).
 public struct ResourceLimits: Sendable, Equatable {
     /// Pixels in one decoded image or one image a calculator allocates (8192 × 8192).
     public var maxImagePixels: Int = 1 << 26
@@ -14,14 +15,6 @@ public struct ResourceLimits: Sendable, Equatable {
 
     /// The default limits.
     public init() {}
-
-    /// The limits every loader checks against.
-    public static var current: ResourceLimits {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
-    }
-
-    private static let storage = Locked(ResourceLimits())
 
     /// The product of `dimensions`, or nil when one is negative or the product overflows `Int`.
     public static func elementCount(_ dimensions: some Sequence<Int>) -> Int? {

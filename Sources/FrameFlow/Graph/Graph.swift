@@ -25,6 +25,8 @@ public final class Graph: Sendable {
     public let config: GraphConfig
     /// `config` with every subgraph node replaced by the subgraph's nodes.
     public let expandedConfig: GraphConfig
+    /// Where the graph's calculators find their files, and the limits they check.
+    public let environment: GraphEnvironment
     let resolved: ResolvedGraph
 
     private struct State: @unchecked Sendable {  // runtime is itself thread-safe
@@ -43,18 +45,26 @@ public final class Graph: Sendable {
     ///   - config: the graph to run.
     ///   - registry: where calculators named in the config are looked up (nodes built in
     ///     Swift carry their type and need no registry).
+    ///   - environment: resource roots, limits and services for this graph's calculators.
     /// - Throws: `GraphErrors` listing every problem, each naming the node, the stream,
     ///   and for graph files the line and column.
-    public init(_ config: GraphConfig, registry: CalculatorRegistry = CalculatorRegistry()) throws {
+    public init(
+        _ config: GraphConfig, registry: CalculatorRegistry = CalculatorRegistry(), environment: GraphEnvironment = GraphEnvironment()
+    ) throws {
         self.config = config
-        self.expandedConfig = try SubgraphExpansion.expand(config, registry: registry)
+        self.environment = environment
+        self.expandedConfig = try SubgraphExpansion.expand(config, registry: registry, limits: environment.limits)
         self.resolved = try GraphValidator.resolve(expandedConfig, registry: registry)
         state = Locked(State(maxFramesInFlight: config.maxFramesInFlight ?? 0))
     }
 
     /// Convenience: parse a graph file and validate it.
-    public convenience init(contentsOfFile path: String, registry: CalculatorRegistry = CalculatorRegistry()) throws {
-        try self.init(try GraphConfig(contentsOfFile: path), registry: registry)
+    public convenience init(
+        contentsOfFile path: String, registry: CalculatorRegistry = CalculatorRegistry(), environment: GraphEnvironment = GraphEnvironment()
+    ) throws {
+        try self.init(
+            try GraphConfig(contentsOfFile: path, registry: registry, limits: environment.limits), registry: registry,
+            environment: environment)
     }
 
     deinit {
@@ -141,7 +151,7 @@ public final class Graph: Sendable {
             }
             let rt = try GraphRuntime.build(
                 resolved, config: config, observers: s.observers, options: s.pendingOptions,
-                maxFramesInFlight: s.maxFramesInFlight, tracing: s.tracing, pool: pool)
+                maxFramesInFlight: s.maxFramesInFlight, tracing: s.tracing, pool: pool, environment: environment)
             s.runtime = rt
             s.lastRun = rt
             return rt

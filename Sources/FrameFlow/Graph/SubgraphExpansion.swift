@@ -10,17 +10,17 @@
 /// Subgraphs nest up to `ResourceLimits.maxNestingDepth`; one that includes itself is an error.
 /// A `SwitchContainer` node expands as the subgraph `SwitchContainer.subgraph(for:)` makes.
 enum SubgraphExpansion {
-    static func expand(_ config: GraphConfig, registry: CalculatorRegistry) throws -> GraphConfig {
+    static func expand(_ config: GraphConfig, registry: CalculatorRegistry, limits: ResourceLimits = ResourceLimits()) throws -> GraphConfig {
         var out = config
         var nodes = config.nodes
         // A graph with a `type:` run as a top-level graph forwards its own defaults.
         try forwardOptions(into: &nodes, graphOptions: config.graphOptions, given: nil)
-        out.nodes = try expandNodes(nodes, registry: registry, stack: [], usedAt: [])
+        out.nodes = try expandNodes(nodes, registry: registry, limit: limits.maxNestingDepth, stack: [], usedAt: [])
         return out
     }
 
     private static func expandNodes(
-        _ nodes: [NodeConfig], registry: CalculatorRegistry, stack: [(name: String, location: SourceLocation?)],
+        _ nodes: [NodeConfig], registry: CalculatorRegistry, limit: Int, stack: [(name: String, location: SourceLocation?)],
         usedAt: [SourceLocation]
     ) throws -> [NodeConfig] {
         var result: [NodeConfig] = []
@@ -39,7 +39,6 @@ enum SubgraphExpansion {
                 e.usedAt = usedAt
                 throw e
             }
-            let limit = ResourceLimits.current.maxNestingDepth
             guard stack.count < limit else {
                 throw GraphError(
                     .invalidState, "subgraphs nest more than \(limit) deep (ResourceLimits.maxNestingDepth)", node: node.displayName,
@@ -56,7 +55,7 @@ enum SubgraphExpansion {
             }
             for k in inner.indices { inner[k].usedAt = here }
             let expanded = try expandNodes(
-                inner, registry: registry, stack: stack + [(node.calculator, subgraph.typeLocation ?? node.location)], usedAt: here)
+                inner, registry: registry, limit: limit, stack: stack + [(node.calculator, subgraph.typeLocation ?? node.location)], usedAt: here)
             result += expanded
         }
         return result

@@ -14,7 +14,8 @@ extension GraphRuntime {
     /// - Parameter options: options given to `Graph.setOptions` before the start, by node.
     static func build(
         _ resolved: ResolvedGraph, config: GraphConfig, observers: [String: [Observer]],
-        options: [String: any CalculatorOptions], maxFramesInFlight: Int, tracing: Bool, pool: WorkerPool? = nil
+        options: [String: any CalculatorOptions], maxFramesInFlight: Int, tracing: Bool, pool: WorkerPool? = nil,
+        environment: GraphEnvironment = GraphEnvironment()
     ) throws -> GraphRuntime {
         let threads = config.numThreads.map { Swift.max(1, $0) } ?? ProcessInfo.processInfo.activeProcessorCount
         let rt = GraphRuntime(threads: threads, pool: pool)
@@ -34,10 +35,11 @@ extension GraphRuntime {
         var rank = Array(repeating: 0, count: resolved.nodes.count)
         for (pos, i) in resolved.order.enumerated() { rank[i] = pos }
         for (i, n) in resolved.nodes.enumerated() {
-            let calc = try instantiate(n.type, options: options[n.name] ?? n.options, node: n.name)
+            let calc = try instantiate(n.type, options: options[n.name] ?? n.options, environment: environment, node: n.name)
             let ctx = CalculatorContext(
                 nodeName: n.name, inputs: n.config.inputStreams, outputs: n.config.outputStreams,
-                sideInputs: n.config.inputSidePackets, sideOutputs: n.config.outputSidePackets, pool: .shared)
+                sideInputs: n.config.inputSidePackets, sideOutputs: n.config.outputSidePackets, pool: .shared,
+                environment: environment)
             ctx.runtime = rt
             let capacity = n.config.maxQueueSize.map { $0 <= 0 ? Int.max : $0 } ?? defaultCapacity
             let policy = n.config.queuePolicy ?? defaultPolicy
@@ -79,7 +81,9 @@ extension GraphRuntime {
             let sink = ObserverSink(
                 callbacks: observers.map(\.onPacket), closers: observers.compactMap(\.onClose))
             let ref = StreamRef(name: name)
-            let ctx = CalculatorContext(nodeName: "output '\(name)'", inputs: [ref], outputs: [], sideInputs: [], sideOutputs: [], pool: .shared)
+            let ctx = CalculatorContext(
+                nodeName: "output '\(name)'", inputs: [ref], outputs: [], sideInputs: [], sideOutputs: [], pool: .shared,
+                environment: environment)
             ctx.runtime = rt
             let q = InputQueue(capacity: defaultCapacity, policy: defaultPolicy, isBackEdge: false, stream: stream(name))
             let node = NodeRuntime(
@@ -99,13 +103,15 @@ extension GraphRuntime {
         return rt
     }
 
-    private static func instantiate(_ type: any Calculator.Type, options: any CalculatorOptions, node: String) throws -> any Calculator {
+    private static func instantiate(
+        _ type: any Calculator.Type, options: any CalculatorOptions, environment: GraphEnvironment, node: String
+    ) throws -> any Calculator {
         func make<C: Calculator>(_ t: C.Type) throws -> any Calculator {
             guard let o = options as? C.Options else {
                 throw GraphError(.invalidOption, "options of type \(Swift.type(of: options)) given, \(C.name) takes \(C.Options.self)", node: node)
             }
             do {
-                return try C(options: o)
+                return try C(options: o, environment: environment)
             } catch let e as GraphError {
                 var e = e
                 if e.node == nil { e.node = node }

@@ -54,17 +54,17 @@ public struct CascadeClassifier: Sendable {
     /// Whether every tree is a single split (the fast path).
     public var isStumpBased: Bool { stages.allSatisfy { $0.trees.allSatisfy { $0.nodes.count == 1 } } }
 
-    /// Loads a cascade file.
-    public init(contentsOfFile path: String) throws {
+    /// Loads a cascade file; its elements nest at most `limits.maxNestingDepth` deep.
+    public init(contentsOfFile path: String, limits: ResourceLimits = ResourceLimits()) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CascadeError(file: path, element: "", line: 0, message: "cannot read the file")
         }
-        try self.init(xml: data, file: path)
+        try self.init(xml: data, file: path, limits: limits)
     }
 
     /// Parses cascade XML; `file` names it in errors.
-    public init(xml: Data, file: String = "<cascade>") throws {
-        let root = try XMLTree.parse(xml, file: file)
+    public init(xml: Data, file: String = "<cascade>", limits: ResourceLimits = ResourceLimits()) throws {
+        let root = try XMLTree.parse(xml, file: file, maxDepth: limits.maxNestingDepth)
         func fail(_ e: XMLTree.Element, _ m: String) -> CascadeError { CascadeError(file: file, element: e.path, line: e.line, message: m) }
         guard root.name == "opencv_storage" else { throw fail(root, "the root element must be <opencv_storage>") }
         guard let cascade = root.children.first else { throw fail(root, "missing <cascade>") }
@@ -357,9 +357,11 @@ enum XMLTree {
         weak var parser: XMLParser?
         /// Elements may nest this deep (a cascade needs 10): each keeps its path, so memory
         /// grows with the square of the depth, and releasing the tree recurses through it.
-        let maxDepth = ResourceLimits.current.maxNestingDepth
+        let maxDepth: Int
         /// Where parsing stopped for nesting deeper than `maxDepth`.
         var tooDeep: (line: Int, path: String)?
+
+        init(maxDepth: Int) { self.maxDepth = maxDepth }
 
         func parser(
             _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
@@ -386,7 +388,7 @@ enum XMLTree {
         }
     }
 
-    static func parse(_ data: Data, file: String) throws -> Element {
+    static func parse(_ data: Data, file: String, maxDepth: Int) throws -> Element {
         // FoundationXML traps on comments that are not valid UTF-8 (found by fuzzing), so
         // invalid text is rejected here first.
         let bytes = [UInt8](data)
@@ -412,7 +414,7 @@ enum XMLTree {
                 file: file, element: "", line: line, message: "processing instructions (<?…?>) are not allowed after the XML declaration")
         }
         let parser = XMLParser(data: data)
-        let b = Builder()
+        let b = Builder(maxDepth: maxDepth)
         parser.delegate = b
         let parsed = parser.parse()
         if let (line, path) = b.tooDeep {

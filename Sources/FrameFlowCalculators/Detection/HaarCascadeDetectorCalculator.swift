@@ -42,6 +42,7 @@ public final class HaarCascadeDetectorCalculator: Calculator {
 
     private var options: Options
     private var detector: HaarCascadeDetector?
+    private var environment = GraphEnvironment()
 
     public init(options: Options) throws {
         self.options = options
@@ -49,13 +50,19 @@ public final class HaarCascadeDetectorCalculator: Calculator {
 
     public func update(options: Options) throws {
         if options.cascadePath != self.options.cascadePath {
-            detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: ResourcePaths.resolve(options.cascadePath)))
+            detector = HaarCascadeDetector(cascade: try Self.load(options.cascadePath, environment))
         }
         self.options = options
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        detector = HaarCascadeDetector(cascade: try CascadeClassifier(contentsOfFile: ResourcePaths.resolve(options.cascadePath)))
+        environment = cc.environment
+        detector = HaarCascadeDetector(cascade: try Self.load(options.cascadePath, environment))
+    }
+
+    /// The cascade at `path`, found under the environment's resource roots.
+    private static func load(_ path: String, _ environment: GraphEnvironment) throws -> CascadeClassifier {
+        try CascadeClassifier(contentsOfFile: environment.resolve(path), limits: environment.limits)
     }
 
     public func process(_ cc: CalculatorContext) throws {

@@ -3,7 +3,7 @@ import FrameFlow
 
 /// Reads files named by side packets into side packets, as MediaPipe's
 /// `LocalFileContentsCalculator`: the bytes of the file at `FILE_PATH:i` become `CONTENTS:i`.
-/// A relative path is looked up under the resource root first (`ResourcePaths.resolve`). A
+/// A relative path is looked up under the resource root first (`GraphEnvironment.resolve`). A
 /// file that cannot be read fails the node's open, naming the path.
 ///
 /// Inputs: none. Outputs: none.
@@ -46,7 +46,7 @@ public final class LocalFileContentsCalculator: Calculator {
         }
         for i in paths {
             let path = try cc.sidePacket("FILE_PATH", i, as: String.self)
-            let resolved = ResourcePaths.resolve(path)
+            let resolved = cc.environment.resolve(path)
             guard let data = FileManager.default.contents(atPath: resolved) else {
                 let shown = resolved == path ? "'\(path)'" : "'\(path)' (as '\(resolved)')"
                 throw GraphError(.missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)", node: cc.nodeName)

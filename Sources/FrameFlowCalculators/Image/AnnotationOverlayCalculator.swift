@@ -120,6 +120,7 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         if !cc.hasInputPort("IMAGE") && (options.canvasWidthPx == nil || options.canvasHeightPx == nil) {
             throw GraphError(.invalidOption, "canvas_width_px and canvas_height_px are needed when there is no IMAGE input")
         }
+        if let w = options.canvasWidthPx, let h = options.canvasHeightPx { try Options.checkCanvas(w, h, cc.environment.limits) }
     }
 
     public func process(_ cc: CalculatorContext) throws {
@@ -328,6 +329,13 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
 }
 
 extension AnnotationOverlayCalculator.Options {
+    /// A canvas of `w` × `h` fits `limits.maxImagePixels`.
+    static func checkCanvas(_ w: Int, _ h: Int, _ limits: ResourceLimits) throws {
+        guard limits.allowsImage(width: w, height: h) else {
+            throw GraphError(.invalidOption, "canvas_width_px × canvas_height_px must be at most \(limits.maxImagePixels) pixels")
+        }
+    }
+
     /// Checks the values (called by the graph before `init` and `update(options:)`).
     public func validate() throws {
         for c in [boxColor, textColor, pointColor, lineColor, maskColor] {
@@ -342,9 +350,7 @@ extension AnnotationOverlayCalculator.Options {
         guard canvasColor.isValid else { throw GraphError(.invalidOption, "canvas_color: r, g and b must be 0…255") }
         if let w = canvasWidthPx { try OptionCheck.range(w, 1...32768, "canvas_width_px") }
         if let h = canvasHeightPx { try OptionCheck.range(h, 1...32768, "canvas_height_px") }
-        if let w = canvasWidthPx, let h = canvasHeightPx, !ResourceLimits.current.allowsImage(width: w, height: h) {
-            throw GraphError(.invalidOption, "canvas_width_px × canvas_height_px must be at most \(ResourceLimits.current.maxImagePixels) pixels")
-        }
+        if let w = canvasWidthPx, let h = canvasHeightPx { try Self.checkCanvas(w, h, ResourceLimits()) }
         try OptionCheck.range(gpuScaleFactor, 0.01...100, "gpu_scale_factor")
     }
 

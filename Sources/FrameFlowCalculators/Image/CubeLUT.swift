@@ -7,7 +7,7 @@ import FrameFlow
 ///
 /// A malformed file is a `CubeLUTError` naming the file and line: a bad number, a wrong
 /// number of values on a row, a size out of range (2…256 for 3-D, 2…65536 for 1-D) or a table
-/// over `ResourceLimits.current.maxTensorElements` values, a missing size, a domain that is
+/// over `limits.maxTensorElements` values, a missing size, a domain that is
 /// not finite, or too few / too many table rows.
 public struct CubeLUT: Sendable {
     public enum Kind: Sendable { case oneD, threeD }
@@ -19,21 +19,17 @@ public struct CubeLUT: Sendable {
     /// RGB triples; for 3-D, index `(b·N + g)·N + r`.
     public var table: [Float]
 
-    /// Reads a `.cube` file.
-    public init(contentsOfFile path: String) throws {
+    /// Reads a `.cube` file, its table held to `limits.maxTensorElements` values.
+    public init(contentsOfFile path: String, limits: ResourceLimits = ResourceLimits()) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CubeLUTError(file: path, line: 0, message: "cannot read the file")
         }
-        try self.init(text: String(decoding: data, as: UTF8.self), file: path)
+        try self.init(text: String(decoding: data, as: UTF8.self), file: path, limits: limits)
     }
 
-    /// Parses `.cube` text; `file` names it in errors.
-    public init(text: String, file: String = "<cube>") throws {
-        try self.init(text: text, file: file, limits: .current)
-    }
-
-    /// Parses `.cube` text, its table held to `limits.maxTensorElements` values.
-    init(text: String, file: String, limits: ResourceLimits) throws {
+    /// Parses `.cube` text, its table held to `limits.maxTensorElements` values; `file` names
+    /// it in errors.
+    public init(text: String, file: String = "<cube>", limits: ResourceLimits = ResourceLimits()) throws {
         var title: String?
         var kind: Kind?
         var size = 0

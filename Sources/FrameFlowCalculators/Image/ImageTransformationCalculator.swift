@@ -70,15 +70,17 @@ public final class ImageTransformationCalculator: OptionsStoringCalculator {
 
     public func process(_ cc: CalculatorContext) throws {
         let input = try cc.input("IMAGE", as: ImageFrame.self)
-        let (image, padding) = try Self.transform(input, options, pool: cc.pool, context: cc)
+        let (image, padding) = try Self.transform(input, options, pool: cc.pool, context: cc, limits: cc.environment.limits)
         try cc.emit(image, tag: "IMAGE")
         try cc.emit(padding, tag: "LETTERBOX_PADDING")
     }
 
     /// Applies `options` to `input`; returns the image and the letterbox padding
-    /// (left, top, right, bottom as fractions of the output).
+    /// (left, top, right, bottom as fractions of the output). An output over
+    /// `limits.maxImagePixels` is an error.
     public static func transform(
-        _ input: ImageFrame, _ options: Options, pool: ImagePool = .shared, context: CalculatorContext? = nil
+        _ input: ImageFrame, _ options: Options, pool: ImagePool = .shared, context: CalculatorContext? = nil,
+        limits: ResourceLimits = ResourceLimits()
     ) throws -> (ImageFrame, [Double]) {
         guard let layout = Kernels.layout(input.format) else {
             throw ImageError.unsupportedFormat(input.format, "ImageTransformationCalculator")
@@ -90,6 +92,11 @@ public final class ImageTransformationCalculator: OptionsStoringCalculator {
         let ow = options.outputWidth > 0 ? options.outputWidth : image.width
         let oh = options.outputHeight > 0 ? options.outputHeight : image.height
         if ow == image.width && oh == image.height { return (image, [0, 0, 0, 0]) }
+        guard limits.allowsImage(width: ow, height: oh) else {
+            throw GraphError(
+                .calculatorFailed, "an output of \(ow)×\(oh) is over the limit of \(limits.maxImagePixels) pixels per image",
+                node: context?.nodeName)
+        }
         switch options.scaleMode {
         case .stretch:
             return (
@@ -357,6 +364,10 @@ extension ImageTransformationCalculator.Options {
         }
         try OptionCheck.range(outputWidth, 0...ImagePool.maxSide, "output_width")
         try OptionCheck.range(outputHeight, 0...ImagePool.maxSide, "output_height")
+        let limit = ResourceLimits().maxImagePixels
+        if outputWidth > 0 && outputHeight > 0 && !ResourceLimits().allowsImage(width: outputWidth, height: outputHeight) {
+            throw GraphError(.invalidOption, "output_width × output_height must be at most \(limit) pixels, not \(outputWidth)×\(outputHeight)")
+        }
         guard letterboxColor.count == 4, letterboxColor.allSatisfy({ (0...255).contains($0) }) else {
             throw GraphError(.invalidOption, "letterbox_color needs four values 0…255")
         }

@@ -49,6 +49,7 @@ public final class LUTCalculator: ImageFilterCalculator {
 
     private var options: Options
     private var lut: CubeLUT?
+    private var environment = GraphEnvironment()
 
     public init(options: Options) throws {
         guard (0...1).contains(options.intensity) else { throw GraphError(.invalidOption, "intensity must be in 0…1") }
@@ -58,17 +59,18 @@ public final class LUTCalculator: ImageFilterCalculator {
     public func update(options: Options) throws {
         guard (0...1).contains(options.intensity) else { throw GraphError(.invalidOption, "intensity must be in 0…1") }
         if options.lutPath != self.options.lutPath, !options.lutPath.isEmpty {
-            lut = try CubeLUT(contentsOfFile: ResourcePaths.resolve(options.lutPath))
+            lut = try CubeLUT(contentsOfFile: environment.resolve(options.lutPath), limits: environment.limits)
         }
         self.options = options
     }
 
     public func open(_ cc: CalculatorContext) throws {
+        environment = cc.environment
         if cc.sidePacket("LUT") != nil {
             lut = try cc.sidePacket("LUT", as: CubeLUT.self)  // a wrong type names the side packet
         } else {
             guard !options.lutPath.isEmpty else { throw GraphError(.invalidOption, "set lut_path or the LUT side packet") }
-            lut = try CubeLUT(contentsOfFile: ResourcePaths.resolve(options.lutPath))
+            lut = try CubeLUT(contentsOfFile: environment.resolve(options.lutPath), limits: environment.limits)
         }
     }
 

@@ -43,8 +43,8 @@ import FrameFlowCalculators
 ///
 /// Ranges (checked when the graph is built): output_tensor_width and _height 0…8192, and the
 /// tensor (width × height × channels, the image's size where 0) at most
-/// `ResourceLimits.current.maxTensorElements`; float range min < max within ±1e6; int range
-/// within −128…127, uint range within 0…255; mean within ±1e6, std within ±1e6 and at least
+/// `ResourceLimits.maxTensorElements` (the graph's, when running); float range min < max
+/// within ±1e6; int range within −128…127, uint range within 0…255; mean within ±1e6, std within ±1e6 and at least
 /// 1e-6 in magnitude; content_size within the tensor.
 ///
 /// Example usage (MediaPipe's short-range face detection):
@@ -138,7 +138,7 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         let image = try cc.input("IMAGE", as: ImageFrame.self)
         let out: (tensor: Tensor, matrix: ProjectionMatrix, padding: [Double])
         do {
-            out = try Self.convert(image, rect: rect, options: options, pool: cc.pool)
+            out = try Self.convert(image, rect: rect, options: options, pool: cc.pool, limits: cc.environment.limits)
         } catch var e as GraphError {
             // Name the node's stream rather than the port.
             if e.stream == "NORM_RECT" { e.stream = cc.inputStreamName("NORM_RECT") }
@@ -203,17 +203,18 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
     /// The tensor for `image` (or its region `rect`), the matrix from tensor to image
     /// coordinates and the letterbox padding.
     public static func convert(
-        _ image: ImageFrame, rect: NormalizedRect? = nil, options o: Options, pool: ImagePool = .shared
+        _ image: ImageFrame, rect: NormalizedRect? = nil, options o: Options, pool: ImagePool = .shared,
+        limits: ResourceLimits = ResourceLimits()
     ) throws -> (tensor: Tensor, matrix: ProjectionMatrix, padding: [Double]) {
         let gray = o.color == "gray"
         let src = try ColorConvertCalculator.convert(image, to: gray ? .gray8 : .rgb8, pool: pool)
         let W = o.outputTensorWidth > 0 ? o.outputTensorWidth : image.width
         let H = o.outputTensorHeight > 0 ? o.outputTensorHeight : image.height
         let C = gray ? 1 : 3
-        guard ResourceLimits.current.allowsTensor([W, H, C]) else {
+        guard limits.allowsTensor([W, H, C]) else {
             throw GraphError(
                 .calculatorFailed,
-                "a \(W)×\(H)×\(C) tensor exceeds the limit of \(ResourceLimits.current.maxTensorElements) elements")
+                "a \(W)×\(H)×\(C) tensor exceeds the limit of \(limits.maxTensorElements) elements")
         }
         if let rect { try checkRegion(rect, stream: "NORM_RECT") }
         let pixels: [UInt8]
@@ -480,10 +481,11 @@ extension ImageToTensorCalculator.Options {
         }
         guard ["nhwc", "nchw"].contains(layout) else { throw GraphError(.invalidOption, "layout must be nhwc or nchw, not '\(layout)'") }
         let channels = color == "gray" ? 1 : 3
-        guard ResourceLimits.current.allowsTensor([outputTensorWidth, outputTensorHeight, channels]) else {
+        let limits = ResourceLimits()
+        guard limits.allowsTensor([outputTensorWidth, outputTensorHeight, channels]) else {
             throw GraphError(
                 .invalidOption,
-                "output_tensor_width × output_tensor_height × channels must be at most \(ResourceLimits.current.maxTensorElements), not \(outputTensorWidth)×\(outputTensorHeight)×\(channels)"
+                "output_tensor_width × output_tensor_height × channels must be at most \(limits.maxTensorElements), not \(outputTensorWidth)×\(outputTensorHeight)×\(channels)"
             )
         }
         guard mean.count == std.count, mean.isEmpty || mean.count == 1 || mean.count == channels, std.allSatisfy({ $0 != 0 }) else {

@@ -112,6 +112,7 @@ public final class InferenceCalculator: Calculator {
 
     private var options: Options
     private var model: Model?
+    private var environment = GraphEnvironment()
     private var inputNames: [String] = []
     private var outputNames: [String] = []
     /// `process` calls in progress (more than one with the node's `concurrency`).
@@ -121,7 +122,7 @@ public final class InferenceCalculator: Calculator {
 
     public func update(options: Options) throws {
         if options.modelPath != self.options.modelPath && !options.modelPath.isEmpty {
-            model = try Self.load(options.modelPath)
+            model = try Self.load(options.modelPath, environment)
         }
         if let m = model {
             try selectTensorNames(of: m, options)
@@ -129,28 +130,30 @@ public final class InferenceCalculator: Calculator {
         self.options = options
     }
 
-    /// Loads `path`, a relative one looked up under the resource root first, through the
-    /// process's `ModelCache`: graphs running the same file share one `Model`.
-    static func load(_ path: String) throws -> Model {
+    /// Loads `path`, a relative one looked up under the environment's resource roots first,
+    /// through its `ModelCache` (the process's by default): graphs running the same file
+    /// share one `Model`.
+    static func load(_ path: String, _ environment: GraphEnvironment) throws -> Model {
         do {
-            return try ModelCache.shared.model(atPath: path)
+            return try (environment.service(ModelCache.self) ?? .shared).model(atPath: path, environment: environment)
         } catch let e as ModelError {
             throw GraphError(.invalidOption, "model \(path): \(e.message)")
         }
     }
 
     public func open(_ cc: CalculatorContext) throws {
+        environment = cc.environment
         if let side = cc.sidePacket("MODEL"), !side.isEmpty {
             if let m = try? side.get(Model.self) {
                 model = m
             } else {
-                model = try Self.load(try side.get(String.self))
+                model = try Self.load(try side.get(String.self), environment)
             }
         } else {
             guard !options.modelPath.isEmpty else {
                 throw GraphError(.invalidOption, "no model: set model_path or give a MODEL side packet")
             }
-            model = try Self.load(options.modelPath)
+            model = try Self.load(options.modelPath, environment)
         }
         try selectTensorNames(of: model!, options)
     }

@@ -132,15 +132,22 @@ public final class TensorsToClassificationCalculator: Calculator {
     private var options: Options
     private var labels: [Int: (name: String?, displayName: String?)]?
 
-    public init(options: Options) throws {
+    public convenience init(options: Options) throws {
+        try self.init(options: options, environment: GraphEnvironment())
+    }
+
+    /// Reads the label map, a relative `label_map_path` under `environment`'s resource roots.
+    public init(options: Options, environment: GraphEnvironment) throws {
         self.options = options
-        labels = try Self.labels(options)
+        labels = try Self.labels(options, environment)
     }
 
     /// The label map `o` gives, by class id; `nil` without one.
-    static func labels(_ o: Options) throws -> [Int: (name: String?, displayName: String?)]? {
+    static func labels(_ o: Options, _ environment: GraphEnvironment = GraphEnvironment()) throws
+        -> [Int: (name: String?, displayName: String?)]?
+    {
         if !o.labelMapPath.isEmpty {
-            guard let text = try? String(contentsOfFile: ResourcePaths.resolve(o.labelMapPath), encoding: .utf8) else {
+            guard let text = try? String(contentsOfFile: environment.resolve(o.labelMapPath), encoding: .utf8) else {
                 throw GraphError(.invalidOption, "label_map_path \(o.labelMapPath): cannot read the label map")
             }
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {

@@ -20,7 +20,7 @@ import FrameFlow
 /// Options: `mediapipe.TensorsToSegmentationCalculatorOptions` (extension 374311106)
 ///   { activation (NONE, SIGMOID, SOFTMAX), output_layer_index (1; 0 or 1), gpu_origin
 ///   (ignored: the CPU tensor is already top-down) }. An `OUTPUT_SIZE` larger than
-///   `ResourceLimits.current.maxImagePixels` is an error.
+///   the graph's `limits.maxImagePixels` is an error.
 ///
 /// Example usage:
 /// ```
@@ -105,7 +105,7 @@ public final class TensorsToSegmentationCalculator: Calculator {
                 throw GraphError(.calculatorFailed, "no OUTPUT_SIZE packet at this timestamp", stream: cc.inputStreamName("OUTPUT_SIZE"))
             }
             size = try cc.input("OUTPUT_SIZE", as: ImageSize.self)
-            guard ResourceLimits.current.allowsImage(width: size.width, height: size.height) else {
+            guard cc.environment.limits.allowsImage(width: size.width, height: size.height) else {
                 throw GraphError(
                     .calculatorFailed, "OUTPUT_SIZE \(size.width)×\(size.height) exceeds the image limit",
                     stream: cc.inputStreamName("OUTPUT_SIZE"))

@@ -40,7 +40,8 @@ public final class TfLiteModelCalculator: Calculator {
             throw GraphError(.calculatorFailed, "MODEL_BLOB must hold the model's bytes ([UInt8], Data or String)")
         }
         do {
-            try cc.setSidePacket(try ModelCache.shared.model(tflite: bytes, file: "MODEL_BLOB"), tag: "MODEL")
+            let cache = cc.environment.service(ModelCache.self) ?? .shared
+            try cc.setSidePacket(try cache.model(tflite: bytes, file: "MODEL_BLOB", limits: cc.environment.limits), tag: "MODEL")
         } catch let e as ModelError {
             throw GraphError(.calculatorFailed, "MODEL_BLOB: \(e.message)")
         }

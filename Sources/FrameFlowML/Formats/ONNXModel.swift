@@ -247,10 +247,10 @@ struct ONNXModel: Sendable {
     }
 
     /// The number of elements of `shape`, or nil when a dimension is negative or the product
-    /// reaches 2³¹ or `ResourceLimits.current.maxTensorElements` (shapes come from untrusted
+    /// reaches 2³¹ or `Checked.maxElements` (shapes come from untrusted
     /// files; the product must not overflow).
     static func elementCount(_ shape: [Int]) -> Int? {
-        guard let count = ResourceLimits.elementCount(shape), count < 1 << 31, count <= ResourceLimits.current.maxTensorElements else { return nil }
+        guard let count = ResourceLimits.elementCount(shape), count < 1 << 31, count <= Checked.maxElements else { return nil }
         return count
     }
 

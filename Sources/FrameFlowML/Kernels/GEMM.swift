@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 
 #if canImport(Glibc)
@@ -12,10 +13,10 @@ import Foundation
 /// Uses the system's OpenBLAS when it is installed (Debian: `libopenblas0`), loaded with
 /// `dlopen` on first use rather than linked, for two reasons: OpenBLAS picks its kernels
 /// for the CPU while it loads, and a Debian build that does not know the CPU falls back to
-/// a slow generic kernel unless `OPENBLAS_CORETYPE` is set *before* the load — which a
-/// linked library does before `main` runs (when another library has linked it anyway, a
-/// private copy is loaded with `dlmopen`); and FrameFlowML stays buildable and correct on a
-/// machine without OpenBLAS, where a plain Swift loop (auto-vectorised) takes over.
+/// a slow generic kernel unless `OPENBLAS_CORETYPE` is set *before* the load (CFrameFlowKernels
+/// sets it before `main`, and loads a private copy with `dlmopen` when another library has
+/// loaded OpenBLAS already); and FrameFlowML stays buildable and correct on a machine without
+/// OpenBLAS, where a plain Swift loop (auto-vectorised) takes over.
 /// `FRAMEFLOW_BLAS=off` forces the Swift loop (used by the tests to check both).
 enum GEMM {
     private typealias SgemmFn =
@@ -42,16 +43,13 @@ enum GEMM {
     static func setThreads(_ n: Int) { library?.setThreads?(Int32(max(1, n))) }
 
     private static func load() -> Library? {
-        let env = ProcessInfo.processInfo.environment
-        if env["FRAMEFLOW_BLAS"] == "off" { return nil }
-        let wanted = env["OPENBLAS_CORETYPE"] ?? coreTypeForThisCPU()
-        if env["OPENBLAS_CORETYPE"] == nil, let wanted { setenv("OPENBLAS_CORETYPE", wanted, 0) }
+        if ProcessInfo.processInfo.environment["FRAMEFLOW_BLAS"] == "off" { return nil }
         for name in ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"] {
             guard var h = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
             // Loaded before main by another library (FFmpeg's pocketsphinx links OpenBLAS), it
-            // chose its kernels without OPENBLAS_CORETYPE — on a CPU it does not know, the SSE3
-            // "Prescott" ones. A private copy in a link-map namespace of its own reads it now.
-            if let wanted, let core = coreName(h), core.lowercased() != wanted.lowercased(), let own = privateCopy(name) { h = own }
+            // chose its kernels without OPENBLAS_CORETYPE: CFrameFlowKernels loaded a private
+            // copy then (Blas.c), while the process had one thread.
+            if let own = ff_blas_private_handle() { h = own }
             guard let f = dlsym(h, "cblas_sgemm") else { continue }
             let setThreads = dlsym(h, "openblas_set_num_threads").map { unsafeBitCast($0, to: SetThreadsFn.self) }
             setThreads?(1)
@@ -63,30 +61,6 @@ enum GEMM {
     /// The kernels OpenBLAS at `handle` chose ("SkylakeX", "Prescott", …).
     private static func coreName(_ handle: UnsafeMutableRawPointer) -> String? {
         dlsym(handle, "openblas_get_corename").flatMap { unsafeBitCast($0, to: CoreNameFn.self)() }.map { String(cString: $0) }
-    }
-
-    /// `name` loaded afresh with `dlmopen` into a new namespace (glibc), its initialisation
-    /// reading the environment now, with one thread (no worker threads in that namespace);
-    /// nil where that is unavailable or fails.
-    private static func privateCopy(_ name: String) -> UnsafeMutableRawPointer? {
-        typealias DlmopenFn = @convention(c) (Int, UnsafePointer<CChar>, Int32) -> UnsafeMutableRawPointer?
-        guard let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "dlmopen") else { return nil }
-        let dlmopen = unsafeBitCast(sym, to: DlmopenFn.self)
-        let threads = getenv("OPENBLAS_NUM_THREADS").map { String(cString: $0) }
-        setenv("OPENBLAS_NUM_THREADS", "1", 1)
-        defer { if let threads { setenv("OPENBLAS_NUM_THREADS", threads, 1) } else { unsetenv("OPENBLAS_NUM_THREADS") } }
-        return dlmopen(-1, name, RTLD_NOW | RTLD_LOCAL)  // LM_ID_NEWLM
-    }
-
-    /// The OpenBLAS core type for this CPU's vector units, from /proc/cpuinfo's flags.
-    private static func coreTypeForThisCPU() -> String? {
-        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-            let line = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
-        else { return nil }
-        let flags = Set(line.split(separator: " ").map(String.init))
-        if flags.isSuperset(of: ["avx512f", "avx512bw", "avx512vl", "avx512dq"]) { return "SkylakeX" }
-        if flags.isSuperset(of: ["avx2", "fma"]) { return "Haswell" }
-        return nil
     }
 
     /// C[m×n] = op(A)·op(B) + beta·C. `lda`, `ldb`, `ldc` are row strides as stored.

@@ -55,11 +55,37 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     /// The graph's inputs (initializers excluded) and outputs.
     public let inputs: [ValueInfo]
     public let outputs: [ValueInfo]
+    /// The element limit the model was loaded under (`Checked.maxElements` then), which
+    /// each run checks computed shapes against.
+    let maxTensorElements = Checked.maxElements
     /// Float storage kept between runs, one pool per concurrent run (see `Scratch`).
     private let pools = Locked<[FloatPool]>([])
 
     /// Loads an ONNX or TFLite model, by extension (.onnx, .tflite), else by content; ONNX
-    /// external data files are looked up beside it.
+    /// external data files are looked up beside it. Tensors are held to
+    /// `limits.maxTensorElements`, when loading and in every run.
+    public static func load(contentsOf url: URL, limits: ResourceLimits) throws -> Model {
+        try load(limits) { try Model(contentsOf: url) }
+    }
+
+    /// Loads a TFLite flatbuffer held to `limits.maxTensorElements`.
+    public static func load(tflite bytes: [UInt8], file: String = "<model>", limits: ResourceLimits) throws -> Model {
+        try load(limits) { try Model(tflite: bytes, file: file) }
+    }
+
+    /// Loads an ONNX model held to `limits.maxTensorElements`.
+    public static func load(onnx data: Data, file: String = "<model>", directory: String? = nil, limits: ResourceLimits) throws -> Model {
+        try load(limits) { try Model(onnx: data, file: file, directory: directory) }
+    }
+
+    /// `body`'s model, loaded (and so run) under `limits`.
+    private static func load(_ limits: ResourceLimits, _ body: () throws -> Model) throws -> Model {
+        try Checked.$maxElements.withValue(limits.maxTensorElements) { try body() }
+    }
+
+    /// Loads an ONNX or TFLite model, by extension (.onnx, .tflite), else by content; ONNX
+    /// external data files are looked up beside it. Tensors are held to the default
+    /// `ResourceLimits` (`load(contentsOf:limits:)` takes others).
     public convenience init(contentsOf url: URL) throws {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ModelError("\(url.path): cannot read the model file")
@@ -232,8 +258,10 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     private func run(_ feeds: [String: Tensor], parallelism: Parallelism?, timing: Timing?) throws -> [String: Tensor] {
         let pool = pools.withLock { $0.popLast() } ?? FloatPool()
         defer { pools.withLock { $0.append(pool) } }
-        return try Scratch.$parallelism.withValue(parallelism) {
-            try Scratch.$pool.withValue(pool) { try runPlan(feeds, timing: timing) }
+        return try Checked.$maxElements.withValue(maxTensorElements) {
+            try Scratch.$parallelism.withValue(parallelism) {
+                try Scratch.$pool.withValue(pool) { try runPlan(feeds, timing: timing) }
+            }
         }
     }
 

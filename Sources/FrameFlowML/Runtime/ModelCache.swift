@@ -60,13 +60,15 @@ public final class ModelCache: Sendable {
     /// An empty cache (tests use their own).
     public init() {}
 
-    /// The model in the file at `path` (a relative path is looked up under the resource root
-    /// first): the one already loaded when the file has not changed since and a graph still
-    /// uses it, else a new load.
+    /// The model in the file at `path` (a relative path is looked up under `environment`'s
+    /// resource roots first), held to its limits: the one already loaded under the same
+    /// limits when the file has not changed since and a graph still uses it, else a new load.
     ///
     /// - Throws: `ModelError` naming the file when it cannot be read or is not a model.
-    public func model(atPath path: String) throws -> Model {
-        let key = try Self.key(path)
+    public func model(atPath path: String, environment: GraphEnvironment = GraphEnvironment()) throws -> Model {
+        let file = try Self.key(path, environment)
+        let limits = environment.limits
+        let key = "\(limits.maxTensorElements) \(file)"
         let entry = paths.withLock { table in
             if let e = table[key] { return e }
             let e = PathEntry()
@@ -75,9 +77,9 @@ public final class ModelCache: Sendable {
         }
         return try entry.state.withLock { s in
             // Stamp before reading: a file changed during the load is loaded again next time.
-            let stamp = try Self.stamp(key)
+            let stamp = try Self.stamp(file)
             if let m = s.model, s.stamp == stamp { return m }
-            let m = try Model(contentsOf: URL(fileURLWithPath: key))
+            let m = try Model.load(contentsOf: URL(fileURLWithPath: file), limits: limits)
             s.model = m
             s.stamp = stamp
             s.loads += 1
@@ -89,18 +91,25 @@ public final class ModelCache: Sendable {
     /// bytes while a graph still uses it, else a new one.
     ///
     /// - Throws: `ModelError` (naming `file`) when the bytes are not a model.
-    public func model(tflite bytes: [UInt8], file: String = "<model>") throws -> Model {
+    public func model(tflite bytes: [UInt8], file: String = "<model>", limits: ResourceLimits = ResourceLimits()) throws -> Model {
         var h = Hasher()
         h.combine(bytes.count)
+        h.combine(limits.maxTensorElements)
         bytes.withUnsafeBytes { h.combine(bytes: $0) }
         let key = h.finalize()
-        if let m = blobs.withLock({ $0[key]?.lazy.compactMap(\.model).first { $0.sourceBytes == bytes } }) { return m }
+        if let m = blobs.withLock({
+            $0[key]?.lazy.compactMap(\.model).first { $0.sourceBytes == bytes && $0.maxTensorElements == limits.maxTensorElements }
+        }) {
+            return m
+        }
         // Built outside the lock (other models load meanwhile); two graphs building the same
         // bytes at once keep the first model stored.
-        let built = try Model(tflite: bytes, file: file, keepingBytes: true)
+        let built = try Checked.$maxElements.withValue(limits.maxTensorElements) { try Model(tflite: bytes, file: file, keepingBytes: true) }
         return blobs.withLock { table in
             var list = (table[key] ?? []).filter { $0.model != nil }
-            if let m = list.lazy.compactMap(\.model).first(where: { $0.sourceBytes == bytes }) { return m }
+            if let m = list.lazy.compactMap(\.model).first(where: { $0.sourceBytes == bytes && $0.maxTensorElements == limits.maxTensorElements }) {
+                return m
+            }
             list.append(Blob(model: built))
             table[key] = list
             return built
@@ -113,9 +122,10 @@ public final class ModelCache: Sendable {
         return p + blobs.withLock { $0.values.reduce(0) { $0 + $1.filter { $0.model != nil }.count } }
     }
 
-    /// `path` resolved: under the resource root when relative, symbolic links followed.
-    static func key(_ path: String) throws -> String {
-        let resolved = ResourcePaths.resolve(path)
+    /// `path` resolved: under the environment's resource roots when relative, symbolic links
+    /// followed.
+    static func key(_ path: String, _ environment: GraphEnvironment) throws -> String {
+        let resolved = environment.resolve(path)
         guard let real = realpath(resolved, nil) else {
             throw ModelError("\(resolved): cannot read the model file (\(String(cString: strerror(errno))))")
         }
@@ -123,15 +133,22 @@ public final class ModelCache: Sendable {
         return String(cString: real)
     }
 
-    /// How many times the file at `path` was loaded.
+    /// The entry of the file at `path` under the default environment.
+    private func entry(_ path: String) -> PathEntry? {
+        let env = GraphEnvironment()
+        guard let file = try? Self.key(path, env) else { return nil }
+        return paths.withLock { $0["\(env.limits.maxTensorElements) \(file)"] }
+    }
+
+    /// How many times the file at `path` was loaded (under the default limits).
     func loadCount(atPath path: String) -> Int {
-        guard let key = try? Self.key(path), let e = paths.withLock({ $0[key] }) else { return 0 }
+        guard let e = entry(path) else { return 0 }
         return e.state.withLock { $0.loads }
     }
 
     /// Whether a model of the file at `path` is alive (1) or not (0).
     func liveModels(atPath path: String) -> Int {
-        guard let key = try? Self.key(path), let e = paths.withLock({ $0[key] }) else { return 0 }
+        guard let e = entry(path) else { return 0 }
         return e.state.withLock { $0.model == nil ? 0 : 1 }
     }
 

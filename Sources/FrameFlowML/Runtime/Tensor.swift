@@ -92,15 +92,19 @@ public struct ModelError: Error, Sendable, CustomStringConvertible {
 
 /// Sizes computed from a model's values (shapes, pads, scales, repeats, indices) are
 /// untrusted: these turn overflow, negative sizes and sizes over
-/// `ResourceLimits.current.maxTensorElements` into a `ModelError` naming what was computed,
+/// `maxElements` (the model's `ResourceLimits.maxTensorElements`) into a `ModelError` naming what was computed,
 /// where plain arithmetic would trap or allocate without bound. For plan time, not inner loops.
 enum Checked {
+    /// The element limit of the model being loaded or run: a model keeps the value it was
+    /// loaded under and binds it for each run.
+    @TaskLocal static var maxElements = ResourceLimits().maxTensorElements
+
     /// The element count of `shape`, `what`'s shape.
     static func elements(_ shape: [Int], _ what: @autoclosure () -> String) throws -> Int {
         guard let n = ResourceLimits.elementCount(shape) else {
             throw ModelError("\(what()) would have shape \(shape): a negative size, or more elements than an Int counts")
         }
-        let limit = ResourceLimits.current.maxTensorElements
+        let limit = maxElements
         guard n <= limit else {
             throw ModelError("\(what()) would have shape \(shape), \(n) elements, over the limit of \(limit) (ResourceLimits.maxTensorElements)")
         }

@@ -55,7 +55,7 @@ import Testing
     @Test func deepNestingStopsAtTheLimit() {
         let e = Self.loadError("deep-nesting.xml")
         #expect(
-            e?.description.contains("nested more than \(ResourceLimits.current.maxNestingDepth) deep") == true, "\(String(describing: e).prefix(300))"
+            e?.description.contains("nested more than \(ResourceLimits().maxNestingDepth) deep") == true, "\(String(describing: e).prefix(300))"
         )
         #expect(e?.line == 5, "\(String(describing: e).prefix(300))")
     }

@@ -16,7 +16,9 @@ import Testing
     }
 
     /// Runs a node reading `ports` (FILE_PATH port → name), with graph side packets `paths`.
-    func run(_ ports: [(String, String)], _ paths: [String: any Sendable], options: String = "") throws -> Graph {
+    func run(
+        _ ports: [(String, String)], _ paths: [String: any Sendable], options: String = "", environment: GraphEnvironment = GraphEnvironment()
+    ) throws -> Graph {
         let lines = ports.map {
             "input_side_packet: \"FILE_PATH\($0.0):\($0.1)\"\noutput_side_packet: \"CONTENTS\($0.0):\($0.1)_contents\""
         }
@@ -27,7 +29,7 @@ import Testing
               \(options)
             }
             """
-        let graph = try Graph(GraphConfig(parsing: text), registry: .standard)
+        let graph = try Graph(GraphConfig(parsing: text), registry: .standard, environment: environment)
         try graph.start(sidePackets: paths)
         try graph.waitUntilDone()
         return graph
@@ -50,7 +52,7 @@ import Testing
 
     @Test func relativePathsResolveUnderTheResourceRoot() throws {
         let dir = try directory(["model.bin": [9, 8, 7]])
-        let g = try ResourcePaths.withRoot(dir) { try run([("", "m")], ["m": "model.bin"]) }
+        let g = try run([("", "m")], ["m": "model.bin"], environment: GraphEnvironment(resourceRoots: [dir]))
         #expect(try g.outputSidePacket("m_contents")?.get([UInt8].self) == [9, 8, 7])
     }
 

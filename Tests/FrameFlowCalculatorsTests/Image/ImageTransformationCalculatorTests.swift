@@ -217,6 +217,22 @@ import Testing
         #expect(e?.kind == .invalidOption && e?.message.contains(field) == true, "\(options): \(String(describing: e))")
     }
 
+    /// An output over the pixel budget (fuzz-options asked for 19296×19200, 1.5 GB) is refused
+    /// when the graph is built, and at run time under the graph's own smaller limit.
+    @Test func outputsOverThePixelBudgetAreRefused() throws {
+        let e = optionError(
+            "ImageTransformationCalculator", "mediapipe.ImageTransformationCalculatorOptions", "output_width: 19296 output_height: 19200")
+        #expect(e?.kind == .invalidOption && e?.message.contains("19296×19200") == true, "\(String(describing: e))")
+        var o = ImageTransformationCalculator.Options()
+        (o.outputWidth, o.outputHeight) = (64, 64)
+        let r = try CalculatorRunner(ImageTransformationCalculator.self, options: o, inputs: ["IMAGE:in"], outputs: ["IMAGE:out"])
+        var limits = ResourceLimits()
+        limits.maxImagePixels = 1000
+        r.environment = GraphEnvironment(limits: limits)
+        r.add(try TestImages.make(width: 8, height: 8, format: .gray8) { _, _, _ in 0 }, tag: "IMAGE", at: 0)
+        #expect { try r.run() } throws: { "\($0)".contains("64×64 is over the limit of 1000 pixels") }
+    }
+
     /// A RECT packet is any `Rect` (a model's output may be huge or NaN): clamped, no trap.
     @Test func hugeAndNaNRectsAreClamped() throws {
         let img = try TestImages.make(width: 4, height: 4, format: .gray8) { x, y, _ in UInt8(y * 4 + x) }

@@ -76,25 +76,23 @@ import Testing
             """
         let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
         let scores: [Float] = [0.875, 0.25, 0.5]
-        let lists = try ResourcePaths.withRoot(root.path) { () throws -> [ClassificationList] in
-            let runner = try CalculatorRunner(node: node, registry: registry)
-            for (t, s) in scores.enumerated() {
-                runner.add([Tensor(shape: [1, 1], floats: [s])], tag: "TENSORS", at: Timestamp(Int64(t)))
-            }
-            try runner.run()
-            return try runner.outputs("CLASSIFICATIONS").map { try $0.get(ClassificationList.self) }
+        let runner = try CalculatorRunner(node: node, registry: registry)
+        runner.environment = GraphEnvironment(resourceRoots: [root.path])
+        for (t, s) in scores.enumerated() {
+            runner.add([Tensor(shape: [1, 1], floats: [s])], tag: "TENSORS", at: Timestamp(Int64(t)))
         }
+        try runner.run()
+        let lists = try runner.outputs("CLASSIFICATIONS").map { try $0.get(ClassificationList.self) }
         let best = lists.map { $0.classification }
         #expect(best.map { $0.map(\.label) } == [["Left"], ["Right"], ["Left"]], "a tie keeps the first class")
         #expect(best.map { $0.map(\.index) } == [[0], [1], [0]])
         #expect(best.map { $0.map(\.score) } == [[0.875], [0.75], [0.5]])
         // Two scores for a binary classifier: an error naming the node and the stream.
-        let bad = try ResourcePaths.withRoot(root.path) { () throws -> String in
-            let runner = try CalculatorRunner(node: node, registry: registry)
-            runner.add([Tensor(shape: [1, 2], floats: [0.5, 0.5])], tag: "TENSORS", at: 0)
-            do { try runner.run() } catch { return "\(error)" }
-            return ""
-        }
+        let two = try CalculatorRunner(node: node, registry: registry)
+        two.environment = GraphEnvironment(resourceRoots: [root.path])
+        two.add([Tensor(shape: [1, 2], floats: [0.5, 0.5])], tag: "TENSORS", at: 0)
+        var bad = ""
+        do { try two.run() } catch { bad = "\(error)" }
         #expect(bad.contains("node 'TensorsToClassificationCalculator'") && bad.contains("handedness_tensor"), "\(bad)")
     }
 

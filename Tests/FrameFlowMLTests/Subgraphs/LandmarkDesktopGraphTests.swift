@@ -19,9 +19,9 @@ import Testing
     func drawsTheLandmarks(graphName: String, stream: String, photo: String, expected: Int) throws {
         try #require(FileManager.default.fileExists(atPath: F.module("hand_landmark/hand_landmark_full.tflite")), "run scripts/setup.sh test")
         let image = try #require(try F.frames("Tests/Fixtures/mediapipe/photos/\(photo).png", count: 1).first)
-        let (video, lists) = try ResourcePaths.withRoot(MLFixtures.path(F.moduleRoot)) {
+        let (video, lists) = try MLFixtures.withMediaPipeEnvironment { env in
             let text = try String(contentsOfFile: MLFixtures.path("Graphs/\(graphName).pbtxt"), encoding: .utf8)
-            let graph = try Graph(GraphConfig(parsing: text, file: "\(graphName).pbtxt"), registry: MLFixtures.registry)
+            let graph = try Graph(GraphConfig(parsing: text, file: "\(graphName).pbtxt"), registry: MLFixtures.registry, environment: env)
             let video = try PacketCollector(graph, "output_video"), landmarks = try PacketCollector(graph, stream)
             try graph.start()
             try graph.send(image, to: "input_video", at: Timestamp(0))

@@ -47,7 +47,7 @@ import Testing
         """
 
     func detect(_ config: GraphConfig, _ image: ImageFrame) throws -> [Detection] {
-        let graph = try Graph(config, registry: MLFixtures.registry)
+        let graph = try Graph(config, registry: MLFixtures.registry, environment: MLFixtures.mediaPipeEnvironment)
         let out = try PacketCollector(graph, "detections")
         try graph.start()
         try graph.send(image, to: "image", at: Timestamp(0))
@@ -63,12 +63,10 @@ import Testing
         let want = try #require(Self.expected?[name], "Tests/Fixtures/mediapipe/face_detection_short_range.json")
         let image = try TestImages.readPNM(MLFixtures.path(".build/fixtures/faces/\(name).ppm"))
         #expect(image.width == want.width && image.height == want.height)
-        let (fromBinary, fromText) = try ResourcePaths.withRoot(MLFixtures.path(Self.moduleRoot)) {
-            (
-                try detect(GraphConfig(contentsOfFile: binary, registry: MLFixtures.registry), image),
-                try detect(GraphConfig(parsing: Self.textGraph, file: "face_detection_short_range_cpu.pbtxt"), image)
-            )
-        }
+        let (fromBinary, fromText) = (
+            try detect(GraphConfig(contentsOfFile: binary, registry: MLFixtures.registry), image),
+            try detect(GraphConfig(parsing: Self.textGraph, file: "face_detection_short_range_cpu.pbtxt"), image)
+        )
         #expect(fromBinary == fromText, "the binary and text graphs give the same detections")
 
         #expect(fromBinary.count == want.faces.count, "\(name): \(fromBinary.count) faces, MediaPipe finds \(want.faces.count)")

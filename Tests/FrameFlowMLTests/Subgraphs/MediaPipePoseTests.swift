@@ -182,9 +182,10 @@ import Testing
         try #require(FileManager.default.fileExists(atPath: Self.binary), "run scripts/setup.sh test")
         let run = try #require(P.pose.first { $0.source == "whole_body" })
         let image = try #require(try F.frames(run.path, count: 1).first)
-        let (video, landmarks, mask) = try ResourcePaths.withRoot(MLFixtures.path(F.moduleRoot)) {
+        let (video, landmarks, mask) = try MLFixtures.withMediaPipeEnvironment { env in
             let text = try String(contentsOfFile: MLFixtures.path("Graphs/pose_tracking_desktop_live.pbtxt"), encoding: .utf8)
-            let graph = try Graph(GraphConfig(parsing: text, file: "pose_tracking_desktop_live.pbtxt"), registry: MLFixtures.registry)
+            let graph = try Graph(
+                GraphConfig(parsing: text, file: "pose_tracking_desktop_live.pbtxt"), registry: MLFixtures.registry, environment: env)
             let video = try PacketCollector(graph, "output_video"), landmarks = try PacketCollector(graph, "pose_landmarks")
             let mask = try PacketCollector(graph, "segmentation_mask")
             try graph.start()

@@ -106,26 +106,19 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: empty) }
         var pixels = try ImagePool.shared.makeImage(width: 4, height: 4, format: .rgb8)
         let image = pixels.freeze()
-        // Resource roots are process-wide: a test running beside this one may add the wheel's
-        // root, and then the model is found. Only a run that cannot see the file must fail.
+        // The graph's own resource root is an empty folder: whatever other tests run beside
+        // this one, its model cannot be found.
         let module = "mediapipe/modules/selfie_segmentation/\(file)"
-        func visible() -> Bool { FileManager.default.fileExists(atPath: ResourcePaths.resolve(module)) }
-        let visibleBefore = visible()
-        do {
-            try ResourcePaths.withRoot(empty) {
-                let graph = try Graph(
-                    GraphConfig(contentsOfFile: Self.binary, registry: MLFixtures.registry), registry: MLFixtures.registry)
-                try graph.start(sidePackets: ["model_selection": selection])
-                try graph.send(image, to: "image", at: Timestamp(0))
-                try graph.closeAllInputStreams()
-                try graph.waitUntilDone()
-            }
-            if !visibleBefore && !visible() {
-                Issue.record("model_selection \(selection) ran without \(file)")
-            }
-        } catch {
-            #expect("\(error)".contains(module), "\(error)")
+        let e = #expect(throws: (any Error).self) {
+            let graph = try Graph(
+                GraphConfig(contentsOfFile: Self.binary, registry: MLFixtures.registry), registry: MLFixtures.registry,
+                environment: GraphEnvironment(resourceRoots: [empty]))
+            try graph.start(sidePackets: ["model_selection": selection])
+            try graph.send(image, to: "image", at: Timestamp(0))
+            try graph.closeAllInputStreams()
+            try graph.waitUntilDone()
         }
+        #expect(e.map { "\($0)" }?.contains(module) == true, "\(String(describing: e))")
     }
 
     /// Graphs/selfie_segmentation_desktop_live.pbtxt on a photo: MediaPipe's mask (general
@@ -135,10 +128,10 @@ import Testing
         try #require(FileManager.default.fileExists(atPath: Self.binary), "run scripts/setup.sh test")
         let run = try Self.run("whole_body m0", still: true)
         let image = try #require(try F.frames(run.path, count: 1).first)
-        let (video, mask) = try ResourcePaths.withRoot(MLFixtures.path(F.moduleRoot)) {
+        let (video, mask) = try MLFixtures.withMediaPipeEnvironment { env in
             let text = try String(contentsOfFile: MLFixtures.path("Graphs/selfie_segmentation_desktop_live.pbtxt"), encoding: .utf8)
             let graph = try Graph(
-                GraphConfig(parsing: text, file: "selfie_segmentation_desktop_live.pbtxt"), registry: MLFixtures.registry)
+                GraphConfig(parsing: text, file: "selfie_segmentation_desktop_live.pbtxt"), registry: MLFixtures.registry, environment: env)
             let video = try PacketCollector(graph, "output_video"), mask = try PacketCollector(graph, "segmentation_mask")
             try graph.start()
             try graph.send(image, to: "input_video", at: Timestamp(0))

@@ -74,8 +74,9 @@ enum MediaPipeSolutionFixtures {
     static func run(_ binary: String, images: [ImageFrame], sidePackets: [String: any Sendable], streams: [String]) throws
         -> [[String: Packet]]
     {
-        try ResourcePaths.withRoot(MLFixtures.path(moduleRoot)) {
-            let graph = try Graph(GraphConfig(contentsOfFile: binary, registry: MLFixtures.registry), registry: MLFixtures.registry)
+        try MLFixtures.withMediaPipeEnvironment { env in
+            let graph = try Graph(
+                GraphConfig(contentsOfFile: binary, registry: MLFixtures.registry), registry: MLFixtures.registry, environment: env)
             let collectors = try streams.map { try PacketCollector(graph, $0) }
             try graph.start(sidePackets: sidePackets)
             for (k, image) in images.enumerated() { try graph.send(image, to: "image", at: Timestamp(Int64(k) * 33_333)) }

@@ -30,10 +30,10 @@ import Testing
     static func run(_ graph: String, _ images: [ImageFrame], sidePackets: [String: any Sendable] = [:]) throws
         -> [(output: ImageFrame, mask: ImageFrame)]
     {
-        try ResourcePaths.withRoot(MLFixtures.path(F.moduleRoot)) {
+        try MLFixtures.withMediaPipeEnvironment { env in
             let registry = MLFixtures.registry
             let config = try GraphConfig(contentsOfFile: RepositoryFiles.path("Graphs/\(graph)"), registry: registry)
-            let g = try Graph(config, registry: registry)
+            let g = try Graph(config, registry: registry, environment: env)
             let outputs = try PacketCollector(g, "output_video"), masks = try PacketCollector(g, "segmentation_mask")
             try g.start(sidePackets: sidePackets)
             for (k, image) in images.enumerated() {

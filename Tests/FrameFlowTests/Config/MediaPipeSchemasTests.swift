@@ -11,8 +11,8 @@ import Testing
         #expect(Set(extensions).count == extensions.count)
         for s in all {
             expectWellFormed(s)
-            #expect(ProtoSchemaRegistry.shared.schema(named: s.name)?.extensionNumber == s.extensionNumber)
-            #expect(ProtoSchemaRegistry.shared.schema(extension: s.extensionNumber!)?.name == s.name)
+            #expect(ProtoSchemaRegistry.mediaPipe.schema(named: s.name)?.extensionNumber == s.extensionNumber)
+            #expect(ProtoSchemaRegistry.mediaPipe.schema(extension: s.extensionNumber!)?.name == s.name)
         }
         expectWellFormed(BinaryGraph.graphSchema)
         expectWellFormed(BinaryGraph.nodeSchema)
@@ -29,7 +29,7 @@ import Testing
             "mediapipe.SyncSetInputStreamHandlerOptions": 155816273, "mediapipe.FixedSizeInputStreamHandlerOptions": 125744319,
         ]
         for (name, number) in expected {
-            #expect(ProtoSchemaRegistry.shared.schema(named: name)?.extensionNumber == number, "\(name)")
+            #expect(ProtoSchemaRegistry.mediaPipe.schema(named: name)?.extensionNumber == number, "\(name)")
         }
     }
 

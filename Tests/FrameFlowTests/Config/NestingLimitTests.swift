@@ -11,7 +11,7 @@ import Testing
     static let deepFile = RepositoryFiles.fixture("graph/deep-nesting.pbtxt")
 
     @Test func tenThousandNestedMessagesAreAnError() {
-        let limit = ResourceLimits.current.maxNestingDepth
+        let limit = ResourceLimits().maxNestingDepth
         let e = #expect(throws: GraphError.self) { try GraphConfig(contentsOfFile: Self.deepFile) }
         #expect(e?.kind == .syntax)
         #expect(e?.location?.file == Self.deepFile)
@@ -21,7 +21,7 @@ import Testing
 
     /// `limit` nested messages parse; one more fails at the `{` that opens it.
     @Test func theLimitItselfParses() throws {
-        let limit = ResourceLimits.current.maxNestingDepth
+        let limit = ResourceLimits().maxNestingDepth
         func nested(_ n: Int) -> String { String(repeating: "a { ", count: n) + String(repeating: "} ", count: n) }
         var m = try TextFormatParser.parse(nested(limit), file: "ok.pbtxt")
         var depth = 0

@@ -25,17 +25,25 @@ import Testing
         #expect(r.names == ["mediapipe.FlowLimiterCalculatorOptions"])
     }
 
-    @Test func copiesLeaveTheSharedRegistryAlone() {
-        let copy = ProtoSchemaRegistry(copying: .shared)
+    @Test func copiesLeaveTheOriginalAlone() {
+        let original = ProtoSchemaRegistry.mediaPipe
+        let copy = ProtoSchemaRegistry(copying: original)
         copy.register(ProtoSchema("test.OnlyInTheCopy", extension: 424_242, fields: []))
         #expect(copy.schema(named: "mediapipe.FaceDetectionOptions") != nil)
         #expect(copy.schema(named: "test.OnlyInTheCopy") != nil)
-        #expect(ProtoSchemaRegistry.shared.schema(named: "test.OnlyInTheCopy") == nil)
+        #expect(original.schema(named: "test.OnlyInTheCopy") == nil)
+        original.register(ProtoSchema("test.OnlyInTheOriginal", extension: 424_243, fields: []))
+        #expect(ProtoSchemaRegistry.mediaPipe.schema(named: "test.OnlyInTheOriginal") == nil, "each mediaPipe registry is new")
     }
 
-    @Test func registeringACalculatorRegistersItsSchema() {
-        _ = CalculatorRegistry([ImageCroppingCalculator.self])
-        #expect(ProtoSchemaRegistry.shared.schema(named: "mediapipe.ImageCroppingCalculatorOptions")?.extensionNumber == 262_466_399)
+    /// A calculator registry's schemas are its own: registering into one leaves the others.
+    @Test func registeringACalculatorRegistersItsSchemaInThatRegistryOnly() {
+        let with = CalculatorRegistry([ImageCroppingCalculator.self])
+        #expect(with.schemas.schema(named: "mediapipe.ImageCroppingCalculatorOptions")?.extensionNumber == 262_466_399)
+        #expect(with.schemas.schema(named: "mediapipe.FaceDetectionOptions") != nil, "MediaPipe's graph-only types too")
+        #expect(CalculatorRegistry().schemas.schema(named: "mediapipe.ImageCroppingCalculatorOptions") == nil)
+        #expect(ProtoSchemaRegistry.mediaPipe.schema(named: "mediapipe.ImageCroppingCalculatorOptions") == nil)
+        #expect(with.adding([]).schemas.schema(extension: 262_466_399) != nil, "adding keeps the schemas")
     }
 
     /// Every standard calculator whose options are a MediaPipe type declares MediaPipe's

@@ -14,10 +14,10 @@
 public enum BinaryGraph {
     /// Decodes a serialized `CalculatorGraphConfig`; `file` names it in locations and errors.
     public static func decode(
-        _ bytes: [UInt8], file: String? = nil, schemas: ProtoSchemaRegistry = .shared
+        _ bytes: [UInt8], file: String? = nil, schemas: ProtoSchemaRegistry = .mediaPipe, limits: ResourceLimits = ResourceLimits()
     ) throws -> TextMessage {
         try bytes.withUnsafeBytes { raw in
-            var d = Decoder(bytes: raw, file: file, schemas: schemas, maxDepth: ResourceLimits.current.maxNestingDepth)
+            var d = Decoder(bytes: raw, file: file, schemas: schemas, maxDepth: limits.maxNestingDepth)
             return try d.run(graphSchema)
         }
     }

@@ -2,7 +2,7 @@
 /// declares: the options in MediaPipe's own `.binarypb` graphs (face detection, face mesh,
 /// hands, pose, holistic, objectron, selfie segmentation) and the input stream handlers'
 /// options. Field and extension numbers are those of MediaPipe's `.proto` files (named on
-/// each). `ProtoSchemaRegistry.shared` starts with all of them.
+/// each). `ProtoSchemaRegistry.mediaPipe` holds all of them.
 public enum MediaPipeSchemas {
     /// `mediapipe.GpuOrigin.Mode` (mediapipe/gpu/gpu_origin.proto).
     static let gpuOrigin: ProtoField.Kind = .enumeration([0: "DEFAULT", 1: "CONVENTIONAL", 2: "TOP_LEFT"])

@@ -97,11 +97,11 @@ public struct ProtoField: Sendable {
 /// Protobuf schemas by message name and by extension number: what binary graphs are decoded
 /// with.
 ///
-/// `shared` holds the graph structure's own messages' options (stream handlers) and the
+/// `mediaPipe` holds the graph structure's own messages' options (stream handlers) and the
 /// MediaPipe options types that MediaPipe's graphs carry but no FrameFlow calculator reads
-/// (`mediapipe.FaceDetectionOptions`, …). Calculators' options join through
-/// `register(optionsOf:)` or `register(calculatorsIn:)`; `GraphConfig(contentsOfFile:registry:)`
-/// adds a registry's calculators for one load.
+/// (`mediapipe.FaceDetectionOptions`, …). Each `CalculatorRegistry` has its own registry
+/// (`schemas`): those plus its calculators' options, which `GraphConfig(contentsOfFile:registry:)`
+/// decodes with.
 public final class ProtoSchemaRegistry: Sendable {
     private struct Tables {
         var byName: [String: ProtoSchema] = [:]
@@ -109,13 +109,13 @@ public final class ProtoSchemaRegistry: Sendable {
     }
     private let tables = Locked(Tables())
 
-    /// The registry every graph load consults: MediaPipe's graph-only options types, and
-    /// whatever was registered here.
-    public static let shared: ProtoSchemaRegistry = {
+    /// A new registry with MediaPipe's graph-only options types: what a graph decoded
+    /// without a calculator registry is read with.
+    public static var mediaPipe: ProtoSchemaRegistry {
         let r = ProtoSchemaRegistry()
         for s in MediaPipeSchemas.all { r.register(s) }
         return r
-    }()
+    }
 
     /// An empty registry.
     public init() {}
