@@ -29,7 +29,11 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
-        .target(name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"]),
+        .target(
+            name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"], plugins: ["EmbedGraphs"]),
+        // Built-in subgraphs are .pbtxt files embedded in the binary at build time.
+        .executableTarget(name: "frameflow-embed-graphs", path: "Plugins/EmbedGraphsTool"),
+        .plugin(name: "EmbedGraphs", capability: .buildTool(), dependencies: ["frameflow-embed-graphs"]),
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),  // its pkg-config adds -D_REENTRANT, which SwiftPM refuses
         .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowMedia", "CMosquitto"]),
         .target(

@@ -36,11 +36,13 @@ let usage = """
       validate GRAPH              check a graph file; prints "ok" or the errors (exit 1)
       graph GRAPH --dot [--expanded]
                                   print the graph in Graphviz DOT (--expanded: subgraphs replaced
-                                  by their nodes)
+                                  by their nodes); GRAPH may name a built-in subgraph
+                                  (FaceLandmarkFrontCpu; `frameflow subgraphs` lists them)
 
     run, validate and graph take --subgraph FILE (named by its type:), --subgraph NAME=FILE and
     --graph-path DIR (every .pbtxt there with a type:) to register subgraphs
       calculators                 list the registered calculators with their ports
+      subgraphs                   list the built-in subgraphs
       onnx-conformance [DIR] [--op OP] [--failures]
                                   run ONNX's node tests (libonnx-testdata); print a per-op table
       version, --version          print the version and the kernel level in use (the CPU's
@@ -141,9 +143,19 @@ do {
         guard args.count == 1, dot else {
             fail("usage: frameflow graph GRAPH --dot [--expanded] [--subgraph [NAME=]FILE]... [--graph-path DIR]...", code: 2)
         }
-        let graph = try Graph(contentsOfFile: args[0], registry: registry, environment: environment)
+        // A built-in subgraph's name (FaceLandmarkFrontCpu) shows that graph, unless a file has the name.
+        let builtIn = FileManager.default.fileExists(atPath: args[0]) ? nil : registry.subgraph(named: args[0])
+        if builtIn == nil && !FileManager.default.fileExists(atPath: args[0]) && !args[0].contains("/") && !args[0].contains(".") {
+            let hint = registry.suggestion(for: args[0]).map { " (did you mean \($0)?)" } ?? ""
+            fail("\(args[0]): no such graph file, nor a built-in subgraph of that name\(hint); frameflow subgraphs lists them")
+        }
+        let graph =
+            try builtIn.map { try Graph($0, registry: registry, environment: environment) }
+            ?? Graph(contentsOfFile: args[0], registry: registry, environment: environment)
         let config = expanded ? graph.expandedConfig : graph.config
         print(config.dot(name: URL(fileURLWithPath: args[0]).deletingPathExtension().lastPathComponent), terminator: "")
+    case "subgraphs":
+        for name in registry.subgraphNames { print(name) }
     case "calculators":
         for name in registry.names {
             guard let t = registry.calculator(named: name) else { continue }

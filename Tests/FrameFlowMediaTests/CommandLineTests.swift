@@ -72,6 +72,18 @@ import Testing
         #expect(r.status == 0 && r.out.contains("frames in: 3, frames out: 3"), "\(r.err)")
     }
 
+    /// A built-in subgraph by name: listed, drawn (expanded into its calculators), and a typo
+    /// answered with the nearest name.
+    @Test func builtInSubgraphsByName() throws {
+        let list = try run(["subgraphs"])
+        #expect(list.status == 0 && list.out.contains("FaceLandmarkFrontCpu\n") && list.out.contains("SelfieSegmentationCpu\n"))
+        let dot = try run(["graph", "FaceDetectionShortRangeCpu", "--dot", "--expanded"])
+        #expect(dot.status == 0 && dot.out.hasPrefix("digraph \"FaceDetectionShortRangeCpu\""), "\(dot.err)")
+        #expect(dot.out.contains("(InferenceCalculator)") && dot.out.contains("(NonMaxSuppressionCalculator)"), "\(dot.out.prefix(400))")
+        let typo = try run(["graph", "FaceDetectionShortRangCpu", "--dot"])
+        #expect(typo.status == 1 && typo.err.contains("did you mean FaceDetectionShortRangeCpu?"), "\(typo.err)")
+    }
+
     @Test func relativeOptionPathsResolveUnderTheResourceRoot() throws {
         let graph = MediaFixtures.path("haar_relative.pbtxt")
         try """

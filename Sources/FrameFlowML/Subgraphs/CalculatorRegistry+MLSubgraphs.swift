@@ -2,14 +2,22 @@ import FrameFlow
 
 extension CalculatorRegistry {
     /// FrameFlowML's built-in subgraphs (MediaPipe's face detection family, …), by the names
-    /// MediaPipe registers them under. They are compiled into the library as text, so a copied
-    /// binary needs no resource files beside it.
+    /// MediaPipe registers them under: the `.pbtxt` files in `Sources/FrameFlowML/Subgraphs/Graphs`,
+    /// each under its `type:`, embedded in the library at build time (the EmbedGraphs plugin),
+    /// so a copied binary needs no resource files beside it.
     public static func mlSubgraphs() throws -> [(name: String, config: GraphConfig)] {
-        let texts = [
-            FaceDetectionSubgraphs.all, FaceLandmarkSubgraphs.all, HandLandmarkSubgraphs.all, LandmarkRendererSubgraphs.all,
-            PoseLandmarkSubgraphs.all, SelfieSegmentationSubgraphs.all,
-        ].joined()
-        return try texts.map { name, text in (name, try GraphConfig(parsing: text, file: "<built-in \(name)>")) }
+        try EmbeddedGraphs.files.map { file, text in
+            let config = try GraphConfig(parsing: text, file: "<built-in \(file)>")
+            guard let name = config.type else {
+                throw GraphError(.syntax, "built-in graph \(file) has no type: line", location: SourceLocation(file: file, line: 1, column: 1))
+            }
+            return (name, config)
+        }
+    }
+
+    /// The text of the built-in subgraph named `name` (its `.pbtxt` file), or nil.
+    public static func mlSubgraphText(named name: String) -> String? {
+        EmbeddedGraphs.files.first { _, text in text.contains("\ntype: \"\(name)\"\n") }?.text
     }
 
     /// Registers `mlSubgraphs()` (a registered subgraph of the same name is replaced).

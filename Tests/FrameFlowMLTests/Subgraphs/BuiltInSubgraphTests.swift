@@ -1,3 +1,4 @@
+import Foundation
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowML
@@ -75,5 +76,44 @@ import Testing
         // The ROI input is unconnected: ImageToTensor gets no NORM_RECT.
         let toTensor = try #require(nodes.first { $0.calculator == "ImageToTensorCalculator" })
         #expect(!toTensor.inputStreams.contains { $0.tag == "NORM_RECT" })
+    }
+}
+
+/// Each built-in subgraph that MediaPipe's wheel ships compiled (MediaPipe's own text of the
+/// same graph) expands to the same nodes: the same calculators with the same ports (the order
+/// nodes are written in does not matter to a graph).
+@Suite struct BuiltInSubgraphsFollowMediaPipeTests {
+    static let wheel = MLFixtures.path(".build/fixtures/mediapipe/mediapipe/modules")
+
+    /// Calculator and port tags of each expanded node (stream names are the writer's choice).
+    static func expandedNodes(_ config: GraphConfig) throws -> [String] {
+        let graph = try Graph(config, registry: MLFixtures.registry, environment: MLFixtures.mediaPipeEnvironment)
+        return graph.expandedConfig.nodes.map { n in
+            let ports = [n.inputStreams, n.outputStreams, n.inputSidePackets, n.outputSidePackets].map { $0.map { "\($0.tag):\($0.index)" } }
+            return "\(n.calculator) \(ports)"
+        }
+    }
+
+    @Test(arguments: [
+        ("face_detection/face_detection_short_range_cpu", "FaceDetectionShortRangeCpu"),
+        ("face_detection/face_detection_full_range_cpu", "FaceDetectionFullRangeCpu"),
+        ("face_landmark/face_landmark_front_cpu", "FaceLandmarkFrontCpu"),
+        ("hand_landmark/hand_landmark_tracking_cpu", "HandLandmarkTrackingCpu"),
+        ("pose_landmark/pose_landmark_cpu", "PoseLandmarkCpu"),
+        ("selfie_segmentation/selfie_segmentation_cpu", "SelfieSegmentationCpu"),
+    ])
+    func expandsAsMediaPipesOwnGraph(file: String, name: String) throws {
+        let path = Self.wheel + "/\(file).binarypb"
+        try #require(FileManager.default.fileExists(atPath: path), "run scripts/setup.sh test")
+        let theirs = try Self.expandedNodes(GraphConfig(contentsOfFile: path, registry: MLFixtures.registry))
+        let text = try #require(CalculatorRegistry.mlSubgraphText(named: name))
+        let ours = try Self.expandedNodes(GraphConfig(parsing: text, file: "\(name).pbtxt"))
+        #expect(ours.count == theirs.count, "\(name): \(ours.count) nodes, MediaPipe's \(theirs.count)")
+        var unmatched = theirs
+        var extra: [String] = []
+        for node in ours {
+            if let i = unmatched.firstIndex(of: node) { unmatched.remove(at: i) } else { extra.append(node) }
+        }
+        #expect(extra.isEmpty && unmatched.isEmpty, "\(name): only ours \(extra.prefix(3)), only MediaPipe's \(unmatched.prefix(3))")
     }
 }
