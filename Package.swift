@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "FrameFlow", targets: ["FrameFlow"]),
         .library(name: "FrameFlowCalculators", targets: ["FrameFlowCalculators"]),
         .library(name: "FrameFlowTesting", targets: ["FrameFlowTesting"]),
+        .library(name: "FrameFlowSinks", targets: ["FrameFlowSinks"]),
         .library(name: "FrameFlowMedia", targets: ["FrameFlowMedia"]),
         .library(name: "FrameFlowDisplay", targets: ["FrameFlowDisplay"]),
         .library(name: "FrameFlowML", targets: ["FrameFlowML"]),
@@ -26,25 +27,27 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
-        .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "CFFmpeg"]),
+        // Output sinks, packet JSON and their errors: no FFmpeg, so MQTT and the window need none.
+        .target(name: "FrameFlowSinks", dependencies: ["FrameFlow"]),
+        .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "FrameFlowSinks", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
-        .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowMedia", "CSDL2"]),
+        .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowSinks", "CSDL2"]),
         .target(
             name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"], plugins: ["EmbedGraphs"]),
         // Built-in subgraphs are .pbtxt files embedded in the binary at build time.
         .executableTarget(name: "frameflow-embed-graphs", path: "Plugins/EmbedGraphsTool"),
         .plugin(name: "EmbedGraphs", capability: .buildTool(), dependencies: ["frameflow-embed-graphs"]),
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),  // its pkg-config adds -D_REENTRANT, which SwiftPM refuses
-        .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowMedia", "CMosquitto"]),
+        .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowSinks", "CMosquitto"]),
         .target(
             name: "FrameFlowFleet",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowML", "FrameFlowMQTT"]),
+            dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT"]),
         .testTarget(
             name: "FrameFlowMQTTTests", dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
         .testTarget(
             name: "FrameFlowFleetTests",
             dependencies: [
-                "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowML", "FrameFlowTesting",
+                "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting",
             ]),
         .testTarget(
             name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),

@@ -1,7 +1,7 @@
 import CSDL2
 import Foundation
 import FrameFlow
-import FrameFlowMedia
+import FrameFlowSinks
 import Synchronization
 
 /// How frames fill the window, as the iOS preview layer's video gravity.
@@ -37,6 +37,10 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
     /// Frames shown, and frames replaced by a newer one before they could be shown.
     public private(set) var shown = 0
     public var skipped: Int { pending.withLock { $0.replaced } }
+    /// What the S key does with the frame on screen and a file name
+    /// (`frameflow-snapshot-N.png`): nothing unless set (`ImageFileWriter.write` in the CLI,
+    /// so that this module links no FFmpeg).
+    public var saveSnapshot: ((ImageFrame, String) throws -> Void)?
 
     /// Opens the window. Throws before anything starts when no display is available.
     public init(title: String, width: Int = 960, height: Int = 540, scaleMode: DisplayScaleMode = .fit) throws {
@@ -98,9 +102,9 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
                         return true
                     } else if key == Int32(SDLK_SPACE.rawValue) {
                         paused.toggle()
-                    } else if key == Int32(SDLK_s.rawValue), let current {
+                    } else if key == Int32(SDLK_s.rawValue), let current, let saveSnapshot {
                         snapshots += 1
-                        try? ImageFileWriter.write(current, to: "frameflow-snapshot-\(snapshots).png")
+                        try? saveSnapshot(current, "frameflow-snapshot-\(snapshots).png")
                     }
                 }
             }

@@ -1,6 +1,6 @@
 import Foundation
 import FrameFlow
-import FrameFlowMedia
+import FrameFlowSinks
 
 /// A `PacketSink` that publishes each packet of one stream as one MQTT message: the JSON
 /// object of `PacketJSON.object` (the line a `.jsonl` output would hold, without its newline)

@@ -1,6 +1,6 @@
 import Foundation
 import FrameFlow
-import FrameFlowMedia
+import FrameFlowSinks
 
 /// Publishes every packet of its inputs to an MQTT broker as JSON (`PacketJSON.object`), one
 /// message per packet, on `<topic_prefix>/<input stream name>`; a sink with no outputs.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import FrameFlow
+import FrameFlowSinks
 
 /// Passes images through unchanged and writes every N-th one as a PNG into a folder,
 /// named by tag and timestamp (`{tag}_{timestamp_us}.png`): a look at intermediate images

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowSinks
 import Synchronization
 
 /// What `frameflow run` does: feeds media sources into a graph's input streams, writes

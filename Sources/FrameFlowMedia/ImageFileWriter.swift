@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import FrameFlow
+import FrameFlowSinks
 
 /// Writes single images as PNG (lossless) or JPEG, through FFmpeg's encoders.
 public enum ImageFileWriter {

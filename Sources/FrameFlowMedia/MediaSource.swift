@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import Synchronization
 import FrameFlow
+import FrameFlowSinks
 
 /// Where frames come from: a video file, a network stream, a camera, still images or a
 /// synthetic test pattern, decoded by FFmpeg into `ImageFrame`s.

@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowSinks
 
 /// Rotation (clockwise, multiples of 90°) and mirroring of packed 8-bit images, for camera
 /// orientation: rotation first, then the horizontal flip, as MediaPipe does.

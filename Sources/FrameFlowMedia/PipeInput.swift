@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import FrameFlow
+import FrameFlowSinks
 
 /// FFmpeg's I/O for an input that is a FIFO or a character device (`mkfifo`, `/dev/stdin` fed
 /// by a pipe): opened without blocking and read through `poll`, so that waiting for a writer

@@ -1,5 +1,6 @@
 import CFFmpeg
 import FrameFlow
+import FrameFlowSinks
 
 /// An owned `SwsContext`, rebuilt when the source size or format changes (a camera that
 /// switches modes, a stream that changes resolution).

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import FrameFlow
+import FrameFlowSinks
 
 /// Encoding settings for file outputs.
 public struct EncodeOptions: Sendable {

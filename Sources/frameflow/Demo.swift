@@ -242,6 +242,7 @@ final class RunnerBox: @unchecked Sendable {
     if let stream = windowStream {
         let name = URL(fileURLWithPath: graphPath).deletingPathExtension().lastPathComponent
         let w = try PreviewWindow(title: "FrameFlow — \(name)", width: windowSize.0, height: windowSize.1, scaleMode: scale)
+        w.saveSnapshot = { try ImageFileWriter.write($0, to: $1) }
         options.sinks.append((stream, WindowSink(window: w, stream: stream)))
         options.progress = false
         window = w

@@ -7,7 +7,7 @@ import GraphFuzzSupport
 /// build and draw the graph, as a text graph is.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzGraph { try GraphConfig(binary: Array(UnsafeBufferPointer(start: data, count: size)), file: "fuzz.binarypb", registry: .standard) }
+    fuzzGraph { try GraphConfig(binary: Array(UnsafeBufferPointer(start: data, count: size)), file: "fuzz.binarypb", registry: standardRegistry) }
 }
 
 @_cdecl("fuzz_binarygraph_main")

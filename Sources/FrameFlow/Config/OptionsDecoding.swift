@@ -17,7 +17,7 @@ enum OptionsDecoding {
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         let base = try JSONSerialization.jsonObject(with: try encoder.encode(defaults)) as? [String: Any] ?? [:]
-        let merged = try overlay(base, message, schema: schema, node: node, path: "")
+        let merged = try overlay(base, message, schema: schema, proto: O.protoSchema, node: node, path: "")
         let data = try JSONSerialization.data(withJSONObject: merged)
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -71,8 +71,10 @@ enum OptionsDecoding {
         }
     }
 
+    /// `base` with `message`'s fields laid over it; `proto` (the options' protobuf schema, where
+    /// they have one) bounds 32-bit integer fields.
     private static func overlay(
-        _ base: [String: Any], _ message: TextMessage, schema: Schema, node: String, path: String
+        _ base: [String: Any], _ message: TextMessage, schema: Schema, proto: ProtoSchema?, node: String, path: String
     ) throws -> [String: Any] {
         var out = base
         var grouped: [String: [TextField]] = [:]
@@ -107,7 +109,9 @@ enum OptionsDecoding {
                     if !spec.isArray, let b = base[name] as? [String: Any] { nestedBase = b } else { nestedBase = [:] }
                     var nestedSchema = spec.nested ?? Schema()
                     if spec.nested == nil { nestedSchema.isOpen = true }
-                    values.append(try overlay(nestedBase, m, schema: nestedSchema, node: node, path: full))
+                    var nestedProto: ProtoSchema?
+                    if case .message(let p)? = proto?.fields.first(where: { $0.name == name })?.kind { nestedProto = p }
+                    values.append(try overlay(nestedBase, m, schema: nestedSchema, proto: nestedProto, node: node, path: full))
                 case .string(let s): values.append(s)
                 case .identifier(let s):
                     if s == "true" { values.append(true) } else if s == "false" { values.append(false) } else { values.append(s) }
@@ -116,6 +120,15 @@ enum OptionsDecoding {
                     if lower.contains("inf") || lower.contains("nan") {
                         values.append(lower.hasPrefix("-") ? "-inf" : (lower.contains("nan") ? "nan" : "inf"))
                     } else if let i = Int(raw) {
+                        // A protobuf 32-bit field holds what MediaPipe's parser would: no more.
+                        let kind = proto?.fields.first { $0.name == name }?.kind
+                        if let range = Self.range32(kind), !range.contains(i) {
+                            throw GraphError(
+                                .invalidOption,
+                                "option '\(full)': \(raw) is out of range for its protobuf type \(kind.map { "\($0)" } ?? "")"
+                                    + " (\(range.lowerBound)...\(range.upperBound))",
+                                node: node, location: f.value.location)
+                        }
                         values.append(i)
                     } else if Self.isIntegerType(spec.type) {
                         throw GraphError(
@@ -168,6 +181,15 @@ enum OptionsDecoding {
         }
     }
 
+    /// The values a protobuf 32-bit integer kind holds; nil for other kinds.
+    static func range32(_ kind: ProtoField.Kind?) -> ClosedRange<Int>? {
+        switch kind {
+        case .int32?, .sint32?, .sfixed32?: Int(Int32.min)...Int(Int32.max)
+        case .uint32?, .fixed32?: 0...Int(UInt32.max)
+        default: nil
+        }
+    }
+
     static func isIntegerType(_ t: String) -> Bool {
         var t = Substring(t)
         if t.hasPrefix("Optional<") { t = t.dropFirst(9).dropLast() }
@@ -192,19 +214,27 @@ enum OptionsDecoding {
 
 /// The candidate closest to `word` by edit distance, if it is reasonably close.
 func nearest(_ word: String, in candidates: [String]) -> String? {
-    func distance(_ a: [Character], _ b: [Character]) -> Int {
-        var prev = Array(0...b.count)
-        for i in 1...Swift.max(a.count, 1) where !a.isEmpty {
-            var cur = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...Swift.max(b.count, 1) where !b.isEmpty {
-                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    // Edit distance over lower-cased UTF-8 bytes with two reused rows; a candidate whose length
+    // alone puts it past the limit is skipped (fuzzing found the old per-row arrays of
+    // Characters took seconds for a graph of a few dozen unknown names).
+    let w = Array(word.lowercased().utf8)
+    let limit = Swift.max(3, word.count / 3)
+    var prev: [Int] = [], cur: [Int] = []
+    var best: (String, Int)?
+    for candidate in candidates {
+        let c = Array(candidate.lowercased().utf8)
+        guard abs(c.count - w.count) <= limit else { continue }
+        prev = Array(0...c.count)
+        cur = Array(repeating: 0, count: c.count + 1)
+        for i in 1..<(w.count + 1) {
+            cur[0] = i
+            for j in 1..<(c.count + 1) {
+                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (w[i - 1] == c[j - 1] ? 0 : 1))
             }
-            prev = cur
+            swap(&prev, &cur)
         }
-        return a.isEmpty ? b.count : prev[b.count]
+        let d = prev[c.count]
+        if d <= limit, d < best?.1 ?? Int.max { best = (candidate, d) }
     }
-    let w = Array(word.lowercased())
-    let scored = candidates.map { ($0, distance(w, Array($0.lowercased()))) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-    return best.1 <= Swift.max(3, word.count / 3) ? best.0 : nil
+    return best?.0
 }

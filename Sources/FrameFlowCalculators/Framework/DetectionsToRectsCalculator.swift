@@ -86,13 +86,13 @@ public class DetectionsToRectsCalculator: OptionsStoringCalculator {
         }
 
         public func validate() throws {
-            guard let start = rotationVectorStartKeypointIndex else { return }
-            guard let end = rotationVectorEndKeypointIndex else {
+            if let start = rotationVectorStartKeypointIndex { try OptionCheck.range(start, 0...1_000_000, "rotation_vector_start_keypoint_index") }
+            if let end = rotationVectorEndKeypointIndex { try OptionCheck.range(end, 0...1_000_000, "rotation_vector_end_keypoint_index") }
+            guard rotationVectorStartKeypointIndex != nil else { return }
+            guard rotationVectorEndKeypointIndex != nil else {
                 throw GraphError(
                     .invalidOption, "rotation_vector_end_keypoint_index is required with rotation_vector_start_keypoint_index")
             }
-            try OptionCheck.range(start, 0...1_000_000, "rotation_vector_start_keypoint_index")
-            try OptionCheck.range(end, 0...1_000_000, "rotation_vector_end_keypoint_index")
             if let a = rotationVectorTargetAngle { try OptionCheck.range(a, -10...10, "rotation_vector_target_angle") }
             if let a = rotationVectorTargetAngleDegrees { try OptionCheck.range(a, -360...360, "rotation_vector_target_angle_degrees") }
             guard (rotationVectorTargetAngle == nil) != (rotationVectorTargetAngleDegrees == nil) else {

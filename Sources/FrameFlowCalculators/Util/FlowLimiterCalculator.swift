@@ -15,7 +15,7 @@ import FrameFlow
 /// Outputs:
 ///   - (untagged) the frames let through.
 /// Options: `mediapipe.FlowLimiterCalculatorOptions` { max_in_flight (1, 1…1000000), max_in_queue
-/// (0, 0…1000000), in_flight_timeout (accepted, not used) }.
+/// (0, 0…1000000), in_flight_timeout (µs, within ±1 day; accepted, not used) }.
 ///
 /// Example usage:
 /// ```
@@ -45,6 +45,7 @@ public final class FlowLimiterCalculator: Calculator {
         public func validate() throws {
             try OptionCheck.range(maxInFlight, 1...1_000_000, "max_in_flight")
             try OptionCheck.range(maxInQueue, 0...1_000_000, "max_in_queue")
+            try OptionCheck.range(inFlightTimeout, -86_400_000_000...86_400_000_000, "in_flight_timeout")
         }
     }
 

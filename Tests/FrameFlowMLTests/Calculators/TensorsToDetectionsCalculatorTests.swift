@@ -382,10 +382,14 @@ extension TensorsToDetectionsCalculatorTests {
 extension SsdAnchorsCalculatorTests {
     @Test func optionsOutsideTheirRangesAreRefusedNamingTheField() {
         let node = "SsdAnchorsCalculator", type = "mediapipe.SsdAnchorsCalculatorOptions", ports = "output_side_packet: \"anchors\""
-        // max_level − min_level + 1 overflowed (a trap).
+        // max_level − min_level + 1 overflowed (a trap); max_level is an int32 in MediaPipe's proto.
         expectRefused(
             node, type,
             "multiscale_anchor_generation: true min_level: -1 max_level: 9223372036854775807 strides: 8 input_size_width: 8 input_size_height: 8 aspect_ratios: 1",
+            field: "max_level", ports: ports)
+        expectRefused(
+            node, type,
+            "multiscale_anchor_generation: true min_level: -2147483648 max_level: 2147483647 strides: 8 input_size_width: 8 input_size_height: 8 aspect_ratios: 1",
             field: "min_level", ports: ports)
         // Fewer strides than layers next to feature maps looped for ever.
         expectRefused(

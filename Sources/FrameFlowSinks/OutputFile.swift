@@ -9,10 +9,10 @@ import FrameFlow
 /// the rename is atomic, with the destination's extension so FFmpeg picks the same muxer). A run
 /// that was killed cannot remove its own; the next output to the same destination removes
 /// those of this host whose process is gone.
-enum OutputFile {
+package enum OutputFile {
     /// Refuses a destination that exists and is not a regular file (a device such as
     /// `/dev/full`, a FIFO, a folder): the final rename would replace it.
-    static func checkDestination(_ path: String) throws {
+    package static func checkDestination(_ path: String) throws {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         let type = st.st_mode & S_IFMT
@@ -23,7 +23,7 @@ enum OutputFile {
     }
 
     /// A new temporary name for `path` (which may be a `%d` pattern).
-    static func temporaryName(for path: String) -> String {
+    package static func temporaryName(for path: String) -> String {
         let url = URL(fileURLWithPath: path)
         let n = counter.add(1)
         let name = ".\(url.lastPathComponent).frameflow-\(host)-\(getpid())-\(n).\(url.pathExtension)"
@@ -33,7 +33,7 @@ enum OutputFile {
 
     /// Removes the temporaries that killed runs of this host left for `path`: those whose name
     /// starts like `path`'s (up to a `%` pattern) and whose process no longer exists.
-    static func removeStaleTemporaries(for path: String) {
+    package static func removeStaleTemporaries(for path: String) {
         let dir = folder(of: path)
         var base = (path as NSString).lastPathComponent
         if let p = base.firstIndex(of: "%") { base = String(base[..<p]) }
@@ -49,7 +49,7 @@ enum OutputFile {
 
     /// Flushes `path`'s data to the disk (`fsync`), so that a full or failing disk is reported
     /// before the rename, not lost after it.
-    static func sync(_ path: String, reportingAs destination: String) throws {
+    package static func sync(_ path: String, reportingAs destination: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MediaError(.cannotWrite, destination, "cannot write (reopening to sync): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -60,7 +60,7 @@ enum OutputFile {
 
     /// Renames each `(temporary, destination)` pair; if one fails, the destinations renamed
     /// before it (this run's files now) and the remaining temporaries are removed.
-    static func moveIntoPlace(_ pairs: [(from: String, to: String)]) throws {
+    package static func moveIntoPlace(_ pairs: [(from: String, to: String)]) throws {
         for (i, (from, to)) in pairs.enumerated() where rename(from, to) != 0 {
             let why = String(cString: strerror(errno))
             for (_, done) in pairs[..<i] { unlink(done) }

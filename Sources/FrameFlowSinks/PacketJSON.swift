@@ -46,8 +46,8 @@ public enum PacketJSON {
     }
 }
 
-struct AnyEncodable: Encodable {
-    let value: Encodable
-    init(_ value: Encodable) { self.value = value }
-    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+package struct AnyEncodable: Encodable {
+    package let value: Encodable
+    package init(_ value: Encodable) { self.value = value }
+    package func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
 }
