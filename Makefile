@@ -52,7 +52,7 @@ consumer-check:
 ## Style check: swift-format's lint with the repository's .swift-format; changes nothing
 ## (`swift format format -i --parallel --recursive` on the same paths applies the style).
 lint:
-	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Examples Plugins Package.swift
+	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Examples Package.swift
 
 .PHONY: docs
 

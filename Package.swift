@@ -32,11 +32,10 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "FrameFlowSinks", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowSinks", "CSDL2"]),
+        // Built-in subgraphs are .pbtxt files embedded in the library (no bundle beside the binary).
         .target(
-            name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"], plugins: ["EmbedGraphs"]),
-        // Built-in subgraphs are .pbtxt files embedded in the binary at build time.
-        .executableTarget(name: "frameflow-embed-graphs", path: "Plugins/EmbedGraphsTool"),
-        .plugin(name: "EmbedGraphs", capability: .buildTool(), dependencies: ["frameflow-embed-graphs"]),
+            name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"],
+            resources: [.embedInCode("Subgraphs/Graphs")]),
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),  // its pkg-config adds -D_REENTRANT, which SwiftPM refuses
         .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowSinks", "CMosquitto"]),
         .target(

@@ -3,11 +3,11 @@ import FrameFlow
 extension CalculatorRegistry {
     /// FrameFlowML's built-in subgraphs (MediaPipe's face detection family, …), by the names
     /// MediaPipe registers them under: the `.pbtxt` files in `Sources/FrameFlowML/Subgraphs/Graphs`,
-    /// each under its `type:`, embedded in the library at build time (the EmbedGraphs plugin),
-    /// so a copied binary needs no resource files beside it.
+    /// each under its `type:`, embedded in the library (`BuiltInGraphFiles`), so a copied binary
+    /// needs no resource files beside it.
     public static func mlSubgraphs() throws -> [(name: String, config: GraphConfig)] {
-        try EmbeddedGraphs.files.map { file, text in
-            let config = try GraphConfig(parsing: text, file: "<built-in \(file)>")
+        try BuiltInGraphFiles.files.map { file, bytes in
+            let config = try GraphConfig(parsing: String(decoding: bytes, as: UTF8.self), file: "<built-in \(file)>")
             guard let name = config.type else {
                 throw GraphError(.syntax, "built-in graph \(file) has no type: line", location: SourceLocation(file: file, line: 1, column: 1))
             }
@@ -17,7 +17,7 @@ extension CalculatorRegistry {
 
     /// The text of the built-in subgraph named `name` (its `.pbtxt` file), or nil.
     public static func mlSubgraphText(named name: String) -> String? {
-        EmbeddedGraphs.files.first { _, text in text.contains("\ntype: \"\(name)\"\n") }?.text
+        BuiltInGraphFiles.files.lazy.map { String(decoding: $0.bytes, as: UTF8.self) }.first { $0.contains("\ntype: \"\(name)\"\n") }
     }
 
     /// Registers `mlSubgraphs()` (a registered subgraph of the same name is replaced).

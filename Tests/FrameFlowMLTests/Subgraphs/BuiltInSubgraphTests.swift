@@ -1,13 +1,25 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowML
+@testable import FrameFlowML
 import FrameFlowTesting
 import Testing
 
 /// The built-in subgraphs parse, carry MediaPipe's names and ports, and expand with the
 /// calculators FrameFlow has.
 @Suite struct BuiltInSubgraphTests {
+    /// Every `.pbtxt` in `Sources/FrameFlowML/Subgraphs/Graphs` is embedded (each needs its line
+    /// in `BuiltInGraphFiles`), with the file's exact bytes.
+    @Test func everyFileIsEmbedded() throws {
+        let folder = MLFixtures.path("Sources/FrameFlowML/Subgraphs/Graphs")
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pbtxt") }.sorted()
+        #expect(onDisk.count >= 37)
+        #expect(BuiltInGraphFiles.files.map(\.name) == onDisk)
+        for (name, bytes) in BuiltInGraphFiles.files {
+            #expect(FileManager.default.contents(atPath: folder + "/" + name).map { [UInt8]($0) } == bytes, "\(name)")
+        }
+    }
+
     @Test func everyBuiltInParsesUnderItsName() throws {
         let all = try CalculatorRegistry.mlSubgraphs()
         let names = all.map(\.name)
