@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FrameFlowSinks", targets: ["FrameFlowSinks"]),
         .library(name: "FrameFlowMedia", targets: ["FrameFlowMedia"]),
         .library(name: "FrameFlowDisplay", targets: ["FrameFlowDisplay"]),
+        .library(name: "FrameFlowInference", targets: ["FrameFlowInference"]),
         .library(name: "FrameFlowML", targets: ["FrameFlowML"]),
         .library(name: "FrameFlowMQTT", targets: ["FrameFlowMQTT"]),
         .library(name: "FrameFlowFleet", targets: ["FrameFlowFleet"]),
@@ -23,7 +24,10 @@ let package = Package(
         .target(name: "CFrameFlowKernels"),
         .target(name: "FrameFlow", dependencies: ["CFrameFlowKernels"]),
         .target(name: "FrameFlowCalculators", dependencies: ["FrameFlow", "CFrameFlowKernels"]),
+        // The public test harness (CalculatorRunner, test images), and the repository's own
+        // test helpers (fixture paths, a broker, wire encoders), which are not a product.
         .target(name: "FrameFlowTesting", dependencies: ["FrameFlow"]),
+        .target(name: "FrameFlowTestSupport", dependencies: ["FrameFlow"]),
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
@@ -32,9 +36,12 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "FrameFlowSinks", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowSinks", "CSDL2"]),
-        // Built-in subgraphs are .pbtxt files embedded in the library (no bundle beside the binary).
+        // The inference engine: model formats (ONNX, TFLite), runtime and operators; no calculator.
+        .target(name: "FrameFlowInference", dependencies: ["FrameFlow", "CFrameFlowKernels"]),
+        // The ML calculators on the engine. Built-in subgraphs are .pbtxt files embedded in the
+        // library (no bundle beside the binary).
         .target(
-            name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "CFrameFlowKernels"],
+            name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowInference", "CFrameFlowKernels"],
             resources: [.embedInCode("Subgraphs/Graphs")]),
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),  // its pkg-config adds -D_REENTRANT, which SwiftPM refuses
         .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowSinks", "CMosquitto"]),
@@ -42,14 +49,21 @@ let package = Package(
             name: "FrameFlowFleet",
             dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT"]),
         .testTarget(
-            name: "FrameFlowMQTTTests", dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
+            name: "FrameFlowMQTTTests",
+            dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowFleetTests",
             dependencies: [
-                "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting",
+                "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowTestSupport",
             ]),
         .testTarget(
-            name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
+            name: "FrameFlowInferenceTests", dependencies: ["FrameFlowInference", "FrameFlow", "FrameFlowTesting", "FrameFlowTestSupport"]),
+        .testTarget(
+            name: "FrameFlowMLTests",
+            dependencies: [
+                "FrameFlowML", "FrameFlowInference", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting",
+                "FrameFlowTestSupport",
+            ]),
         .executableTarget(
             name: "frameflow",
             dependencies: [
@@ -57,7 +71,9 @@ let package = Package(
             ]),
         .executableTarget(
             name: "frameflow-bench",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowML", "FrameFlowFleet"]),
+            dependencies: [
+                "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia", "FrameFlowML", "FrameFlowFleet",
+            ]),
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),
         .executableTarget(
@@ -68,13 +84,13 @@ let package = Package(
             path: "Examples/Instafilter", exclude: ["warm_film_17.cube"]),
         .testTarget(
             name: "FrameFlowMediaTests",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowDisplay"]),
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia", "FrameFlowDisplay"]),
         .testTarget(
             name: "FrameFlowTests",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowCalculatorsTests",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting"]),
+            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,7 @@ import FrameFlow
 import FrameFlowFleet
 import FrameFlowMedia
 import FrameFlowML
-import FrameFlowTesting
+import FrameFlowTestSupport
 
 /// `frameflow-bench fleet`: how many cameras one process keeps at their frame rate on this
 /// machine. A `FleetRunner` (what `frameflow fleet` runs) with k cameras, each

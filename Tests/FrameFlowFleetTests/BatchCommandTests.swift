@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// `frameflow batch` run as a user runs it: the built binary over clips and an image made

@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// The Containerfile's runtime packages against what the built `frameflow` loads

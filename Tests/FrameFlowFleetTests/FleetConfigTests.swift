@@ -1,6 +1,6 @@
 import Foundation
 import FrameFlow
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 @testable import FrameFlowFleet

@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import FrameFlowCalculators
 import FrameFlowMQTT
 import Synchronization

@@ -1,7 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Synchronization
 import Testing
 

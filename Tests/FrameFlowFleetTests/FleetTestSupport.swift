@@ -1,6 +1,5 @@
 import Foundation
 import FrameFlowFleet
-import FrameFlowTesting
 import Synchronization
 
 /// `ffmpeg … -f mpegts -listen 1 http://127.0.0.1:PORT`: serves one client, in real time, then

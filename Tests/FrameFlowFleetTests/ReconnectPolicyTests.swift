@@ -1,4 +1,4 @@
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 @testable import FrameFlowFleet

@@ -2,7 +2,7 @@ import Foundation
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowML
-import FrameFlowTesting
+import FrameFlowTestSupport
 
 /// The repository's files and the fixtures scripts/setup.sh test makes under .build/fixtures.
 enum MLFixtures {

@@ -1,6 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowML
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import FrameFlow
 import FrameFlowMedia
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowMedia
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 @testable import FrameFlowMQTT

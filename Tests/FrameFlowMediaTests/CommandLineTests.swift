@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// The `frameflow` tool as a user runs it.

@@ -1,7 +1,7 @@
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowMedia
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowMedia
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Foundation
 import Testing

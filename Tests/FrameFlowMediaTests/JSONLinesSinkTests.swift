@@ -1,7 +1,6 @@
 import Foundation
 import FrameFlow
 import FrameFlowMedia
-import FrameFlowTesting
 import Testing
 
 /// JSONLinesSink on landmark and classification payloads: each line decoded and compared with

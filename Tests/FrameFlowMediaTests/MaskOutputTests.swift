@@ -1,7 +1,6 @@
 import Foundation
 import FrameFlow
 import FrameFlowMedia
-import FrameFlowTesting
 import Testing
 
 /// Float masks (`grayFloat32`, as segmentation calculators give them) leaving through

@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// Media made for the tests with the ffmpeg tool (Debian's `ffmpeg`), once per process.

@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowMedia
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Foundation
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import FrameFlowTesting
 import Testing
 
 /// Outputs on a full disk, refused destinations and leftovers, through the `frameflow` tool.

@@ -1,5 +1,4 @@
 import Foundation
-import FrameFlowTesting
 import Testing
 
 /// Inputs that are FIFOs (`PipeInput`), and images too wide for FrameFlow: every wait ends at

@@ -2,7 +2,7 @@ import FrameFlow
 import FrameFlowCalculators
 import FrameFlowDisplay
 import FrameFlowMedia
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Foundation
 import Testing
 

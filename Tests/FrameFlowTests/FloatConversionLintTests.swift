@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// Swift's `Int(_: Double)` (and every integer type's) traps on NaN, infinities and values

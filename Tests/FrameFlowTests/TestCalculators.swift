@@ -1,6 +1,6 @@
 import FrameFlow
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Synchronization
 
 /// Small calculators for engine tests.

@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 # Libraries loaded with dlopen, not linked: soname -> the source file that names it.
-DLOPENED = {"libopenblas.so.0": "Sources/FrameFlowML/Kernels/GEMM.swift"}
+DLOPENED = {"libopenblas.so.0": "Sources/FrameFlowInference/Operators/MatrixMultiply/GEMM.swift"}
 # In every debian:bookworm-slim image (required by dpkg/apt themselves).
 BASE = {"libc6", "libgcc-s1", "libstdc++6", "zlib1g"}
 

@@ -3,7 +3,7 @@
 package targets its sources import (`import X`, `@testable import X`, `@_exported import X`)
 are exactly the package targets it lists as dependencies. Exits 1 naming each difference.
 
-Also: FrameFlowMQTT, FrameFlowDisplay, FrameFlowSinks, FrameFlowML and FrameFlowCalculators
+Also: FrameFlowInference reaches no calculator module; FrameFlowMQTT, FrameFlowDisplay, FrameFlowSinks, FrameFlowML and FrameFlowCalculators
 reach no FFmpeg through their dependencies (so they do not link it).
 
 The manifest is read with `swift package dump-package` (no network); imports of modules
@@ -63,6 +63,11 @@ def closure(name, seen=None):
 for name in ("FrameFlowMQTT", "FrameFlowDisplay", "FrameFlowSinks", "FrameFlowML", "FrameFlowCalculators"):
     if name in targets and "CFFmpeg" in closure(name):
         problems.append(f"{name}: reaches CFFmpeg (only FrameFlowMedia and what needs media may link FFmpeg)")
+
+# The inference engine is a layer below the calculators: it reaches none of them.
+for m in ("FrameFlowCalculators", "FrameFlowML", "FrameFlowMedia", "FrameFlowSinks"):
+    if "FrameFlowInference" in targets and m in closure("FrameFlowInference"):
+        problems.append(f"FrameFlowInference: reaches {m} (the engine must not depend on calculators)")
 
 for p in problems:
     print(f"Package.swift: {p}")

@@ -1,5 +1,5 @@
 import FrameFlow
-import FrameFlowML
+import FrameFlowInference
 
 /// Elements one fuzz input may have a model hold in one tensor, and in all its inputs
 /// together: 4 M (16 MB of floats; ops that widen to Double or index tables stay under

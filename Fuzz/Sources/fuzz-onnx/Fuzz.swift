@@ -1,6 +1,6 @@
 import FuzzSupport
 import Foundation
-import FrameFlowML
+import FrameFlowInference
 import ModelFuzzSupport
 
 /// ONNX models: load (protobuf, graph, initializers), then run once on small inputs.

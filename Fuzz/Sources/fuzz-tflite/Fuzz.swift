@@ -1,5 +1,5 @@
 import FuzzSupport
-import FrameFlowML
+import FrameFlowInference
 import ModelFuzzSupport
 
 /// TFLite flatbuffers: load (tables, vectors, buffers, options), then run once on small inputs.

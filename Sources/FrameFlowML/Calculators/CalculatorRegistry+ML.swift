@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowInference
 import FrameFlowCalculators
 
 extension CalculatorRegistry {

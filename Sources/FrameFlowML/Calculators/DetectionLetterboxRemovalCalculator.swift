@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Maps detections made on a letterboxed image back to the image without its bars, as
 /// MediaPipe's `DetectionLetterboxRemovalCalculator` does: x ↦ (x − left) / (1 − left − right),

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Maps detections from a tensor's normalized coordinates to the image's with a projection
 /// matrix, as MediaPipe's `DetectionProjectionCalculator` does: keypoints are mapped; the box

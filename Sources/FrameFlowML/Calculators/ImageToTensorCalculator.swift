@@ -1,6 +1,7 @@
 import CFrameFlowKernels
 import Foundation
 import FrameFlow
+import FrameFlowInference
 import FrameFlowCalculators
 
 /// Turns an image, or a rotated region of it, into a model's input tensor, as MediaPipe's

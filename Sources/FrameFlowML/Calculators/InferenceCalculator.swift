@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 import Synchronization
 
 /// Runs an ONNX or TFLite model on each packet of tensors, as MediaPipe's

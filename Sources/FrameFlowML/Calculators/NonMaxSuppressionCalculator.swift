@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Removes overlapping detections, as MediaPipe's `NonMaxSuppressionCalculator` does.
 ///

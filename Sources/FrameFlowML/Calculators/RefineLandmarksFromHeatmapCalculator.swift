@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Refines landmarks with a heatmap, as MediaPipe's `RefineLandmarksFromHeatmapCalculator`:
 /// Pose moves each of its 39 landmarks to the centre of mass of its heatmap channel near it.

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Generates SSD anchors once, as MediaPipe's `SsdAnchorsCalculator` does, for
 /// `TensorsToDetectionsCalculator`'s `ANCHORS` side packet.

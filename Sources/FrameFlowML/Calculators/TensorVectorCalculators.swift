@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowInference
 import FrameFlowCalculators
 
 // The vector calculators of FrameFlowCalculators for `[Tensor]`, under MediaPipe's names

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Turns a classifier's scores into classes, as MediaPipe's `TensorsToClassificationCalculator`
 /// does.

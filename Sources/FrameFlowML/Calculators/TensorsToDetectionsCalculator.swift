@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Decodes a detector's output tensors into `Detection`s in the tensor's normalized
 /// coordinates, as MediaPipe's `TensorsToDetectionsCalculator` does on the CPU.

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Reads the values of a float tensor as plain floats, as MediaPipe's
 /// `TensorsToFloatsCalculator` does.

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Decodes a landmark model's output tensor into landmarks, as MediaPipe's
 /// `TensorsToLandmarksCalculator` does.

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Turns a segmentation model's output tensor into a float mask image, as MediaPipe's
 /// `TensorsToSegmentationCalculator` does on the CPU.

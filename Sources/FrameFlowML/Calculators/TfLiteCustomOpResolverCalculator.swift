@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// What `TfLiteCustomOpResolverCalculator` gives on `OP_RESOLVER`: a marker that a graph asked
 /// for MediaPipe's custom TFLite ops. FrameFlow's engine has its ops built in, so

@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 
 /// Builds a model from its file's bytes, as MediaPipe's `TfLiteModelCalculator` does, for
 /// `InferenceCalculator`'s `MODEL` side packet. Graphs given equal bytes share one `Model`

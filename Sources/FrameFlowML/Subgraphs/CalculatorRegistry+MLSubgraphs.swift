@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowInference
 
 extension CalculatorRegistry {
     /// FrameFlowML's built-in subgraphs (MediaPipe's face detection family, …), by the names

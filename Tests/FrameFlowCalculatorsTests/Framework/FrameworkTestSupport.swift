@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Testing
 
@@ -47,16 +48,7 @@ func nodeOptionError(_ node: String) -> GraphError? {
         }
     }
     let graph = names.map { "input_stream: \"\($0)\"\n" }.joined() + "node {\n\(node)\n}\n"
-    do {
-        _ = try Graph(GraphConfig(parsing: graph), registry: .standard)
-        return nil
-    } catch let e as GraphErrors {
-        return e.errors.first { $0.kind == .invalidOption } ?? e.errors.first
-    } catch let e as GraphError {
-        return e
-    } catch {
-        return GraphError(.calculatorFailed, "\(error)")
-    }
+    return GraphBuildErrors.firstOptionError(graph, registry: .standard)
 }
 
 /// Records an issue unless `error` is an `.invalidOption` naming `field`.

@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// MediaPipe's LocalFileContentsCalculator: files named by FILE_PATH:i read into CONTENTS:i,

@@ -1,6 +1,5 @@
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowTesting
 import Testing
 
 /// The render-data calculators' and the overlay's options from binary graphs (`.binarypb`),

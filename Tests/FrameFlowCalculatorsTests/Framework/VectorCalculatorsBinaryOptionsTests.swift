@@ -1,6 +1,5 @@
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowTesting
 import Testing
 
 /// The vector calculators' options from binary graphs (`.binarypb`), through their protobuf

@@ -1,6 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowTestSupport
 import FrameFlowTesting
 
 enum Photo {
@@ -49,16 +50,7 @@ func imageNodeGraph(_ calculator: String, _ type: String, _ options: String) -> 
 
 /// The first error building `imageNodeGraph(calculator, type, options)` throws, nil if it builds.
 func optionError(_ calculator: String, _ type: String, _ options: String) -> GraphError? {
-    do {
-        _ = try Graph(GraphConfig(parsing: imageNodeGraph(calculator, type, options)), registry: .standard)
-        return nil
-    } catch let e as GraphErrors {
-        return e.errors.first
-    } catch let e as GraphError {
-        return e
-    } catch {
-        return GraphError(.calculatorFailed, "\(error)")
-    }
+    GraphBuildErrors.of(imageNodeGraph(calculator, type, options), registry: .standard).first
 }
 
 /// `image` through a graph of one `calculator` node built from text with `options`.

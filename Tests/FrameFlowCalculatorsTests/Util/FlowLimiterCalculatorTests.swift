@@ -1,6 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Synchronization
 import Testing

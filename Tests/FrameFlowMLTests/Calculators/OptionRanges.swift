@@ -1,6 +1,7 @@
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowML
+import FrameFlowTesting
 import Testing
 
 /// Builds a one-node graph of `calculator` with `options` (the text inside
@@ -18,16 +19,7 @@ func optionError(_ calculator: String, _ typeName: String, _ options: String, po
           options { [\(typeName).ext] { \(options) } }
         }
         """
-    do {
-        _ = try Graph(GraphConfig(parsing: text, file: "options.pbtxt"), registry: MLFixtures.registry)
-        return nil
-    } catch let e as GraphError {
-        return e
-    } catch let e as GraphErrors {
-        return e.errors.first
-    } catch {
-        return GraphError(.calculatorFailed, "\(error)")
-    }
+    return GraphBuildErrors.of(text, file: "options.pbtxt", registry: MLFixtures.registry).first
 }
 
 /// Expects the options to be refused as `.invalidOption` naming `field`.

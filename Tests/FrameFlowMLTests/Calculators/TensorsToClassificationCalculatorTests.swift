@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Testing
 

@@ -3,7 +3,6 @@ import FrameFlow
 import FrameFlowCalculators
 import FrameFlowML
 import FrameFlowMedia
-import FrameFlowTesting
 import Testing
 
 /// `frameflow validate` and the run agree: for every registered calculator, each numeric

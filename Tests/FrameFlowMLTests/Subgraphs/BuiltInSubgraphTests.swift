@@ -2,7 +2,6 @@ import Foundation
 import FrameFlow
 import FrameFlowCalculators
 @testable import FrameFlowML
-import FrameFlowTesting
 import Testing
 
 /// The built-in subgraphs parse, carry MediaPipe's names and ports, and expand with the

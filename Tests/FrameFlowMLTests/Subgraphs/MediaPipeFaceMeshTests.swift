@@ -1,7 +1,6 @@
 import Foundation
 import FrameFlow
 import FrameFlowML
-import FrameFlowTesting
 import Testing
 
 /// MediaPipe's Face Mesh run from MediaPipe's own compiled graph (`face_landmark_front_cpu.binarypb`

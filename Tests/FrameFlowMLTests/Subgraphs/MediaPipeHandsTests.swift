@@ -1,7 +1,6 @@
 import Foundation
 import FrameFlow
 import FrameFlowML
-import FrameFlowTesting
 import Testing
 
 /// MediaPipe's Hands run from MediaPipe's own compiled graph (`hand_landmark_tracking_cpu.binarypb`

@@ -1,7 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowMedia
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// MediaPipe's own Pose and Selfie Segmentation results (Tests/Fixtures/mediapipe/pose.json,

@@ -1,6 +1,5 @@
 import Foundation
 import FrameFlow
-import FrameFlowTesting
 import Testing
 
 /// The Pose and Selfie Segmentation fixtures read back as the script wrote them: the shapes its

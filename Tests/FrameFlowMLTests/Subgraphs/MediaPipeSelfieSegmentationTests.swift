@@ -104,7 +104,7 @@ import Testing
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-models-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: empty) }
-        var pixels = try ImagePool.shared.makeImage(width: 4, height: 4, format: .rgb8)
+        let pixels = try ImagePool.shared.makeImage(width: 4, height: 4, format: .rgb8)
         let image = pixels.freeze()
         // The graph's own resource root is an empty folder: whatever other tests run beside
         // this one, its model cannot be found.

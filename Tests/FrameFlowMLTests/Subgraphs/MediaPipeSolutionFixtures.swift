@@ -3,6 +3,7 @@ import FrameFlow
 import FrameFlowCalculators
 import FrameFlowMedia
 import FrameFlowML
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import FrameFlow
 import FrameFlowCalculators
 import FrameFlowML
+import FrameFlowTestSupport
 import FrameFlowTesting
 import Testing
 

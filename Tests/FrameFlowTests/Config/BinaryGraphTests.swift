@@ -1,7 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// MediaPipe's `.binarypb` graphs `scripts/setup.sh test` extracts from its wheel.

@@ -1,7 +1,7 @@
 import FrameFlow
 import FrameFlowCalculators
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 @Suite struct GraphConfigTests {

@@ -1,5 +1,5 @@
 import FrameFlow
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 @Suite struct MediaPipeSchemasTests {

@@ -1,6 +1,6 @@
 import Foundation
 import FrameFlow
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// Graph text nested deeper than `ResourceLimits.maxNestingDepth` is a syntax error at the

@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowTesting
 import Testing
 
 /// Options text is held to what the options' protobuf schema can hold, as MediaPipe's parser
@@ -16,16 +17,7 @@ import Testing
               options { [mediapipe.FlowLimiterCalculatorOptions.ext] { \(options) } }
             }
             """
-        do {
-            _ = try Graph(GraphConfig(parsing: text, file: "f.pbtxt"), registry: .standard)
-            return nil
-        } catch let e as GraphError {
-            return e
-        } catch let e as GraphErrors {
-            return e.errors.first
-        } catch {
-            return nil
-        }
+        return GraphBuildErrors.of(text, file: "f.pbtxt", registry: .standard).first
     }
 
     @Test(arguments: ["max_in_flight: 2147483648", "max_in_flight: -2147483649", "max_in_queue: 9223372036854775807"])

@@ -1,5 +1,5 @@
 import Foundation
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// What a graph reads lives in its `GraphEnvironment`, not in process-wide variables: this

@@ -1,6 +1,6 @@
 import Foundation
 import FrameFlow
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Testing
 
 /// Float masks (`grayFloat32`): OpenCV's bilinear resize (fixtures from cv2.resize), the 8-bit

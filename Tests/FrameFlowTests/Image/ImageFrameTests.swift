@@ -1,5 +1,4 @@
 import FrameFlow
-import FrameFlowTesting
 import Testing
 
 @Suite struct ImageFrameTests {

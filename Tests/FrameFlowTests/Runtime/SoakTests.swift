@@ -1,5 +1,5 @@
 import FrameFlow
-import FrameFlowTesting
+import FrameFlowTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,0 +1,82 @@
+import CFrameFlowKernels
+import FrameFlow
+
+/// TFLite builtins on NHWC float tensors, as LiteRT's reference kernels define them: sizes from the
+/// file or from tensor values go through `Checked`; what is unsupported is a `ModelError`.
+extension NHWC {
+    /// The element-wise builtins' kernels (`TFLiteKernels.table`).
+    static let elementWiseKernels: [TFLiteOperator: TFLiteKernel] = [
+        .add: runAddMul, .mul: runAddMul, .logistic: runLogistic, .prelu: runPRelu, .hardSwish: runHardSwish, .relu: runRelu, .relu6: runRelu,
+    ]
+
+    /// ADD and MUL, numpy broadcasting, with the fused activation.
+    static func runAddMul(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        var t = try Ops.elementwise(op.code == .add ? "Add" : "Mul", try input(0), try input(1))
+        activation(try op.activation(field: 0), &t.floats)
+        return t
+    }
+
+    /// LOGISTIC: the vectorised sigmoid.
+    static func runLogistic(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        let x = try input(0)
+        return Tensor(shape: x.shape, floats: Ops.exponential(x.asFloats, sigmoid: true))
+    }
+
+    /// PRELU with per-channel (broadcast) slopes.
+    static func runPRelu(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        return try prelu(try input(0), alpha: try input(1))
+    }
+
+    /// HARD_SWISH on its own (one after a convolution is fused at load).
+    static func runHardSwish(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        var t = try input(0)
+        t.floats = t.asFloats
+        t.type = .float32
+        hardSwish(&t.floats)
+        return t
+    }
+
+    /// RELU and RELU6, with the fused-activation loops.
+    static func runRelu(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        var t = try input(0)
+        t.floats = t.asFloats
+        t.type = .float32
+        activation(op.code == .relu ? 1 : 3, &t.floats)
+        return t
+    }
+
+    /// `x < 0 ? x · alpha : x`, alpha broadcast to x's shape. A per-channel alpha (every
+    /// dimension 1 but the last, which is x's last: the face and palm models' `[1, 1, C]`)
+    /// runs eight channels at a time; any other broadcast goes through `Ops.elementwise`.
+    static func prelu(_ x: Tensor, alpha: Tensor) throws -> Tensor {
+        guard x.isFloat, alpha.isFloat else { throw ModelError("PRELU needs float input and alpha, not \(x.type) and \(alpha.type)") }
+        let c = x.shape.last ?? 1
+        let perChannel =
+            !x.shape.isEmpty && alpha.shape.count <= x.shape.count && alpha.shape.last == c
+            && alpha.shape.dropLast().allSatisfy { $0 == 1 } && alpha.floats.count == c && x.floats.count == x.count
+        guard perChannel, c > 0 else {
+            let y = try Ops.elementwise("PRelu", x, alpha)
+            guard y.shape == x.shape else { throw ModelError("PRELU alpha \(alpha.shape) would broadcast input \(x.shape) to \(y.shape)") }
+            return y
+        }
+        var out = Scratch.uninitialized(x.count)
+        let rows = x.count / c
+        x.floats.withUnsafeBufferPointer { X in
+            alpha.floats.withUnsafeBufferPointer { A in
+                out.withUnsafeMutableBufferPointer { Y in
+                    preluRows(X.baseAddress!, alpha: A.baseAddress!, rows: rows, channels: c, Y.baseAddress!)
+                }
+            }
+        }
+        return Tensor(shape: x.shape, floats: out)
+    }
+
+    /// PReLU over `rows` rows of `c` channels with one slope per channel (`ff_prelu_rows_f32`
+    /// at the kernel level): eight lanes per step, the channels after the last whole block one
+    /// by one. `y` may be `x`.
+    static func preluRows(_ x: UnsafePointer<Float>, alpha: UnsafePointer<Float>, rows: Int, channels c: Int, _ y: UnsafeMutablePointer<Float>) {
+        ff_prelu_rows_f32(x, alpha, rows, c, y)
+    }
+
+    // MARK: MEAN
+}
