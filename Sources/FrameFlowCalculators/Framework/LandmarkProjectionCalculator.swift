@@ -45,14 +45,18 @@ public final class LandmarkProjectionCalculator: Calculator {
         public init(ignoreRotation: Bool) { self.ignoreRotation = ignoreRotation }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self, repeated: true),
-            PortSpec("NORM_RECT", NormalizedRect.self, optional: true),
-            PortSpec("PROJECTION_MATRIX", ProjectionMatrix.self, optional: true),
-            PortSpec("IMAGE_DIMENSIONS", ImageSize.self, optional: true),
-        ],
-        outputs: [PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self, repeated: true)])
+    /// The landmark lists to project (one output per input index).
+    public static let landmarks = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS", repeated: true)
+    /// The crop the landmarks are relative to (with `IMAGE_DIMENSIONS` for non-square images).
+    public static let rect = InputPort<NormalizedRect>("NORM_RECT", optional: true)
+    /// A 4 × 4 projection instead of a rectangle.
+    public static let matrix = InputPort<ProjectionMatrix>("PROJECTION_MATRIX", optional: true)
+    /// The image size, with `NORM_RECT`.
+    public static let imageSize = InputPort<ImageSize>("IMAGE_DIMENSIONS", optional: true)
+    /// The projected lists.
+    public static let projected = OutputPort<NormalizedLandmarkList>("NORM_LANDMARKS", repeated: true)
+
+    public static let contract = CalculatorContract(ports: [landmarks, rect, matrix, imageSize, projected])
 
     private let options: Options
     private var indexes: [Int] = []
@@ -62,31 +66,29 @@ public final class LandmarkProjectionCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        indexes = cc.inputIndexes(tag: "NORM_LANDMARKS")
-        let outs = cc.outputPorts.filter { $0.tag == "NORM_LANDMARKS" }.map(\.index).sorted()
+        indexes = cc.indexes(Self.landmarks)
+        let outs = cc.outputPorts.filter { $0.tag == Self.projected.tag }.map(\.index).sorted()
         guard !indexes.isEmpty, outs == indexes else {
             throw GraphError(
                 .invalidPort,
                 "NORM_LANDMARKS: one output per input is needed (\(indexes.count) inputs, \(outs.count) outputs)",
                 node: cc.nodeName)
         }
-        let rect = cc.hasInputPort("NORM_RECT"), matrix = cc.hasInputPort("PROJECTION_MATRIX")
+        let rect = cc.isConnected(Self.rect), matrix = cc.isConnected(Self.matrix)
         guard rect != matrix else {
             throw GraphError(.invalidPort, "either NORM_RECT or PROJECTION_MATRIX is needed, not both or neither", node: cc.nodeName)
         }
-        if cc.hasInputPort("IMAGE_DIMENSIONS") && !rect {
+        if cc.isConnected(Self.imageSize) && !rect {
             throw GraphError(.invalidPort, "IMAGE_DIMENSIONS goes only with NORM_RECT", node: cc.nodeName)
         }
     }
 
     public func process(_ cc: CalculatorContext) throws {
         let project: (NormalizedLandmark) -> NormalizedLandmark
-        if cc.hasInputPort("NORM_RECT") {
-            guard cc.hasInput("NORM_RECT") else { return }
-            let rect = try cc.input("NORM_RECT", as: NormalizedRect.self)
-            if cc.hasInputPort("IMAGE_DIMENSIONS") {
-                guard cc.hasInput("IMAGE_DIMENSIONS") else { return }
-                let size = try cc.input("IMAGE_DIMENSIONS", as: ImageSize.self)
+        if cc.isConnected(Self.rect) {
+            guard let rect = try cc.value(Self.rect) else { return }
+            if cc.isConnected(Self.imageSize) {
+                guard let size = try cc.value(Self.imageSize) else { return }
                 let m = ProjectionMatrix.rotatedSubRect(
                     centerX: Double(Float(rect.xCenter) * Float(size.width)),
                     centerY: Double(Float(rect.yCenter) * Float(size.height)),
@@ -97,12 +99,12 @@ public final class LandmarkProjectionCalculator: Calculator {
                 project = Self.projector(rect, ignoreRotation: options.ignoreRotation)
             }
         } else {
-            guard cc.hasInput("PROJECTION_MATRIX") else { return }
-            project = Self.projector(try cc.input("PROJECTION_MATRIX", as: ProjectionMatrix.self))
+            guard let matrix = try cc.value(Self.matrix) else { return }
+            project = Self.projector(matrix)
         }
-        for i in indexes where cc.hasInput("NORM_LANDMARKS", i) {
-            let list = try cc.input("NORM_LANDMARKS", i, as: NormalizedLandmarkList.self)
-            try cc.emit(NormalizedLandmarkList(list.landmark.map(project)), tag: "NORM_LANDMARKS", index: i)
+        for i in indexes {
+            guard let list = try cc.value(Self.landmarks, i) else { continue }
+            try cc.emit(NormalizedLandmarkList(list.landmark.map(project)), to: Self.projected, index: i)
         }
     }
 
