@@ -33,7 +33,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public init(parsing text: String) throws {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
-            throw ShardError("--shard \(text): expected I/N, for example 0/4")
+            throw ShardError("shard '\(text)': expected I/N, for example 0/4")
         }
         try self.init(index: i, count: n)
     }

@@ -95,15 +95,15 @@ public final class GraphRunner {
             if let name {
                 guard graphInputs.contains(name) else {
                     throw MediaError(
-                        .invalidArgument, "--input \(name)=\(spec)",
+                        .invalidArgument, "input \(name)=\(spec)",
                         "the graph has no input stream '\(name)' (its inputs: \(graphInputs.joined(separator: ", ")))")
                 }
                 feeds.append((name, spec))
             } else {
                 guard graphInputs.count == 1 else {
                     throw MediaError(
-                        .invalidArgument, "--input \(spec)",
-                        "the graph has \(graphInputs.count) input streams (\(graphInputs.joined(separator: ", "))); name one with --input NAME=SOURCE"
+                        .invalidArgument, "input \(spec)",
+                        "the graph has \(graphInputs.count) input streams (\(graphInputs.joined(separator: ", "))); name the stream each source feeds (NAME=SOURCE)"
                     )
                 }
                 feeds.append((graphInputs[0], spec))
@@ -113,7 +113,7 @@ public final class GraphRunner {
         var destinations = options.outputStreams
         if let output = options.output {
             guard let first = config.outputStreams.first?.name else {
-                throw MediaError(.invalidArgument, "--output \(output)", "the graph has no output stream; use --output-stream NAME=DEST")
+                throw MediaError(.invalidArgument, "output \(output)", "the graph has no output stream; name a stream to write (NAME=DESTINATION)")
             }
             destinations.insert((first, output), at: 0)
         }
@@ -280,7 +280,7 @@ public final class GraphRunner {
     /// else the text.
     public static func sidePacketValue(_ text: String, name: String, types: [PayloadType]) throws -> any Sendable {
         func bad(_ what: String) -> MediaError {
-            MediaError(.invalidArgument, "--side \(name)=\(text)", "the graph reads '\(name)' as \(what), and '\(text)' is not one")
+            MediaError(.invalidArgument, "side packet \(name)=\(text)", "the graph reads '\(name)' as \(what), and '\(text)' is not one")
         }
         // `text` parsed as `T`, or the error saying the graph wants `what`.
         func parse<T: LosslessStringConvertible & Sendable>(_: T.Type, _ what: String) throws -> T {
@@ -315,7 +315,7 @@ public final class GraphRunner {
         for name in options.sidePackets.keys.sorted() where !declared.contains(name) {
             let known = declared.isEmpty ? "it has none" : "its input side packets: \(declared.sorted().joined(separator: ", "))"
             throw MediaError(
-                .invalidArgument, "--side \(name)=\(options.sidePackets[name]!)", "the graph has no input side packet '\(name)' (\(known))")
+                .invalidArgument, "side packet \(name)=\(options.sidePackets[name]!)", "the graph has no input side packet '\(name)' (\(known))")
         }
     }
 

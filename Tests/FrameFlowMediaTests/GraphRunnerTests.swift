@@ -165,7 +165,7 @@ func edgeGraph() throws -> Graph {
         #expect(try GraphRunner.sidePacketValue("007", name: "s", types: [.of(String.self)]) as? String == "007", "a string port keeps the text")
         #expect(try GraphRunner.sidePacketValue("007", name: "u", types: []) as? Int == 7, "untyped: the first parse that fits")
         let e = #expect(throws: MediaError.self) { try GraphRunner.sidePacketValue("abc", name: "n", types: [.of(Int.self)]) }
-        #expect(e?.description == "--side n=abc: the graph reads 'n' as an integer (Int), and 'abc' is not one")
+        #expect(e?.description == "side packet n=abc: the graph reads 'n' as an integer (Int), and 'abc' is not one")
     }
 
     @Test func truncatedInputStillFinalizesTheOutput() throws {
