@@ -41,6 +41,18 @@ let package = Package(
         .target(
             name: "FrameFlowFleet",
             dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT"]),
+        // The command-line parser (declared options, generated help) and `frameflow`'s commands,
+        // a library so that tests run the commands in process.
+        .target(name: "FrameFlowArguments"),
+        .target(
+            name: "FrameFlowCommandLine",
+            dependencies: [
+                "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML", "FrameFlowMQTT",
+                "FrameFlowFleet",
+            ]),
+        .testTarget(
+            name: "FrameFlowCommandLineTests",
+            dependencies: ["FrameFlowArguments", "FrameFlowCommandLine", "FrameFlowTesting"]),
         .testTarget(
             name: "FrameFlowMQTTTests", dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
         .testTarget(
@@ -51,13 +63,12 @@ let package = Package(
         .testTarget(
             name: "FrameFlowMLTests", dependencies: ["FrameFlowML", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTesting"]),
         .executableTarget(
-            name: "frameflow",
-            dependencies: [
-                "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML", "FrameFlowMQTT", "FrameFlowFleet",
-            ]),
+            name: "frameflow", dependencies: ["FrameFlowCommandLine", "FrameFlowArguments"]),
         .executableTarget(
             name: "frameflow-bench",
-            dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowML", "FrameFlowFleet"]),
+            dependencies: [
+                "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowMedia", "FrameFlowML", "FrameFlowFleet",
+            ]),
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),
         .executableTarget(
