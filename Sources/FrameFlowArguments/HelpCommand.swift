@@ -2,7 +2,7 @@
 /// (it knows the root); list it among a root's subcommands to have it.
 public struct HelpCommand: ParsableCommand {
     public static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "help", abstract: "show the help of a command (help run)")
+        CommandConfiguration(commandName: "help", abstract: "show the help of a command")
     }
 
     /// The command path whose help to show.
