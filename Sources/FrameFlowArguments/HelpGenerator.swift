@@ -32,7 +32,8 @@ enum HelpGenerator {
         if !subcommands.isEmpty { lines.append("usage: \(name) <command> [<options>]") }
         if subcommands.isEmpty || !definitions.isEmpty {
             // Positionals after options, as one writes them: options first only when both are long.
-            let synopsis = definitions.filter { $0.kind == .positional }.map(\.synopsis) + definitions.filter { $0.kind != .positional }.map(\.synopsis)
+            let synopsis =
+                definitions.filter { $0.kind == .positional }.map(\.synopsis) + definitions.filter { $0.kind != .positional }.map(\.synopsis)
             let prefix = subcommands.isEmpty ? "usage: \(name)" : "       \(name)"
             lines += wrap(words: [prefix] + synopsis, indent: String(repeating: " ", count: prefix.count + 1))
         }

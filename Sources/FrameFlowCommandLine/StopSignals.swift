@@ -9,9 +9,8 @@ import Foundation
 public enum StopSignals {
     /// The run signals go to, whether one arrived before it, whether a run is starting (then a
     /// signal waits for it), and the installed sources; one lock, so a signal sees them together.
-    private static let state = Locked<  // process-wide: signal handlers belong to the process
-        (runner: RunnerBox?, pending: Bool, starting: Bool, sources: [any DispatchSourceSignal])>(
-        (nil, false, false, []))
+    private static let state = Locked<State>((nil, false, false, []))  // process-wide: signal handlers belong to the process
+    private typealias State = (runner: RunnerBox?, pending: Bool, starting: Bool, sources: [any DispatchSourceSignal])
 
     /// Installs the handlers; call first thing.
     public static func install() {

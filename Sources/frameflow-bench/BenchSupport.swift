@@ -65,5 +65,6 @@ func clipFrames(_ clip: String, width w: Int, height h: Int, count: Int, into ra
 
 /// The first line of every run: the cores, and how to read a ratio.
 func printBenchHeader() {
-    print("frameflow-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores; ratio = FrameFlow / reference (≤ 1.0: FrameFlow as fast or faster)")
+    print(
+        "frameflow-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores; ratio = FrameFlow / reference (≤ 1.0: FrameFlow as fast or faster)")
 }

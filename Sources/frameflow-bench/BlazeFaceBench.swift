@@ -63,7 +63,8 @@ struct BlazeFaceBench: BenchSection {
                         ]
                     )
                     .flatMap {
-                        try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Double]
+                        try? JSONSerialization.jsonObject(with: Data(($0.split(separator: "\n").last.map(String.init) ?? "").utf8))
+                            as? [String: Double]
                     } ?? [:]
                 ref.merge(round) { max($0, $1) }
             }

@@ -99,7 +99,8 @@ struct FiltersBench: BenchSection {
                 }
                 if wanted("nv12") {
                     keep(
-                        "NV12 → RGBA, \(label)", try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads),
+                        "NV12 → RGBA, \(label)",
+                        try inGraph(ColorConvertCalculator.self, .init(outputFormat: "rgba8"), input: nv12, threads: threads),
                         ref: ("nv12_to_rgba", key), refName: "cvtColor YUV2RGBA_NV12")
                 }
                 if wanted("bilinear") {
@@ -111,7 +112,8 @@ struct FiltersBench: BenchSection {
                     // 1920 → 640 is an exact 3× reduction whose bilinear taps all land on source pixels
                     // (a gather); 1.5× blends two taps in both directions everywhere.
                     keep(
-                        "resize → 1280×720 bilinear, \(label)", try inGraph(ImageTransformationCalculator.self, resize720, input: rgba, threads: threads),
+                        "resize → 1280×720 bilinear, \(label)",
+                        try inGraph(ImageTransformationCalculator.self, resize720, input: rgba, threads: threads),
                         ref: ("resize_linear_720", key), refName: "resize INTER_LINEAR")
                 }
                 if wanted("area") {

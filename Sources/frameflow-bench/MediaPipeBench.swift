@@ -7,7 +7,8 @@ import Foundation
 /// `frameflow-bench mediapipe`: MediaPipe's solutions from their own compiled graphs, against MediaPipe's Python solutions.
 struct MediaPipeBench: BenchSection {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "mediapipe", abstract: "MediaPipe's solutions from their compiled graphs against MediaPipe's Python solutions")
+        CommandConfiguration(
+            commandName: "mediapipe", abstract: "MediaPipe's solutions from their compiled graphs against MediaPipe's Python solutions")
     }
 
     @Flag(help: "fewer iterations, shorter clips and one round (a quick look, not a measurement)") var quick = false

@@ -39,7 +39,8 @@ import Testing
         for line in [
             "  --output FILE               where the result goes", "  --count N                   how many times (default: 3)",
             "  --setting NAME=VALUE        a setting (repeatable)", "  --scale MODE                how to scale (fit|fill) (default: fit)",
-            "  --verbose                   print more", "  --max-workers-at-once N     workers at once", "  SOURCE                      where to read from",
+            "  --verbose                   print more", "  --max-workers-at-once N     workers at once",
+            "  SOURCE                      where to read from",
             "  -h, --help                  show this help", "exit status: 0 always", "a sample command",
         ] {
             #expect(help.contains(line), "\(line) in:\n\(help)")
@@ -51,7 +52,8 @@ import Testing
     @Test func aWrongOptionIsAnsweredWithTheNearest() {
         let r = request { try SampleCommand.parse(["x", "--outptu", "y"]) }
         #expect(r?.status == 2)
-        #expect(r?.message.hasPrefix("sample: unknown option '--outptu' (did you mean '--output'?)\nusage: sample SOURCE") == true, "\(r?.message ?? "")")
+        #expect(
+            r?.message.hasPrefix("sample: unknown option '--outptu' (did you mean '--output'?)\nusage: sample SOURCE") == true, "\(r?.message ?? "")")
         let far = request { try SampleCommand.parse(["x", "--zzzzzzzzzz"]) }
         #expect(far?.message.contains("unknown option '--zzzzzzzzzz'\n") == true, "no suggestion when nothing is close: \(far?.message ?? "")")
         let short = request { try SampleCommand.parse(["x", "-v"]) }

@@ -38,7 +38,8 @@ import Testing
     @Test func aWrongFlagNamesTheCommandAndTheNearestFlag() throws {
         let r = try #require(request(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--outptu", "x"]))
         #expect(r.status == 2)
-        #expect(r.message.hasPrefix("frameflow run: unknown option '--outptu' (did you mean '--output'?)\nusage: frameflow run GRAPH"), "\(r.message)")
+        #expect(
+            r.message.hasPrefix("frameflow run: unknown option '--outptu' (did you mean '--output'?)\nusage: frameflow run GRAPH"), "\(r.message)")
         let batch = try #require(request(["batch", "list.txt", "--grpah", "g.pbtxt"]))
         #expect(batch.message.contains("(did you mean '--graph'?)"), "\(batch.message)")
         let command = try #require(request(["valdate", "x"]))
@@ -61,7 +62,9 @@ import Testing
             (["--resource-root", "/nonexistent-root"], "--resource-root /nonexistent-root: no such folder"), (["--frames"], "--frames needs a value"),
         ] {
             let r = request(["run", "g.pbtxt"] + args)
-            #expect(r?.status == 2 && r?.message.hasPrefix("frameflow run: ") == true && r?.message.contains(says) == true, "\(args): \(r?.message ?? "")")
+            #expect(
+                r?.status == 2 && r?.message.hasPrefix("frameflow run: ") == true && r?.message.contains(says) == true, "\(args): \(r?.message ?? "")"
+            )
         }
         #expect(request(["run"])?.message.hasPrefix("frameflow run: missing GRAPH") == true)
         #expect(request(["validate", "a.pbtxt", "b.pbtxt"])?.message.hasPrefix("frameflow validate: unexpected argument 'b.pbtxt'") == true)
