@@ -56,7 +56,8 @@ struct CommandParser {
             ExitRequest.usage("\(HelpGenerator.commandName(path)): \(message)\n" + HelpGenerator.shortUsage(for: path))
         }
         func unknownOption(_ word: String) -> ExitRequest {
-            let candidates = named.map { "--" + definitions[$0].name } + ["--help"]
+            let version = path.count == 1 && type.configuration.version != nil ? ["--version"] : []
+            let candidates = named.map { "--" + definitions[$0].name } + ["--help"] + version
             let hint = nearestCandidate(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
             return failure("unknown option '\(word)'\(hint)")
         }

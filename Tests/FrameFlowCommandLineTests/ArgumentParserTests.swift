@@ -104,6 +104,9 @@ import Testing
         #expect(root?.status == 0 && root?.message.contains("  sample                      a sample command") == true, "\(root?.message ?? "")")
         #expect(request { try SampleRoot.parseAsRoot(["help"]) }?.message == root?.message)
         #expect(request { try SampleRoot.parseAsRoot(["--version"]) } == ExitRequest(status: 0, message: "tool 1.2.3"))
+        #expect(
+            request { try SampleRoot.parseAsRoot(["--verison"]) }?.message.hasPrefix("tool: unknown option '--verison' (did you mean '--version'?)")
+                == true)
         let typo = request { try SampleRoot.parseAsRoot(["sampel"]) }
         #expect(typo?.status == 2 && typo?.message.hasPrefix("tool: unknown command 'sampel' (did you mean 'sample'?)") == true)
     }
