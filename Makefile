@@ -24,12 +24,15 @@ test:
 	FRAMEFLOW_KERNELS=baseline $(SWIFT) test --skip-build --filter '$(KERNEL_TESTS)'
 	$(SWIFT) test -c release -Xswiftc -enable-testing --filter 'MediaPipe(FaceMesh|Hands|FaceDetection|Pose|SelfieSegmentation)Tests|VirtualBackgroundGraphTests'
 
-## Benchmarks: FrameFlow against OpenCV and GStreamer in the same run, as ratios.
+## Benchmarks: FrameFlow against OpenCV and GStreamer in the same run, as ratios. ARGS picks
+## a section and its flags: make bench ARGS="models --only yolov8n --no-reference"
+## (.build/release/frameflow-bench help lists the sections, help models a section's flags).
+ARGS ?=
 bench:
 	scripts/setup.sh bench
 	$(SWIFT) build -c release --product frameflow-bench
 	$(SWIFT) build -c release --product frameflow
-	.build/release/frameflow-bench
+	.build/release/frameflow-bench $(ARGS)
 
 build:
 	$(SWIFT) build

@@ -48,6 +48,18 @@ let package = Package(
         .target(
             name: "FrameFlowFleet",
             dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT"]),
+        // The command-line parser (declared options, generated help) and `frameflow`'s commands,
+        // a library so that tests run the commands in process.
+        .target(name: "FrameFlowArguments"),
+        .target(
+            name: "FrameFlowCommandLine",
+            dependencies: [
+                "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML", "FrameFlowMQTT",
+                "FrameFlowFleet",
+            ]),
+        .testTarget(
+            name: "FrameFlowCommandLineTests",
+            dependencies: ["FrameFlowArguments", "FrameFlowCommandLine", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowMQTTTests",
             dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTestSupport"]),
@@ -65,14 +77,13 @@ let package = Package(
                 "FrameFlowTestSupport",
             ]),
         .executableTarget(
-            name: "frameflow",
-            dependencies: [
-                "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML", "FrameFlowMQTT", "FrameFlowFleet",
-            ]),
+            name: "frameflow", dependencies: ["FrameFlowCommandLine", "FrameFlowArguments"]),
         .executableTarget(
             name: "frameflow-bench",
             dependencies: [
-                "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia", "FrameFlowML", "FrameFlowFleet",
+                "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia",
+                "FrameFlowML",
+                "FrameFlowFleet",
             ]),
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),

@@ -48,14 +48,14 @@ public final class PreviewWindow: @unchecked Sendable {  // SDL objects are only
         guard (env["DISPLAY"].map { !$0.isEmpty } ?? false) || (env["WAYLAND_DISPLAY"].map { !$0.isEmpty } ?? false) else {
             throw MediaError(
                 .noDisplay, "window",
-                "no display (DISPLAY and WAYLAND_DISPLAY are unset); write to a file instead with --output FILE, e.g. --output out.mp4")
+                "no display (DISPLAY and WAYLAND_DISPLAY are unset); write to a file instead")
         }
         self.title = title
         self.scaleMode = scaleMode
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "nearest")
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
         guard SDL_Init(ff_sdl_init_video()) == 0 else {
-            throw MediaError(.noDisplay, "window", "cannot open the display (\(String(cString: SDL_GetError()))); use --output FILE")
+            throw MediaError(.noDisplay, "window", "cannot open the display (\(String(cString: SDL_GetError()))); write to a file instead")
         }
         let pos = Int32(ff_sdl_windowpos_centered())
         window = SDL_CreateWindow(title, pos, pos, Int32(width), Int32(height), SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)

@@ -6,7 +6,7 @@ import FrameFlowSinks
 public func makeSink(_ destination: String, stream: String, encode: EncodeOptions = EncodeOptions()) throws -> any PacketSink {
     if destination == "null" { return NullSink() }
     if destination == "window" {
-        throw MediaError(.noDisplay, destination, "the window output needs FrameFlowDisplay (not built yet); use --output FILE")
+        throw MediaError(.noDisplay, destination, "the window output needs FrameFlowDisplay (not built yet); write to a file instead")
     }
     if destination.lowercased().hasSuffix(".jsonl") { return try JSONLinesSink(path: destination, stream: stream) }
     return ImageStreamSink(try VideoFileSink(path: destination, options: encode), stream: stream)

@@ -128,6 +128,22 @@ import Testing
         #expect(avx2.out.contains("kernels avx2") || plain.out.contains("kernels baseline") || plain.out.contains("kernels neon"), "\(avx2.out)")
     }
 
+    /// The usage is generated from the commands' declarations: `help run` and `run --help` print
+    /// it (exit 0); a wrong flag names the command and the nearest flag (exit 2).
+    @Test func generatedHelpAndWrongFlags() throws {
+        let help = try run(["help", "run"])
+        #expect(help.status == 0 && help.err.isEmpty, "\(help)")
+        #expect(help.out.hasPrefix("usage: frameflow run GRAPH [--input [NAME=]SRC]..."), "\(help.out)")
+        #expect(help.out.contains("  --output DST ") && help.out.contains("  --max-image-pixels N "), "\(help.out)")
+        let dashHelp = try run(["run", "--help"])
+        #expect(dashHelp.status == 0 && dashHelp.out == help.out)
+        let typo = try run(["run", "--outptu", "x"])
+        #expect(typo.status == 2 && typo.out.isEmpty, "\(typo)")
+        #expect(typo.err.hasPrefix("frameflow run: unknown option '--outptu' (did you mean '--output'?)\nusage: frameflow run"), "\(typo.err)")
+        let none = try run([])
+        #expect(none.status == 2 && none.err.contains("usage: frameflow <command>"), "\(none.err)")
+    }
+
     @Test func badArgumentsAreClearErrors() throws {
         let wrongName = try run(["run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "camera=testsrc", "--output", "null"])
         #expect(wrongName.status != 0 && wrongName.err.contains("no input stream 'camera'"))

@@ -1,0 +1,54 @@
+import FrameFlow
+import FrameFlowArguments
+import Foundation
+
+/// The options of every command that loads a graph: subgraphs to register before loading,
+/// where relative paths in options are looked up, and the largest image.
+public struct SubgraphOptions: ParsableArguments {
+    /// `--subgraph FILE` (named by its `type:`) or `--subgraph NAME=FILE`.
+    @Option(
+        valueName: "[NAME=]FILE",
+        help: "register the subgraph in FILE, named by its type: or as NAME")
+    public var subgraph: [String] = []
+
+    /// `--graph-path DIR`.
+    @Option(valueName: "DIR", help: "register every .pbtxt in DIR that has a type: as a subgraph")
+    public var graphPath: [String] = []
+
+    /// `--resource-root DIR`.
+    @Option(valueName: "DIR", help: "where relative paths in calculator options are looked up")
+    public var resourceRoot: String?
+
+    /// `--max-image-pixels N`.
+    @Option(
+        valueName: "N", help: "the largest image a graph decodes or makes, in pixels", expecting: "needs a positive number",
+        valid: { $0 > 0 })
+    public var maxImagePixels: Int?
+
+    public init() {}
+
+    public func validate() throws {
+        if let r = resourceRoot {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: r, isDirectory: &isDir), isDir.boolValue else {
+                throw ValidationError("--resource-root \(r): no such folder")
+            }
+        }
+    }
+
+    /// Registers the subgraphs into `registry` and returns the environment the graphs run with.
+    public func apply(to registry: CalculatorRegistry) throws -> GraphEnvironment {
+        for s in subgraph {
+            if let eq = s.firstIndex(of: "="), !s[..<eq].contains("/") {
+                try registry.registerSubgraph(contentsOfFile: String(s[s.index(after: eq)...]), as: String(s[..<eq]))
+            } else {
+                try registry.registerSubgraph(contentsOfFile: s)
+            }
+        }
+        for d in graphPath { try registry.registerSubgraphs(inDirectory: d) }
+        var environment = GraphEnvironment()
+        if let r = resourceRoot { environment.resourceRoots = [r] }
+        if let m = maxImagePixels { environment.limits.maxImagePixels = m }
+        return environment
+    }
+}
