@@ -36,8 +36,12 @@ public final class DebugSnapshotCalculator: Calculator {
         public func validate() throws { try OptionCheck.range(everyN, 1...1_000_000_000, "every_n") }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self, optional: true)])
+    /// The frames to snapshot.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The frames, passed on as they came.
+    public static let passThrough = OutputPort<ImageFrame>("IMAGE", optional: true)
+
+    public static let contract = CalculatorContract(ports: [image, passThrough])
 
     private var options: Options
     private var count = 0
@@ -59,18 +63,19 @@ public final class DebugSnapshotCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let packet = cc.input("IMAGE")
+        let packet = cc.input(Self.image.tag)
         guard !packet.isEmpty else { return }
         if count % options.everyN == 0 {
-            let image = try packet.get(ImageFrame.self, stream: cc.inputStreamName("IMAGE") ?? "IMAGE")
+            let image = try packet.get(ImageFrame.self, stream: cc.inputStreamName(Self.image.tag) ?? Self.image.tag)
             guard image.format.avPixelFormat != AV_PIX_FMT_NONE else {
-                throw GraphError(.calculatorFailed, "cannot write a \(image.format) image as PNG", stream: cc.inputStreamName("IMAGE"))
+                throw GraphError(.calculatorFailed, "cannot write a \(image.format) image as PNG", stream: cc.inputStreamName(Self.image.tag))
             }
             let path = (options.folder as NSString).appendingPathComponent("\(options.tag)_\(cc.inputTimestamp.microseconds).png")
             try ImageFileWriter.write(image, to: path)
             written.append(path)
         }
         count += 1
-        if cc.hasOutputPort("IMAGE"), let payload = packet.payload { try cc.emit(payload, tag: "IMAGE") }
+        // The payload goes on as it came: frames not written are not cast to ImageFrame.
+        if cc.isConnected(Self.passThrough), let payload = packet.payload { try cc.emit(payload, tag: Self.passThrough.tag) }
     }
 }

@@ -37,8 +37,12 @@ public final class HaarCascadeDetectorCalculator: Calculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("DETECTIONS", [Detection].self)])
+    /// The image to scan.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The objects found, as pixel boxes.
+    public static let detections = OutputPort<[Detection]>("DETECTIONS")
+
+    public static let contract = CalculatorContract(ports: [image, detections])
 
     private var options: Options
     private var detector: HaarCascadeDetector?
@@ -67,7 +71,7 @@ public final class HaarCascadeDetectorCalculator: Calculator {
 
     public func process(_ cc: CalculatorContext) throws {
         guard let detector else { return }
-        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        let image = try cc.get(Self.image)
         let gray = try ColorConvertCalculator.convert(image, to: .gray8, matrix: .bt601, pool: cc.pool)
         let p = HaarCascadeDetector.Parameters(
             scaleFactor: options.scaleFactor, minNeighbors: options.minNeighbors,
@@ -77,7 +81,7 @@ public final class HaarCascadeDetectorCalculator: Calculator {
         try cc.emit(
             hits.map {
                 Detection(pixelBox: .init(xmin: $0.x, ymin: $0.y, width: $0.width, height: $0.height), score: Double($0.neighbors), label: label)
-            }, tag: "DETECTIONS")
+            }, to: Self.detections)
     }
 }
 

@@ -53,11 +53,14 @@ public final class AssociationNormRectCalculator: OptionsStoringCalculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("", [NormalizedRect].self, repeated: true), PortSpec("PREV", [NormalizedRect].self, optional: true),
-        ],
-        outputs: [PortSpec("", [NormalizedRect].self)])
+    /// The rect lists, lowest priority first (untagged, one or more indexes).
+    public static let rects = InputPort<[NormalizedRect]>("", repeated: true)
+    /// The previous associated rects (accepted, not read).
+    public static let previous = InputPort<[NormalizedRect]>("PREV", optional: true)
+    /// The rects with overlapping ones merged.
+    public static let associated = OutputPort<[NormalizedRect]>("")
+
+    public static let contract = CalculatorContract(ports: [rects, previous, associated])
 
     public var options: Options
     private var indexes: [Int] = []
@@ -67,7 +70,7 @@ public final class AssociationNormRectCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        indexes = cc.inputIndexes(tag: "")
+        indexes = cc.indexes(Self.rects)
         guard !indexes.isEmpty else {
             throw GraphError(.invalidPort, "AssociationNormRectCalculator needs one or more untagged inputs", node: cc.nodeName)
         }
@@ -75,10 +78,10 @@ public final class AssociationNormRectCalculator: OptionsStoringCalculator {
 
     public func process(_ cc: CalculatorContext) throws {
         var lists: [[NormalizedRect]] = []
-        for i in indexes where cc.hasInput("", i) {
-            lists.append(try cc.input("", i, as: [NormalizedRect].self))
+        for i in indexes {
+            if let list = try cc.value(Self.rects, i) { lists.append(list) }
         }
-        try cc.emit(Self.associate(lists, threshold: options.minSimilarityThreshold))
+        try cc.emit(Self.associate(lists, threshold: options.minSimilarityThreshold), to: Self.associated)
     }
 
     /// The rects of `lists` (lowest priority first) with overlapping ones merged: of rects with

@@ -107,15 +107,22 @@ public class DetectionsToRectsCalculator: OptionsStoringCalculator {
     static let inputTags = ["DETECTION", "DETECTIONS"]
     static let outputTags = ["NORM_RECT", "RECT", "NORM_RECTS", "RECTS"]
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("DETECTION", Detection.self, optional: true), PortSpec("DETECTIONS", [Detection].self, optional: true),
-            PortSpec("IMAGE_SIZE", ImageSize.self, optional: true),
-        ],
-        outputs: [
-            PortSpec("NORM_RECT", NormalizedRect.self, optional: true), PortSpec("RECT", RotatedRect.self, optional: true),
-            PortSpec("NORM_RECTS", [NormalizedRect].self, optional: true), PortSpec("RECTS", [RotatedRect].self, optional: true),
-        ])
+    /// One detection (or `DETECTIONS`).
+    public static let detection = InputPort<Detection>("DETECTION", optional: true)
+    /// A list of detections (or `DETECTION`).
+    public static let detections = InputPort<[Detection]>("DETECTIONS", optional: true)
+    /// The image size, for pixel rects, keypoints and rotation.
+    public static let imageSize = InputPort<ImageSize>("IMAGE_SIZE", optional: true)
+    /// The first detection's normalized rect.
+    public static let normRect = OutputPort<NormalizedRect>("NORM_RECT", optional: true)
+    /// The first detection's pixel rect.
+    public static let rect = OutputPort<RotatedRect>("RECT", optional: true)
+    /// Every detection's normalized rect.
+    public static let normRects = OutputPort<[NormalizedRect]>("NORM_RECTS", optional: true)
+    /// Every detection's pixel rect.
+    public static let rects = OutputPort<[RotatedRect]>("RECTS", optional: true)
+
+    public static let contract = CalculatorContract(ports: [detection, detections, imageSize, normRect, rect, normRects, rects])
 
     public var options: Options
 
@@ -126,36 +133,36 @@ public class DetectionsToRectsCalculator: OptionsStoringCalculator {
     public func open(_ cc: CalculatorContext) throws {
         _ = try cc.connectedInputTag(oneOf: Self.inputTags)
         _ = try cc.connectedOutputTag(oneOf: Self.outputTags)
-        if options.targetAngle != nil, !cc.hasInputPort("IMAGE_SIZE") {
+        if options.targetAngle != nil, !cc.isConnected(Self.imageSize) {
             throw GraphError(
                 .invalidPort, "rotation_vector_start_keypoint_index needs the IMAGE_SIZE input", node: cc.nodeName)
         }
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let imageSize = cc.hasInput("IMAGE_SIZE") ? try cc.input("IMAGE_SIZE", as: ImageSize.self) : nil
+        let imageSize = try cc.value(Self.imageSize)
         if options.targetAngle != nil, imageSize == nil { return }
         let detections: [Detection]
-        if cc.hasInputPort("DETECTION") {
-            guard cc.hasInput("DETECTION") else { return }
-            detections = [try cc.input("DETECTION", as: Detection.self)]
+        if cc.isConnected(Self.detection) {
+            guard let detection = try cc.value(Self.detection) else { return }
+            detections = [detection]
         } else {
-            guard cc.hasInput("DETECTIONS") else { return }
-            detections = try cc.input("DETECTIONS", as: [Detection].self)
+            guard let list = try cc.value(Self.detections) else { return }
+            detections = list
         }
         if detections.isEmpty {
             guard options.outputZeroRectForEmptyDetections else { return }
             let zero = NormalizedRect(xCenter: 0, yCenter: 0, width: 0, height: 0)
-            if cc.hasOutputPort("RECT") { try cc.emit(RotatedRect(xCenter: 0, yCenter: 0, width: 0, height: 0), tag: "RECT") }
-            if cc.hasOutputPort("NORM_RECT") { try cc.emit(zero, tag: "NORM_RECT") }
-            if cc.hasOutputPort("NORM_RECTS") { try cc.emit([zero], tag: "NORM_RECTS") }
+            if cc.isConnected(Self.rect) { try cc.emit(RotatedRect(xCenter: 0, yCenter: 0, width: 0, height: 0), to: Self.rect) }
+            if cc.isConnected(Self.normRect) { try cc.emit(zero, to: Self.normRect) }
+            if cc.isConnected(Self.normRects) { try cc.emit([zero], to: Self.normRects) }
             return
         }
-        if cc.hasOutputPort("RECT") { try cc.emit(try pixelRect(detections[0], imageSize: imageSize), tag: "RECT") }
-        if cc.hasOutputPort("NORM_RECT") { try cc.emit(try normalizedRect(detections[0], imageSize: imageSize), tag: "NORM_RECT") }
-        if cc.hasOutputPort("RECTS") { try cc.emit(try detections.map { try pixelRect($0, imageSize: imageSize) }, tag: "RECTS") }
-        if cc.hasOutputPort("NORM_RECTS") {
-            try cc.emit(try detections.map { try normalizedRect($0, imageSize: imageSize) }, tag: "NORM_RECTS")
+        if cc.isConnected(Self.rect) { try cc.emit(try pixelRect(detections[0], imageSize: imageSize), to: Self.rect) }
+        if cc.isConnected(Self.normRect) { try cc.emit(try normalizedRect(detections[0], imageSize: imageSize), to: Self.normRect) }
+        if cc.isConnected(Self.rects) { try cc.emit(try detections.map { try pixelRect($0, imageSize: imageSize) }, to: Self.rects) }
+        if cc.isConnected(Self.normRects) {
+            try cc.emit(try detections.map { try normalizedRect($0, imageSize: imageSize) }, to: Self.normRects)
         }
     }
 

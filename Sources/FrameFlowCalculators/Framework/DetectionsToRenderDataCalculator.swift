@@ -90,9 +90,14 @@ public final class DetectionsToRenderDataCalculator: OptionsStoringCalculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("DETECTION", Detection.self, optional: true), PortSpec("DETECTIONS", [Detection].self, optional: true)],
-        outputs: [PortSpec("RENDER_DATA", RenderData.self)])
+    /// One detection to draw.
+    public static let detection = InputPort<Detection>("DETECTION", optional: true)
+    /// Detections to draw.
+    public static let detections = InputPort<[Detection]>("DETECTIONS", optional: true)
+    /// The annotations.
+    public static let renderData = OutputPort<RenderData>("RENDER_DATA")
+
+    public static let contract = CalculatorContract(ports: [detection, detections, renderData])
 
     public var options: Options
 
@@ -101,18 +106,18 @@ public final class DetectionsToRenderDataCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        guard cc.hasInputPort("DETECTION") || cc.hasInputPort("DETECTIONS") else {
+        guard cc.isConnected(Self.detection) || cc.isConnected(Self.detections) else {
             throw GraphError(.invalidPort, "DetectionsToRenderDataCalculator needs a DETECTION or DETECTIONS input")
         }
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        var detections = cc.hasInput("DETECTIONS") ? try cc.input("DETECTIONS", as: [Detection].self) : []
-        if cc.hasInput("DETECTION") { detections.append(try cc.input("DETECTION", as: Detection.self)) }
+        var detections = try cc.value(Self.detections) ?? []
+        if let detection = try cc.value(Self.detection) { detections.append(detection) }
         if detections.isEmpty && !options.produceEmptyPacket { return }
         var data = RenderData(sceneClass: options.sceneClass)
         for d in detections { data.renderAnnotations += try Self.annotations(for: d, options: options) }
-        try cc.emit(data, tag: "RENDER_DATA")
+        try cc.emit(data, to: Self.renderData)
     }
 
     /// The annotations of one detection, in MediaPipe's order (labels, feature tag, box,

@@ -39,9 +39,14 @@ import FrameFlow
 /// }
 /// ```
 public final class HandLandmarksToRectCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self), PortSpec("IMAGE_SIZE", ImageSize.self)],
-        outputs: [PortSpec("NORM_RECT", NormalizedRect.self)])
+    /// The hand's landmarks.
+    public static let landmarks = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS")
+    /// The image size the landmarks are relative to.
+    public static let imageSize = InputPort<ImageSize>("IMAGE_SIZE")
+    /// The rect around the hand.
+    public static let normRect = OutputPort<NormalizedRect>("NORM_RECT")
+
+    public static let contract = CalculatorContract(ports: [landmarks, imageSize, normRect])
 
     /// The landmarks of a full hand that the rect is made from.
     static let partialIndices = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18]
@@ -49,19 +54,19 @@ public final class HandLandmarksToRectCalculator: Calculator {
     public init(options: NoOptions) {}
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("NORM_LANDMARKS") else { return }
-        guard cc.hasInput("IMAGE_SIZE") else {
+        guard cc.has(Self.landmarks) else { return }
+        guard cc.has(Self.imageSize) else {
             throw GraphError(
                 .calculatorFailed, "landmarks at \(cc.inputTimestamp) came without an IMAGE_SIZE packet", node: cc.nodeName,
-                stream: cc.inputStreamName("IMAGE_SIZE"))
+                stream: cc.inputStreamName(Self.imageSize.tag))
         }
-        let list = try cc.input("NORM_LANDMARKS", as: NormalizedLandmarkList.self)
-        let size = try cc.input("IMAGE_SIZE", as: ImageSize.self)
+        let list = try cc.get(Self.landmarks)
+        let size = try cc.get(Self.imageSize)
         do {
-            try cc.emit(try Self.rect(list.landmark, imageSize: size), tag: "NORM_RECT")
+            try cc.emit(try Self.rect(list.landmark, imageSize: size), to: Self.normRect)
         } catch var e as GraphError {
             e.node = cc.nodeName
-            e.stream = cc.inputStreamName("NORM_LANDMARKS")
+            e.stream = cc.inputStreamName(Self.landmarks.tag)
             throw e
         }
     }

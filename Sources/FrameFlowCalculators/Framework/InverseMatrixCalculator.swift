@@ -22,20 +22,23 @@ import FrameFlow
 /// }
 /// ```
 public final class InverseMatrixCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("MATRIX", ProjectionMatrix.self)], outputs: [PortSpec("MATRIX", ProjectionMatrix.self)])
+    /// The matrix to invert.
+    public static let matrix = InputPort<ProjectionMatrix>("MATRIX")
+    /// Its inverse.
+    public static let inverted = OutputPort<ProjectionMatrix>("MATRIX")
+
+    public static let contract = CalculatorContract(ports: [matrix, inverted])
 
     public init(options: NoOptions) {}
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("MATRIX") else { return }
-        let m = try cc.input("MATRIX", as: ProjectionMatrix.self)
+        guard let m = try cc.value(Self.matrix) else { return }
         guard let inverse = Self.inverse(of: m) else {
             throw GraphError(
                 .calculatorFailed, "the matrix \(m.values) has no inverse (|determinant| ≤ \(Double.ulpOfOne))", node: cc.nodeName,
-                stream: cc.inputStreamName("MATRIX"))
+                stream: cc.inputStreamName(Self.matrix.tag))
         }
-        try cc.emit(inverse, tag: "MATRIX")
+        try cc.emit(inverse, to: Self.inverted)
     }
 
     /// The inverse of `matrix`, or nil when |determinant| ≤ `Double.ulpOfOne`.

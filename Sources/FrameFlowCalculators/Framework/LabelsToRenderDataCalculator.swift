@@ -71,12 +71,18 @@ public final class LabelsToRenderDataCalculator: Calculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("CLASSIFICATIONS", ClassificationList.self, optional: true), PortSpec("LABELS", [String].self, optional: true),
-            PortSpec("SCORES", [Float].self, optional: true), PortSpec("VIDEO_PRESTREAM", VideoHeader.self, optional: true),
-        ],
-        outputs: [PortSpec("RENDER_DATA", RenderData.self)])
+    /// The classifications to show (or `LABELS`).
+    public static let classifications = InputPort<ClassificationList>("CLASSIFICATIONS", optional: true)
+    /// The labels to show (or `CLASSIFICATIONS`).
+    public static let labels = InputPort<[String]>("LABELS", optional: true)
+    /// The scores of `LABELS`, one per label.
+    public static let scores = InputPort<[Float]>("SCORES", optional: true)
+    /// The video header, at pre-stream, for the frame height.
+    public static let videoHeader = InputPort<VideoHeader>("VIDEO_PRESTREAM", optional: true)
+    /// The text annotations.
+    public static let renderData = OutputPort<RenderData>("RENDER_DATA")
+
+    public static let contract = CalculatorContract(ports: [classifications, labels, scores, videoHeader, renderData])
 
     private var options: Options
     private var videoHeight = 0
@@ -86,40 +92,39 @@ public final class LabelsToRenderDataCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        guard cc.hasInputPort("CLASSIFICATIONS") || cc.hasInputPort("LABELS") else {
+        guard cc.isConnected(Self.classifications) || cc.isConnected(Self.labels) else {
             throw GraphError(.invalidPort, "LabelsToRenderDataCalculator needs a CLASSIFICATIONS or LABELS input")
         }
-        if options.location == .bottomLeft && !cc.hasInputPort("VIDEO_PRESTREAM") {
+        if options.location == .bottomLeft && !cc.isConnected(Self.videoHeader) {
             throw GraphError(.invalidOption, "location: BOTTOM_LEFT needs the VIDEO_PRESTREAM input for the frame height")
         }
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        if cc.hasInput("VIDEO_PRESTREAM") && cc.inputTimestamp == .preStream {
-            videoHeight = try cc.input("VIDEO_PRESTREAM", as: VideoHeader.self).height
+        if cc.has(Self.videoHeader) && cc.inputTimestamp == .preStream {
+            videoHeight = try cc.get(Self.videoHeader).height
             return
         }
         var labels: [String] = []
         var scores: [Float] = []
         var withScores = false
-        if cc.hasInputPort("CLASSIFICATIONS") {
-            guard cc.hasInput("CLASSIFICATIONS") else { return }
-            let list = try cc.input("CLASSIFICATIONS", as: ClassificationList.self).classification
+        if cc.isConnected(Self.classifications) {
+            guard let list = try cc.value(Self.classifications)?.classification else { return }
             labels = list.map { (options.useDisplayName ? $0.displayName : $0.label) ?? "" }
             scores = list.map { Float($0.score) }
             withScores = options.displayClassificationScore
         } else {
-            guard cc.hasInput("LABELS") else { return }
-            labels = try cc.input("LABELS", as: [String].self)
-            if cc.hasInputPort("SCORES") {
-                scores = cc.hasInput("SCORES") ? try cc.input("SCORES", as: [Float].self) : []
+            guard let given = try cc.value(Self.labels) else { return }
+            labels = given
+            if cc.isConnected(Self.scores) {
+                scores = try cc.value(Self.scores) ?? []
                 guard scores.count == labels.count else {
                     throw GraphError(.calculatorFailed, "\(labels.count) LABELS but \(scores.count) SCORES")
                 }
                 withScores = true
             }
         }
-        try cc.emit(renderData(labels: labels, scores: withScores ? scores : nil), tag: "RENDER_DATA")
+        try cc.emit(renderData(labels: labels, scores: withScores ? scores : nil), to: Self.renderData)
     }
 
     /// The text annotations for `labels` (with `scores` appended when given).

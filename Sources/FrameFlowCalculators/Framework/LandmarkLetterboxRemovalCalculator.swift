@@ -29,17 +29,22 @@ import FrameFlow
 /// }
 /// ```
 public final class LandmarkLetterboxRemovalCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("LANDMARKS", NormalizedLandmarkList.self, repeated: true), PortSpec("LETTERBOX_PADDING", [Double].self)],
-        outputs: [PortSpec("LANDMARKS", NormalizedLandmarkList.self, repeated: true)])
+    /// The landmark lists to correct (one output per input index).
+    public static let landmarks = InputPort<NormalizedLandmarkList>("LANDMARKS", repeated: true)
+    /// The letterbox padding: left, top, right, bottom.
+    public static let padding = InputPort<[Double]>("LETTERBOX_PADDING")
+    /// The corrected lists.
+    public static let corrected = OutputPort<NormalizedLandmarkList>("LANDMARKS", repeated: true)
+
+    public static let contract = CalculatorContract(ports: [landmarks, padding, corrected])
 
     private var indexes: [Int] = []
 
     public init(options: NoOptions) {}
 
     public func open(_ cc: CalculatorContext) throws {
-        indexes = cc.inputIndexes(tag: "LANDMARKS")
-        let outs = cc.outputPorts.filter { $0.tag == "LANDMARKS" }.map(\.index).sorted()
+        indexes = cc.indexes(Self.landmarks)
+        let outs = cc.outputPorts.filter { $0.tag == Self.corrected.tag }.map(\.index).sorted()
         guard !indexes.isEmpty, outs == indexes else {
             throw GraphError(
                 .invalidPort, "LANDMARKS: one output per input is needed (\(indexes.count) inputs, \(outs.count) outputs)",
@@ -48,18 +53,17 @@ public final class LandmarkLetterboxRemovalCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("LETTERBOX_PADDING") else { return }
-        let padding = try cc.input("LETTERBOX_PADDING", as: [Double].self)
+        guard let padding = try cc.value(Self.padding) else { return }
         let remove: (NormalizedLandmark) -> NormalizedLandmark
         do {
             remove = try Self.remover(padding: padding)
         } catch var e as GraphError {
-            e.stream = cc.inputStreamName("LETTERBOX_PADDING")
+            e.stream = cc.inputStreamName(Self.padding.tag)
             throw e
         }
-        for i in indexes where cc.hasInput("LANDMARKS", i) {
-            let list = try cc.input("LANDMARKS", i, as: NormalizedLandmarkList.self)
-            try cc.emit(NormalizedLandmarkList(list.landmark.map(remove)), tag: "LANDMARKS", index: i)
+        for i in indexes {
+            guard let list = try cc.value(Self.landmarks, i) else { continue }
+            try cc.emit(NormalizedLandmarkList(list.landmark.map(remove)), to: Self.corrected, index: i)
         }
     }
 

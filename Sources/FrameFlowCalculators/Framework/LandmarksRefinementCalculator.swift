@@ -99,9 +99,12 @@ public final class LandmarksRefinementCalculator: Calculator {
         public init(refinement: [Refinement]) { self.refinement = refinement }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("LANDMARKS", NormalizedLandmarkList.self, repeated: true)],
-        outputs: [PortSpec("REFINED_LANDMARKS", NormalizedLandmarkList.self)])
+    /// The lists to merge, one per refinement.
+    public static let landmarks = InputPort<NormalizedLandmarkList>("LANDMARKS", repeated: true)
+    /// The refined list.
+    public static let refined = OutputPort<NormalizedLandmarkList>("REFINED_LANDMARKS")
+
+    public static let contract = CalculatorContract(ports: [landmarks, refined])
 
     private let options: Options
     private let count: Int
@@ -113,7 +116,7 @@ public final class LandmarksRefinementCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        indexes = cc.inputIndexes(tag: "LANDMARKS")
+        indexes = cc.indexes(Self.landmarks)
         guard indexes.count == options.refinement.count else {
             throw GraphError(
                 .invalidPort, "there are \(options.refinement.count) refinements but \(indexes.count) LANDMARKS inputs",
@@ -122,19 +125,19 @@ public final class LandmarksRefinementCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard indexes.allSatisfy({ cc.hasInput("LANDMARKS", $0) }) else { return }
+        guard indexes.allSatisfy({ cc.has(Self.landmarks, $0) }) else { return }
         var lists: [NormalizedLandmarkList] = []
         for (k, i) in indexes.enumerated() {
-            let list = try cc.input("LANDMARKS", i, as: NormalizedLandmarkList.self)
+            let list = try cc.get(Self.landmarks, i)
             let mapped = options.refinement[k].indexesMapping.count
             guard list.landmark.count == mapped else {
                 throw GraphError(
                     .calculatorFailed, "\(list.landmark.count) landmarks but refinement[\(k)].indexes_mapping has \(mapped)",
-                    node: cc.nodeName, stream: cc.inputStreamName("LANDMARKS", i))
+                    node: cc.nodeName, stream: cc.inputStreamName(Self.landmarks.tag, i))
             }
             lists.append(list)
         }
-        try cc.emit(try Self.refine(lists, with: options.refinement, count: count), tag: "REFINED_LANDMARKS")
+        try cc.emit(try Self.refine(lists, with: options.refinement, count: count), to: Self.refined)
     }
 
     /// The refined list of `count` landmarks made from `lists`, input `i` applied with

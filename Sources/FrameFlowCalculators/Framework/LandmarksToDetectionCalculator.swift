@@ -52,8 +52,12 @@ public final class LandmarksToDetectionCalculator: OptionsStoringCalculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self)], outputs: [PortSpec("DETECTION", Detection.self)])
+    /// The landmarks to box.
+    public static let landmarks = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS")
+    /// The detection around them.
+    public static let detection = OutputPort<Detection>("DETECTION")
+
+    public static let contract = CalculatorContract(ports: [landmarks, detection])
 
     public var options: Options
 
@@ -62,12 +66,11 @@ public final class LandmarksToDetectionCalculator: OptionsStoringCalculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("NORM_LANDMARKS") else { return }
-        let list = try cc.input("NORM_LANDMARKS", as: NormalizedLandmarkList.self)
+        guard let list = try cc.value(Self.landmarks) else { return }
         do {
-            try cc.emit(try Self.detection(list, selecting: options.selectedLandmarkIndices), tag: "DETECTION")
+            try cc.emit(try Self.detection(list, selecting: options.selectedLandmarkIndices), to: Self.detection)
         } catch var e as GraphError {
-            e.stream = cc.inputStreamName("NORM_LANDMARKS")
+            e.stream = cc.inputStreamName(Self.landmarks.tag)
             throw e
         }
     }

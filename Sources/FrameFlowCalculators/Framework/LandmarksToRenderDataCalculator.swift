@@ -78,12 +78,16 @@ public final class LandmarksToRenderDataCalculator: OptionsStoringCalculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self, optional: true), PortSpec("LANDMARKS", LandmarkList.self, optional: true),
-            PortSpec("RENDER_SCALE", Float.self, optional: true),
-        ],
-        outputs: [PortSpec("RENDER_DATA", RenderData.self)])
+    /// Normalized landmarks to draw (or `LANDMARKS`).
+    public static let normLandmarks = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS", optional: true)
+    /// Pixel landmarks to draw (or `NORM_LANDMARKS`).
+    public static let landmarks = InputPort<LandmarkList>("LANDMARKS", optional: true)
+    /// A factor on `thickness`.
+    public static let renderScale = InputPort<Float>("RENDER_SCALE", optional: true)
+    /// The annotations.
+    public static let renderData = OutputPort<RenderData>("RENDER_DATA")
+
+    public static let contract = CalculatorContract(ports: [normLandmarks, landmarks, renderScale, renderData])
 
     public var options: Options
 
@@ -92,28 +96,28 @@ public final class LandmarksToRenderDataCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        _ = try cc.connectedInputTag(oneOf: ["NORM_LANDMARKS", "LANDMARKS"])
+        _ = try cc.connectedInputTag(oneOf: [Self.normLandmarks.tag, Self.landmarks.tag])
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let normalized = cc.hasInputPort("NORM_LANDMARKS")
-        guard cc.hasInput(normalized ? "NORM_LANDMARKS" : "LANDMARKS") else { return }
+        let normalized = cc.isConnected(Self.normLandmarks)
+        guard normalized ? cc.has(Self.normLandmarks) : cc.has(Self.landmarks) else { return }
         var scale: Float = 1
-        if cc.hasInputPort("RENDER_SCALE") {
-            guard cc.hasInput("RENDER_SCALE") else {
+        if cc.isConnected(Self.renderScale) {
+            guard cc.has(Self.renderScale) else {
                 throw GraphError(
                     .calculatorFailed, "no RENDER_SCALE packet with the landmarks", node: cc.nodeName,
-                    stream: cc.inputStreamName("RENDER_SCALE"))
+                    stream: cc.inputStreamName(Self.renderScale.tag))
             }
-            scale = try cc.input("RENDER_SCALE", as: Float.self)
+            scale = try cc.get(Self.renderScale)
         }
         let data: RenderData
         if normalized {
-            data = Self.renderData(try cc.input("NORM_LANDMARKS", as: NormalizedLandmarkList.self), options: options, renderScale: scale)
+            data = Self.renderData(try cc.get(Self.normLandmarks), options: options, renderScale: scale)
         } else {
-            data = Self.renderData(try cc.input("LANDMARKS", as: LandmarkList.self), options: options, renderScale: scale)
+            data = Self.renderData(try cc.get(Self.landmarks), options: options, renderScale: scale)
         }
-        try cc.emit(data, tag: "RENDER_DATA")
+        try cc.emit(data, to: Self.renderData)
     }
 
     /// The annotations of `list`: connections first, then points; normalized for

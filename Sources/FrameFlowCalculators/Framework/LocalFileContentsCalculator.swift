@@ -29,15 +29,18 @@ public final class LocalFileContentsCalculator: Calculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputSidePackets: [.init("FILE_PATH", String.self, repeated: true)],
-        outputSidePackets: [.init("CONTENTS", [UInt8].self, repeated: true)])
+    /// The paths of the files to read, one per index.
+    public static let filePath = InputSidePacket<String>("FILE_PATH", repeated: true)
+    /// The files' bytes, at the index of their path.
+    public static let contents = OutputSidePacket<[UInt8]>("CONTENTS", repeated: true)
+
+    public static let contract = CalculatorContract(ports: [filePath, contents])
 
     public init(options: Options) {}
 
     public func open(_ cc: CalculatorContext) throws {
-        let paths = cc.sidePacketPorts.filter { $0.tag == "FILE_PATH" }.map(\.index).sorted()
-        let contents = cc.outputSidePacketPorts.filter { $0.tag == "CONTENTS" }.map(\.index).sorted()
+        let paths = cc.sidePacketPorts.filter { $0.tag == Self.filePath.tag }.map(\.index).sorted()
+        let contents = cc.outputSidePacketPorts.filter { $0.tag == Self.contents.tag }.map(\.index).sorted()
         guard paths == contents else {
             throw GraphError(
                 .invalidPort,
@@ -45,13 +48,13 @@ public final class LocalFileContentsCalculator: Calculator {
                     + "(FILE_PATH: \(paths), CONTENTS: \(contents))", node: cc.nodeName)
         }
         for i in paths {
-            let path = try cc.sidePacket("FILE_PATH", i, as: String.self)
+            let path = try cc.get(Self.filePath, i)
             let resolved = cc.environment.resolve(path)
             guard let data = FileManager.default.contents(atPath: resolved) else {
                 let shown = resolved == path ? "'\(path)'" : "'\(path)' (as '\(resolved)')"
                 throw GraphError(.missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)", node: cc.nodeName)
             }
-            try cc.setSidePacket([UInt8](data), tag: "CONTENTS", index: i)
+            try cc.set([UInt8](data), to: Self.contents, index: i)
         }
     }
 

@@ -51,12 +51,18 @@ public final class RectToRenderDataCalculator: OptionsStoringCalculator {
 
     static let tags = ["NORM_RECT", "RECT", "NORM_RECTS", "RECTS"]
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("NORM_RECT", NormalizedRect.self, optional: true), PortSpec("RECT", RotatedRect.self, optional: true),
-            PortSpec("NORM_RECTS", [NormalizedRect].self, optional: true), PortSpec("RECTS", [RotatedRect].self, optional: true),
-        ],
-        outputs: [PortSpec("RENDER_DATA", RenderData.self)])
+    /// A normalized rect to draw.
+    public static let normRect = InputPort<NormalizedRect>("NORM_RECT", optional: true)
+    /// A pixel rect to draw.
+    public static let rect = InputPort<RotatedRect>("RECT", optional: true)
+    /// Normalized rects to draw.
+    public static let normRects = InputPort<[NormalizedRect]>("NORM_RECTS", optional: true)
+    /// Pixel rects to draw.
+    public static let rects = InputPort<[RotatedRect]>("RECTS", optional: true)
+    /// The annotations.
+    public static let renderData = OutputPort<RenderData>("RENDER_DATA")
+
+    public static let contract = CalculatorContract(ports: [normRect, rect, normRects, rects, renderData])
 
     public var options: Options
 
@@ -70,11 +76,11 @@ public final class RectToRenderDataCalculator: OptionsStoringCalculator {
 
     public func process(_ cc: CalculatorContext) throws {
         var data = RenderData()
-        if cc.hasInput("NORM_RECT") { data.renderAnnotations.append(annotation(try cc.input("NORM_RECT", as: NormalizedRect.self))) }
-        if cc.hasInput("RECT") { data.renderAnnotations.append(annotation(try cc.input("RECT", as: RotatedRect.self))) }
-        if cc.hasInput("NORM_RECTS") { data.renderAnnotations += try cc.input("NORM_RECTS", as: [NormalizedRect].self).map(annotation) }
-        if cc.hasInput("RECTS") { data.renderAnnotations += try cc.input("RECTS", as: [RotatedRect].self).map(annotation) }
-        try cc.emit(data, tag: "RENDER_DATA")
+        if let r = try cc.value(Self.normRect) { data.renderAnnotations.append(annotation(r)) }
+        if let r = try cc.value(Self.rect) { data.renderAnnotations.append(annotation(r)) }
+        if let rs = try cc.value(Self.normRects) { data.renderAnnotations += rs.map(annotation) }
+        if let rs = try cc.value(Self.rects) { data.renderAnnotations += rs.map(annotation) }
+        try cc.emit(data, to: Self.renderData)
     }
 
     /// The annotation of a normalized rect.

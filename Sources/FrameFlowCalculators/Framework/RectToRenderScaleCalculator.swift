@@ -48,9 +48,14 @@ public final class RectToRenderScaleCalculator: Calculator {
     }
 
     // Bounds are always seen; without the option a call with no packets gives nothing.
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("NORM_RECT", NormalizedRect.self), PortSpec("IMAGE_SIZE", ImageSize.self)],
-        outputs: [PortSpec("RENDER_SCALE", Float.self)], processesTimestampBounds: true)
+    /// The rect whose size gives the scale.
+    public static let rect = InputPort<NormalizedRect>("NORM_RECT")
+    /// The image size the rect is relative to.
+    public static let imageSize = InputPort<ImageSize>("IMAGE_SIZE")
+    /// The render scale.
+    public static let renderScale = OutputPort<Float>("RENDER_SCALE")
+
+    public static let contract = CalculatorContract(ports: [rect, imageSize, renderScale], processesTimestampBounds: true)
 
     private let options: Options
 
@@ -59,17 +64,17 @@ public final class RectToRenderScaleCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let rect = cc.hasInput("NORM_RECT"), size = cc.hasInput("IMAGE_SIZE")
+        let rect = cc.has(Self.rect), size = cc.has(Self.imageSize)
         if !rect && !size && !options.processTimestampBounds { return }
-        guard rect else { return try cc.emit(options.multiplier, tag: "RENDER_SCALE") }
+        guard rect else { return try cc.emit(options.multiplier, to: Self.renderScale) }
         guard size else {
             throw GraphError(
                 .calculatorFailed, "a rect at \(cc.inputTimestamp) came without an IMAGE_SIZE packet", node: cc.nodeName,
-                stream: cc.inputStreamName("IMAGE_SIZE"))
+                stream: cc.inputStreamName(Self.imageSize.tag))
         }
-        let r = try cc.input("NORM_RECT", as: NormalizedRect.self)
-        let s = try cc.input("IMAGE_SIZE", as: ImageSize.self)
-        try cc.emit(Self.scale(r, s, multiplier: options.multiplier), tag: "RENDER_SCALE")
+        let r = try cc.get(Self.rect)
+        let s = try cc.get(Self.imageSize)
+        try cc.emit(Self.scale(r, s, multiplier: options.multiplier), to: Self.renderScale)
     }
 
     /// max(width·image width, height·image height) · `multiplier`, in float.

@@ -44,13 +44,20 @@ public final class ThresholdingCalculator: Calculator {
         public init(threshold: Double?) { self.threshold = threshold }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("FLOAT", Float.self), PortSpec("THRESHOLD", Double.self, optional: true)],
-        outputs: [
-            PortSpec("FLAG", Bool.self, optional: true), PortSpec("ACCEPT", Bool.self, optional: true),
-            PortSpec("REJECT", Bool.self, optional: true),
-        ],
-        inputSidePackets: [PortSpec("THRESHOLD", Double.self, optional: true)])
+    /// The score to compare.
+    public static let score = InputPort<Float>("FLOAT")
+    /// The threshold, as a stream.
+    public static let threshold = InputPort<Double>("THRESHOLD", optional: true)
+    /// Whether the score passes the threshold.
+    public static let flag = OutputPort<Bool>("FLAG", optional: true)
+    /// `true` when the score passes.
+    public static let accept = OutputPort<Bool>("ACCEPT", optional: true)
+    /// `false` when the score does not pass.
+    public static let reject = OutputPort<Bool>("REJECT", optional: true)
+    /// The threshold, as a side packet.
+    public static let thresholdSidePacket = InputSidePacket<Double>("THRESHOLD", optional: true)
+
+    public static let contract = CalculatorContract(ports: [score, threshold, flag, accept, reject, thresholdSidePacket])
 
     private let options: Options
     private var threshold = 0.0
@@ -61,8 +68,8 @@ public final class ThresholdingCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        let stream = cc.hasInputPort("THRESHOLD")
-        let side = cc.sidePacketPorts.contains(PortID("THRESHOLD", 0))
+        let stream = cc.isConnected(Self.threshold)
+        let side = cc.sidePacketPorts.contains(PortID(Self.thresholdSidePacket.tag, 0))
         if stream && side {
             throw GraphError(
                 .invalidPort, "THRESHOLD is either an input stream or an input side packet, not both", node: cc.nodeName)
@@ -75,19 +82,19 @@ public final class ThresholdingCalculator: Calculator {
             }
             threshold = t
         }
-        if side { threshold = try cc.sidePacket("THRESHOLD", as: Double.self) }
+        if side { threshold = try cc.get(Self.thresholdSidePacket) }
         outputs = Set(cc.outputPorts)
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        if cc.hasInput("THRESHOLD") { threshold = try cc.input("THRESHOLD", as: Double.self) }
-        guard cc.hasInput("FLOAT") else {
-            throw GraphError(.calculatorFailed, "FLOAT has no score at this timestamp", stream: cc.inputStreamName("FLOAT"))
+        if let t = try cc.value(Self.threshold) { threshold = t }
+        guard let score = try cc.value(Self.score) else {
+            throw GraphError(.calculatorFailed, "FLOAT has no score at this timestamp", stream: cc.inputStreamName(Self.score.tag))
         }
-        let accept = Self.accepts(try cc.input("FLOAT", as: Float.self), threshold: threshold)
-        if outputs.contains(PortID("FLAG", 0)) { try cc.emit(accept, tag: "FLAG") }
-        if accept && outputs.contains(PortID("ACCEPT", 0)) { try cc.emit(true, tag: "ACCEPT") }
-        if !accept && outputs.contains(PortID("REJECT", 0)) { try cc.emit(false, tag: "REJECT") }
+        let accept = Self.accepts(score, threshold: threshold)
+        if outputs.contains(PortID(Self.flag.tag, 0)) { try cc.emit(accept, to: Self.flag) }
+        if accept && outputs.contains(PortID(Self.accept.tag, 0)) { try cc.emit(true, to: Self.accept) }
+        if !accept && outputs.contains(PortID(Self.reject.tag, 0)) { try cc.emit(false, to: Self.reject) }
     }
 
     /// Whether `score` passes `threshold` (compared in double precision, strictly greater).

@@ -48,17 +48,21 @@ public final class VisibilityCopyCalculator: Calculator {
         }
     }
 
+    /// The landmarks to copy from (or `NORM_LANDMARKS_FROM`).
+    public static let landmarksFrom = InputPort<LandmarkList>("LANDMARKS_FROM", optional: true)
+    /// The normalized landmarks to copy from (or `LANDMARKS_FROM`).
+    public static let normLandmarksFrom = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS_FROM", optional: true)
+    /// The landmarks to copy to (or `NORM_LANDMARKS_TO`).
+    public static let landmarksTo = InputPort<LandmarkList>("LANDMARKS_TO", optional: true)
+    /// The normalized landmarks to copy to (or `LANDMARKS_TO`).
+    public static let normLandmarksTo = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS_TO", optional: true)
+    /// `LANDMARKS_TO` with the copied values.
+    public static let copiedLandmarks = OutputPort<LandmarkList>("LANDMARKS_TO", optional: true)
+    /// `NORM_LANDMARKS_TO` with the copied values.
+    public static let copiedNormLandmarks = OutputPort<NormalizedLandmarkList>("NORM_LANDMARKS_TO", optional: true)
+
     public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("LANDMARKS_FROM", LandmarkList.self, optional: true),
-            PortSpec("NORM_LANDMARKS_FROM", NormalizedLandmarkList.self, optional: true),
-            PortSpec("LANDMARKS_TO", LandmarkList.self, optional: true),
-            PortSpec("NORM_LANDMARKS_TO", NormalizedLandmarkList.self, optional: true),
-        ],
-        outputs: [
-            PortSpec("LANDMARKS_TO", LandmarkList.self, optional: true),
-            PortSpec("NORM_LANDMARKS_TO", NormalizedLandmarkList.self, optional: true),
-        ])
+        ports: [landmarksFrom, normLandmarksFrom, landmarksTo, normLandmarksTo, copiedLandmarks, copiedNormLandmarks])
 
     private let options: Options
     private var from = "NORM_LANDMARKS_FROM"
@@ -69,8 +73,8 @@ public final class VisibilityCopyCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        from = try cc.connectedInputTag(oneOf: ["LANDMARKS_FROM", "NORM_LANDMARKS_FROM"])
-        to = try cc.connectedInputTag(oneOf: ["LANDMARKS_TO", "NORM_LANDMARKS_TO"])
+        from = try cc.connectedInputTag(oneOf: [Self.landmarksFrom.tag, Self.normLandmarksFrom.tag])
+        to = try cc.connectedInputTag(oneOf: [Self.landmarksTo.tag, Self.normLandmarksTo.tag])
         guard cc.hasOutputPort(to) else {
             throw GraphError(.invalidPort, "\(to) needs an output of the same tag", node: cc.nodeName)
         }
@@ -79,15 +83,15 @@ public final class VisibilityCopyCalculator: Calculator {
     public func process(_ cc: CalculatorContext) throws {
         guard cc.hasInput(from), cc.hasInput(to) else { return }
         let source: [(visibility: Double?, presence: Double?)]
-        if from == "LANDMARKS_FROM" {
-            source = try cc.input(from, as: LandmarkList.self).landmark.map { ($0.visibility, $0.presence) }
+        if from == Self.landmarksFrom.tag {
+            source = try cc.get(Self.landmarksFrom).landmark.map { ($0.visibility, $0.presence) }
         } else {
-            source = try cc.input(from, as: NormalizedLandmarkList.self).landmark.map { ($0.visibility, $0.presence) }
+            source = try cc.get(Self.normLandmarksFrom).landmark.map { ($0.visibility, $0.presence) }
         }
-        if to == "LANDMARKS_TO" {
-            try cc.emit(LandmarkList(try copy(source, to: cc.input(to, as: LandmarkList.self).landmark, cc)), tag: to)
+        if to == Self.landmarksTo.tag {
+            try cc.emit(LandmarkList(try copy(source, to: cc.get(Self.landmarksTo).landmark, cc)), to: Self.copiedLandmarks)
         } else {
-            try cc.emit(NormalizedLandmarkList(try copy(source, to: cc.input(to, as: NormalizedLandmarkList.self).landmark, cc)), tag: to)
+            try cc.emit(NormalizedLandmarkList(try copy(source, to: cc.get(Self.normLandmarksTo).landmark, cc)), to: Self.copiedNormLandmarks)
         }
     }
 

@@ -73,15 +73,16 @@ public final class VisibilitySmoothingCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self, optional: true),
-            PortSpec("LANDMARKS", LandmarkList.self, optional: true),
-        ],
-        outputs: [
-            PortSpec("NORM_FILTERED_LANDMARKS", NormalizedLandmarkList.self, optional: true),
-            PortSpec("FILTERED_LANDMARKS", LandmarkList.self, optional: true),
-        ])
+    /// Normalized landmarks to smooth (or `LANDMARKS`).
+    public static let normLandmarks = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS", optional: true)
+    /// Landmarks to smooth (or `NORM_LANDMARKS`).
+    public static let landmarks = InputPort<LandmarkList>("LANDMARKS", optional: true)
+    /// The smoothed normalized landmarks.
+    public static let normFiltered = OutputPort<NormalizedLandmarkList>("NORM_FILTERED_LANDMARKS", optional: true)
+    /// The smoothed landmarks.
+    public static let filtered = OutputPort<LandmarkList>("FILTERED_LANDMARKS", optional: true)
+
+    public static let contract = CalculatorContract(ports: [normLandmarks, landmarks, normFiltered, filtered])
 
     private let options: Options
     private var filters: [LowPassFilter] = []
@@ -92,12 +93,12 @@ public final class VisibilitySmoothingCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        let norm = cc.hasInputPort("NORM_LANDMARKS")
-        guard norm != cc.hasInputPort("LANDMARKS") else {
+        let norm = cc.isConnected(Self.normLandmarks)
+        guard norm != cc.isConnected(Self.landmarks) else {
             throw GraphError(.invalidPort, "exactly one of NORM_LANDMARKS and LANDMARKS is needed", node: cc.nodeName)
         }
         normalized = norm
-        let output = norm ? "NORM_FILTERED_LANDMARKS" : "FILTERED_LANDMARKS"
+        let output = norm ? Self.normFiltered.tag : Self.filtered.tag
         guard cc.hasOutputPort(output) else {
             throw GraphError(.invalidPort, "\(norm ? "NORM_LANDMARKS" : "LANDMARKS") needs the output \(output)", node: cc.nodeName)
         }
@@ -105,21 +106,19 @@ public final class VisibilitySmoothingCalculator: Calculator {
 
     public func process(_ cc: CalculatorContext) throws {
         if normalized {
-            guard cc.hasInput("NORM_LANDMARKS") else {
+            guard var list = try cc.value(Self.normLandmarks) else {
                 filters = []
                 return
             }
-            var list = try cc.input("NORM_LANDMARKS", as: NormalizedLandmarkList.self)
             try smooth(&list.landmark, cc)
-            try cc.emit(list, tag: "NORM_FILTERED_LANDMARKS")
+            try cc.emit(list, to: Self.normFiltered)
         } else {
-            guard cc.hasInput("LANDMARKS") else {
+            guard var list = try cc.value(Self.landmarks) else {
                 filters = []
                 return
             }
-            var list = try cc.input("LANDMARKS", as: LandmarkList.self)
             try smooth(&list.landmark, cc)
-            try cc.emit(list, tag: "FILTERED_LANDMARKS")
+            try cc.emit(list, to: Self.filtered)
         }
     }
 
@@ -130,7 +129,7 @@ public final class VisibilitySmoothingCalculator: Calculator {
         } else if filters.count != landmarks.count {
             throw GraphError(
                 .calculatorFailed, "\(landmarks.count) landmarks where the filters were made for \(filters.count)", node: cc.nodeName,
-                stream: cc.inputStreamName(normalized ? "NORM_LANDMARKS" : "LANDMARKS"))
+                stream: cc.inputStreamName(normalized ? Self.normLandmarks.tag : Self.landmarks.tag))
         }
         for i in landmarks.indices {
             landmarks[i].visibility = Double(filters[i].apply(Float(landmarks[i].visibility ?? 0)))

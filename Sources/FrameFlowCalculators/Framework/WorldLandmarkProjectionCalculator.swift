@@ -27,21 +27,26 @@ import FrameFlow
 /// }
 /// ```
 public final class WorldLandmarkProjectionCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("LANDMARKS", LandmarkList.self), PortSpec("NORM_RECT", NormalizedRect.self, optional: true)],
-        outputs: [PortSpec("LANDMARKS", LandmarkList.self)])
+    /// The world landmarks to turn.
+    public static let landmarks = InputPort<LandmarkList>("LANDMARKS")
+    /// The rect whose rotation turns them.
+    public static let rect = InputPort<NormalizedRect>("NORM_RECT", optional: true)
+    /// The turned landmarks.
+    public static let projected = OutputPort<LandmarkList>("LANDMARKS")
+
+    public static let contract = CalculatorContract(ports: [landmarks, rect, projected])
 
     public init(options: NoOptions) {}
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("LANDMARKS") else { return }
+        guard cc.has(Self.landmarks) else { return }
         var rotation: Double?
-        if cc.hasInputPort("NORM_RECT") {
-            guard cc.hasInput("NORM_RECT") else { return }
-            rotation = try cc.input("NORM_RECT", as: NormalizedRect.self).rotation
+        if cc.isConnected(Self.rect) {
+            guard let rect = try cc.value(Self.rect) else { return }
+            rotation = rect.rotation
         }
-        let list = try cc.input("LANDMARKS", as: LandmarkList.self)
-        try cc.emit(rotation.map { Self.rotate(list, by: $0) } ?? list, tag: "LANDMARKS")
+        let list = try cc.get(Self.landmarks)
+        try cc.emit(rotation.map { Self.rotate(list, by: $0) } ?? list, to: Self.projected)
     }
 
     /// `list` turned by `rotation` radians about the origin in the x–y plane.

@@ -100,14 +100,25 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         public init() {}
     }
 
+    /// The image to draw on (else a blank canvas from the options).
+    public static let image = InputPort<ImageFrame>("IMAGE", optional: true)
+    /// Annotations to draw (untagged, any number of indexes).
+    public static let renderData = InputPort<RenderData>("", optional: true, repeated: true)
+    /// Lists of annotations to draw.
+    public static let renderDataVector = InputPort<[RenderData]>("VECTOR", optional: true, repeated: true)
+    /// Detections to draw as boxes.
+    public static let detections = InputPort<[Detection]>("DETECTIONS", optional: true)
+    /// Points to draw.
+    public static let points = InputPort<[Point]>("POINTS", optional: true)
+    /// Polylines to draw.
+    public static let lines = InputPort<[[Point]]>("LINES", optional: true)
+    /// A mask blended in as a colour.
+    public static let mask = InputPort<ImageFrame>("MASK", optional: true)
+    /// The annotated image.
+    public static let annotated = OutputPort<ImageFrame>("IMAGE")
+
     public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("IMAGE", ImageFrame.self, optional: true), PortSpec("", RenderData.self, optional: true, repeated: true),
-            PortSpec("VECTOR", [RenderData].self, optional: true, repeated: true),
-            PortSpec("DETECTIONS", [Detection].self, optional: true), PortSpec("POINTS", [Point].self, optional: true),
-            PortSpec("LINES", [[Point]].self, optional: true), PortSpec("MASK", ImageFrame.self, optional: true),
-        ],
-        outputs: [PortSpec("IMAGE", ImageFrame.self)])
+        ports: [image, renderData, renderDataVector, detections, points, lines, mask, annotated])
 
     public var options: Options
     private var lastDetections: [Detection] = []
@@ -117,7 +128,7 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        if !cc.hasInputPort("IMAGE") && (options.canvasWidthPx == nil || options.canvasHeightPx == nil) {
+        if !cc.isConnected(Self.image) && (options.canvasWidthPx == nil || options.canvasHeightPx == nil) {
             throw GraphError(.invalidOption, "canvas_width_px and canvas_height_px are needed when there is no IMAGE input")
         }
         if let w = options.canvasWidthPx, let h = options.canvasHeightPx { try Options.checkCanvas(w, h, cc.environment.limits) }
@@ -127,33 +138,33 @@ public final class AnnotationOverlayCalculator: OptionsStoringCalculator {
         // Detections may arrive without an image (a slower detector under the immediate
         // policy): remember them for the next frame.
         var detections: [Detection] = []
-        if cc.hasInput("DETECTIONS") {
-            detections = try cc.input("DETECTIONS", as: [Detection].self)
+        if let given = try cc.value(Self.detections) {
+            detections = given
             lastDetections = detections
         } else if options.keepLastDetections {
             detections = lastDetections
         }
         let input: ImageFrame
-        if cc.hasInputPort("IMAGE") {
-            guard cc.hasInput("IMAGE") else { return }
-            input = try cc.input("IMAGE", as: ImageFrame.self)
+        if cc.isConnected(Self.image) {
+            guard let image = try cc.value(Self.image) else { return }
+            input = image
         } else {
             input = try Self.canvas(options: options, pool: cc.pool)
         }
-        let points = cc.hasInput("POINTS") ? try cc.input("POINTS", as: [Point].self) : []
-        let lines = cc.hasInput("LINES") ? try cc.input("LINES", as: [[Point]].self) : []
-        let mask = cc.hasInput("MASK") ? try cc.input("MASK", as: ImageFrame.self) : nil
+        let points = try cc.value(Self.points) ?? []
+        let lines = try cc.value(Self.lines) ?? []
+        let mask = try cc.value(Self.mask)
         var renderData: [RenderData] = []
-        for port in cc.inputPorts where port.tag.isEmpty && cc.hasInput("", port.index) {
-            renderData.append(try cc.input("", port.index, as: RenderData.self))
+        for port in cc.inputPorts where port.tag == Self.renderData.tag {
+            if let data = try cc.value(Self.renderData, port.index) { renderData.append(data) }
         }
-        for port in cc.inputPorts where port.tag == "VECTOR" && cc.hasInput("VECTOR", port.index) {
-            renderData += try cc.input("VECTOR", port.index, as: [RenderData].self)
+        for port in cc.inputPorts where port.tag == Self.renderDataVector.tag {
+            if let list = try cc.value(Self.renderDataVector, port.index) { renderData += list }
         }
         try cc.emit(
             try Self.draw(
                 on: input, renderData: renderData, detections: detections, points: points, lines: lines, mask: mask, options: options,
-                pool: cc.pool), tag: "IMAGE")
+                pool: cc.pool), to: Self.annotated)
     }
 
     /// MediaPipe's blank canvas: `canvas_width_px` × `canvas_height_px` rgb8 in `canvas_color`.

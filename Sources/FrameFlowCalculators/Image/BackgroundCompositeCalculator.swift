@@ -72,13 +72,18 @@ public final class BackgroundCompositeCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("IMAGE", ImageFrame.self), PortSpec("MASK", ImageFrame.self),
-            PortSpec("BACKGROUND", ImageFrame.self, optional: true),
-        ],
-        outputs: [PortSpec("IMAGE", ImageFrame.self)],
-        inputSidePackets: [PortSpec("BACKGROUND", ImageFrame.self, optional: true)])
+    /// The foreground image.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The foreground's weights.
+    public static let mask = InputPort<ImageFrame>("MASK")
+    /// A background per frame.
+    public static let background = InputPort<ImageFrame>("BACKGROUND", optional: true)
+    /// The composite.
+    public static let composite = OutputPort<ImageFrame>("IMAGE")
+    /// One background for every frame.
+    public static let backgroundSidePacket = InputSidePacket<ImageFrame>("BACKGROUND", optional: true)
+
+    public static let contract = CalculatorContract(ports: [image, mask, background, composite, backgroundSidePacket])
 
     private var options: Options
     /// The side packet's picture, as given.
@@ -97,7 +102,7 @@ public final class BackgroundCompositeCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        guard let side = cc.sidePacket("BACKGROUND"), !side.isEmpty else { return }
+        guard let side = cc.sidePacket(Self.backgroundSidePacket.tag), !side.isEmpty else { return }
         let image = try side.get(ImageFrame.self)
         guard Self.layout(image.format) != nil, image.width > 0, image.height > 0 else {
             throw GraphError(.calculatorFailed, "the BACKGROUND side packet must be rgb8, rgba8, bgra8 or gray8, not \(image.format)")
@@ -106,18 +111,18 @@ public final class BackgroundCompositeCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("IMAGE") else { return }
-        guard cc.hasInput("MASK") else {
-            cc.emit(packet: cc.input("IMAGE"), atPosition: 0)
+        guard cc.has(Self.image) else { return }
+        guard cc.has(Self.mask) else {
+            cc.emit(packet: cc.input(Self.image.tag), atPosition: 0)
             return
         }
-        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        let image = try cc.get(Self.image)
         guard let fg = Self.layout(image.format) else {
             throw GraphError(
-                .calculatorFailed, "IMAGE must be rgb8, rgba8, bgra8 or gray8, not \(image.format)", stream: cc.inputStreamName("IMAGE"))
+                .calculatorFailed, "IMAGE must be rgb8, rgba8, bgra8 or gray8, not \(image.format)", stream: cc.inputStreamName(Self.image.tag))
         }
-        let weights = try Self.weights(try cc.input("MASK", as: ImageFrame.self), width: image.width, height: image.height) {
-            GraphError(.calculatorFailed, $0, stream: cc.inputStreamName("MASK"))
+        let weights = try Self.weights(try cc.get(Self.mask), width: image.width, height: image.height) {
+            GraphError(.calculatorFailed, $0, stream: cc.inputStreamName(Self.mask.tag))
         }
         let w = image.width, h = image.height
         var out = try image.mutableCopy(pool: cc.pool)
@@ -142,12 +147,11 @@ public final class BackgroundCompositeCalculator: Calculator {
             px[fg.b] = Self.blend(px[fg.b], bg.2, a)
         }
         var rgb: [UInt8]?  // a background scaled to the frame, 3 bytes a pixel
-        if cc.hasInputPort("BACKGROUND"), cc.hasInput("BACKGROUND") {
-            let back = try cc.input("BACKGROUND", as: ImageFrame.self)
+        if cc.isConnected(Self.background), let back = try cc.value(Self.background) {
             guard let bl = Self.layout(back.format), back.width > 0, back.height > 0 else {
                 throw GraphError(
                     .calculatorFailed, "BACKGROUND must be rgb8, rgba8, bgra8 or gray8, not \(back.format)",
-                    stream: cc.inputStreamName("BACKGROUND"))
+                    stream: cc.inputStreamName(Self.background.tag))
             }
             if back.width == w && back.height == h {
                 for y in 0..<h {
@@ -157,7 +161,7 @@ public final class BackgroundCompositeCalculator: Calculator {
                         write(row, x, alpha(y * w + x), (Float(src[p + bl.r]), Float(src[p + bl.g]), Float(src[p + bl.b])))
                     }
                 }
-                return try cc.emit(out.freeze(), tag: "IMAGE")
+                return try cc.emit(out.freeze(), to: Self.composite)
             }
             rgb = Self.covering(back, width: w, height: h)
         } else if let picture {
@@ -179,7 +183,7 @@ public final class BackgroundCompositeCalculator: Calculator {
                 for x in 0..<w { write(row, x, alpha(y * w + x), c) }
             }
         }
-        try cc.emit(out.freeze(), tag: "IMAGE")
+        try cc.emit(out.freeze(), to: Self.composite)
     }
 
     /// round(fg · a + bg · (1 − a)) in `Float`, halves to even, clamped to a byte.

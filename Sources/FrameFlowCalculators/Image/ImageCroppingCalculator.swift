@@ -46,19 +46,23 @@ public final class ImageCroppingCalculator: OptionsStoringCalculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("RECT", Rect.self, optional: true)],
-        outputs: [PortSpec("IMAGE", ImageFrame.self)])
+    /// The image to crop.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The crop, in pixels (else the options give it).
+    public static let rect = InputPort<Rect>("RECT", optional: true)
+    /// The cropped image.
+    public static let cropped = OutputPort<ImageFrame>("IMAGE")
+
+    public static let contract = CalculatorContract(ports: [image, rect, cropped])
 
     public var options: Options
     public init(options: Options) { self.options = options }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("IMAGE") else { return }
-        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        guard let image = try cc.value(Self.image) else { return }
         let r: Rect
-        if cc.hasInput("RECT") {
-            r = try cc.input("RECT", as: Rect.self)
+        if let rect = try cc.value(Self.rect) {
+            r = rect
         } else if options.normWidth > 0 {
             r = Rect(
                 x: options.normX * Double(image.width), y: options.normY * Double(image.height),
@@ -72,7 +76,7 @@ public final class ImageCroppingCalculator: OptionsStoringCalculator {
             try Self.crop(
                 image, x: Int(saturating: r.x.rounded()), y: Int(saturating: r.y.rounded()), width: Int(saturating: r.width.rounded()),
                 height: Int(saturating: r.height.rounded()), pool: cc.pool),
-            tag: "IMAGE")
+            to: Self.cropped)
     }
 
     /// The part of `image` inside the rectangle, clamped to the image (at least 1×1). Any

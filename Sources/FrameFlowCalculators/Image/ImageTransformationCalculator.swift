@@ -58,9 +58,14 @@ public final class ImageTransformationCalculator: OptionsStoringCalculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)],
-        outputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("LETTERBOX_PADDING", [Double].self, optional: true)])
+    /// The image to transform.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The transformed image.
+    public static let transformed = OutputPort<ImageFrame>("IMAGE")
+    /// The letterbox padding (`FIT`): left, top, right, bottom, as fractions of the output.
+    public static let padding = OutputPort<[Double]>("LETTERBOX_PADDING", optional: true)
+
+    public static let contract = CalculatorContract(ports: [image, transformed, padding])
 
     public var options: Options
 
@@ -69,10 +74,10 @@ public final class ImageTransformationCalculator: OptionsStoringCalculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let input = try cc.input("IMAGE", as: ImageFrame.self)
+        let input = try cc.get(Self.image)
         let (image, padding) = try Self.transform(input, options, pool: cc.pool, context: cc, limits: cc.environment.limits)
-        try cc.emit(image, tag: "IMAGE")
-        try cc.emit(padding, tag: "LETTERBOX_PADDING")
+        try cc.emit(image, to: Self.transformed)
+        try cc.emit(padding, to: Self.padding)
     }
 
     /// Applies `options` to `input`; returns the image and the letterbox padding

@@ -71,10 +71,16 @@ public final class InkBoundsCalculator: OptionsStoringCalculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)],
-        outputs: [PortSpec("NORM_RECT", NormalizedRect.self), PortSpec("INK", ImageFrame.self, optional: true)],
-        inputSidePackets: [PortSpec("INVERT", Bool.self, optional: true)])
+    /// The image to scan.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The bounds of the ink.
+    public static let rect = OutputPort<NormalizedRect>("NORM_RECT")
+    /// The gray image with the ink light on dark (inverted with `invert`).
+    public static let inkImage = OutputPort<ImageFrame>("INK", optional: true)
+    /// Overrides the `invert` option for the whole run.
+    public static let invert = InputSidePacket<Bool>("INVERT", optional: true)
+
+    public static let contract = CalculatorContract(ports: [image, rect, inkImage, invert])
 
     public var options: Options
     private var invertOverride: Bool?
@@ -85,17 +91,16 @@ public final class InkBoundsCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        if cc.sidePacket("INVERT") != nil { invertOverride = try cc.sidePacket("INVERT", as: Bool.self) }
+        if cc.sidePacket(Self.invert.tag) != nil { invertOverride = try cc.get(Self.invert) }
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("IMAGE") else { return }
-        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        guard let image = try cc.value(Self.image) else { return }
         let invert = invertOverride ?? options.invert
         let gray = try ColorConvertCalculator.convert(image, to: .gray8, pool: cc.pool, context: cc)
         let rect = Self.bounds(gray, options: options, invert: invert)
-        try cc.emit(rect, tag: "NORM_RECT")
-        if cc.hasOutputPort("INK") { try cc.emit(invert ? try Self.inverted(gray, pool: cc.pool) : gray, tag: "INK") }
+        try cc.emit(rect, to: Self.rect)
+        if cc.isConnected(Self.inkImage) { try cc.emit(invert ? try Self.inverted(gray, pool: cc.pool) : gray, to: Self.inkImage) }
     }
 
     /// The ink's bounding box and centre of mass on a gray8 image (nil without ink): the box in

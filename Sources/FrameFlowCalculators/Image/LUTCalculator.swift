@@ -43,9 +43,14 @@ public final class LUTCalculator: ImageFilterCalculator {
         public func validate() throws { try OptionCheck.range(intensity, 0...1, "intensity") }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self)], outputs: [PortSpec("IMAGE", ImageFrame.self)],
-        inputSidePackets: [PortSpec("LUT", CubeLUT.self, optional: true)])
+    /// The image to grade (read by `ImageFilterCalculator.process`).
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The graded image.
+    public static let graded = OutputPort<ImageFrame>("IMAGE")
+    /// The table, instead of `lut_path`.
+    public static let lutSidePacket = InputSidePacket<CubeLUT>("LUT", optional: true)
+
+    public static let contract = CalculatorContract(ports: [image, graded, lutSidePacket])
 
     private var options: Options
     private var lut: CubeLUT?
@@ -66,8 +71,8 @@ public final class LUTCalculator: ImageFilterCalculator {
 
     public func open(_ cc: CalculatorContext) throws {
         environment = cc.environment
-        if cc.sidePacket("LUT") != nil {
-            lut = try cc.sidePacket("LUT", as: CubeLUT.self)  // a wrong type names the side packet
+        if cc.sidePacket(Self.lutSidePacket.tag) != nil {
+            lut = try cc.get(Self.lutSidePacket)  // a wrong type names the side packet
         } else {
             guard !options.lutPath.isEmpty else { throw GraphError(.invalidOption, "set lut_path or the LUT side packet") }
             lut = try CubeLUT(contentsOfFile: environment.resolve(options.lutPath), limits: environment.limits)

@@ -69,9 +69,14 @@ public final class RecolorCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("MASK", ImageFrame.self)],
-        outputs: [PortSpec("IMAGE", ImageFrame.self)])
+    /// The image to recolor.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The mask weighting the new color.
+    public static let mask = InputPort<ImageFrame>("MASK")
+    /// The recolored image.
+    public static let recolored = OutputPort<ImageFrame>("IMAGE")
+
+    public static let contract = CalculatorContract(ports: [image, mask, recolored])
 
     private let options: Options
 
@@ -80,14 +85,14 @@ public final class RecolorCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("IMAGE") else { return }
-        guard cc.hasInput("MASK") else {
-            cc.emit(packet: cc.input("IMAGE"), atPosition: 0)
+        guard cc.has(Self.image) else { return }
+        guard cc.has(Self.mask) else {
+            cc.emit(packet: cc.input(Self.image.tag), atPosition: 0)
             return
         }
-        let image = try cc.input("IMAGE", as: ImageFrame.self)
-        let mask = try cc.input("MASK", as: ImageFrame.self)
-        let stream = cc.inputStreamName("MASK")
+        let image = try cc.get(Self.image)
+        let mask = try cc.get(Self.mask)
+        let stream = cc.inputStreamName(Self.mask.tag)
         let weights = try Self.weights(mask, channel: options.maskChannel, width: image.width, height: image.height, pool: cc.pool) {
             GraphError(.calculatorFailed, $0, stream: stream)
         }
@@ -97,7 +102,7 @@ public final class RecolorCalculator: Calculator {
         case .bgra8: offsets = [2, 1, 0]
         default:
             throw GraphError(
-                .calculatorFailed, "IMAGE must be rgb8, rgba8 or bgra8, not \(image.format)", stream: cc.inputStreamName("IMAGE"))
+                .calculatorFailed, "IMAGE must be rgb8, rgba8 or bgra8, not \(image.format)", stream: cc.inputStreamName(Self.image.tag))
         }
         let color = options.color ?? RenderColor()
         let paint = [Double(color.r), Double(color.g), Double(color.b)]
@@ -118,7 +123,7 @@ public final class RecolorCalculator: Calculator {
                 }
             }
         }
-        try cc.emit(out.freeze(), tag: "IMAGE")
+        try cc.emit(out.freeze(), to: Self.recolored)
     }
 
     /// The mask's weights at the image's size, row by row.

@@ -49,9 +49,14 @@ public final class SegmentationSmoothingCalculator: Calculator {
         public func validate() throws { try OptionCheck.range(combineWithPreviousRatio, 0...1, "combine_with_previous_ratio") }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("MASK", ImageFrame.self), PortSpec("MASK_PREVIOUS", ImageFrame.self)],
-        outputs: [PortSpec("MASK_SMOOTHED", ImageFrame.self)])
+    /// The new mask.
+    public static let mask = InputPort<ImageFrame>("MASK")
+    /// The previous smoothed mask.
+    public static let previousMask = InputPort<ImageFrame>("MASK_PREVIOUS")
+    /// The blend of the two.
+    public static let smoothed = OutputPort<ImageFrame>("MASK_SMOOTHED")
+
+    public static let contract = CalculatorContract(ports: [mask, previousMask, smoothed])
 
     private let ratio: Float
 
@@ -60,24 +65,24 @@ public final class SegmentationSmoothingCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("MASK") else { return }
+        guard cc.has(Self.mask) else { return }
         // No previous mask, or a ratio of 0 (the blend then gives the new mask exactly): pass it on.
-        guard cc.hasInput("MASK_PREVIOUS"), ratio != 0 else {
-            cc.emit(packet: cc.input("MASK"), atPosition: 0)
+        guard cc.has(Self.previousMask), ratio != 0 else {
+            cc.emit(packet: cc.input(Self.mask.tag), atPosition: 0)
             return
         }
-        let current = try cc.input("MASK", as: ImageFrame.self)
-        let previous = try cc.input("MASK_PREVIOUS", as: ImageFrame.self)
+        let current = try cc.get(Self.mask)
+        let previous = try cc.get(Self.previousMask)
         guard current.format == .grayFloat32 else {
             throw GraphError(
                 .calculatorFailed, "MASK must be a one-channel float image (gray_f32), not \(current.format)",
-                stream: cc.inputStreamName("MASK"))
+                stream: cc.inputStreamName(Self.mask.tag))
         }
         guard previous.format == current.format, previous.width == current.width, previous.height == current.height else {
             throw GraphError(
                 .calculatorFailed,
                 "MASK_PREVIOUS is \(previous.width)×\(previous.height) \(previous.format); MASK is "
-                    + "\(current.width)×\(current.height) \(current.format)", stream: cc.inputStreamName("MASK_PREVIOUS"))
+                    + "\(current.width)×\(current.height) \(current.format)", stream: cc.inputStreamName(Self.previousMask.tag))
         }
         let out = try cc.pool.makeImage(width: current.width, height: current.height, format: .grayFloat32)
         let p = current.planes[0], q = previous.planes[0], d = out.planes[0]
@@ -88,7 +93,7 @@ public final class SegmentationSmoothingCalculator: Calculator {
             let dst = (d.baseAddress + y * d.bytesPerRow).assumingMemoryBound(to: Float.self)
             for x in 0..<current.width { dst[x] = Self.blend(previous: before[x], current: now[x], ratio: ratio) }
         }
-        try cc.emit(out.freeze(), tag: "MASK_SMOOTHED")
+        try cc.emit(out.freeze(), to: Self.smoothed)
     }
 
     /// One pixel: `current` moved towards `previous` by its uncertainty times `ratio`.

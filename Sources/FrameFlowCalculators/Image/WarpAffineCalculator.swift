@@ -86,11 +86,16 @@ public final class WarpAffineCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("IMAGE", ImageFrame.self), PortSpec("MATRIX", ProjectionMatrix.self), PortSpec("OUTPUT_SIZE", ImageSize.self),
-        ],
-        outputs: [PortSpec("IMAGE", ImageFrame.self)])
+    /// The image to warp.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The normalized output-to-input matrix.
+    public static let matrix = InputPort<ProjectionMatrix>("MATRIX")
+    /// The size of the output.
+    public static let outputSize = InputPort<ImageSize>("OUTPUT_SIZE")
+    /// The warped image.
+    public static let warped = OutputPort<ImageFrame>("IMAGE")
+
+    public static let contract = CalculatorContract(ports: [image, matrix, outputSize, warped])
 
     private let options: Options
 
@@ -99,25 +104,25 @@ public final class WarpAffineCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("IMAGE"), cc.hasInput("MATRIX"), cc.hasInput("OUTPUT_SIZE") else { return }
-        let image = try cc.input("IMAGE", as: ImageFrame.self)
-        let size = try cc.input("OUTPUT_SIZE", as: ImageSize.self)
+        guard cc.has(Self.image), cc.has(Self.matrix), cc.has(Self.outputSize) else { return }
+        let image = try cc.get(Self.image)
+        let size = try cc.get(Self.outputSize)
         guard size.width > 0, size.height > 0, size.width <= 32767, size.height <= 32767 else {
             throw GraphError(
                 .calculatorFailed, "OUTPUT_SIZE \(size) is not a size from 1×1 to 32767×32767", node: cc.nodeName,
-                stream: cc.inputStreamName("OUTPUT_SIZE"))
+                stream: cc.inputStreamName(Self.outputSize.tag))
         }
         switch image.format {
         case .gray8, .rgb8, .rgba8, .bgra8, .grayFloat32, .rgbaFloat32: break
         default:
             throw GraphError(
                 .calculatorFailed, "IMAGE is \(image.format); gray8, rgb8, rgba8, bgra8, grayFloat32 or rgbaFloat32 are warped",
-                node: cc.nodeName, stream: cc.inputStreamName("IMAGE"))
+                node: cc.nodeName, stream: cc.inputStreamName(Self.image.tag))
         }
-        let matrix = try cc.input("MATRIX", as: ProjectionMatrix.self)
+        let matrix = try cc.get(Self.matrix)
         let out = try Self.warp(
             image, matrix: matrix, size: size, replicate: options.borderMode != .zero, pool: cc.pool)
-        try cc.emit(out, tag: "IMAGE")
+        try cc.emit(out, to: Self.warped)
     }
 
     /// The 2×3 pixel matrix MediaPipe's OpenCV runner gives `warpAffine`: `matrix` with the

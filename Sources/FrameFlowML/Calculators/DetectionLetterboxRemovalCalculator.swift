@@ -23,24 +23,27 @@ import FrameFlowInference
 /// }
 /// ```
 public final class DetectionLetterboxRemovalCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("DETECTIONS", [Detection].self), PortSpec("LETTERBOX_PADDING", [Double].self)],
-        outputs: [PortSpec("DETECTIONS", [Detection].self)])
+    /// The detections on the letterboxed image.
+    public static let detections = InputPort<[Detection]>("DETECTIONS")
+    /// The letterbox padding: left, top, right, bottom.
+    public static let padding = InputPort<[Double]>("LETTERBOX_PADDING")
+    /// The detections on the original image.
+    public static let corrected = OutputPort<[Detection]>("DETECTIONS")
+
+    public static let contract = CalculatorContract(ports: [detections, padding, corrected])
 
     public init(options: NoOptions) {}
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("DETECTIONS") else { return }
-        let dets = try cc.input("DETECTIONS", as: [Detection].self)
-        guard cc.hasInput("LETTERBOX_PADDING") else {
+        guard let dets = try cc.value(Self.detections) else { return }
+        guard let padding = try cc.value(Self.padding) else {
             throw GraphError(
-                .calculatorFailed, "no letterbox padding for these detections", stream: cc.inputStreamName("LETTERBOX_PADDING"))
+                .calculatorFailed, "no letterbox padding for these detections", stream: cc.inputStreamName(Self.padding.tag))
         }
-        let padding = try cc.input("LETTERBOX_PADDING", as: [Double].self)
         do {
-            try cc.emit(try Self.removeLetterbox(dets, padding: padding), tag: "DETECTIONS")
+            try cc.emit(try Self.removeLetterbox(dets, padding: padding), to: Self.corrected)
         } catch var e as GraphError {
-            e.stream = cc.inputStreamName("LETTERBOX_PADDING")
+            e.stream = cc.inputStreamName(Self.padding.tag)
             throw e
         }
     }

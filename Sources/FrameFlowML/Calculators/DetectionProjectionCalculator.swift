@@ -25,14 +25,19 @@ import FrameFlowInference
 /// }
 /// ```
 public final class DetectionProjectionCalculator: Calculator {
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("DETECTIONS", [Detection].self, repeated: true), PortSpec("PROJECTION_MATRIX", ProjectionMatrix.self)],
-        outputs: [PortSpec("DETECTIONS", [Detection].self, repeated: true)])
+    /// The detection lists to project (one output per input index).
+    public static let detections = InputPort<[Detection]>("DETECTIONS", repeated: true)
+    /// The matrix taking the detections' coordinates to the image's.
+    public static let matrix = InputPort<ProjectionMatrix>("PROJECTION_MATRIX")
+    /// The projected lists.
+    public static let projected = OutputPort<[Detection]>("DETECTIONS", repeated: true)
+
+    public static let contract = CalculatorContract(ports: [detections, matrix, projected])
 
     public init(options: NoOptions) {}
 
     public func open(_ cc: CalculatorContext) throws {
-        let ins = cc.inputIndexes(tag: "DETECTIONS"), outs = cc.outputPorts.filter { $0.tag == "DETECTIONS" }.count
+        let ins = cc.indexes(Self.detections), outs = cc.outputPorts.filter { $0.tag == Self.projected.tag }.count
         guard ins.count == outs else {
             throw GraphError(
                 .invalidOption, "DetectionProjectionCalculator needs as many DETECTIONS outputs as inputs (\(ins.count) in, \(outs) out)")
@@ -40,14 +45,13 @@ public final class DetectionProjectionCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("PROJECTION_MATRIX") else { return }
-        let m = try cc.input("PROJECTION_MATRIX", as: ProjectionMatrix.self)
-        for i in cc.inputIndexes(tag: "DETECTIONS") where cc.hasInput("DETECTIONS", i) {
-            let dets = try cc.input("DETECTIONS", i, as: [Detection].self)
+        guard let m = try cc.value(Self.matrix) else { return }
+        for i in cc.indexes(Self.detections) {
+            guard let dets = try cc.value(Self.detections, i) else { continue }
             do {
-                try cc.emit(try dets.map { try Self.project($0, with: m) }, tag: "DETECTIONS", index: i)
+                try cc.emit(try dets.map { try Self.project($0, with: m) }, to: Self.projected, index: i)
             } catch var e as GraphError {
-                e.stream = cc.inputStreamName("DETECTIONS", i)
+                e.stream = cc.inputStreamName(Self.detections.tag, i)
                 throw e
             }
         }

@@ -112,12 +112,19 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
         public init() {}
     }
 
+    /// The image to convert.
+    public static let image = InputPort<ImageFrame>("IMAGE")
+    /// The region to take (else the whole image).
+    public static let rect = InputPort<NormalizedRect>("NORM_RECT", optional: true)
+    /// The input tensor.
+    public static let tensors = OutputPort<[Tensor]>("TENSORS")
+    /// The matrix from the tensor's normalized coordinates to the image's.
+    public static let matrix = OutputPort<ProjectionMatrix>("MATRIX", optional: true)
+    /// The letterbox padding: left, top, right, bottom, as fractions of the tensor.
+    public static let padding = OutputPort<[Double]>("LETTERBOX_PADDING", optional: true)
+
     public static let contract = CalculatorContract(
-        inputs: [PortSpec("IMAGE", ImageFrame.self), PortSpec("NORM_RECT", NormalizedRect.self, optional: true)],
-        outputs: [
-            PortSpec("TENSORS", [Tensor].self), PortSpec("MATRIX", ProjectionMatrix.self, optional: true),
-            PortSpec("LETTERBOX_PADDING", [Double].self, optional: true),
-        ],
+        ports: [image, rect, tensors, matrix, padding],
         concurrentProcess: true)  // process reads only its options
 
     public var options: Options
@@ -127,27 +134,26 @@ public final class ImageToTensorCalculator: OptionsStoringCalculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("IMAGE") else { return }
+        guard cc.has(Self.image) else { return }
         var rect: NormalizedRect?
-        if cc.hasInputPort("NORM_RECT") {
-            guard cc.hasInput("NORM_RECT") else { return }
-            let r = try cc.input("NORM_RECT", as: NormalizedRect.self)
+        if cc.isConnected(Self.rect) {
+            guard let r = try cc.value(Self.rect) else { return }
             if r.width == 0 && r.height == 0 { return }  // MediaPipe's "no region" sentinel
-            try Self.checkRegion(r, stream: cc.inputStreamName("NORM_RECT"))
+            try Self.checkRegion(r, stream: cc.inputStreamName(Self.rect.tag))
             rect = r
         }
-        let image = try cc.input("IMAGE", as: ImageFrame.self)
+        let image = try cc.get(Self.image)
         let out: (tensor: Tensor, matrix: ProjectionMatrix, padding: [Double])
         do {
             out = try Self.convert(image, rect: rect, options: options, pool: cc.pool, limits: cc.environment.limits)
         } catch var e as GraphError {
             // Name the node's stream rather than the port.
-            if e.stream == "NORM_RECT" { e.stream = cc.inputStreamName("NORM_RECT") }
+            if e.stream == "NORM_RECT" { e.stream = cc.inputStreamName(Self.rect.tag) }
             throw e
         }
-        try cc.emit([out.tensor], tag: "TENSORS")
-        if cc.hasOutputPort("MATRIX") { try cc.emit(out.matrix, tag: "MATRIX") }
-        if cc.hasOutputPort("LETTERBOX_PADDING") { try cc.emit(out.padding, tag: "LETTERBOX_PADDING") }
+        try cc.emit([out.tensor], to: Self.tensors)
+        if cc.isConnected(Self.matrix) { try cc.emit(out.matrix, to: Self.matrix) }
+        if cc.isConnected(Self.padding) { try cc.emit(out.padding, to: Self.padding) }
     }
 
     /// Refuses a region whose values would make no sense in pixels (or overflow the warp's

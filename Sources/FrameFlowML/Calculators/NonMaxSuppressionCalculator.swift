@@ -82,9 +82,14 @@ public final class NonMaxSuppressionCalculator: OptionsStoringCalculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("", [Detection].self, repeated: true), PortSpec("IMAGE", ImageFrame.self, optional: true)],
-        outputs: [PortSpec("", [Detection].self)])
+    /// The detection lists to pool (untagged, `num_detection_streams` indexes).
+    public static let detections = InputPort<[Detection]>("", repeated: true)
+    /// The image the detections are on (accepted, not read).
+    public static let image = InputPort<ImageFrame>("IMAGE", optional: true)
+    /// The detections kept.
+    public static let suppressed = OutputPort<[Detection]>("")
+
+    public static let contract = CalculatorContract(ports: [detections, image, suppressed])
 
     public var options: Options
 
@@ -93,7 +98,7 @@ public final class NonMaxSuppressionCalculator: OptionsStoringCalculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        let streams = cc.inputIndexes(tag: "").count
+        let streams = cc.indexes(Self.detections).count
         guard streams == options.numDetectionStreams else {
             throw GraphError(
                 .invalidOption, "num_detection_streams is \(options.numDetectionStreams), the node has \(streams) untagged input streams")
@@ -102,14 +107,14 @@ public final class NonMaxSuppressionCalculator: OptionsStoringCalculator {
 
     public func process(_ cc: CalculatorContext) throws {
         var pooled: [Detection] = []
-        for i in 0..<options.numDetectionStreams where cc.hasInput("", i) {
-            pooled += try cc.input("", i, as: [Detection].self)
+        for i in 0..<options.numDetectionStreams {
+            if let list = try cc.value(Self.detections, i) { pooled += list }
         }
         if pooled.isEmpty {
-            if options.returnEmptyDetections { try cc.emit([Detection]()) }
+            if options.returnEmptyDetections { try cc.emit([Detection](), to: Self.suppressed) }
             return
         }
-        try cc.emit(Self.suppress(pooled, options: options))
+        try cc.emit(Self.suppress(pooled, options: options), to: Self.suppressed)
     }
 
     /// The overlap of `a` with `b` as `type` measures it (`b` normalises `MODIFIED_JACCARD`).

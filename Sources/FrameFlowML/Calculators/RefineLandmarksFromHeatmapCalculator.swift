@@ -63,9 +63,14 @@ public final class RefineLandmarksFromHeatmapCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self), PortSpec("TENSORS", [Tensor].self)],
-        outputs: [PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self)])
+    /// The landmarks to refine.
+    public static let landmarks = InputPort<NormalizedLandmarkList>("NORM_LANDMARKS")
+    /// The heatmap, as the first tensor.
+    public static let tensors = InputPort<[Tensor]>("TENSORS")
+    /// The refined landmarks.
+    public static let refined = OutputPort<NormalizedLandmarkList>("NORM_LANDMARKS")
+
+    public static let contract = CalculatorContract(ports: [landmarks, tensors, refined])
 
     private let options: Options
 
@@ -74,15 +79,14 @@ public final class RefineLandmarksFromHeatmapCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("NORM_LANDMARKS") else { return }
-        let landmarks = try cc.input("NORM_LANDMARKS", as: NormalizedLandmarkList.self)
-        guard cc.hasInput("TENSORS") else { return try cc.emit(landmarks, tag: "NORM_LANDMARKS") }
-        let stream = cc.inputStreamName("TENSORS")
-        guard let heatmap = try cc.input("TENSORS", as: [Tensor].self).first else {
+        guard let landmarks = try cc.value(Self.landmarks) else { return }
+        guard cc.has(Self.tensors) else { return try cc.emit(landmarks, to: Self.refined) }
+        let stream = cc.inputStreamName(Self.tensors.tag)
+        guard let heatmap = try cc.get(Self.tensors).first else {
             throw GraphError(.calculatorFailed, "TENSORS is empty; the first tensor should be the heatmap", node: cc.nodeName, stream: stream)
         }
         do {
-            try cc.emit(Self.refine(landmarks, heatmap: heatmap, options: options), tag: "NORM_LANDMARKS")
+            try cc.emit(Self.refine(landmarks, heatmap: heatmap, options: options), to: Self.refined)
         } catch let error as ModelError {
             throw GraphError(.calculatorFailed, "TENSORS: \(error.message)", node: cc.nodeName, stream: stream)
         }

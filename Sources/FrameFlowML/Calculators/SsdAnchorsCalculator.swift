@@ -86,7 +86,10 @@ public final class SsdAnchorsCalculator: Calculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(outputSidePackets: [PortSpec("", [Anchor].self)])
+    /// The anchors (untagged output side packet).
+    public static let anchorsSidePacket = OutputSidePacket<[Anchor]>("")
+
+    public static let contract = CalculatorContract(ports: [anchorsSidePacket])
 
     private let anchors: [Anchor]
 
@@ -95,7 +98,7 @@ public final class SsdAnchorsCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        try cc.setSidePacket(anchors)
+        try cc.set(anchors, to: Self.anchorsSidePacket)
     }
 
     /// Nothing per frame: the output is the side packet.

@@ -127,8 +127,12 @@ public final class TensorsToClassificationCalculator: Calculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("TENSORS", [Tensor].self)], outputs: [PortSpec("CLASSIFICATIONS", ClassificationList.self)])
+    /// The scores, as the first tensor.
+    public static let tensors = InputPort<[Tensor]>("TENSORS")
+    /// The classes and their scores.
+    public static let classifications = OutputPort<ClassificationList>("CLASSIFICATIONS")
+
+    public static let contract = CalculatorContract(ports: [tensors, classifications])
 
     private var options: Options
     private var labels: [Int: (name: String?, displayName: String?)]?
@@ -179,14 +183,14 @@ public final class TensorsToClassificationCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let tensors = try cc.input("TENSORS", as: [Tensor].self)
+        let tensors = try cc.get(Self.tensors)
         guard let t = tensors.first, t.isFloat else {
-            throw GraphError(.calculatorFailed, "TENSORS must hold a float tensor of scores", stream: cc.inputStreamName("TENSORS"))
+            throw GraphError(.calculatorFailed, "TENSORS must hold a float tensor of scores", stream: cc.inputStreamName(Self.tensors.tag))
         }
         do {
-            try cc.emit(ClassificationList(try Self.classify(t.floats, options: options, labels: labels)), tag: "CLASSIFICATIONS")
+            try cc.emit(ClassificationList(try Self.classify(t.floats, options: options, labels: labels)), to: Self.classifications)
         } catch var e as GraphError {
-            e.stream = cc.inputStreamName("TENSORS")
+            e.stream = cc.inputStreamName(Self.tensors.tag)
             throw e
         }
     }

@@ -166,10 +166,16 @@ public final class TensorsToDetectionsCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("TENSORS", [Tensor].self)],
-        outputs: [PortSpec("DETECTIONS", [Detection].self)],
-        inputSidePackets: [PortSpec("ANCHORS", [Anchor].self, optional: true), PortSpec("IGNORE_CLASSES", [Int].self, optional: true)])
+    /// The model's output tensors.
+    public static let tensors = InputPort<[Tensor]>("TENSORS")
+    /// The decoded detections.
+    public static let detections = OutputPort<[Detection]>("DETECTIONS")
+    /// The SSD anchors (`SsdAnchorsCalculator`), needed with 2 tensors.
+    public static let anchors = InputSidePacket<[Anchor]>("ANCHORS", optional: true)
+    /// Class ids to drop, instead of the options' lists.
+    public static let ignoreClasses = InputSidePacket<[Int]>("IGNORE_CLASSES", optional: true)
+
+    public static let contract = CalculatorContract(ports: [tensors, detections, anchors, ignoreClasses])
 
     private var options: Options
     private var anchors: [Anchor]?
@@ -182,8 +188,8 @@ public final class TensorsToDetectionsCalculator: Calculator {
     public func update(options: Options) throws { self.options = options }
 
     public func open(_ cc: CalculatorContext) throws {
-        if let p = cc.sidePacket("ANCHORS"), !p.isEmpty { anchors = try p.get([Anchor].self) }
-        if let p = cc.sidePacket("IGNORE_CLASSES"), !p.isEmpty {
+        if let p = cc.sidePacket(Self.anchors.tag), !p.isEmpty { anchors = try p.get([Anchor].self) }
+        if let p = cc.sidePacket(Self.ignoreClasses.tag), !p.isEmpty {
             guard options.allowClasses.isEmpty else {
                 throw GraphError(.invalidOption, "allow_classes and the IGNORE_CLASSES side packet exclude each other")
             }
@@ -192,12 +198,12 @@ public final class TensorsToDetectionsCalculator: Calculator {
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let tensors = try cc.input("TENSORS", as: [Tensor].self)
+        let tensors = try cc.get(Self.tensors)
         do {
-            try cc.emit(try Self.decode(tensors, options: options, anchors: anchors, ignoreClasses: ignored), tag: "DETECTIONS")
+            try cc.emit(try Self.decode(tensors, options: options, anchors: anchors, ignoreClasses: ignored), to: Self.detections)
         } catch var e as GraphError {
             // Name the node's stream rather than the port.
-            if e.stream == nil || e.stream == "TENSORS" { e.stream = cc.inputStreamName("TENSORS") }
+            if e.stream == nil || e.stream == "TENSORS" { e.stream = cc.inputStreamName(Self.tensors.tag) }
             throw e
         }
     }

@@ -43,9 +43,14 @@ public final class TensorsToFloatsCalculator: Calculator {
         public init(activation: Activation) { self.activation = activation }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("TENSORS", [Tensor].self)],
-        outputs: [PortSpec("FLOAT", Float.self, optional: true), PortSpec("FLOATS", [Float].self, optional: true)])
+    /// The tensors; the first one is read.
+    public static let tensors = InputPort<[Tensor]>("TENSORS")
+    /// The one value of a one-element tensor.
+    public static let float = OutputPort<Float>("FLOAT", optional: true)
+    /// All the values.
+    public static let floats = OutputPort<[Float]>("FLOATS", optional: true)
+
+    public static let contract = CalculatorContract(ports: [tensors, float, floats])
 
     private let options: Options
     private var single = false
@@ -56,15 +61,15 @@ public final class TensorsToFloatsCalculator: Calculator {
 
     public func open(_ cc: CalculatorContext) throws {
         let ports = Set(cc.outputPorts)
-        single = ports.contains(PortID("FLOAT", 0))
-        guard single || ports.contains(PortID("FLOATS", 0)) else {
+        single = ports.contains(PortID(Self.float.tag, 0))
+        guard single || ports.contains(PortID(Self.floats.tag, 0)) else {
             throw GraphError(.invalidPort, "TensorsToFloatsCalculator needs a FLOAT or FLOATS output", node: cc.nodeName)
         }
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        let stream = cc.inputStreamName("TENSORS")
-        let tensors = try cc.input("TENSORS", as: [Tensor].self)
+        let stream = cc.inputStreamName(Self.tensors.tag)
+        let tensors = try cc.get(Self.tensors)
         guard let t = tensors.first else {
             throw GraphError(.calculatorFailed, "TENSORS is an empty vector", stream: stream)
         }
@@ -77,9 +82,9 @@ public final class TensorsToFloatsCalculator: Calculator {
                 throw GraphError(
                     .calculatorFailed, "FLOAT needs a tensor of one element; TENSORS has \(values.count)", stream: stream)
             }
-            try cc.emit(values[0], tag: "FLOAT")
+            try cc.emit(values[0], to: Self.float)
         } else {
-            try cc.emit(values, tag: "FLOATS")
+            try cc.emit(values, to: Self.floats)
         }
     }
 

@@ -78,17 +78,25 @@ public final class TensorsToLandmarksCalculator: Calculator {
         }
     }
 
+    /// The model's output; the first tensor is read.
+    public static let tensors = InputPort<[Tensor]>("TENSORS")
+    /// Whether to flip this frame's landmarks left–right.
+    public static let flipHorizontally = InputPort<Bool>("FLIP_HORIZONTALLY", optional: true)
+    /// Whether to flip this frame's landmarks top–bottom.
+    public static let flipVertically = InputPort<Bool>("FLIP_VERTICALLY", optional: true)
+    /// The landmarks in the model's input pixels.
+    public static let landmarks = OutputPort<LandmarkList>("LANDMARKS", optional: true)
+    /// The landmarks as fractions of the model's input image.
+    public static let normLandmarks = OutputPort<NormalizedLandmarkList>("NORM_LANDMARKS", optional: true)
+    /// Whether to flip every frame's landmarks left–right.
+    public static let flipHorizontallySidePacket = InputSidePacket<Bool>("FLIP_HORIZONTALLY", optional: true)
+    /// Whether to flip every frame's landmarks top–bottom.
+    public static let flipVerticallySidePacket = InputSidePacket<Bool>("FLIP_VERTICALLY", optional: true)
+
     public static let contract = CalculatorContract(
-        inputs: [
-            PortSpec("TENSORS", [Tensor].self), PortSpec("FLIP_HORIZONTALLY", Bool.self, optional: true),
-            PortSpec("FLIP_VERTICALLY", Bool.self, optional: true),
-        ],
-        outputs: [
-            PortSpec("LANDMARKS", LandmarkList.self, optional: true),
-            PortSpec("NORM_LANDMARKS", NormalizedLandmarkList.self, optional: true),
-        ],
-        inputSidePackets: [
-            PortSpec("FLIP_HORIZONTALLY", Bool.self, optional: true), PortSpec("FLIP_VERTICALLY", Bool.self, optional: true),
+        ports: [
+            tensors, flipHorizontally, flipVertically, landmarks, normLandmarks, flipHorizontallySidePacket,
+            flipVerticallySidePacket,
         ])
 
     private let options: Options
@@ -104,14 +112,14 @@ public final class TensorsToLandmarksCalculator: Calculator {
 
     public func open(_ cc: CalculatorContext) throws {
         let outs = Set(cc.outputPorts)
-        absolute = outs.contains(PortID("LANDMARKS", 0))
-        normalized = outs.contains(PortID("NORM_LANDMARKS", 0))
+        absolute = outs.contains(PortID(Self.landmarks.tag, 0))
+        normalized = outs.contains(PortID(Self.normLandmarks.tag, 0))
         let size = options.inputImageWidth != nil && options.inputImageHeight != nil
         if normalized && !size {
             throw GraphError(
                 .invalidOption, "input_image_width and input_image_height are needed for NORM_LANDMARKS", node: cc.nodeName)
         }
-        let flips = ["FLIP_HORIZONTALLY", "FLIP_VERTICALLY"]
+        let flips = [Self.flipHorizontally.tag, Self.flipVertically.tag]
         let flipPorts = flips.contains { cc.hasInputPort($0) || cc.sidePacketPorts.contains(PortID($0, 0)) }
         if absolute && !size && (options.flipHorizontally || options.flipVertically || flipPorts) {
             throw GraphError(
@@ -122,24 +130,26 @@ public final class TensorsToLandmarksCalculator: Calculator {
         }
     }
 
-    /// The flip `tag` asks for at this timestamp: its side packet, else its stream's packet,
-    /// else `fallback`.
-    private func flip(_ cc: CalculatorContext, _ tag: String, _ fallback: Bool) throws -> Bool {
-        if cc.sidePacketPorts.contains(PortID(tag, 0)) { return try cc.sidePacket(tag, as: Bool.self) }
-        if cc.hasInputPort(tag) && cc.hasInput(tag) { return try cc.input(tag, as: Bool.self) }
+    /// The flip asked for at this timestamp: the side packet `side`, else the packet on
+    /// `stream`, else `fallback`.
+    private func flip(
+        _ cc: CalculatorContext, _ stream: InputPort<Bool>, _ side: InputSidePacket<Bool>, _ fallback: Bool
+    ) throws -> Bool {
+        if cc.sidePacketPorts.contains(PortID(side.tag, 0)) { return try cc.get(side) }
+        if cc.isConnected(stream), let value = try cc.value(stream) { return value }
         return fallback
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("TENSORS") else { return }
-        let stream = cc.inputStreamName("TENSORS")
-        let tensors = try cc.input("TENSORS", as: [Tensor].self)
+        guard cc.has(Self.tensors) else { return }
+        let stream = cc.inputStreamName(Self.tensors.tag)
+        let tensors = try cc.get(Self.tensors)
         guard let t = tensors.first, t.isFloat else {
             throw GraphError(.calculatorFailed, "TENSORS must hold a float tensor of landmarks", stream: stream)
         }
         var o = options
-        o.flipHorizontally = try flip(cc, "FLIP_HORIZONTALLY", options.flipHorizontally)
-        o.flipVertically = try flip(cc, "FLIP_VERTICALLY", options.flipVertically)
+        o.flipHorizontally = try flip(cc, Self.flipHorizontally, Self.flipHorizontallySidePacket, options.flipHorizontally)
+        o.flipVertically = try flip(cc, Self.flipVertically, Self.flipVerticallySidePacket, options.flipVertically)
         let landmarks: LandmarkList
         do {
             landmarks = try Self.decode(t.floats, options: o)
@@ -147,8 +157,8 @@ public final class TensorsToLandmarksCalculator: Calculator {
             e.stream = stream
             throw e
         }
-        if normalized { try cc.emit(Self.normalized(landmarks, options: o), tag: "NORM_LANDMARKS") }
-        if absolute { try cc.emit(landmarks, tag: "LANDMARKS") }
+        if normalized { try cc.emit(Self.normalized(landmarks, options: o), to: Self.normLandmarks) }
+        if absolute { try cc.emit(landmarks, to: Self.landmarks) }
     }
 
     /// The landmarks in `values` under `o` (flips included), in the model's input pixels.

@@ -68,9 +68,14 @@ public final class TensorsToSegmentationCalculator: Calculator {
         }
     }
 
-    public static let contract = CalculatorContract(
-        inputs: [PortSpec("TENSORS", [Tensor].self), PortSpec("OUTPUT_SIZE", ImageSize.self, optional: true)],
-        outputs: [PortSpec("MASK", ImageFrame.self)])
+    /// The model's output; the first tensor is read.
+    public static let tensors = InputPort<[Tensor]>("TENSORS")
+    /// The size to scale the mask to (else the tensor's).
+    public static let outputSize = InputPort<ImageSize>("OUTPUT_SIZE", optional: true)
+    /// The mask.
+    public static let mask = OutputPort<ImageFrame>("MASK")
+
+    public static let contract = CalculatorContract(ports: [tensors, outputSize, mask])
 
     private let options: Options
     private var sized = false
@@ -80,13 +85,13 @@ public final class TensorsToSegmentationCalculator: Calculator {
     }
 
     public func open(_ cc: CalculatorContext) throws {
-        sized = cc.hasInputPort("OUTPUT_SIZE")
+        sized = cc.isConnected(Self.outputSize)
     }
 
     public func process(_ cc: CalculatorContext) throws {
-        guard cc.hasInput("TENSORS") else { return }
-        let stream = cc.inputStreamName("TENSORS")
-        let tensors = try cc.input("TENSORS", as: [Tensor].self)
+        guard cc.has(Self.tensors) else { return }
+        let stream = cc.inputStreamName(Self.tensors.tag)
+        let tensors = try cc.get(Self.tensors)
         guard let t = tensors.first else { throw GraphError(.calculatorFailed, "TENSORS is an empty vector", stream: stream) }
         guard t.isFloat else {
             throw GraphError(.calculatorFailed, "TENSORS: the first tensor must hold floats, not \(t.type)", stream: stream)
@@ -102,17 +107,17 @@ public final class TensorsToSegmentationCalculator: Calculator {
         let small = try ImageFrame.grayFloat(width: w, height: h, values: values, pool: cc.pool)
         var size = ImageSize(width: w, height: h)
         if sized {
-            guard cc.hasInput("OUTPUT_SIZE") else {
-                throw GraphError(.calculatorFailed, "no OUTPUT_SIZE packet at this timestamp", stream: cc.inputStreamName("OUTPUT_SIZE"))
+            guard let given = try cc.value(Self.outputSize) else {
+                throw GraphError(.calculatorFailed, "no OUTPUT_SIZE packet at this timestamp", stream: cc.inputStreamName(Self.outputSize.tag))
             }
-            size = try cc.input("OUTPUT_SIZE", as: ImageSize.self)
+            size = given
             guard cc.environment.limits.allowsImage(width: size.width, height: size.height) else {
                 throw GraphError(
                     .calculatorFailed, "OUTPUT_SIZE \(size.width)×\(size.height) exceeds the image limit",
-                    stream: cc.inputStreamName("OUTPUT_SIZE"))
+                    stream: cc.inputStreamName(Self.outputSize.tag))
             }
         }
-        try cc.emit(try small.resizedBilinear(width: size.width, height: size.height, pool: cc.pool), tag: "MASK")
+        try cc.emit(try small.resizedBilinear(width: size.width, height: size.height, pool: cc.pool), to: Self.mask)
     }
 
     /// Height, width and channels of a `[H, W, C]` or `[1, H, W, C]` shape.

@@ -35,14 +35,17 @@ public final class TfLiteCustomOpResolverCalculator: Calculator {
         public init() {}
     }
 
-    public static let contract = CalculatorContract(outputSidePackets: [PortSpec("OP_RESOLVER", TfLiteOpResolver.self)])
+    /// The op resolver.
+    public static let opResolver = OutputSidePacket<TfLiteOpResolver>("OP_RESOLVER")
+
+    public static let contract = CalculatorContract(ports: [opResolver])
 
     private let options: Options
 
     public init(options: Options) { self.options = options }
 
     public func open(_ cc: CalculatorContext) throws {
-        try cc.setSidePacket(TfLiteOpResolver(useGpu: options.useGpu), tag: "OP_RESOLVER")
+        try cc.set(TfLiteOpResolver(useGpu: options.useGpu), to: Self.opResolver)
     }
 
     /// Nothing per frame: the output is the side packet.
