@@ -110,10 +110,11 @@ fi
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
     mp=.build/fixtures/mediapipe
     if [ ! -s "$mp/mediapipe/modules/face_detection/face_detection_short_range_cpu.binarypb" ]; then
-        mkdir -p "$mp"
-        tmp=$(mktemp -d)
-        python3 -m pip download -q --no-deps -d "$tmp" "mediapipe==0.10.21"
-        python3 - "$tmp" "$mp" <<'PY'
+        mkdir -p "$mp" .build/mediapipe-wheel
+        # Kept: scripts/generate-option-schemas.py reads the same wheel's descriptors.
+        ls .build/mediapipe-wheel/mediapipe-0.10.21-*.whl >/dev/null 2>&1 \
+            || python3 -m pip download -q --no-deps -d .build/mediapipe-wheel "mediapipe==0.10.21"
+        python3 - .build/mediapipe-wheel "$mp" <<'PY'
 import glob, os, sys, zipfile
 wheel = glob.glob(sys.argv[1] + "/mediapipe-0.10.21-*.whl")[0]
 with zipfile.ZipFile(wheel) as z:
@@ -121,7 +122,6 @@ with zipfile.ZipFile(wheel) as z:
         if m.filename.startswith("mediapipe/modules/") and not m.is_dir():
             z.extract(m, sys.argv[2])
 PY
-        rm -rf "$tmp"
     fi
     # LiteRT's outputs for the face, hand and palm models and their PRELU, MEAN,
     # RESIZE_BILINEAR, STRIDED_SLICE and custom ops, and one-op models (needs the block above

@@ -52,8 +52,7 @@ public struct RenderColor: Sendable, Hashable, Codable {
     public var isValid: Bool { [r, g, b].allSatisfy { (0...255).contains($0) } }
 
     /// mediapipe/util/color.proto's `Color`, for options schemas that nest it.
-    public static let protoSchema = ProtoSchema(
-        "mediapipe.Color", fields: [.init(1, "r", .int32), .init(2, "g", .int32), .init(3, "b", .int32)])
+    public static let protoSchema = MediaPipeOptionSchemas.color
 }
 
 /// One thing to draw.
@@ -334,12 +333,5 @@ public struct RenderAnnotation: Sendable, Hashable, Codable {
 
     /// mediapipe/util/render_data.proto's `RenderAnnotation.Text`, for options that nest
     /// label settings (`DetectionsToRenderDataCalculatorOptions.text`).
-    public static let textProtoSchema = ProtoSchema(
-        "mediapipe.RenderAnnotation.Text",
-        fields: [
-            .init(1, "display_text", .string), .init(2, "left", .double), .init(3, "baseline", .double),
-            .init(4, "font_height", .double), .init(5, "normalized", .bool), .init(6, "font_face", .int32),
-            .init(7, "center_horizontally", .bool), .init(8, "center_vertically", .bool),
-            .init(11, "outline_thickness", .double), .init(12, "outline_color", .message(RenderColor.protoSchema)),
-        ])
+    public static let textProtoSchema = MediaPipeOptionSchemas.renderAnnotationText
 }

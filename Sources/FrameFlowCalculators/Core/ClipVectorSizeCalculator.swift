@@ -4,9 +4,7 @@ import FrameFlow
 public struct ClipVectorSizeCalculatorOptions: CalculatorOptions, Equatable {
     public static let typeName: String? = "mediapipe.ClipVectorSizeCalculatorOptions"
     /// mediapipe/calculators/core/clip_vector_size_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema("mediapipe.ClipVectorSizeCalculatorOptions", extension: 274674998, fields: [.init(1, "max_vec_size", .int32)])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.clipVectorSizeCalculatorOptions }
     /// The most elements the output keeps (at least 1).
     public var maxVecSize = 1
     public init() {}

@@ -4,11 +4,7 @@ import FrameFlow
 public struct ConcatenateVectorCalculatorOptions: CalculatorOptions, Equatable {
     public static let typeName: String? = "mediapipe.ConcatenateVectorCalculatorOptions"
     /// mediapipe/calculators/core/concatenate_vector_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema(
-            "mediapipe.ConcatenateVectorCalculatorOptions", extension: 259397839,
-            fields: [.init(1, "only_emit_if_all_present", .bool)])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.concatenateVectorCalculatorOptions }
     /// Send nothing at a timestamp where any input has no packet.
     public var onlyEmitIfAllPresent = false
     public init() {}

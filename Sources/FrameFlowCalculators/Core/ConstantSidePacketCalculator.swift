@@ -195,19 +195,5 @@ private enum OptionsNames {
 
 extension ConstantSidePacketCalculator.Options {
     /// mediapipe/calculators/core/constant_side_packet_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        let stringVector = ProtoSchema(
-            "mediapipe.ConstantSidePacketCalculatorOptions.StringVector", fields: [.repeated(1, "string_value", .string)])
-        let packet = ProtoSchema(
-            "mediapipe.ConstantSidePacketCalculatorOptions.ConstantSidePacket",
-            fields: [
-                .init(1, "int_value", .int32), .init(5, "uint64_value", .uint64), .init(11, "int64_value", .int64),
-                .init(2, "float_value", .float), .init(9, "double_value", .double), .init(3, "bool_value", .bool),
-                .init(4, "string_value", .string), .init(6, "classification_list_value", .ignored),
-                .init(7, "landmark_list_value", .ignored), .init(10, "time_series_header_value", .ignored),
-                .init(12, "matrix_data_value", .ignored), .init(13, "string_vector_value", .message(stringVector)),
-            ])
-        return ProtoSchema(
-            "mediapipe.ConstantSidePacketCalculatorOptions", extension: 291214597, fields: [.repeated(1, "packet", .message(packet))])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.constantSidePacketCalculatorOptions }
 }

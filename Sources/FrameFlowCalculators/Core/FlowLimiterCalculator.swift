@@ -106,9 +106,5 @@ public final class FlowLimiterCalculator: Calculator {
 
 extension FlowLimiterCalculator.Options {
     /// mediapipe/calculators/core/flow_limiter_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema(
-            "mediapipe.FlowLimiterCalculatorOptions", extension: 326963320,
-            fields: [.init(1, "max_in_flight", .int32), .init(2, "max_in_queue", .int32), .init(3, "in_flight_timeout", .int64)])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.flowLimiterCalculatorOptions }
 }

@@ -42,7 +42,7 @@ public final class GateCalculator: Calculator {
     /// MediaPipe's `GateCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.GateCalculatorOptions"
-        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.gateCalculator }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.gateCalculatorOptions }
 
         /// The gate state before the first decision: what the first `STATE_CHANGE` compares with.
         public enum GateState: String, Codable, Sendable {

@@ -3,7 +3,7 @@ import FrameFlow
 /// `mediapipe.SplitVectorCalculatorOptions`: the ranges to cut out and how to send them.
 public struct SplitVectorCalculatorOptions: CalculatorOptions, Equatable {
     public static let typeName: String? = "mediapipe.SplitVectorCalculatorOptions"
-    public static var protoSchema: ProtoSchema? { MediaPipeSchemas.splitVectorCalculator }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.splitVectorCalculatorOptions }
 
     /// A half-open range of element indexes, `begin..<end` (`mediapipe.Range`).
     public struct Range: Codable, Sendable, Equatable {

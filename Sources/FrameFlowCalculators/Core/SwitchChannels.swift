@@ -5,7 +5,7 @@ import FrameFlow
 /// consumes).
 public struct SwitchContainerOptions: CalculatorOptions, Equatable {
     public static let typeName: String? = "mediapipe.SwitchContainerOptions"
-    public static var protoSchema: ProtoSchema? { MediaPipeSchemas.switchContainer }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.switchContainerOptions }
     /// The channel to run, unless a `SELECT` / `ENABLE` side packet or stream says otherwise.
     public var select: Int?
     /// `true` runs channel 1, `false` channel 0.

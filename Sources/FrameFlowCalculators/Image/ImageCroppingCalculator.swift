@@ -101,15 +101,5 @@ public final class ImageCroppingCalculator: OptionsStoringCalculator {
 extension ImageCroppingCalculator.Options {
     /// mediapipe/calculators/image/image_cropping_calculator.proto, for binary graphs:
     /// MediaPipe's fields under MediaPipe's names.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema(
-            "mediapipe.ImageCroppingCalculatorOptions", extension: 262466399,
-            fields: [
-                .init(1, "width", .int32), .init(2, "height", .int32), .init(3, "rotation", .float),
-                .init(4, "norm_width", .float), .init(5, "norm_height", .float),
-                .init(6, "norm_center_x", .float), .init(7, "norm_center_y", .float),
-                .init(8, "border_mode", .enumeration([0: "BORDER_UNSPECIFIED", 1: "BORDER_ZERO", 2: "BORDER_REPLICATE"])),
-                .init(9, "output_max_width", .int32), .init(10, "output_max_height", .int32),
-            ])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.imageCroppingCalculatorOptions }
 }

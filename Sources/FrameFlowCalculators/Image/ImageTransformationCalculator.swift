@@ -382,22 +382,5 @@ extension ImageTransformationCalculator.Options {
 extension ImageTransformationCalculator.Options {
     /// mediapipe/calculators/image/image_transformation_calculator.proto (with rotation_mode.proto
     /// and scale_mode.proto), for binary graphs: MediaPipe's fields under MediaPipe's names.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema(
-            "mediapipe.ImageTransformationCalculatorOptions", extension: 251952830,
-            fields: [
-                .init(1, "output_width", .int32), .init(2, "output_height", .int32),
-                .init(3, "rotation_mode", .enumeration([0: "UNKNOWN", 1: "ROTATION_0", 2: "ROTATION_90", 3: "ROTATION_180", 4: "ROTATION_270"])),
-                .init(4, "flip_vertically", .bool), .init(5, "flip_horizontally", .bool),
-                .init(6, "scale_mode", .enumeration([0: "DEFAULT", 1: "STRETCH", 2: "FIT", 3: "FILL_AND_CROP"])),
-                .init(7, "constant_padding", .bool),
-                .init(
-                    8, "padding_color",
-                    .message(
-                        ProtoSchema(
-                            "mediapipe.ImageTransformationCalculatorOptions.Color",
-                            fields: [.init(1, "red", .int32), .init(2, "green", .int32), .init(3, "blue", .int32)]))),
-                .init(9, "interpolation_mode", .enumeration([0: "DEFAULT", 1: "LINEAR", 2: "NEAREST"])),
-            ])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.imageTransformationCalculatorOptions }
 }

@@ -38,15 +38,7 @@ public final class RecolorCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.RecolorCalculatorOptions"
         /// mediapipe/calculators/image/recolor_calculator.proto, for binary graphs.
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.RecolorCalculatorOptions", extension: 252527117,
-                fields: [
-                    .init(1, "mask_channel", .enumeration([0: "UNKNOWN", 1: "RED", 2: "ALPHA"])),
-                    .init(2, "color", .message(RenderColor.protoSchema)), .init(3, "invert_mask", .bool),
-                    .init(4, "adjust_with_luminance", .bool),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.recolorCalculatorOptions }
 
         /// Which channel of a colour mask is the weight.
         public enum MaskChannel: String, Codable, Sendable {

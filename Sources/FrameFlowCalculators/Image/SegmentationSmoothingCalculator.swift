@@ -35,11 +35,7 @@ public final class SegmentationSmoothingCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.SegmentationSmoothingCalculatorOptions"
         /// mediapipe/calculators/image/segmentation_smoothing_calculator.proto, for binary graphs.
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.SegmentationSmoothingCalculatorOptions", extension: 377425128,
-                fields: [.init(1, "combine_with_previous_ratio", .float)])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.segmentationSmoothingCalculatorOptions }
 
         /// How much of the previous mask unsure pixels take, 0…1.
         public var combineWithPreviousRatio: Float = 0

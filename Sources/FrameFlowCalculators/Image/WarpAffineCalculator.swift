@@ -68,15 +68,7 @@ public final class WarpAffineCalculator: Calculator {
         public init() {}
         public init(borderMode: BorderMode) { self.borderMode = borderMode }
 
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.WarpAffineCalculatorOptions", extension: 373693895,
-                fields: [
-                    .init(1, "border_mode", .enumeration([0: "BORDER_UNSPECIFIED", 1: "BORDER_ZERO", 2: "BORDER_REPLICATE"])),
-                    .init(2, "gpu_origin", .enumeration([0: "DEFAULT", 1: "CONVENTIONAL", 2: "TOP_LEFT"])),
-                    .init(3, "interpolation", .enumeration([0: "INTER_UNSPECIFIED", 1: "INTER_LINEAR", 2: "INTER_CUBIC"])),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.warpAffineCalculatorOptions }
 
         /// Bilinear only.
         public func validate() throws {

@@ -367,13 +367,5 @@ extension AnnotationOverlayCalculator.Options {
 
     /// mediapipe/calculators/util/annotation_overlay_calculator.proto, for binary graphs
     /// (FrameFlow's own fields have no numbers: text graphs only).
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema(
-            "mediapipe.AnnotationOverlayCalculatorOptions", extension: 250607623,
-            fields: [
-                .init(2, "canvas_width_px", .int32), .init(3, "canvas_height_px", .int32),
-                .init(4, "canvas_color", .message(RenderColor.protoSchema)), .init(5, "flip_text_vertically", .bool),
-                .init(6, "gpu_uses_top_left_origin", .bool), .init(7, "gpu_scale_factor", .float),
-            ])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.annotationOverlayCalculatorOptions }
 }

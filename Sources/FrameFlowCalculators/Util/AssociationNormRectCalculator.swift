@@ -41,7 +41,7 @@ public final class AssociationNormRectCalculator: OptionsStoringCalculator {
     /// MediaPipe's `AssociationCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.AssociationCalculatorOptions"
-        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.associationCalculator }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.associationCalculatorOptions }
 
         /// Rects whose IoU is above this are the same object.
         public var minSimilarityThreshold = 1.0

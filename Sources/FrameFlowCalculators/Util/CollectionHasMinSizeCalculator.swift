@@ -4,9 +4,7 @@ import FrameFlow
 public struct CollectionHasMinSizeCalculatorOptions: CalculatorOptions, Equatable {
     public static let typeName: String? = "mediapipe.CollectionHasMinSizeCalculatorOptions"
     /// mediapipe/calculators/util/collection_has_min_size_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema("mediapipe.CollectionHasMinSizeCalculatorOptions", extension: 259397840, fields: [.init(1, "min_size", .int32)])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.collectionHasMinSizeCalculatorOptions }
     /// The fewest elements for which the output is `true` (at least 0).
     public var minSize = 0
     public init() {}

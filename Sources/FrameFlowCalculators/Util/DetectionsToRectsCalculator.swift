@@ -53,7 +53,7 @@ import FrameFlow
 public class DetectionsToRectsCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.DetectionsToRectsCalculatorOptions"
-        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.detectionsToRectsCalculator }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.detectionsToRectsCalculatorOptions }
 
         /// Where the rect comes from.
         public enum ConversionMode: String, Codable, Sendable {

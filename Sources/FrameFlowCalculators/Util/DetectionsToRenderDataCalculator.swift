@@ -221,14 +221,5 @@ extension DetectionsToRenderDataCalculator.Options {
     }
 
     /// mediapipe/calculators/util/detections_to_render_data_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema(
-            "mediapipe.DetectionsToRenderDataCalculatorOptions", extension: 248360806,
-            fields: [
-                .init(1, "produce_empty_packet", .bool), .init(2, "text_delimiter", .string), .init(3, "one_label_per_line", .bool),
-                .init(4, "text", .message(RenderAnnotation.textProtoSchema)), .init(5, "thickness", .double),
-                .init(6, "color", .message(RenderColor.protoSchema)), .init(7, "scene_class", .string),
-                .init(8, "render_detection_id", .bool),
-            ])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.detectionsToRenderDataCalculatorOptions }
 }

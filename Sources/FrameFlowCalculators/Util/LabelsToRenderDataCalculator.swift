@@ -169,17 +169,5 @@ extension LabelsToRenderDataCalculator.Options {
     }
 
     /// mediapipe/calculators/util/labels_to_render_data_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        let color = ProtoField.Kind.message(RenderColor.protoSchema)
-        return ProtoSchema(
-            "mediapipe.LabelsToRenderDataCalculatorOptions", extension: 271660364,
-            fields: [
-                .repeated(1, "color", color), .init(2, "thickness", .double), .init(3, "font_height_px", .int32),
-                .init(4, "max_num_labels", .int32), .init(5, "font_face", .int32),
-                .init(6, "location", .enumeration([0: "TOP_LEFT", 1: "BOTTOM_LEFT"])), .init(7, "horizontal_offset_px", .int32),
-                .init(8, "vertical_offset_px", .int32), .init(9, "use_display_name", .bool),
-                .init(10, "display_classification_score", .bool), .init(11, "outline_thickness", .double),
-                .repeated(12, "outline_color", color),
-            ])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.labelsToRenderDataCalculatorOptions }
 }

@@ -35,10 +35,7 @@ public final class LandmarkProjectionCalculator: Calculator {
     /// MediaPipe's `LandmarkProjectionCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.LandmarkProjectionCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.LandmarkProjectionCalculatorOptions", extension: 263371892, fields: [.init(1, "ignore_rotation", .bool)])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.landmarkProjectionCalculatorOptions }
 
         public var ignoreRotation = false
         public init() {}

@@ -225,19 +225,5 @@ extension LandmarksRefinementCalculator.Options {
     }
 
     /// mediapipe/calculators/util/landmarks_refinement_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        let empty = ProtoSchema("mediapipe.LandmarksRefinementCalculatorOptions.ZRefinementNone", fields: [])
-        let copy = ProtoSchema("mediapipe.LandmarksRefinementCalculatorOptions.ZRefinementCopy", fields: [])
-        let average = ProtoSchema(
-            "mediapipe.LandmarksRefinementCalculatorOptions.ZRefinementAssignAverage",
-            fields: [.repeated(1, "indexes_for_average", .int32)])
-        let z = ProtoSchema(
-            "mediapipe.LandmarksRefinementCalculatorOptions.ZRefinement",
-            fields: [.init(1, "none", .message(empty)), .init(2, "copy", .message(copy)), .init(3, "assign_average", .message(average))])
-        let refinement = ProtoSchema(
-            "mediapipe.LandmarksRefinementCalculatorOptions.Refinement",
-            fields: [.repeated(1, "indexes_mapping", .int32), .init(2, "z_refinement", .message(z))])
-        return ProtoSchema(
-            "mediapipe.LandmarksRefinementCalculatorOptions", extension: 381914658, fields: [.repeated(1, "refinement", .message(refinement))])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.landmarksRefinementCalculatorOptions }
 }

@@ -100,33 +100,7 @@ public final class LandmarksSmoothingCalculator: Calculator {
         public var oneEuroFilter: OneEuroFilter?
         public init() {}
 
-        public static var protoSchema: ProtoSchema? {
-            let name = "mediapipe.LandmarksSmoothingCalculatorOptions"
-            return ProtoSchema(
-                name, extension: 325671429,
-                fields: [
-                    .init(1, "no_filter", .message(ProtoSchema(name + ".NoFilter", fields: []))),
-                    .init(
-                        2, "velocity_filter",
-                        .message(
-                            ProtoSchema(
-                                name + ".VelocityFilter",
-                                fields: [
-                                    .init(1, "window_size", .int32), .init(2, "velocity_scale", .float),
-                                    .init(3, "min_allowed_object_scale", .float), .init(4, "disable_value_scaling", .bool),
-                                ]))),
-                    .init(
-                        3, "one_euro_filter",
-                        .message(
-                            ProtoSchema(
-                                name + ".OneEuroFilter",
-                                fields: [
-                                    .init(1, "frequency", .float), .init(2, "min_cutoff", .float), .init(3, "beta", .float),
-                                    .init(4, "derivate_cutoff", .float), .init(5, "min_allowed_object_scale", .float),
-                                    .init(6, "disable_value_scaling", .bool),
-                                ]))),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.landmarksSmoothingCalculatorOptions }
 
         /// Exactly one filter, its values in the ranges above.
         public func validate() throws {

@@ -33,11 +33,7 @@ public final class LandmarksToDetectionCalculator: OptionsStoringCalculator {
     /// MediaPipe's `LandmarksToDetectionCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.LandmarksToDetectionCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.LandmarksToDetectionCalculatorOptions", extension: 260199669,
-                fields: [.repeated(1, "selected_landmark_indices", .int32)])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.landmarksToDetectionCalculatorOptions }
 
         /// The landmarks that make the detection, in this order; empty for all of them.
         public var selectedLandmarkIndices: [Int] = []

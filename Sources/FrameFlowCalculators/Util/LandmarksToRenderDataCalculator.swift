@@ -204,18 +204,5 @@ extension LandmarksToRenderDataCalculator.Options {
     }
 
     /// mediapipe/calculators/util/landmarks_to_render_data_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        let color = RenderColor.protoSchema
-        return ProtoSchema(
-            "mediapipe.LandmarksToRenderDataCalculatorOptions", extension: 258435389,
-            fields: [
-                .repeated(1, "landmark_connections", .int32), .init(2, "landmark_color", .message(color)),
-                .init(3, "connection_color", .message(color)), .init(4, "thickness", .double),
-                .init(5, "visualize_landmark_depth", .bool), .init(6, "utilize_visibility", .bool),
-                .init(7, "visibility_threshold", .double), .init(8, "utilize_presence", .bool),
-                .init(9, "presence_threshold", .double), .init(10, "min_depth_circle_thickness", .double),
-                .init(11, "max_depth_circle_thickness", .double), .init(12, "min_depth_line_color", .message(color)),
-                .init(13, "max_depth_line_color", .message(color)), .init(14, "render_landmarks", .bool),
-            ])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.landmarksToRenderDataCalculatorOptions }
 }

@@ -63,7 +63,5 @@ public final class LocalFileContentsCalculator: Calculator {
 
 extension LocalFileContentsCalculator.Options {
     /// mediapipe/calculators/util/local_file_contents_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema("mediapipe.LocalFileContentsCalculatorOptions", extension: 346849340, fields: [.init(1, "text_mode", .bool)])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.localFileContentsCalculatorOptions }
 }

@@ -134,12 +134,5 @@ extension RectToRenderDataCalculator.Options {
     }
 
     /// mediapipe/calculators/util/rect_to_render_data_calculator.proto, for binary graphs.
-    public static var protoSchema: ProtoSchema? {
-        ProtoSchema(
-            "mediapipe.RectToRenderDataCalculatorOptions", extension: 262270380,
-            fields: [
-                .init(1, "filled", .bool), .init(2, "color", .message(RenderColor.protoSchema)), .init(3, "thickness", .double),
-                .init(4, "oval", .bool), .init(5, "top_left_thickness", .double),
-            ])
-    }
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.rectToRenderDataCalculatorOptions }
 }

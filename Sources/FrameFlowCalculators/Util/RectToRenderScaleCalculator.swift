@@ -30,11 +30,7 @@ public final class RectToRenderScaleCalculator: Calculator {
     /// MediaPipe's `RectToRenderScaleCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.RectToRenderScaleCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.RectToRenderScaleCalculatorOptions", extension: 299463409,
-                fields: [.init(1, "multiplier", .float), .init(2, "process_timestamp_bounds", .bool)])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.rectToRenderScaleCalculatorOptions }
 
         public var multiplier: Float = 0.01
         public var processTimestampBounds = false

@@ -45,15 +45,7 @@ public final class RectTransformationCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.RectTransformationCalculatorOptions"
         /// mediapipe/calculators/util/rect_transformation_calculator.proto, for binary graphs.
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.RectTransformationCalculatorOptions", extension: 262226312,
-                fields: [
-                    .init(1, "scale_x", .float), .init(2, "scale_y", .float), .init(3, "rotation", .float),
-                    .init(4, "rotation_degrees", .int32), .init(5, "shift_x", .float), .init(6, "shift_y", .float),
-                    .init(7, "square_long", .bool), .init(8, "square_short", .bool),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.rectTransformationCalculatorOptions }
 
         /// Factor on the rect's x side.
         public var scaleX = 1.0

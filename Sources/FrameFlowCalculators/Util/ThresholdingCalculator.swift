@@ -34,9 +34,7 @@ public final class ThresholdingCalculator: Calculator {
     /// MediaPipe's `ThresholdingCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.ThresholdingCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema("mediapipe.ThresholdingCalculatorOptions", extension: 259990498, fields: [.init(1, "threshold", .double)])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.thresholdingCalculatorOptions }
 
         /// Unset: the threshold comes from the `THRESHOLD` stream or side packet (or is 0).
         public var threshold: Double?

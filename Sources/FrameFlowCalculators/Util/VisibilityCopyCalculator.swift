@@ -33,11 +33,7 @@ public final class VisibilityCopyCalculator: Calculator {
     /// MediaPipe's `VisibilityCopyCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.VisibilityCopyCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.VisibilityCopyCalculatorOptions", extension: 363728421,
-                fields: [.init(1, "copy_visibility", .bool), .init(2, "copy_presence", .bool)])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.visibilityCopyCalculatorOptions }
 
         public var copyVisibility = true
         public var copyPresence = true

@@ -52,15 +52,7 @@ public final class VisibilitySmoothingCalculator: Calculator {
         public var lowPassFilter: LowPass?
         public init() {}
 
-        public static var protoSchema: ProtoSchema? {
-            let name = "mediapipe.VisibilitySmoothingCalculatorOptions"
-            return ProtoSchema(
-                name, extension: 360207350,
-                fields: [
-                    .init(1, "no_filter", .message(ProtoSchema(name + ".NoFilter", fields: []))),
-                    .init(2, "low_pass_filter", .message(ProtoSchema(name + ".LowPassFilter", fields: [.init(1, "alpha", .float)]))),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.visibilitySmoothingCalculatorOptions }
 
         /// Exactly one filter; alpha in [0, 1].
         public func validate() throws {

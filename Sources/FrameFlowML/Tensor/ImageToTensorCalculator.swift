@@ -64,7 +64,7 @@ import FrameFlowCalculators
 public final class ImageToTensorCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.ImageToTensorCalculatorOptions"
-        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.imageToTensorCalculator }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.imageToTensorCalculatorOptions }
 
         /// A value range `{ min max }`; fields left out keep 0.
         public struct Range<Value: Codable & Sendable & Equatable & Numeric>: Codable, Sendable, Equatable {

@@ -41,7 +41,7 @@ import Synchronization
 public final class InferenceCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.InferenceCalculatorOptions"
-        public static var protoSchema: ProtoSchema? { MediaPipeSchemas.inferenceCalculator }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.inferenceCalculatorOptions }
 
         /// MediaPipe's `Delegate`: which accelerator to use. FrameFlow records only which one
         /// was named; its CPU engine runs every model.

@@ -36,37 +36,7 @@ import FrameFlowInference
 public final class TensorsToClassificationCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.TensorsToClassificationCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            let item = ProtoSchema(
-                "mediapipe.LabelMapItem",
-                fields: [.init(1, "name", .string), .init(2, "display_name", .string), .repeated(3, "child_name", .string)])
-            return ProtoSchema(
-                "mediapipe.TensorsToClassificationCalculatorOptions", extension: 335742638,
-                fields: [
-                    .init(1, "min_score_threshold", .float), .init(2, "top_k", .int32), .init(9, "sort_by_descending_score", .bool),
-                    .init(3, "label_map_path", .string),
-                    .init(
-                        5, "label_map",
-                        .message(
-                            ProtoSchema(
-                                "mediapipe.TensorsToClassificationCalculatorOptions.LabelMap",
-                                fields: [
-                                    .repeated(
-                                        1, "entries",
-                                        .message(
-                                            ProtoSchema(
-                                                "mediapipe.TensorsToClassificationCalculatorOptions.LabelMap.Entry",
-                                                fields: [.init(1, "id", .int32), .init(2, "label", .string)])))
-                                ]))),
-                    .repeated(
-                        6, "label_items",
-                        .message(
-                            ProtoSchema(
-                                "mediapipe.TensorsToClassificationCalculatorOptions.LabelItemsEntry",
-                                fields: [.init(1, "key", .int64), .init(2, "value", .message(item))]))),
-                    .init(4, "binary_classification", .bool), .repeated(7, "ignore_classes", .int32), .repeated(8, "allow_classes", .int32),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.tensorsToClassificationCalculatorOptions }
 
         /// MediaPipe's `LabelMap`: labels by class id.
         public struct LabelMap: Codable, Sendable, Equatable {

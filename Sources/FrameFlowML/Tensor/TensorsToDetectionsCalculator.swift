@@ -56,40 +56,7 @@ import FrameFlowInference
 public final class TensorsToDetectionsCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.TensorsToDetectionsCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.TensorsToDetectionsCalculatorOptions", extension: 335742639,
-                fields: [
-                    .init(1, "num_classes", .int32), .init(2, "num_boxes", .int32), .init(3, "num_coords", .int32),
-                    .init(9, "keypoint_coord_offset", .int32), .init(10, "num_keypoints", .int32),
-                    .init(11, "num_values_per_keypoint", .int32), .init(12, "box_coord_offset", .int32),
-                    .init(4, "x_scale", .float), .init(5, "y_scale", .float), .init(6, "w_scale", .float), .init(7, "h_scale", .float),
-                    .init(13, "apply_exponential_on_box_size", .bool), .init(14, "reverse_output_order", .bool),
-                    .repeated(8, "ignore_classes", .int32), .repeated(21, "allow_classes", .int32), .init(15, "sigmoid_score", .bool),
-                    .init(16, "score_clipping_thresh", .float), .init(18, "flip_vertically", .bool),
-                    .init(19, "min_score_thresh", .float), .init(20, "max_results", .int32),
-                    .init(25, "max_classes_per_detection", .int32),
-                    .init(
-                        22, "tensor_mapping",
-                        .message(
-                            ProtoSchema(
-                                "mediapipe.TensorsToDetectionsCalculatorOptions.TensorMapping",
-                                fields: [
-                                    .init(1, "detections_tensor_index", .int32), .init(2, "classes_tensor_index", .int32),
-                                    .init(3, "scores_tensor_index", .int32), .init(4, "num_detections_tensor_index", .int32),
-                                    .init(5, "anchors_tensor_index", .int32),
-                                ]))),
-                    .init(
-                        23, "box_boundaries_indices",
-                        .message(
-                            ProtoSchema(
-                                "mediapipe.TensorsToDetectionsCalculatorOptions.BoxBoundariesIndices",
-                                fields: [
-                                    .init(1, "ymin", .int32), .init(2, "xmin", .int32), .init(3, "ymax", .int32), .init(4, "xmax", .int32),
-                                ]))),
-                    .init(24, "box_format", .enumeration([0: "UNSPECIFIED", 1: "YXHW", 2: "XYWH", 3: "XYXY"])),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.tensorsToDetectionsCalculatorOptions }
 
         /// Which input tensor holds what (MediaPipe's `TensorMapping`).
         public struct TensorMapping: Codable, Sendable, Equatable {

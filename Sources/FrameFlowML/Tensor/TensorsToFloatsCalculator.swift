@@ -28,11 +28,7 @@ import FrameFlowInference
 public final class TensorsToFloatsCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.TensorsToFloatsCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.TensorsToFloatsCalculatorOptions", extension: 343499115,
-                fields: [.init(1, "activation", .enumeration([0: "NONE", 1: "SIGMOID"]))])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.tensorsToFloatsCalculatorOptions }
 
         public enum Activation: String, Codable, Sendable {
             case none = "NONE", sigmoid = "SIGMOID"

@@ -42,16 +42,7 @@ import FrameFlowInference
 public final class TensorsToLandmarksCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.TensorsToLandmarksCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            let activation = ProtoField.Kind.enumeration([0: "NONE", 1: "SIGMOID"])
-            return ProtoSchema(
-                "mediapipe.TensorsToLandmarksCalculatorOptions", extension: 335742640,
-                fields: [
-                    .init(1, "num_landmarks", .int32), .init(2, "input_image_width", .int32), .init(3, "input_image_height", .int32),
-                    .init(4, "flip_vertically", .bool), .init(6, "flip_horizontally", .bool), .init(5, "normalize_z", .float),
-                    .init(7, "visibility_activation", activation), .init(8, "presence_activation", activation),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.tensorsToLandmarksCalculatorOptions }
 
         public enum Activation: String, Codable, Sendable {
             case none = "NONE", sigmoid = "SIGMOID"

@@ -38,15 +38,7 @@ public final class TensorsToSegmentationCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.TensorsToSegmentationCalculatorOptions"
         /// mediapipe/calculators/tensor/tensors_to_segmentation_calculator.proto, for binary graphs.
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.TensorsToSegmentationCalculatorOptions", extension: 374311106,
-                fields: [
-                    .init(1, "gpu_origin", .enumeration([0: "DEFAULT", 1: "CONVENTIONAL", 2: "TOP_LEFT"])),
-                    .init(2, "activation", .enumeration([0: "NONE", 1: "SIGMOID", 2: "SOFTMAX"])),
-                    .init(3, "output_layer_index", .int32),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.tensorsToSegmentationCalculatorOptions }
 
         /// How a pixel's channels become its mask value.
         public enum Activation: String, Codable, Sendable {

@@ -37,30 +37,7 @@ import FrameFlowInference
 public final class SsdAnchorsCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.SsdAnchorsCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.SsdAnchorsCalculatorOptions", extension: 247258239,
-                fields: [
-                    .init(1, "input_size_width", .int32), .init(2, "input_size_height", .int32), .init(3, "min_scale", .float),
-                    .init(4, "max_scale", .float), .init(5, "anchor_offset_x", .float), .init(6, "anchor_offset_y", .float),
-                    .init(7, "num_layers", .int32), .repeated(8, "feature_map_width", .int32),
-                    .repeated(9, "feature_map_height", .int32), .repeated(10, "strides", .int32),
-                    .repeated(11, "aspect_ratios", .float), .init(12, "reduce_boxes_in_lowest_layer", .bool),
-                    .init(13, "interpolated_scale_aspect_ratio", .float), .init(14, "fixed_anchor_size", .bool),
-                    .init(15, "multiscale_anchor_generation", .bool), .init(16, "min_level", .int32), .init(17, "max_level", .int32),
-                    .init(18, "anchor_scale", .float), .init(19, "scales_per_octave", .int32),
-                    .init(20, "normalize_coordinates", .bool),
-                    .repeated(
-                        21, "fixed_anchors",
-                        .message(
-                            ProtoSchema(
-                                "mediapipe.Anchor",
-                                fields: [
-                                    .init(1, "x_center", .float), .init(2, "y_center", .float), .init(3, "h", .float),
-                                    .init(4, "w", .float),
-                                ]))),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.ssdAnchorsCalculatorOptions }
 
         public var inputSizeWidth = 0
         public var inputSizeHeight = 0

@@ -28,9 +28,7 @@ public struct TfLiteOpResolver: Sendable, Equatable {
 public final class TfLiteCustomOpResolverCalculator: Calculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.TfLiteCustomOpResolverCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema("mediapipe.TfLiteCustomOpResolverCalculatorOptions", extension: 252087553, fields: [.init(1, "use_gpu", .bool)])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.tfLiteCustomOpResolverCalculatorOptions }
         public var useGpu = false
         public init() {}
     }

@@ -48,18 +48,7 @@ import FrameFlowInference
 public final class NonMaxSuppressionCalculator: OptionsStoringCalculator {
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.NonMaxSuppressionCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.NonMaxSuppressionCalculatorOptions", extension: 55383100,
-                fields: [
-                    .init(1, "num_detection_streams", .int32), .init(2, "max_num_detections", .int32),
-                    .init(6, "min_score_threshold", .float), .init(3, "min_suppression_threshold", .float),
-                    .init(
-                        4, "overlap_type",
-                        .enumeration([0: "UNSPECIFIED_OVERLAP_TYPE", 1: "JACCARD", 2: "MODIFIED_JACCARD", 3: "INTERSECTION_OVER_UNION"])),
-                    .init(5, "return_empty_detections", .bool), .init(7, "algorithm", .enumeration([0: "DEFAULT", 1: "WEIGHTED"])),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.nonMaxSuppressionCalculatorOptions }
 
         public enum OverlapType: String, Codable, Sendable {
             case unspecified = "UNSPECIFIED_OVERLAP_TYPE", jaccard = "JACCARD", modifiedJaccard = "MODIFIED_JACCARD"

@@ -41,14 +41,7 @@ public final class RefineLandmarksFromHeatmapCalculator: Calculator {
     /// MediaPipe's `RefineLandmarksFromHeatmapCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.RefineLandmarksFromHeatmapCalculatorOptions"
-        public static var protoSchema: ProtoSchema? {
-            ProtoSchema(
-                "mediapipe.RefineLandmarksFromHeatmapCalculatorOptions", extension: 362281653,
-                fields: [
-                    .init(1, "kernel_size", .int32), .init(2, "min_confidence_to_refine", .float),
-                    .init(3, "refine_presence", .bool), .init(4, "refine_visibility", .bool),
-                ])
-        }
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.refineLandmarksFromHeatmapCalculatorOptions }
 
         public var kernelSize = 9
         public var minConfidenceToRefine: Float = 0.5
