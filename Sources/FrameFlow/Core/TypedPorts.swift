@@ -22,12 +22,21 @@ public protocol PortDeclaration: Sendable {
 
 /// The four kinds of a node's ports.
 public enum PortDirection: Sendable {
-    case input, output, inputSidePacket, outputSidePacket
+    /// An input stream.
+    case input
+    /// An output stream.
+    case output
+    /// An input side packet.
+    case inputSidePacket
+    /// An output side packet.
+    case outputSidePacket
 }
 
 /// An input stream port carrying `Payload`.
 public struct InputPort<Payload: Sendable>: PortDeclaration {
+    /// The port as the contract lists it.
     public let spec: PortSpec
+    /// Which of a node's port lists the port belongs to.
     public var direction: PortDirection { .input }
     /// The tag (empty for an untagged port); whether a node may leave it unconnected; whether
     /// it takes several indexes (`TAG:0:a`, `TAG:1:b`).
@@ -40,7 +49,9 @@ public struct InputPort<Payload: Sendable>: PortDeclaration {
 
 /// An output stream port carrying `Payload`.
 public struct OutputPort<Payload: Sendable>: PortDeclaration {
+    /// The port as the contract lists it.
     public let spec: PortSpec
+    /// Which of a node's port lists the port belongs to.
     public var direction: PortDirection { .output }
     /// See `InputPort.init`.
     public init(_ tag: String = "", optional: Bool = false, repeated: Bool = false) {
@@ -52,7 +63,9 @@ public struct OutputPort<Payload: Sendable>: PortDeclaration {
 
 /// An input side packet carrying `Payload`, given once before the first `process`.
 public struct InputSidePacket<Payload: Sendable>: PortDeclaration {
+    /// The port as the contract lists it.
     public let spec: PortSpec
+    /// Which of a node's port lists the port belongs to.
     public var direction: PortDirection { .inputSidePacket }
     /// See `InputPort.init`.
     public init(_ tag: String = "", optional: Bool = false, repeated: Bool = false) {
@@ -64,7 +77,9 @@ public struct InputSidePacket<Payload: Sendable>: PortDeclaration {
 
 /// An output side packet carrying `Payload`.
 public struct OutputSidePacket<Payload: Sendable>: PortDeclaration {
+    /// The port as the contract lists it.
     public let spec: PortSpec
+    /// Which of a node's port lists the port belongs to.
     public var direction: PortDirection { .outputSidePacket }
     /// See `InputPort.init`.
     public init(_ tag: String = "", optional: Bool = false, repeated: Bool = false) {
