@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT"]),
         // The command-line parser (declared options, generated help) and `frameflow`'s commands,
         // a library so that tests run the commands in process.
-        .target(name: "FrameFlowArguments"),
+        .target(name: "FrameFlowArguments", dependencies: ["FrameFlow"]),
         .target(
             name: "FrameFlowCommandLine",
             dependencies: [
@@ -59,7 +59,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "FrameFlowCommandLineTests",
-            dependencies: ["FrameFlowArguments", "FrameFlowCommandLine", "FrameFlowTestSupport"]),
+            dependencies: ["FrameFlowArguments", "FrameFlowCommandLine", "FrameFlowTestSupport", "FrameFlow", "FrameFlowCalculators"]),
         .testTarget(
             name: "FrameFlowMQTTTests",
             dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTestSupport"]),

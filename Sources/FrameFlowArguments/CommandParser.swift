@@ -1,3 +1,5 @@
+import FrameFlow
+
 /// Turns a command line into a filled command: finds the subcommand path from the root,
 /// then matches options, flags and positional arguments against the command's declarations.
 struct CommandParser {
@@ -15,7 +17,7 @@ struct CommandParser {
                 // An option of this command, or a positional argument it declares.
                 if word.hasPrefix("-") || collectDefinitions(of: current.init()).contains(where: { $0.kind == .positional }) { break }
                 let names = subcommands.map { $0.configuration.commandName }
-                let hint = nearestCandidate(to: word, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+                let hint = nearestName(to: word, in: names, minimumDistance: 2, maxLength: 64).map { " (did you mean '\($0)'?)" } ?? ""
                 throw ExitRequest.usage(
                     "\(HelpGenerator.commandName(path)): unknown command '\(word)'\(hint)\n\n" + HelpGenerator.help(for: path))
             }
@@ -35,7 +37,7 @@ struct CommandParser {
             guard let current = path.last else { break }
             let names = current.configuration.subcommands.map { $0.configuration.commandName }
             guard let sub = current.configuration.subcommands.first(where: { $0.configuration.commandName == word }) else {
-                let hint = nearestCandidate(to: word, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+                let hint = nearestName(to: word, in: names, minimumDistance: 2, maxLength: 64).map { " (did you mean '\($0)'?)" } ?? ""
                 throw ExitRequest.usage(
                     "\(HelpGenerator.commandName(start)) help: unknown command '\(word)'\(hint)\n"
                         + HelpGenerator.shortUsage(for: start))
@@ -58,7 +60,7 @@ struct CommandParser {
         func unknownOption(_ word: String) -> ExitRequest {
             let version = path.count == 1 && type.configuration.version != nil ? ["--version"] : []
             let candidates = named.map { "--" + definitions[$0].name } + ["--help"] + version
-            let hint = nearestCandidate(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+            let hint = nearestName(to: word, in: candidates, minimumDistance: 2, maxLength: 64).map { " (did you mean '\($0)'?)" } ?? ""
             return failure("unknown option '\(word)'\(hint)")
         }
         var given = Set<Int>()

@@ -75,9 +75,9 @@ public struct BatchCommand: ParsableCommand {
         // The graph once, so a bad graph or stream name fails before any file.
         let config = try GraphConfig(contentsOfFile: graph, registry: registry, limits: environment.limits)
         let checked = try Graph(config, registry: registry, environment: environment)
-        let streamNames = Set(config.inputStreams.map(\.name) + config.nodes.flatMap { $0.outputStreams.map(\.name) })
+        let streamNames = config.inputStreams.map(\.name) + config.nodes.flatMap { $0.outputStreams.map(\.name) }
         for (name, _) in streams where !streamNames.contains(name) {
-            throw ExitRequest.failure("--output-stream \(name)=…: the graph has no stream '\(name)'")
+            throw ExitRequest.failure("--output-stream \(name)=…: \(RunCommand.noSuchStream(name, in: streamNames))")
         }
         let declaredSides = Set(config.inputSidePackets.map(\.name) + config.nodes.flatMap { $0.inputSidePackets.map(\.name) })
         for (name, value) in sides {

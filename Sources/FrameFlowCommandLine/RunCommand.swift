@@ -120,9 +120,9 @@ public struct RunCommand: ParsableCommand {
             guard let eq = o.firstIndex(of: "=") else { throw ExitRequest.usage("--output-stream needs NAME=DEST") }
             options.outputStreams.append((String(o[..<eq]), String(o[o.index(after: eq)...])))
         }
-        for (name, _) in options.outputStreams
-        where graph.config.nodes.allSatisfy({ !$0.outputStreams.contains { $0.name == name } }) && !inputNames.contains(name) {
-            throw ExitRequest.failure("--output-stream \(name)=…: the graph has no stream '\(name)'")
+        let streams = graph.config.inputStreams.map(\.name) + graph.config.nodes.flatMap { $0.outputStreams.map(\.name) }
+        for (name, _) in options.outputStreams where !streams.contains(name) {
+            throw ExitRequest.failure("--output-stream \(name)=…: \(Self.noSuchStream(name, in: streams))")
         }
         for s in side {
             guard let eq = s.firstIndex(of: "=") else { throw ExitRequest.usage("--side needs NAME=VALUE") }
@@ -204,5 +204,11 @@ public struct RunCommand: ParsableCommand {
         }
         try finishRun(summary, readsInput: !options.inputs.isEmpty)
         if summary.interrupted && window == nil { throw ExitRequest(status: ExitCode.interrupted, message: "") }
+    }
+
+    /// "the graph has no stream 'x' (did you mean 'y'?); its streams: …", for a mistyped name.
+    static func noSuchStream(_ name: String, in streams: [String]) -> String {
+        let hint = nearestName(to: name, in: streams).map { " (did you mean '\($0)'?)" } ?? ""
+        return "the graph has no stream '\(name)'\(hint); its streams: \(streams.joined(separator: ", "))"
     }
 }

@@ -27,7 +27,8 @@ public final class GraphRunner {
         public var realtime = false
         /// Frames allowed inside the graph at once (0: no limit); nil: 2 for live sources and
         /// `realtime` (late frames are dropped, not queued) unless the graph has a
-        /// `FlowLimiterCalculator` (then none: see `run()`), a few per core for files.
+        /// `FlowLimiterCalculator` (then none: see `run()`); for files a few per core, or one
+        /// when the graph has a `FlowLimiterCalculator`, so that it drops no frame of a file.
         public var maxFramesInFlight: Int?
         public var source = MediaSource.Options()
         public var encode = EncodeOptions()
@@ -184,6 +185,11 @@ public final class GraphRunner {
             // whole graph to the slow branch's pace.
             let throttled = config.nodes.contains { $0.calculator == "FlowLimiterCalculator" }
             graph.maxFramesInFlight = throttled ? 0 : 2
+        } else if graph.expandedConfig.nodes.contains(where: { $0.calculator == "FlowLimiterCalculator" }) {
+            // Files through a graph that throttles itself (MediaPipe's `*_live` graphs): the
+            // reader waits for each frame to leave, so the flow limiter always has room and
+            // drops none. A file loses no frame; only a live source is thinned.
+            graph.maxFramesInFlight = 1
         } else {
             // Files: a few frames inside keep every worker busy; more would only fill queues
             // (hundreds of megabytes of 1080p frames, and page faults for each new buffer).

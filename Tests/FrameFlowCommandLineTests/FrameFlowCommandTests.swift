@@ -87,4 +87,16 @@ import Testing
         #expect(FrameFlowCommand.runToStatus(["validate", path]) == 0)
         #expect(FrameFlowCommand.runToStatus(["validate", path, "--graph-pth", "x"]) == 2)
     }
+
+    @MainActor @Test func aMistypedStreamIsAnsweredWithTheStreamsThatExist() throws {
+        let path = RepositoryFiles.path("Graphs/edge_detection_mobile_gpu.pbtxt")
+        let run = try #require(
+            try FrameFlowCommand.parseAsRoot(["run", path, "--input", "testsrc:64x48@10", "--output-stream", "output_vidoe=x.mp4"]) as? RunCommand)
+        #expect {
+            try run.run()
+        } throws: { error in
+            let text = (error as? ExitRequest)?.message ?? "\(error)"
+            return text.contains("no stream 'output_vidoe' (did you mean 'output_video'?)") && text.contains("its streams: input_video")
+        }
+    }
 }

@@ -92,7 +92,7 @@ enum OptionsDecoding {
             let spec = schema.isOpen ? (isArray: fields.count > 1, nested: Schema?(nil), type: "") : schema.fields[name]
             guard let spec else {
                 let known = schema.fields.keys.sorted()
-                let hint = nearest(name, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+                let hint = nearestName(to: name, in: known).map { " (did you mean '\($0)'?)" } ?? ""
                 throw GraphError(
                     .unknownOption, "unknown option '\(full)'\(hint); known: \(known.joined(separator: ", "))",
                     node: node, location: fields[0].location)
@@ -210,31 +210,4 @@ enum OptionsDecoding {
         }
         return out
     }
-}
-
-/// The candidate closest to `word` by edit distance, if it is reasonably close.
-func nearest(_ word: String, in candidates: [String]) -> String? {
-    // Edit distance over lower-cased UTF-8 bytes with two reused rows; a candidate whose length
-    // alone puts it past the limit is skipped (fuzzing found the old per-row arrays of
-    // Characters took seconds for a graph of a few dozen unknown names).
-    let w = Array(word.lowercased().utf8)
-    let limit = Swift.max(3, word.count / 3)
-    var prev: [Int] = [], cur: [Int] = []
-    var best: (String, Int)?
-    for candidate in candidates {
-        let c = Array(candidate.lowercased().utf8)
-        guard abs(c.count - w.count) <= limit else { continue }
-        prev = Array(0...c.count)
-        cur = Array(repeating: 0, count: c.count + 1)
-        for i in 1..<(w.count + 1) {
-            cur[0] = i
-            for j in 1..<(c.count + 1) {
-                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (w[i - 1] == c[j - 1] ? 0 : 1))
-            }
-            swap(&prev, &cur)
-        }
-        let d = prev[c.count]
-        if d <= limit, d < best?.1 ?? Int.max { best = (candidate, d) }
-    }
-    return best?.0
 }

@@ -105,6 +105,9 @@ public protocol Calculator: AnyObject {
 }
 
 extension Calculator {
+    /// The calculator's options type, for tools that list options (`OptionField.fields(of:)`).
+    public static var optionsType: any CalculatorOptions.Type { Options.self }
+
     /// Calls `init(options:)`: the calculator reads nothing from the environment.
     public init(options: Options, environment: GraphEnvironment) throws { try self.init(options: options) }
     /// The type's name, which is the name the calculator is registered under by default.

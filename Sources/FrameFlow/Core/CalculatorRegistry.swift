@@ -57,7 +57,7 @@ public final class CalculatorRegistry: Sendable {
     public var names: [String] { entries.withLock { $0.keys.sorted() } }
 
     /// The registered calculator or subgraph name closest to `name`, for "did you mean" hints.
-    public func suggestion(for name: String) -> String? { nearest(name, in: names + subgraphNames) }
+    public func suggestion(for name: String) -> String? { nearestName(to: name, in: names + subgraphNames) }
 
     // MARK: Subgraphs
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FrameFlow
+import FrameFlow
 
 /// "Did you mean" answers: the nearest name by edit distance, when it is close enough —
 /// checked against a plain edit distance over every candidate (the fast one skips candidates
@@ -34,12 +34,12 @@ import Testing
         "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ",
     ])
     func agreesWithTheTextbookDistance(word: String) {
-        #expect(nearest(word, in: Self.names) == Self.referenceNearest(word, Self.names), "\(word)")
+        #expect(nearestName(to: word, in: Self.names) == Self.referenceNearest(word, Self.names), "\(word)")
     }
 
     @Test func suggestions() {
-        #expect(nearest("SobelEdgeCalculator", in: Self.names) == "SobelEdgesCalculator")
-        #expect(nearest("Lift2DFrameAnnotationTo3DCalculator", in: Self.names) == nil)
-        #expect(nearest("anything", in: []) == nil)
+        #expect(nearestName(to: "SobelEdgeCalculator", in: Self.names) == "SobelEdgesCalculator")
+        #expect(nearestName(to: "Lift2DFrameAnnotationTo3DCalculator", in: Self.names) == nil)
+        #expect(nearestName(to: "anything", in: []) == nil)
     }
 }
