@@ -4,18 +4,7 @@ import Testing
 
 /// Validation before start: every error names the node, the stream, and the line and column.
 @Suite struct GraphValidatorTests {
-    func errors(_ text: String) -> [GraphError] {
-        do {
-            _ = try Graph(GraphConfig(parsing: text, file: "g.pbtxt"), registry: testRegistry)
-            return []
-        } catch let e as GraphErrors {
-            return e.errors
-        } catch let e as GraphError {
-            return [e]
-        } catch {
-            return []
-        }
-    }
+    func errors(_ text: String) -> [GraphError] { GraphBuildErrors.of(text, file: "g.pbtxt", registry: testRegistry) }
 
     @Test func unknownCalculatorSuggestsNearestName() {
         let e = errors("input_stream: \"a\"\nnode {\n  calculator: \"AddCalculatr\"\n  input_stream: \"a\"\n  output_stream: \"b\"\n}")
