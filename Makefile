@@ -72,3 +72,22 @@ docs:
 		--output-dir $(DOCS_DIR)/FrameFlow.doccarchive --fallback-display-name FrameFlow \
 		--fallback-bundle-identifier org.frameflow.FrameFlow --warnings-as-errors
 	python3 scripts/ci/check-doc-comments.py $(DOCS_DIR)/symbol-graphs FrameFlow
+
+.PHONY: install uninstall
+
+## Install the release `frameflow` into $(PREFIX)/bin, its graphs into
+## $(PREFIX)/share/frameflow/graphs (found by name: `frameflow run face_mesh_desktop_live.pbtxt`)
+## and the bundled models into $(PREFIX)/share/frameflow/Models; `make uninstall` removes them.
+PREFIX ?= $(HOME)/.local
+install:
+	scripts/setup.sh demo
+	$(SWIFT) build -c release --product frameflow
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/frameflow/graphs $(DESTDIR)$(PREFIX)/share/frameflow/Models
+	install -m 755 .build/release/frameflow $(DESTDIR)$(PREFIX)/bin/frameflow
+	install -m 644 Graphs/*.pbtxt $(DESTDIR)$(PREFIX)/share/frameflow/graphs/
+	install -m 644 Models/* $(DESTDIR)$(PREFIX)/share/frameflow/Models/
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on PATH (export PATH=\"$(PREFIX)/bin:\$$PATH\")";; esac
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/frameflow
+	rm -rf $(DESTDIR)$(PREFIX)/share/frameflow

@@ -73,7 +73,7 @@ public struct BatchCommand: ParsableCommand {
         let entries: BatchList
         do { entries = try BatchList(contentsOfFile: list) } catch { throw ExitRequest.usage("\(error)") }
         // The graph once, so a bad graph or stream name fails before any file.
-        let config = try GraphConfig(contentsOfFile: graph, registry: registry, limits: environment.limits)
+        let config = try GraphConfig(contentsOfFile: GraphFiles.locate(graph), registry: registry, limits: environment.limits)
         let checked = try Graph(config, registry: registry, environment: environment)
         let streamNames = config.inputStreams.map(\.name) + config.nodes.flatMap { $0.outputStreams.map(\.name) }
         for (name, _) in streams where !streamNames.contains(name) {

@@ -29,9 +29,10 @@ public struct DemoCommand: ParsableCommand {
     @MainActor public func run() throws {
         StopSignals.runWillStart()
         guard let frameSize = FrameSize(size) else { throw ExitRequest.usage("--size must be WxH, e.g. 640x480") }
-        let graphPath = "Graphs/edge_detection_mobile_gpu.pbtxt"
+        let graphPath = GraphFiles.locate("Graphs/edge_detection_mobile_gpu.pbtxt")
         guard FileManager.default.fileExists(atPath: graphPath) else {
-            throw ExitRequest.failure("run the demo from the repository root (\(graphPath) not found)")
+            throw ExitRequest.failure(
+                "Graphs/edge_detection_mobile_gpu.pbtxt not found: run the demo from the repository root, or install FrameFlow (make install)")
         }
         let graph = try Graph(contentsOfFile: graphPath, registry: try CalculatorRegistry.commandLine(), environment: GraphEnvironment())
         var options = GraphRunner.Options()

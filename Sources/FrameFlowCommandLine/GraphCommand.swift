@@ -30,6 +30,7 @@ public struct GraphCommand: ParsableCommand {
         let registry = try CalculatorRegistry.commandLine()
         let environment = try subgraphs.apply(to: registry)
         // A built-in subgraph's name (FaceLandmarkFrontCpu) shows that graph, unless a file has the name.
+        let graph = GraphFiles.locate(self.graph)
         let exists = FileManager.default.fileExists(atPath: graph)
         let builtIn = exists ? nil : registry.subgraph(named: graph)
         if builtIn == nil && !exists && !graph.contains("/") && !graph.contains(".") {

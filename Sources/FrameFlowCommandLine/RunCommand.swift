@@ -97,11 +97,15 @@ public struct RunCommand: ParsableCommand {
     }
 
     @MainActor public func run() throws {
+        do { try runGraph() } catch { throw SubgraphOptions.explainingMissingModels(error) }
+    }
+
+    @MainActor private func runGraph() throws {
         StopSignals.runWillStart()
         let registry = try CalculatorRegistry.commandLine()
         let environment = try subgraphs.apply(to: registry)
         var options = GraphRunner.Options()
-        let graph = try Graph(contentsOfFile: self.graph, registry: registry, environment: environment)
+        let graph = try Graph(contentsOfFile: GraphFiles.locate(self.graph), registry: registry, environment: environment)
         let inputNames = Set(graph.config.inputStreams.map(\.name))
         for spec in input {
             if let eq = spec.firstIndex(of: "="), spec[..<eq].allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }), !spec[..<eq].isEmpty {

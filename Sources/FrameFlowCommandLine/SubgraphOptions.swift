@@ -16,7 +16,7 @@ public struct SubgraphOptions: ParsableArguments {
     public var graphPath: [String] = []
 
     /// `--resource-root DIR`.
-    @Option(valueName: "DIR", help: "where relative paths in calculator options are looked up")
+    @Option(valueName: "DIR", help: "where relative paths in calculator options are looked up first (then the model folder)")
     public var resourceRoot: String?
 
     /// `--max-image-pixels N`.
@@ -47,8 +47,19 @@ public struct SubgraphOptions: ParsableArguments {
         }
         for d in graphPath { try registry.registerSubgraphs(inDirectory: d) }
         var environment = GraphEnvironment()
-        if let r = resourceRoot { environment.resourceRoots = [r] }
+        // --resource-root, the user model folder (`frameflow models fetch`), then what `make
+        // install` put beside the executable (Models/…).
+        environment.resourceRoots = (resourceRoot.map { [$0] } ?? []) + [GraphEnvironment.userModelFolder(), GraphFiles.installedShare]
         if let m = maxImagePixels { environment.limits.maxImagePixels = m }
         return environment
+    }
+
+    /// `error`, with the command that fetches MediaPipe's models when it is a model of theirs
+    /// that could not be found.
+    public static func explainingMissingModels(_ error: any Error) -> any Error {
+        let text = "\(error)"
+        guard text.contains("mediapipe/modules/") || text.contains(".task"), text.contains("cannot read") else { return error }
+        return ExitRequest.failure(
+            text + "\n(`frameflow models fetch` unpacks MediaPipe's models into \(GraphEnvironment.userModelFolder()), where they are found)")
     }
 }

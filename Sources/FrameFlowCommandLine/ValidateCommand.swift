@@ -17,7 +17,11 @@ public struct ValidateCommand: ParsableCommand {
     @MainActor public func run() throws {
         let registry = try CalculatorRegistry.commandLine()
         let environment = try subgraphs.apply(to: registry)
-        _ = try Graph(contentsOfFile: graph, registry: registry, environment: environment)
+        do {
+            _ = try Graph(contentsOfFile: GraphFiles.locate(graph), registry: registry, environment: environment)
+        } catch {
+            throw SubgraphOptions.explainingMissingModels(error)
+        }
         print("ok")
     }
 }

@@ -57,10 +57,10 @@ public struct CameraConfig: Sendable {
         self.location = location
     }
 
-    /// `base` with this camera's resource root and pixel limit.
+    /// `base` with this camera's resource root (looked in first) and pixel limit.
     public func environment(over base: GraphEnvironment) -> GraphEnvironment {
         var e = base
-        if let resourceRoot { e.resourceRoots = [resourceRoot] }
+        if let resourceRoot { e.resourceRoots.insert(resourceRoot, at: 0) }
         if let maxImagePixels { e.limits.maxImagePixels = maxImagePixels }
         return e
     }

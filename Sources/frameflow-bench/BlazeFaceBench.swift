@@ -28,7 +28,7 @@ struct BlazeFaceBench: BenchSection {
         if let frames = try clipFrames(clip, width: w, height: h, count: wanted, into: raw) {
             let count = frames.count
             var text = try String(contentsOf: repoRoot.appendingPathComponent("Graphs/face_detection_short_range.pbtxt"), encoding: .utf8)
-            text = text.replacingOccurrences(of: "\".build/fixtures/models/", with: "\"\(models)/")
+            text = text.replacingOccurrences(of: "\"mediapipe/modules/face_detection/", with: "\"\(models)/")
             let registry = CalculatorRegistry.standard.adding(CalculatorRegistry.mlCalculators)
             func graphFPS() throws -> (fps: Double, faces: Int) {
                 let graph = try Graph(GraphConfig(parsing: text, file: "face_detection_short_range.pbtxt"), registry: registry)

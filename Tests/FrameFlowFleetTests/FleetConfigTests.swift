@@ -74,8 +74,8 @@ import Testing
         var base = GraphEnvironment(resourceRoots: ["/fleet-wide"])
         base.limits.maxTensorElements = 77
         let ea = a.environment(over: base), eb = b.environment(over: base)
-        #expect(ea.resourceRoots == ["/site/models"] && ea.limits.maxImagePixels == 1_000_000 && ea.limits.maxTensorElements == 77)
-        #expect(eb.resourceRoots == ["/opt/other"] && eb.limits.maxImagePixels == 2000)
+        #expect(ea.resourceRoots == ["/site/models", "/fleet-wide"] && ea.limits.maxImagePixels == 1_000_000 && ea.limits.maxTensorElements == 77)
+        #expect(eb.resourceRoots == ["/opt/other", "/fleet-wide"] && eb.limits.maxImagePixels == 2000)
         let plain = try FleetConfig(text: "camera { name: \"c\" source: \"testsrc\" graph: \"g\" }", file: "y.fleet").cameras[0]
         #expect(plain.environment(over: base).resourceRoots == ["/fleet-wide"], "no root of its own: the fleet's")
     }

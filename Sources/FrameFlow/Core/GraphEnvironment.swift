@@ -39,6 +39,27 @@ public struct GraphEnvironment: Sendable {
         return path
     }
 
+    /// Where a relative `path` was looked for, for an error that cannot find it: " (looked for
+    /// under ROOT, … and in the working directory DIR)"; empty for an absolute path.
+    public func placesSearched(for path: String) -> String {
+        guard !path.hasPrefix("/") else { return "" }
+        let roots = resourceRoots.filter { !$0.isEmpty }
+        let cwd = FileManager.default.currentDirectoryPath
+        return roots.isEmpty
+            ? " (looked for in the working directory \(cwd))"
+            : " (looked for under \(roots.joined(separator: ", ")) and in the working directory \(cwd))"
+    }
+
+    /// The per-user folder that `frameflow models fetch` fills and the command-line tool looks
+    /// in last: `$FRAMEFLOW_MODELS`, else `$XDG_CACHE_HOME/frameflow/models`, else
+    /// `~/.cache/frameflow/models`.
+    public static func userModelFolder(_ variables: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let dir = variables["FRAMEFLOW_MODELS"], !dir.isEmpty { return dir }
+        if let cache = variables["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/frameflow/models" }
+        let home = variables["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.cache/frameflow/models"
+    }
+
     /// The service of type `S` this environment carries (a `ModelCache`), or nil.
     public func service<S: Sendable>(_ type: S.Type) -> S? {
         services[ObjectIdentifier(type)] as? S

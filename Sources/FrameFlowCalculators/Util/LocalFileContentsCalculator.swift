@@ -52,7 +52,8 @@ public final class LocalFileContentsCalculator: Calculator {
             let resolved = cc.environment.resolve(path)
             guard let data = FileManager.default.contents(atPath: resolved) else {
                 let shown = resolved == path ? "'\(path)'" : "'\(path)' (as '\(resolved)')"
-                throw GraphError(.missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)", node: cc.nodeName)
+                let searched = resolved == path ? cc.environment.placesSearched(for: path) : ""
+                throw GraphError(.missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)\(searched)", node: cc.nodeName)
             }
             try cc.set([UInt8](data), to: Self.contents, index: i)
         }

@@ -127,7 +127,8 @@ public final class ModelCache: Sendable {
     static func key(_ path: String, _ environment: GraphEnvironment) throws -> String {
         let resolved = environment.resolve(path)
         guard let real = realpath(resolved, nil) else {
-            throw ModelError("\(resolved): cannot read the model file (\(String(cString: strerror(errno))))")
+            let reason = String(cString: strerror(errno))
+            throw ModelError("\(resolved): cannot read the model file (\(reason))\(resolved == path ? environment.placesSearched(for: path) : "")")
         }
         defer { free(real) }
         return String(cString: real)
