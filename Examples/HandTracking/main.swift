@@ -2,7 +2,7 @@
 // hand's handedness and index finger tip per frame.
 //
 //   swift run hand-tracking [clip.mp4] [resource-root]
-//   (defaults: Tests/Fixtures/mediapipe/hand_clip.mp4, .build/fixtures/mediapipe)
+//   (defaults: Tests/Fixtures/mediapipe/hand_clip.mp4, the model folder of `frameflow models fetch`)
 import FrameFlow
 import FrameFlowML
 import FrameFlowMedia
@@ -10,7 +10,7 @@ import Foundation
 
 let args = CommandLine.arguments
 let clip = args.count > 1 ? args[1] : "Tests/Fixtures/mediapipe/hand_clip.mp4"
-let environment = GraphEnvironment(resourceRoots: [args.count > 2 ? args[2] : ".build/fixtures/mediapipe"])  // where mediapipe/modules/… lies
+let environment = GraphEnvironment(resourceRoots: [args.count > 2 ? args[2] : GraphEnvironment.userModelFolder()])  // where mediapipe/modules/… lies
 
 do {
     let registry = try CalculatorRegistry.withML()

@@ -36,7 +36,7 @@ try graph.start()
 
 let source = try MediaSource(input)
 var frames = 0
-while let frame = try source.read(), frames < 90 {
+while frames < 90, let frame = try source.read() {
     // The parameter changes between frames, never in the middle of one.
     if frames % 15 == 0 {
         let saturation = 1.0 + Double(frames) / 45  // 1.0 → 3.0 over three seconds

@@ -7,8 +7,8 @@
 //
 // INPUT is a video file or a camera (/dev/video0); OUTPUT a video file (.mp4, .webm, …) or
 // `window` (q or Esc closes it). Defaults: .build/fixtures/carphone_pristine.mp4 (setup.sh
-// fetches it), virtual_background.mp4, a blurred background, .build/fixtures/mediapipe (where
-// mediapipe/modules/selfie_segmentation/… lies).
+// fetches it), virtual_background.mp4, a blurred background, the model folder that
+// `frameflow models fetch` fills (where mediapipe/modules/selfie_segmentation/… lies).
 import Foundation
 import FrameFlow
 import FrameFlowDisplay
@@ -23,7 +23,7 @@ var args = Array(CommandLine.arguments.dropFirst())
     return args[i + 1]
 }
 let picture = option("--background")
-let environment = GraphEnvironment(resourceRoots: [option("--resource-root") ?? ".build/fixtures/mediapipe"])
+let environment = GraphEnvironment(resourceRoots: [option("--resource-root") ?? GraphEnvironment.userModelFolder()])
 let input = args.count > 0 ? args[0] : ".build/fixtures/carphone_pristine.mp4"
 let output = args.count > 1 ? args[1] : "virtual_background.mp4"
 let graphs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Graphs").standardized.path

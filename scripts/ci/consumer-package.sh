@@ -21,9 +21,19 @@ git clone -q --no-hardlinks "$repo" "$scratch/FrameFlow"
 git -C "$scratch/FrameFlow" checkout -q --detach "$head"
 git -C "$scratch/FrameFlow" -c user.name=ci -c user.email=ci@localhost tag -a 0.1.0 -m "0.1.0 (consumer check)"
 
-# (b) The consumer package.
+# (b) The consumer package, with every Swift program of the README and the guides as a
+# target of its own (scripts/ci/check-readme.py --snippets: complete programs that compile).
 mkdir -p "$scratch/Consumer/Sources/Consumer"
 cp "$repo/Graphs/edge_detection_mobile_gpu.pbtxt" "$scratch/Consumer/"
+snippets="$(python3 "$repo/scripts/ci/check-readme.py" --snippets "$scratch/Consumer")"
+snippet_targets=""
+for name in $snippets; do
+    snippet_targets+="        .executableTarget(name: \"$name\", dependencies: [
+            .product(name: \"FrameFlow\", package: \"FrameFlow\"), .product(name: \"FrameFlowCalculators\", package: \"FrameFlow\"),
+            .product(name: \"FrameFlowML\", package: \"FrameFlow\"), .product(name: \"FrameFlowMedia\", package: \"FrameFlow\"),
+        ]),
+"
+done
 cat > "$scratch/Consumer/Package.swift" <<SWIFT
 // swift-tools-version:6.0
 import PackageDescription
@@ -41,7 +51,7 @@ let package = Package(
                 .product(name: "FrameFlow", package: "FrameFlow"),
                 .product(name: "FrameFlowCalculators", package: "FrameFlow"),
             ]),
-    ]
+$snippet_targets    ]
 )
 SWIFT
 cat > "$scratch/Consumer/Sources/Consumer/main.swift" <<'SWIFT'
@@ -96,6 +106,7 @@ if ! "$swift" build >build.log 2>&1; then
 fi
 tail -n 2 build.log
 built=$(date +%s)
+echo "consumer-package: the README's and guides' Swift programs compile: $snippets"
 out="$(.build/debug/Consumer "$frames")"
 echo "$out"
 echo "consumer-package: resolved $(grep -o '"version" : "[^"]*"' Package.resolved | head -1), build $((built - start)) s, total $(( $(date +%s) - start )) s"

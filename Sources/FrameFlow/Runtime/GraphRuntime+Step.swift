@@ -214,7 +214,7 @@ extension GraphRuntime {
 
     /// A step's statistics, error and outputs; lock held.
     private func applyOutputs(_ node: NodeRuntime, _ ctx: CalculatorContext, kind: StepKind, _ outcome: StepOutcome, timed: Bool) {
-        node.calls += 1
+        if case .close = kind {} else { node.calls += 1 }  // `calls` counts process steps only
         if timed {
             let took = outcome.end &- outcome.start
             node.busyNanos &+= trace != nil ? took : took &* 8  // sampled: stands for 8 steps

@@ -203,6 +203,24 @@ func iou(_ a: [Int], _ b: HaarCascadeDetector.Hit) -> Double {
         #expect(try runner.outputs("DETECTIONS")[0].get([Detection].self).isEmpty)
     }
 
+    /// The tutorial graph on one photo: the overlay waits for that frame's detections, so the
+    /// only frame carries its own box (it drew the previous frame's boxes before: none).
+    @Test func aSinglePhotoGetsItsOwnBox() throws {
+        let path = URL(fileURLWithPath: RepositoryFiles.fixture("")).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Graphs/face_detection_haar.pbtxt").path
+        let graph = try Graph(contentsOfFile: path, registry: .standard)
+        let video = try PacketCollector(graph, "output_video")
+        let detections = try PacketCollector(graph, "detections")
+        try graph.start()
+        try graph.send(try TestImages.readPNM(RepositoryFiles.fixture("astronaut_256.ppm"), rgba: true), to: "input_video", at: Timestamp(0))
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        let frame = try #require(video.packets.first).get(ImageFrame.self)
+        let found = try #require(detections.packets.first).get([Detection].self)
+        let box = try #require(found.first).box
+        #expect(frame[Int(box.x) + 5, Int(box.y)] == [255, 64, 64, 255])
+    }
+
     /// The tutorial graph: every video frame comes out, detection runs on some of them, and
     /// frames after the first detection carry the box.
     @Test func faceDetectionGraphKeepsFullFrameRate() throws {

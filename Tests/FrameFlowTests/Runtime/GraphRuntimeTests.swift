@@ -203,6 +203,20 @@ func ints(_ c: PacketCollector) throws -> [Int] { try c.packets.map { try $0.get
         #expect(throws: GraphError.self) { try graph.send(99, to: "x", at: 99) }
     }
 
+    @Test func statisticsCountProcessCallsNotTheClose() throws {
+        let graph = try Graph(registry: testRegistry) {
+            Input("x")
+            Output("y")
+            Node(AddCalculator.self, in: ["x"], out: ["y"])
+        }
+        try graph.start()
+        for i in 0..<90 { try graph.send(i, to: "x", at: Timestamp(Int64(i))) }
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        let node = try #require(graph.statistics.nodes.first { !$0.isOutput })
+        #expect(node.calls == 90, "90 packets, \(node.calls) calls")
+    }
+
     @Test func cancelReturnsPromptly() throws {
         let graph = try Graph(registry: testRegistry) {
             Settings(maxQueueSize: 0)
