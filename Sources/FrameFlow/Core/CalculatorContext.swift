@@ -161,8 +161,12 @@ public final class CalculatorContext {
     /// - Throws: `GraphError` (`.missingSidePacket`, or `.typeMismatch` naming the side packet
     ///   and both types).
     public func sidePacket<T>(_ tag: String = "", _ index: Int = 0, as type: T.Type) throws -> T {
-        guard let i = sideInputIndex[PortID(tag, index)], let p = sideInputs[i] else {
-            throw GraphError(.missingSidePacket, "input side packet \(PortID(tag, index)) was not given", node: nodeName)
+        guard let i = sideInputIndex[PortID(tag, index)] else {
+            throw GraphError(.missingSidePacket, "input side packet \(PortID(tag, index)) is not connected", node: nodeName)
+        }
+        guard let p = sideInputs[i] else {
+            let name = sideInputRefs[i].name
+            throw GraphError(.missingSidePacket, "input side packet '\(name)' (\(PortID(tag, index))) was not given", node: nodeName, stream: name)
         }
         let name = sideInputRefs[i].name
         guard let payload = p.payload else {

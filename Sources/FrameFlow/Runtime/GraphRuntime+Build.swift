@@ -31,6 +31,7 @@ extension GraphRuntime {
             return rt.streams.count - 1
         }
         for ref in config.inputStreams { rt.graphInputs.insert(stream(ref.name)) }
+        rt.declaredSidePackets = config.inputSidePackets
 
         var rank = Array(repeating: 0, count: resolved.nodes.count)
         for (pos, i) in resolved.order.enumerated() { rank[i] = pos }
@@ -131,6 +132,19 @@ extension GraphRuntime {
             sideOutputs: nodes.map { $0.context.sideOutputRefs })
     }
 
+    /// "input side packet 'use_prev_landmarks' was not given to start() (node 'GateCalculator'
+    /// reads it as ALLOW); the graph's input side packets: …", at the graph's own declaration
+    /// of it when it has one.
+    private func missingSidePacket(_ ref: StreamRef, node: String) -> GraphError {
+        let declared = declaredSidePackets.first { $0.name == ref.name }
+        let port = ref.tag.isEmpty ? "#\(ref.index)" : (ref.index == 0 ? ref.tag : "\(ref.tag):\(ref.index)")
+        let known = Set(declaredSidePackets.map(\.name)).sorted()
+        let list = known.isEmpty ? "" : "; the graph's input side packets: \(known.joined(separator: ", "))"
+        return GraphError(
+            .missingSidePacket, "input side packet '\(ref.name)' was not given to start() (the node reads it as \(port))\(list)",
+            node: node, location: declared?.location ?? ref.location)
+    }
+
     private func open(sidePackets given: [String: any Sendable], order: [Int], sideInputs: [[StreamRef]], sideOutputs: [[StreamRef]]) throws {
         for (k, v) in given { sidePackets[k] = Packet(v, at: .unset) }
         var remaining = order
@@ -153,15 +167,16 @@ extension GraphRuntime {
                         let optional = node.contract.inputSidePackets.first { $0.tag == ref.tag }?.isOptional ?? false
                         if optional { continue }
                         closeOpened()
-                        throw GraphError(
-                            .missingSidePacket, "input side packet was not given to start()", node: node.name, stream: ref.name,
-                            location: ref.location)
+                        throw missingSidePacket(ref, node: node.name)
                     }
                     node.context.sideInputs[k] = p
                 }
                 do {
                     node.context.inputTimestamp = .unstarted
                     try node.calculator.open(node.context)
+                } catch let e as GraphError where e.kind == .missingSidePacket && e.stream != nil {
+                    closeOpened()  // a connected side packet the calculator needs after all
+                    throw missingSidePacket(needs.first { $0.name == e.stream } ?? StreamRef(tag: "", index: 0, name: e.stream!), node: node.name)
                 } catch {
                     closeOpened()
                     throw GraphError(.calculatorFailed, "open failed: \(error)", node: node.name, location: node.location, underlying: error)

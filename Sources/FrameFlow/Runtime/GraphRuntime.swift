@@ -20,6 +20,8 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     @exclusivity(unchecked) var streams: [StreamRuntime] = []
     @exclusivity(unchecked) var streamIndex: [String: Int] = [:]
     @exclusivity(unchecked) var graphInputs: Set<Int> = []
+    /// The graph's own `input_side_packet` declarations, for errors about a missing one.
+    var declaredSidePackets: [StreamRef] = []
     @exclusivity(unchecked) var closedInputs: Set<Int> = []
     @exclusivity(unchecked) var ready: [NodeRuntime] = []
     @exclusivity(unchecked) var running = 0

@@ -252,4 +252,21 @@ import Testing
         let fromBinary = try Graph(GraphConfig(binary: bytes, file: "gate.binarypb", registry: .standard), registry: .standard)
         #expect(fromBinary.options(ofNode: "node") as? GateCalculator.Options == expected)
     }
+
+    /// A side packet the graph declares and does not get: named as the graph names it, with
+    /// the port that reads it, the graph's side packets, and the declaration's line.
+    @Test func aMissingSidePacketIsNamedAsTheGraphNamesIt() throws {
+        let text = """
+            input_stream: "in"
+            input_side_packet: "use_prev_landmarks"
+            input_side_packet: "num_faces"
+            node { calculator: "GateCalculator" input_stream: "in" output_stream: "out" input_side_packet: "ALLOW:use_prev_landmarks" }
+            """
+        let graph = try Graph(GraphConfig(parsing: text, file: "g.pbtxt"), registry: .standard)
+        let e = #expect(throws: GraphError.self) { try graph.start(sidePackets: ["num_faces": 1]) }
+        let message = e.map { "\($0)" } ?? ""
+        #expect(message.hasPrefix("g.pbtxt:2:"), "\(message)")
+        #expect(message.contains("'use_prev_landmarks' was not given") && message.contains("as ALLOW"), "\(message)")
+        #expect(message.contains("input side packets: num_faces, use_prev_landmarks"), "\(message)")
+    }
 }
