@@ -11,7 +11,7 @@ demo:
 
 ## Suites that test kernels; run again with the level forced lower (each also compares every
 ## level the CPU has, on its own thread).
-KERNEL_TESTS ?= KernelLevelTests|OpsTests|MicrokernelTests|GEMMTests|ConvTests|ConvActivationTests|DepthwiseBlocksTests|TFLiteModelTests|RealModelTests|TFLitePoseSelfieOpsTests|PixelKernelTests|HaarStumpKernelTests|HaarCascadeDetectorTests|ColorConvertCalculatorTests|FilterCalculatorTests|LUTCalculatorTests|LuminanceCalculatorTests|SobelEdgesCalculatorTests
+KERNEL_TESTS ?= KernelLevelTests|OpsTests|MicrokernelTests|GEMMTests|ConvTests|ConvActivationTests|DepthwiseBlocksTests|TFLiteModelTests|RealModelTests|TFLitePoseSelfieOpsTests|TFLiteTasksOpsTests|PixelKernelTests|HaarStumpKernelTests|HaarCascadeDetectorTests|ColorConvertCalculatorTests|FilterCalculatorTests|LUTCalculatorTests|LuminanceCalculatorTests|SobelEdgesCalculatorTests
 
 ## Run every test; the kernel suites again at the AVX2 and baseline levels; MediaPipe's
 ## solutions on whole clips again in an optimized build (the models are too slow unoptimized

@@ -43,6 +43,7 @@ case "$target" in
           cp .build/fixtures/models/pnet.onnx "$corpus"/ 2>/dev/null || true ;;
     fleet) cp Tests/Fixtures/fleet/*.fleet "$corpus"/ ;;  # fleet files: defaults, mqtt, cameras, outputs
     tflite) cp .build/fixtures/models/face_detection_short_range.tflite "$corpus"/ 2>/dev/null || true
+            cp .build/fixtures/litert_tasks/single.*.tflite "$corpus"/ 2>/dev/null || true  # TRANSPOSE, GATHER, UNPACK, …
             cp Tests/Fixtures/mediapipe/custom_ops_seed.tflite "$corpus"/ ;;  # CUSTOM ops, FlexBuffer options
     batchlist) # frameflow batch lists: comments, CRLF, a URL, relative and absolute paths.
                printf '# cameras\n\nlobby/cam1.mp4\r\n  /srv/door.mkv\t\nrtsp://10.0.0.5:8554/yard.sdp\nweird #name.mp4\n' > "$corpus/list.txt" ;;

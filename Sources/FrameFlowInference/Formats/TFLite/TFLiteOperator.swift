@@ -19,9 +19,23 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
     case softmax = 25
     case custom = 32  // a TFLiteCustomOperator, by its custom_code
     case pad = 34
+    case gather = 36
+    case transpose = 39
     case mean = 40
+    case sub = 41
+    case div = 42
     case stridedSlice = 45
     case prelu = 54
+    case maximum = 55
+    case minimum = 57
+    case neg = 59
+    case sum = 74
+    case sqrt = 75
+    case rsqrt = 76
+    case reduceMax = 82
+    case unpack = 88  // the one builtin here with several outputs
+    case reduceMin = 89
+    case squaredDifference = 99
     case hardSwish = 117
     case densify = 124  // of a sparse constant: folded at load
 
@@ -46,9 +60,23 @@ enum TFLiteOperator: Int32, CaseIterable, Sendable {
         case .softmax: "SOFTMAX"
         case .custom: "CUSTOM"
         case .pad: "PAD"
+        case .gather: "GATHER"
+        case .transpose: "TRANSPOSE"
         case .mean: "MEAN"
+        case .sub: "SUB"
+        case .div: "DIV"
         case .stridedSlice: "STRIDED_SLICE"
         case .prelu: "PRELU"
+        case .maximum: "MAXIMUM"
+        case .minimum: "MINIMUM"
+        case .neg: "NEG"
+        case .sum: "SUM"
+        case .sqrt: "SQRT"
+        case .rsqrt: "RSQRT"
+        case .reduceMax: "REDUCE_MAX"
+        case .unpack: "UNPACK"
+        case .reduceMin: "REDUCE_MIN"
+        case .squaredDifference: "SQUARED_DIFFERENCE"
         case .hardSwish: "HARD_SWISH"
         case .densify: "DENSIFY"
         }

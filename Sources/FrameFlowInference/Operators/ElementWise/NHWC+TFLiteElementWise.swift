@@ -7,6 +7,8 @@ extension NHWC {
     /// The element-wise builtins' kernels (`TFLiteKernels.table`).
     static let elementWiseKernels: [TFLiteOperator: TFLiteKernel] = [
         .add: runAddMul, .mul: runAddMul, .logistic: runLogistic, .prelu: runPRelu, .hardSwish: runHardSwish, .relu: runRelu, .relu6: runRelu,
+        .sub: runSubDiv, .div: runSubDiv, .squaredDifference: runSquaredDifference, .maximum: runMaximumMinimum,
+        .minimum: runMaximumMinimum, .neg: runNeg, .sqrt: runSqrtRsqrt, .rsqrt: runSqrtRsqrt,
     ]
 
     /// ADD and MUL, numpy broadcasting, with the fused activation.
@@ -14,6 +16,70 @@ extension NHWC {
         var t = try Ops.elementwise(op.code == .add ? "Add" : "Mul", try input(0), try input(1))
         activation(try op.activation(field: 0), &t.floats)
         return t
+    }
+
+    /// SUB and DIV (SubOptions / DivOptions: the fused activation at field 0), numpy
+    /// broadcasting, on two float or two integer tensors. As LiteRT, a float result is clamped
+    /// to the activation's range, the whole float range without one (±∞ become ±FLT_MAX, NaN
+    /// stays); integer DIV rounds toward zero and refuses a zero divisor.
+    static func runSubDiv(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        let name = op.code.name
+        try TFLiteKernels.expectInputs(name, inputCount, 2)
+        let activation = try op.activation(field: 0)
+        let a = try input(0), b = try input(1)
+        if op.code == .sub { return try binary(name, a, b, SubOp.self, activation: activation) { $0 &- $1 } }
+        let lowest = a.type == .int32 ? Int64(Int32.min) : Int64.min
+        return try binary(name, a, b, DivOp.self, activation: activation) { p, q in
+            guard q != 0 else { throw ModelError("DIV by an integer zero") }
+            guard q != -1 || p != lowest else { throw ModelError("DIV of \(p) by -1 overflows \(a.type)") }
+            return p / q
+        }
+    }
+
+    /// SQUARED_DIFFERENCE: (a − b)², numpy broadcasting, no activation.
+    static func runSquaredDifference(
+        _ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]
+    ) throws -> Tensor {
+        try TFLiteKernels.expectInputs("SQUARED_DIFFERENCE", inputCount, 2)
+        return try binary("SQUARED_DIFFERENCE", try input(0), try input(1), SquaredDifferenceOp.self, activation: nil) { a, b in
+            let d = a &- b
+            return d &* d
+        }
+    }
+
+    /// MAXIMUM and MINIMUM, numpy broadcasting: `a > b ? a : b` (`<` for MINIMUM), as LiteRT
+    /// compares, so a NaN in `a` gives `b` and one in `b` gives NaN.
+    static func runMaximumMinimum(
+        _ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]
+    ) throws -> Tensor {
+        let name = op.code.name
+        try TFLiteKernels.expectInputs(name, inputCount, 2)
+        if op.code == .maximum { return try binary(name, try input(0), try input(1), MaximumOp.self, activation: nil) { a, b in a > b ? a : b } }
+        return try binary(name, try input(0), try input(1), MinimumOp.self, activation: nil) { a, b in a < b ? a : b }
+    }
+
+    /// NEG: −x of a float or integer tensor (integers wrap, as LiteRT's two's complement).
+    static func runNeg(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        try TFLiteKernels.expectInputs("NEG", inputCount, 1)
+        let x = try input(0)
+        if x.isFloat {
+            guard x.floats.count == x.count else { throw ModelError("NEG input holds \(x.floats.count) values for \(x.shape)") }
+            return Tensor(shape: x.shape, floats: Scratch.map(x.floats) { -$0 })
+        }
+        guard x.type == .int32 || x.type == .int64, x.ints.count == x.count else {
+            throw ModelError("NEG needs a float32, int32 or int64 input, not \(x.type) \(x.shape)")
+        }
+        return Tensor(shape: x.shape, ints: x.ints.map { x.type == .int32 ? Int64(0 &- Int32(truncatingIfNeeded: $0)) : 0 &- $0 }, type: x.type)
+    }
+
+    /// SQRT and RSQRT (1 / √x) of a float tensor; negative values give NaN, RSQRT of ±0 gives ±∞.
+    static func runSqrtRsqrt(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        let name = op.code.name
+        try TFLiteKernels.expectInputs(name, inputCount, 1)
+        let x = try input(0)
+        guard x.isFloat, x.floats.count == x.count else { throw ModelError("\(name) needs a float input, not \(x.type) \(x.shape)") }
+        if op.code == .sqrt { return Tensor(shape: x.shape, floats: Scratch.map(x.floats) { $0.squareRoot() }) }
+        return Tensor(shape: x.shape, floats: Scratch.map(x.floats) { 1 / $0.squareRoot() })
     }
 
     /// LOGISTIC: the vectorised sigmoid.

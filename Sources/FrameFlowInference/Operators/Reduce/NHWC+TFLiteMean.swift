@@ -5,7 +5,7 @@ import FrameFlow
 /// file or from tensor values go through `Checked`; what is unsupported is a `ModelError`.
 extension NHWC {
     /// The reduction builtins' kernels (`TFLiteKernels.table`).
-    static let reductionKernels: [TFLiteOperator: TFLiteKernel] = [.mean: runMean]
+    static let reductionKernels: [TFLiteOperator: TFLiteKernel] = [.mean: runMean, .sum: runReduce, .reduceMax: runReduce, .reduceMin: runReduce]
 
     /// MEAN over the axes of the second input; ReducerOptions' `keep_dims`.
     static func runMean(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {

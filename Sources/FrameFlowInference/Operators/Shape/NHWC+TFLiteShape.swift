@@ -6,8 +6,60 @@ extension NHWC {
     /// The shape builtins' kernels (`TFLiteKernels.table`).
     static let shapeKernels: [TFLiteOperator: TFLiteKernel] = [
         .pad: runPad, .reshape: runReshape, .concatenation: runConcatenation, .dequantize: runDequantize, .stridedSlice: runStridedSlice,
-        .depthToSpace: runDepthToSpace, .densify: runDensify,
+        .depthToSpace: runDepthToSpace, .densify: runDensify, .transpose: runTranspose,
     ]
+
+    /// The shape builtins with several outputs (`TFLiteKernels.table`).
+    static let shapeOutputsKernels: [TFLiteOperator: TFLiteOutputsKernel] = [.unpack: runUnpack]
+
+    /// LiteRT's largest TRANSPOSE rank.
+    static let transposeMaxRank = 8
+
+    /// TRANSPOSE by the permutation in the second input (int32 or int64, one entry per axis;
+    /// negative entries count from the end), of any element type, up to rank 8 as LiteRT.
+    static func runTranspose(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
+        try TFLiteKernels.expectInputs("TRANSPOSE", inputCount, 2)
+        let x = try input(0), p = try input(1)
+        guard p.type == .int32 || p.type == .int64, p.shape.count == 1, p.ints.count == p.count else {
+            throw ModelError("TRANSPOSE permutation must be a 1-D int32 or int64 tensor, not \(p.type) \(p.shape)")
+        }
+        return try transpose(x, permutation: p.ints)
+    }
+
+    /// `x` with its axes in the order `raw` names them: a permutation of 0..<rank (an entry
+    /// −k stands for rank − k), checked.
+    static func transpose(_ x: Tensor, permutation raw: [Int64]) throws -> Tensor {
+        let r = x.shape.count
+        guard r <= transposeMaxRank else { throw ModelError("TRANSPOSE of rank \(r): at most rank \(transposeMaxRank), as LiteRT") }
+        guard raw.count == r else { throw ModelError("TRANSPOSE permutation \(raw) has \(raw.count) entries for rank \(r)") }
+        let perm = try raw.map { try Ops.axis($0, rank: r, "TRANSPOSE permutation entry") }
+        guard Set(perm).count == r else { throw ModelError("TRANSPOSE permutation \(raw) repeats an axis") }
+        guard (x.isFloat ? x.floats.count : x.ints.count) == x.count else { throw ModelError("TRANSPOSE input holds too few values for \(x.shape)") }
+        return Ops.transpose(x, perm)
+    }
+
+    /// UNPACK (UnpackOptions: `num`, `axis`): the input cut along `axis` into its `num`
+    /// slices, that axis dropped from each; `num` must be the axis' size and the operator's
+    /// output count, as LiteRT checks.
+    static func runUnpack(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShapes: [[Int]]) throws -> [Tensor] {
+        try TFLiteKernels.expectInputs("UNPACK", inputCount, 1)
+        return try unpack(try input(0), num: Int(try op.options?.int(0) ?? 0), axis: Int64(try op.options?.int(1) ?? 0), outputs: outShapes.count)
+    }
+
+    /// The `num` slices of `x` along `axis` (negative counts from the end).
+    static func unpack(_ x: Tensor, num: Int, axis rawAxis: Int64, outputs: Int) throws -> [Tensor] {
+        let axis = try Ops.axis(rawAxis, rank: x.shape.count, "UNPACK axis")
+        guard num == x.shape[axis] else { throw ModelError("UNPACK num \(num) for axis \(axis) of \(x.shape), which has \(x.shape[axis])") }
+        guard outputs == num else { throw ModelError("UNPACK num \(num) with \(outputs) outputs") }
+        guard (x.isFloat ? x.floats.count : x.ints.count) == x.count else { throw ModelError("UNPACK input holds too few values for \(x.shape)") }
+        let outer = x.shape[..<axis].reduce(1, *), inner = x.shape[(axis + 1)...].reduce(1, *)
+        var shape = x.shape
+        shape.remove(at: axis)
+        return (0..<num).map { i in
+            let offsets = (0..<(outer * inner)).map { k in (k / inner * num + i) * inner + k % inner }
+            return Ops.gather(x, shape: shape, offsets: offsets)
+        }
+    }
 
     /// PAD: constant zeros, as ONNX Pad with the paddings reordered.
     static func runPad(_ op: TFLiteGraph.Op, _ input: (Int) throws -> Tensor, inputCount: Int, outShape: [Int]) throws -> Tensor {
