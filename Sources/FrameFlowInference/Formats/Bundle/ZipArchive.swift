@@ -181,6 +181,8 @@ public struct ZipArchive: Sendable {
     ///   method, does not inflate to its declared size, or fails its CRC-32.
     public func data(of entry: Entry) throws -> [UInt8] {
         func fail(_ m: String) -> ModelError { ModelError("\(name): entry '\(entry.name)': \(m)") }
+        // An entry of another archive would point at other bytes.
+        guard let i = index[entry.name], entries[i] == entry else { throw fail("not an entry of this archive") }
         guard entry.flags & 1 == 0 else { throw fail("encrypted entries are not supported") }
         let raw = bytes[entry.dataOffset..<(entry.dataOffset + entry.compressedSize)]
         let out: [UInt8]

@@ -219,6 +219,16 @@ import Testing
         } throws: { ($0 as? ModelError)?.message == "deflate.zip: entries 'stored.txt' and 'folder/' overlap" }
     }
 
+    /// An entry of one archive read through another: an error, not bytes from elsewhere.
+    @Test func anEntryOfAnotherArchiveIsAnError() throws {
+        let appended = try ZipArchive(bytes: try BundleFixtures.committed("appended.bin"), name: "appended.bin")
+        let alone = try ZipArchive(bytes: try BundleFixtures.committed("deflate.zip"), name: "deflate.zip")
+        let entry = try #require(appended.entry(named: "random.bin"))
+        #expect {
+            try alone.data(of: entry)
+        } throws: { ($0 as? ModelError)?.message == "deflate.zip: entry 'random.bin': not an entry of this archive" }
+    }
+
     /// A name without the UTF-8 flag is code page 437, as zipfile decodes it.
     @Test func namesWithoutTheUTF8FlagAreCodePage437() throws {
         var bytes = try BundleFixtures.committed("deflate.zip")
