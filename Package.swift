@@ -36,8 +36,10 @@ let package = Package(
         .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "FrameFlowSinks", "CFFmpeg"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowSinks", "CSDL2"]),
-        // The inference engine: model formats (ONNX, TFLite), runtime and operators; no calculator.
-        .target(name: "FrameFlowInference", dependencies: ["FrameFlow", "CFrameFlowKernels"]),
+        // Deflate and CRC-32 for ZIP entries (MediaPipe Tasks bundles, TFLite associated files).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The inference engine: model formats (ONNX, TFLite, Tasks bundles), runtime and operators; no calculator.
+        .target(name: "FrameFlowInference", dependencies: ["FrameFlow", "CFrameFlowKernels", "CZlib"]),
         // The ML calculators on the engine. Built-in subgraphs are .pbtxt files embedded in the
         // library (no bundle beside the binary).
         .target(

@@ -19,6 +19,7 @@ let package = Package(
         .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowInference", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-fleet", dependencies: ["FuzzSupport", .product(name: "FrameFlowFleet", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowInference", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-bundle", dependencies: ["FuzzSupport", .product(name: "FrameFlowInference", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-batchlist", dependencies: ["FuzzSupport", .product(name: "FrameFlowFleet", package: "FrameFlow")]),
         // Random option values for every registered calculator (no model, file or network).
         .executableTarget(

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one FrameFlow parser with libFuzzer + AddressSanitizer, seeded with real files.
-#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite|batchlist|fleet|options SECONDS
+#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite|bundle|batchlist|fleet|options SECONDS
 # Stops on the first crash, hang over 1 s or allocation over 1 GiB; the input is saved under
 # .build/fuzz/TARGET/findings/ (commit it as a regression test under Tests/Fixtures/fuzz/).
 # -max_len is the largest seed's size (at least 4096), so no seed is cut; FUZZ_MAX_LEN
@@ -12,10 +12,10 @@
 # during a long run does not derail that run.
 {
 set -euo pipefail
-target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite|batchlist|fleet|options}
+target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite|bundle|batchlist|fleet|options}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
-case "$target" in graph|binarygraph|cube|cascade|onnx|tflite|batchlist|fleet|options) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in graph|binarygraph|cube|cascade|onnx|tflite|bundle|batchlist|fleet|options) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 work=.build/fuzz/$target
 corpus=$work/corpus
 mkdir -p "$corpus" "$work/findings"
@@ -45,6 +45,10 @@ case "$target" in
     tflite) cp .build/fixtures/models/face_detection_short_range.tflite "$corpus"/ 2>/dev/null || true
             cp .build/fixtures/litert_tasks/single.*.tflite "$corpus"/ 2>/dev/null || true  # TRANSPOSE, GATHER, UNPACK, …
             cp Tests/Fixtures/mediapipe/custom_ops_seed.tflite "$corpus"/ ;;  # CUSTOM ops, FlexBuffer options
+    bundle) # ZIP archives (stored, deflated, after other bytes, a bomb), a nested .task with a
+            # model whose metadata sets every field, the same model alone.
+            cp Tests/Fixtures/tasks/deflate.zip Tests/Fixtures/tasks/appended.bin Tests/Fixtures/tasks/zeros.zip \
+               Tests/Fixtures/tasks/nested.task Tests/Fixtures/tasks/all_fields.tflite "$corpus"/ ;;
     batchlist) # frameflow batch lists: comments, CRLF, a URL, relative and absolute paths.
                printf '# cameras\n\nlobby/cam1.mp4\r\n  /srv/door.mkv\t\nrtsp://10.0.0.5:8554/yard.sdp\nweird #name.mp4\n' > "$corpus/list.txt" ;;
     options) # The input is only a source of choices (calculator, fields, values): random bytes.

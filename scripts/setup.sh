@@ -20,10 +20,10 @@ pip_want() {  # module requirement
     python3 -c "import $1" >/dev/null 2>&1 || python3 -m pip install -q "$2"
 }
 
-# FFmpeg's, SDL2's and libmosquitto's libraries (FrameFlowMedia, FrameFlowDisplay and
-# FrameFlowMQTT link them) for every mode; the ffmpeg/ffprobe tools make and check test media,
-# and the mosquitto broker serves the MQTT tests.
-apt_want pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread libmosquitto-dev
+# zlib's, FFmpeg's, SDL2's and libmosquitto's libraries (FrameFlowInference, FrameFlowMedia,
+# FrameFlowDisplay and FrameFlowMQTT link them) for every mode; the ffmpeg/ffprobe tools make
+# and check test media, and the mosquitto broker serves the MQTT tests.
+apt_want pkg-config zlib1g-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread libmosquitto-dev
 case "$mode" in
     demo) ;;
     test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata mosquitto mosquitto-clients ;;
