@@ -144,8 +144,8 @@ public struct OutputURL: Sendable, Equatable {
 
     /// Protocol options FrameFlow sets unless the URL or `--output-option` does: datagrams of
     /// whole TS packets for UDP and SRT; the socket time-out (µs) where the protocol has one;
-    /// for SRT, 2 s for the listener to take the last packets when the stream ends (SRT's live
-    /// mode drops them at once otherwise: a 60-frame clip arrived whole only with it).
+    /// for SRT, up to 2 s for the listener to take the last packets when the stream ends (SRT's
+    /// live mode drops them at once otherwise: none of a 60-frame burst arrived without it).
     func protocolDefaults(timeout: Double) -> [(key: String, value: String)] {
         let micros = "\(Int64(saturating: (timeout * 1e6).rounded()))"
         switch scheme {

@@ -169,7 +169,8 @@ public final class VideoFileSink {
             callback: { opaque in Unmanaged<IOInterrupt>.fromOpaque(opaque!).takeUnretainedValue().shouldStop() },
             opaque: Unmanaged.passUnretained(interrupt).toOpaque())
         try url.resolve()
-        var user = options.muxerOptions
+        // `rw_timeout` is the deadline above; RTSP's muxer, opening its own sockets, has no such key.
+        var user = options.muxerOptions.filter { !url.muxerConnects || $0.key != "rw_timeout" }
         if !url.muxerConnects {
             var dict = Self.dictionary(url.protocolDefaults(timeout: timeout) + user)
             defer { av_dict_free(&dict) }
