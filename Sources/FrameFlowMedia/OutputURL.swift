@@ -42,13 +42,13 @@ public struct OutputURL: Sendable, Equatable {
     private static let schemes: [Scheme] = [
         Scheme(name: "udp", muxer: "mpegts", protocolName: "udp", needsPort: true, form: "udp://HOST:PORT"),
         Scheme(name: "rtp", muxer: "rtp_mpegts", protocolName: "rtp", needsPort: true, form: "rtp://HOST:PORT"),
-        Scheme(name: "rtmp", muxer: "flv", protocolName: "rtmp", needsPort: false, form: "rtmp://HOST[:PORT]/APP/STREAM"),
-        Scheme(name: "rtmps", muxer: "flv", protocolName: "rtmps", needsPort: false, form: "rtmps://HOST[:PORT]/APP/STREAM"),
+        Scheme(name: "rtmp", muxer: "flv", protocolName: "rtmp", needsPort: false, form: "rtmp://HOST/APP/STREAM"),
+        Scheme(name: "rtmps", muxer: "flv", protocolName: "rtmps", needsPort: false, form: "rtmps://HOST/APP/STREAM"),
         Scheme(name: "srt", muxer: "mpegts", protocolName: "srt", needsPort: true, form: "srt://HOST:PORT"),
-        Scheme(name: "rtsp", muxer: "rtsp", protocolName: "tcp", needsPort: false, form: "rtsp://HOST[:PORT]/PATH"),
+        Scheme(name: "rtsp", muxer: "rtsp", protocolName: "tcp", needsPort: false, form: "rtsp://HOST/PATH"),
     ]
 
-    /// What `--output` takes, for error messages.
+    /// What `--output` takes, for error messages (a port is optional where none is shown).
     public static let supportedForms =
         schemes.map(\.form).joined(separator: ", ")
         + ", a .m3u8 playlist (HLS), a video file (.mp4 .mov .mkv .webm .avi .ts .flv), an image (.png .jpg), .jsonl, null or window"

@@ -118,7 +118,10 @@ public final class VideoFileSink {
         isSequence = isImage && path.contains("%")
         guard Self.extensions.contains(ext) else {
             let named = ext.isEmpty ? "has no extension" : "has the extension '.\(ext)', which FrameFlow does not write"
-            throw MediaError(.unsupportedOutput, path, "\(named); outputs are \(OutputURL.supportedForms)")
+            throw MediaError(
+                .unsupportedOutput, path,
+                "\(named); use .mp4, .mov, .mkv, .webm, .avi, .ts, .flv, .png or .jpg, an .m3u8 playlist (HLS), a URL (udp://, rtp://, rtmp://, srt://, rtsp://), or .jsonl for other streams"
+            )
         }
         try OutputFile.checkDestination(isSequence ? "" : path)
         OutputFile.removeStaleTemporaries(for: path)

@@ -250,6 +250,28 @@ import Testing
         #expect(try String(contentsOfFile: playlist, encoding: .utf8) == "#EXTM3U\n# the previous run's\n")
     }
 
+    /// The hidden folder of a run that was killed (its process is gone) is removed, with its
+    /// segments, by the next run to the same playlist.
+    @Test func aKilledRunsHLSFolderIsRemovedByTheNextRun() throws {
+        let dir = MediaFixtures.path("hls-stale-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        // OutputFile's temporary name: `.NAME.frameflow-HOST-PID-N.EXT`, HOST sanitized.
+        var buf = [CChar](repeating: 0, count: 256)
+        gethostname(&buf, buf.count - 1)
+        let host = String(
+            String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).map { $0.isLetter || $0.isNumber ? $0 : "_" }
+                .prefix(32))
+        let stale = (dir as NSString).appendingPathComponent(".live.m3u8.frameflow-\(host)-\(dead.processIdentifier)-1.m3u8")
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: false)
+        try Data("segment".utf8).write(to: URL(fileURLWithPath: (stale as NSString).appendingPathComponent("live0.ts")))
+        try Self.run((dir as NSString).appendingPathComponent("live.m3u8"), frames: 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["live.m3u8", "live0.ts"])
+    }
+
     @Test(arguments: [("ts", "mpegts"), ("flv", "flv")])
     func transportStreamAndFLVFiles(ext: String, format: String) throws {
         let path = MediaFixtures.path("edges.\(ext)")
