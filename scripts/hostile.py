@@ -14,6 +14,7 @@ import argparse
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -61,6 +62,13 @@ def run(args, cwd=ROOT, limit=20, stdin=None, term_after=None):
 
 def leftovers(folder, before):
     return sorted(set(os.listdir(folder)) - before)
+
+
+def free_tcp_port():
+    """A port on 127.0.0.1 no one listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def snake(name):
@@ -174,6 +182,26 @@ def output_cases(ff, tmp):
     report("output link to /dev/full", status == 1 and os.readlink(link) == "/dev/full" and "not a regular file" in err,
            f"status {status}: {err.strip()[-120:]}")
     os.unlink(link)
+    # Network outputs: a bad host or port is refused before anything opens, naming the URL; a
+    # closed port fails at once (FFmpeg logs its own line there, so "@ 0x" is not checked).
+    closed = free_tcp_port()
+    for url, says in [("rtmp://no-such-host.invalid/live/x", "unknown host"), ("udp://127.0.0.1:abc", "port must be"),
+                      ("udp://127.0.0.1:0", "port must be"), ("udp://127.0.0.1:1e308", "port must be"),
+                      ("udp://127.0.0.1:-1", "port must be"), ("udp://127.0.0.1:99999999999999999999", "port must be"),
+                      ("rtp://:5004", "no host"), ("gopher://example.com/x", "udp://HOST:PORT"),
+                      (f"rtmp://127.0.0.1:{closed}/live/x", "Connection refused")]:
+        status, secs, _, err = run([ff, "run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:64x48@10", "--frames", "2",
+                                    "--output", url], limit=20)
+        left = leftovers(tmp, before)
+        ok = status == 1 and secs < 10 and not left and f"{url}: " in err and says in err and ("@ 0x" not in err or "refused" in says)
+        report(f"output {url}", ok, f"status {status}, {secs:.1f} s, left {left}: {err.strip()[-120:]}")
+    # An HLS output that fails at its first frame (an option no muxer takes): no playlist, no
+    # segment, no hidden folder.
+    playlist = os.path.join(tmp, "live.m3u8")
+    status, secs, _, err = run([ff, "run", "Graphs/edge_detection_mobile_gpu.pbtxt", "--input", "testsrc:64x48@10", "--frames", "30",
+                                "--output", playlist, "--output-option", "hls_tme=1"], limit=20)
+    left = leftovers(tmp, before)
+    report("output HLS, bad option", status == 1 and not left and "hls_tme" in err, f"status {status}, left {left}: {err.strip()[-120:]}")
 
 
 def graph_text_cases(ff, tmp):

@@ -12,8 +12,9 @@ public struct RunCommand: ParsableCommand {
             commandName: "run", abstract: "run a graph on media",
             discussion: """
                 SRC is a file, URL, /dev/videoN, FIFO, image, frames/%04d.png or testsrc[:WxH@FPS] (10 s, or --frames N).
-                DST is a video or image file (.mp4 .mov .mkv .webm .avi .png .jpg), a .jsonl file, null, or window
-                (a live preview: q/Esc quit, space pause, s snapshot).
+                DST is a video or image file (.mp4 .mov .mkv .webm .avi .ts .flv .png .jpg), an HLS playlist (.m3u8),
+                a URL (udp://HOST:PORT, rtp://HOST:PORT, rtmp://HOST/APP/STREAM, srt://HOST:PORT, rtsp://HOST/PATH),
+                a .jsonl file, null, or window (a live preview: q/Esc quit, space pause, s snapshot).
 
                 exit status: 0 complete, 1 error, 2 bad arguments, 3 interrupted (Ctrl-C or SIGTERM; outputs
                 finalized), 4 no frame read from the input
@@ -29,6 +30,9 @@ public struct RunCommand: ParsableCommand {
     @Option(valueName: "DST", help: "where the graph's first output stream goes") public var output: String?
     /// `--output-stream NAME=DST`.
     @Option(valueName: "NAME=DST", help: "where output stream NAME goes") public var outputStream: [String] = []
+    /// `--output-option KEY=VALUE`.
+    @Option(valueName: "KEY=VALUE", help: "an FFmpeg muxer or protocol option for video outputs (hls_time=4, pkt_size=1316)")
+    public var outputOption: [String] = []
     /// `--side NAME=VALUE`.
     @Option(valueName: "NAME=VALUE", help: "an input side packet") public var side: [String] = []
     /// `--frames N`.
@@ -93,6 +97,7 @@ public struct RunCommand: ParsableCommand {
         if let s = size, FrameSize(s) == nil { throw ValidationError("--size must be WxH with positive numbers, not '\(s)'") }
         if FrameSize(windowSize) == nil { throw ValidationError("--window-size must be WxH") }
         for o in outputStream where !o.contains("=") { throw ValidationError("--output-stream needs NAME=DEST") }
+        for o in outputOption where !o.contains("=") || o.hasPrefix("=") { throw ValidationError("--output-option needs KEY=VALUE, not '\(o)'") }
         for s in side where !s.contains("=") { throw ValidationError("--side needs NAME=VALUE") }
     }
 
@@ -123,6 +128,10 @@ public struct RunCommand: ParsableCommand {
         for o in outputStream {
             guard let eq = o.firstIndex(of: "=") else { throw ExitRequest.usage("--output-stream needs NAME=DEST") }
             options.outputStreams.append((String(o[..<eq]), String(o[o.index(after: eq)...])))
+        }
+        for o in outputOption {
+            guard let eq = o.firstIndex(of: "="), eq != o.startIndex else { throw ExitRequest.usage("--output-option needs KEY=VALUE") }
+            options.encode.muxerOptions.append((String(o[..<eq]), String(o[o.index(after: eq)...])))
         }
         let streams = graph.config.inputStreams.map(\.name) + graph.config.nodes.flatMap { $0.outputStreams.map(\.name) }
         for (name, _) in options.outputStreams where !streams.contains(name) {

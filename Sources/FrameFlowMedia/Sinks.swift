@@ -2,7 +2,8 @@ import Foundation
 import FrameFlow
 import FrameFlowSinks
 
-/// Opens the sink a destination names: `null`, a `.jsonl` file, or an image/video file.
+/// Opens the sink a destination names: `null`, a `.jsonl` file, an image/video file, an HLS
+/// playlist (`.m3u8`) or a network URL (`udp://`, `rtp://`, `rtmp://`, `srt://`, `rtsp://`).
 public func makeSink(_ destination: String, stream: String, encode: EncodeOptions = EncodeOptions()) throws -> any PacketSink {
     if destination == "null" { return NullSink() }
     if destination == "window" {

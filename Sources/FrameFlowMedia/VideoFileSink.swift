@@ -11,17 +11,27 @@ public struct EncodeOptions: Sendable {
     public var bitrate: Int?
     /// The frame rate written into the file when timestamps are irregular; default 30.
     public var frameRate: Double = 30
-    /// x264 preset (`ultrafast` … `veryslow`); FFmpeg's default (`medium`) when nil.
+    /// x264 preset (`ultrafast` … `veryslow`); when nil, FFmpeg's default (`medium`) for
+    /// files and `veryfast` for network outputs (which must keep up with the input).
     public var preset: String?
+    /// FFmpeg muxer and protocol options (`--output-option KEY=VALUE`: `hls_time=4`,
+    /// `pkt_size=1316`, `movflags=+faststart`), set after FrameFlow's own defaults; a key that
+    /// neither the protocol nor the muxer takes is an error naming it.
+    public var muxerOptions: [(key: String, value: String)] = []
+    /// Seconds a network output may take to connect, or to take one packet, before the run
+    /// fails (a positive `rw_timeout` in `muxerOptions`, in µs as FFmpeg reads it, overrides it).
+    public var networkTimeout: Double = 5
     public init() {}
 }
 
-/// Writes an image stream to a video file or to images, encoding with FFmpeg. The
-/// container and codec follow the extension:
+/// Writes an image stream to a video file, to images, to an HLS playlist or to a network URL,
+/// encoding with FFmpeg. The container and codec follow the extension:
 ///
 /// | extension | container | codec |
 /// |---|---|---|
 /// | `.mp4`, `.mov`, `.mkv` | MP4 / QuickTime / Matroska | H.264 (libx264), yuv420p |
+/// | `.ts`, `.flv` | MPEG-TS / FLV | H.264 (libx264), yuv420p |
+/// | `.m3u8` | HLS: the playlist and its MPEG-TS segments (`NAME0.ts`, …) beside it | H.264 (libx264) |
 /// | `.webm` | WebM | VP9 (libvpx-vp9) |
 /// | `.avi` | AVI | MPEG-4 part 2 |
 /// | `.png`, `.jpg` | image (`%04d` in the name: one file per frame; otherwise the newest frame) | PNG / JPEG |
@@ -33,10 +43,41 @@ public struct EncodeOptions: Sendable {
 /// temporaries and leaves whatever is at `path` as it was; an output without a frame replaces
 /// nothing. Destinations that are not regular files (devices, FIFOs) and extensions FrameFlow
 /// does not encode are refused when the sink is made.
+///
+/// An HLS output is written into a hidden temporary folder beside the playlist (`hls` muxer,
+/// 2 s segments, a VOD playlist listing them all unless `hls_list_size` or
+/// `hls_playlist_type` is given); `finish()` moves the segments, then the playlist, into place,
+/// and a failure removes the folder, so a failed run leaves the playlist's folder as it was.
+///
+/// A URL (`udp://`, `rtp://`, `rtmp://`, `srt://`, `rtsp://`; see `OutputURL`) is H.264 with
+/// x264's `zerolatency` tuning and a key frame every second, so a reader that joins late
+/// decodes within a second. The connection is made when the sink is made (for RTSP, at the
+/// first frame), so a refused one fails before any decoding; every FFmpeg call on it is bounded
+/// by `EncodeOptions.networkTimeout`. Nothing is renamed: what was sent is gone.
 public final class VideoFileSink {
     public let path: String
-    /// Where frames go until `finish()` renames them to `path` (a pattern for sequences).
+    /// Where frames go until `finish()` renames them to `path` (a pattern for sequences; the
+    /// hidden folder of an HLS output; the URL itself for a network output).
     private let temporaryPath: String
+    /// Where the encoded stream goes.
+    private enum Target {
+        /// A file, or a sequence of image files.
+        case file
+        /// An HLS playlist and its segments, in the temporary folder.
+        case hls
+        /// A network URL.
+        case network(OutputURL)
+    }
+    private let target: Target
+    /// Seconds a network call may block (`EncodeOptions.networkTimeout`, or `rw_timeout`).
+    private let timeout: Double
+    /// Ends a blocked network call after `timeout` seconds.
+    private let interrupt: IOInterrupt
+    /// Set once the muxer has its header: a network output then has a connection to close.
+    private var headerWritten = false
+    /// Options for `avformat_write_header`: FrameFlow's defaults for the container, then the
+    /// user's (those a network protocol took out already).
+    private var headerOptions: [(key: String, value: String)] = []
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
@@ -57,20 +98,41 @@ public final class VideoFileSink {
     /// Frames written.
     public private(set) var framesWritten = 0
 
+    /// Opens the output `path` names (a file, an `.m3u8` playlist or a URL; see the table
+    /// above); throws for one FrameFlow cannot write, a folder it cannot write in, or a
+    /// connection that fails.
     public init(path: String, options: EncodeOptions = EncodeOptions()) throws {
         self.path = path
         self.options = options
+        let userTimeout = options.muxerOptions.last { $0.key == "rw_timeout" }.flatMap { Double($0.value) }.map { $0 / 1e6 }
+        timeout = userTimeout.flatMap { $0 > 0 ? $0 : nil } ?? options.networkTimeout
+        interrupt = IOInterrupt(flag: nil, timeout: timeout)
+        _ = FFmpegLibrary.ready
+        if let url = try OutputURL(path) {
+            (target, ext, isImage, isSequence, temporaryPath) = (.network(url), "", false, false, path)
+            try openNetwork(url)
+            return
+        }
         ext = (path as NSString).pathExtension.lowercased()
         isImage = ["png", "jpg", "jpeg"].contains(ext)
         isSequence = isImage && path.contains("%")
         guard Self.extensions.contains(ext) else {
             let named = ext.isEmpty ? "has no extension" : "has the extension '.\(ext)', which FrameFlow does not write"
-            throw MediaError(.unsupportedOutput, path, "\(named); use .mp4, .mov, .mkv, .webm, .avi, .png or .jpg (or .jsonl for other streams)")
+            throw MediaError(
+                .unsupportedOutput, path,
+                "\(named); use .mp4, .mov, .mkv, .webm, .avi, .ts, .flv, .png or .jpg, an .m3u8 playlist (HLS), a URL (udp://, rtp://, rtmp://, srt://, rtsp://), or .jsonl for other streams"
+            )
         }
         try OutputFile.checkDestination(isSequence ? "" : path)
         OutputFile.removeStaleTemporaries(for: path)
         temporaryPath = OutputFile.temporaryName(for: path)
-        _ = FFmpegLibrary.ready
+        if ext == "m3u8" {
+            target = .hls
+            try openPlaylist()
+            return
+        }
+        target = .file
+        headerOptions = options.muxerOptions
         let formatName: String? = isImage ? "image2" : nil
         guard let fmt = av_guess_format(formatName, path, nil) else {
             throw MediaError(.unsupportedOutput, path, "FFmpeg has no muxer for '.\(ext)'")
@@ -98,7 +160,88 @@ public final class VideoFileSink {
     }
 
     /// The extensions FrameFlow encodes (the table above).
-    static let extensions: Set<String> = ["mp4", "mov", "mkv", "webm", "avi", "png", "jpg", "jpeg"]
+    static let extensions: Set<String> = ["mp4", "mov", "mkv", "webm", "avi", "ts", "flv", "m3u8", "png", "jpg", "jpeg"]
+
+    /// Sets `format` up for `url` and, unless the muxer connects itself (RTSP), connects.
+    private func openNetwork(_ url: OutputURL) throws {
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&ctx, nil, url.muxer, url.url), path, "cannot create the output")
+        format = ctx
+        guard let ctx else { throw MediaError(.ffmpeg, path, "cannot create the output") }
+        ctx.pointee.interrupt_callback = AVIOInterruptCB(
+            callback: { opaque in Unmanaged<IOInterrupt>.fromOpaque(opaque!).takeUnretainedValue().shouldStop() },
+            opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        try url.resolve()
+        // `rw_timeout` is the deadline above; RTSP's muxer, opening its own sockets, has no such key.
+        var user = options.muxerOptions.filter { !url.muxerConnects || $0.key != "rw_timeout" }
+        if !url.muxerConnects {
+            var dict = Self.dictionary(url.protocolDefaults(timeout: timeout) + user)
+            defer { av_dict_free(&dict) }
+            interrupt.arm()
+            let r = avio_open2(&ctx.pointee.pb, url.url, ff_avio_flag_write(), &ctx.pointee.interrupt_callback, &dict)
+            interrupt.disarm()
+            if r < 0 { throw networkError(r, "cannot connect") }
+            user = Self.entries(dict)  // what the protocol did not take goes to the muxer
+        }
+        headerOptions = url.muxerDefaults(timeout: timeout) + user
+    }
+
+    /// Makes the hidden folder an HLS output is written into, and the `hls` muxer writing there.
+    private func openPlaylist() throws {
+        guard mkdir(temporaryPath, 0o755) == 0 else {
+            throw MediaError(.cannotWrite, path, "cannot write: \(String(cString: strerror(errno))) (making the folder for its segments)")
+        }
+        let playlist = (temporaryPath as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        let r = avformat_alloc_output_context2(&ctx, nil, "hls", playlist)
+        guard r >= 0, ctx != nil else {
+            rmdir(temporaryPath)
+            throw MediaError(.unsupportedOutput, path, "this FFmpeg has no HLS muxer: \(ffmpegMessage(r))")
+        }
+        format = ctx
+        let user = options.muxerOptions
+        var defaults: [(key: String, value: String)] = [("hls_time", "2")]
+        if !user.contains(where: { $0.key == "hls_list_size" || $0.key == "hls_playlist_type" }) {
+            defaults += [("hls_list_size", "0"), ("hls_playlist_type", "vod")]
+        }
+        headerOptions = defaults + user
+    }
+
+    /// An FFmpeg dictionary of `entries` (later ones replace earlier ones of the same key).
+    private static func dictionary(_ entries: [(key: String, value: String)]) -> OpaquePointer? {
+        var dict: OpaquePointer?
+        for (k, v) in entries { av_dict_set(&dict, k, v, 0) }
+        return dict
+    }
+
+    /// The entries of an FFmpeg dictionary, in order.
+    private static func entries(_ dict: OpaquePointer?) -> [(key: String, value: String)] {
+        var result: [(key: String, value: String)] = []
+        var e: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(dict, "", e, AV_DICT_IGNORE_SUFFIX) {
+            result.append((String(cString: next.pointee.key), String(cString: next.pointee.value)))
+            e = next
+        }
+        return result
+    }
+
+    /// The error for a failed write: "cannot write" to a file, "cannot send" to a URL.
+    private func writeError(_ code: Int32, _ when: String = "") -> MediaError {
+        if isNetwork { return networkError(code, "cannot send\(when)") }
+        return MediaError(.cannotWrite, path, "cannot write\(when): \(ffmpegMessage(code))", code: code)
+    }
+
+    /// The error for a failed call on a network output: a time-out when the deadline ended it.
+    private func networkError(_ code: Int32, _ what: String) -> MediaError {
+        if let e = interrupt.error(path, what) { return e }
+        let hint = if case .network(let url) = target { url.hint(code) } else { "" }
+        return MediaError(.cannotWrite, path, "\(what): \(ffmpegMessage(code))\(hint)", code: code)
+    }
+
+    private var isNetwork: Bool {
+        if case .network = target { return true }
+        return false
+    }
 
     /// The file name of frame `number` of a `%d` pattern, as FFmpeg's image muxer forms it.
     private static func frameName(_ pattern: String, _ number: Int) -> String? {
@@ -110,15 +253,32 @@ public final class VideoFileSink {
     /// The temporary files written so far and where each goes (one per frame for a sequence;
     /// the image muxer numbers frames from 1).
     private func files() -> [(from: String, to: String)] {
+        switch target {
+        case .network: return []
+        case .hls:
+            // Segments first, the playlist last: a reader never finds a playlist whose segments
+            // are not there yet.
+            let playlist = (path as NSString).lastPathComponent
+            let dir = (path as NSString).deletingLastPathComponent
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: temporaryPath)) ?? []).sorted {
+                ($0 == playlist ? 1 : 0, $0) < ($1 == playlist ? 1 : 0, $1)
+            }
+            return names.map {
+                ((temporaryPath as NSString).appendingPathComponent($0), dir.isEmpty ? $0 : (dir as NSString).appendingPathComponent($0))
+            }
+        case .file: break
+        }
         guard isSequence else { return [(temporaryPath, path)] }
         return (0..<packetsMuxed + 1).compactMap { i in
             Self.frameName(temporaryPath, i + 1).flatMap { t in Self.frameName(path, i + 1).map { (t, $0) } }
         }
     }
 
-    /// Deletes what was written to the temporary name(s); `path` is never touched.
+    /// Deletes what was written to the temporary name(s) (an HLS output's folder); `path` is
+    /// never touched.
     private func removeTemporary() {
         for (t, _) in files() { unlink(t) }
+        if case .hls = target { rmdir(temporaryPath) }
     }
 
     deinit {
@@ -157,7 +317,8 @@ public final class VideoFileSink {
         let fps = max(1, Int32(saturating: options.frameRate.rounded()))
         c.pointee.time_base = ext == "avi" || isImage ? AVRational(num: 1, den: fps) : AVRational(num: 1, den: 90_000)
         c.pointee.framerate = AVRational(num: fps, den: 1)
-        c.pointee.gop_size = 2 * fps
+        // Network and HLS: a key frame every second, so a late reader (or a segment) starts soon.
+        if case .file = target { c.pointee.gop_size = 2 * fps } else { c.pointee.gop_size = fps }
         if pixFmt == AV_PIX_FMT_YUVJ420P { c.pointee.color_range = AVCOL_RANGE_JPEG }
         if let bitrate = options.bitrate {
             c.pointee.bit_rate = Int64(bitrate)
@@ -170,7 +331,11 @@ public final class VideoFileSink {
         } else if codecName == "mpeg4" {
             c.pointee.bit_rate = 4_000_000
         }
-        if codecName == "libx264", let preset = options.preset { av_opt_set(c.pointee.priv_data, "preset", preset, 0) }
+        if codecName == "libx264", let preset = options.preset ?? (isNetwork ? "veryfast" : nil) {
+            av_opt_set(c.pointee.priv_data, "preset", preset, 0)
+        }
+        // No look-ahead or B-frames: each frame leaves as soon as it is encoded.
+        if codecName == "libx264" && isNetwork { av_opt_set(c.pointee.priv_data, "tune", "zerolatency", 0) }
         if ff_fmt_globalheader(format!.pointee.oformat) != 0 { ff_set_global_header(c) }
         try check(avcodec_open2(c, encoder, nil), path, "cannot open the \(codecName) encoder")
         guard let st = avformat_new_stream(format, nil) else { throw MediaError(.ffmpeg, path, "cannot add a stream") }
@@ -178,10 +343,25 @@ public final class VideoFileSink {
         try check(avcodec_parameters_from_context(st.pointee.codecpar, c), path, "cannot set stream parameters")
         st.pointee.time_base = c.pointee.time_base
         st.pointee.avg_frame_rate = c.pointee.framerate
-        var dict: OpaquePointer?
+        var dict = Self.dictionary(headerOptions)
         if isImage && !isSequence { av_dict_set(&dict, "update", "1", 0) }
         defer { av_dict_free(&dict) }
-        try check(avformat_write_header(format, &dict), path, "cannot write the file header")
+        interrupt.arm()
+        let h = avformat_write_header(format, &dict)
+        interrupt.disarm()
+        if h < 0 {
+            if case .network(let url) = target { throw networkError(h, url.muxerConnects ? "cannot connect" : "cannot send the stream header") }
+            try check(h, path, "cannot write the file header")
+        }
+        headerWritten = true
+        let unused = Self.entries(dict).map(\.key)
+        guard unused.isEmpty else {
+            let name = String(cString: format!.pointee.oformat.pointee.name)
+            throw MediaError(
+                .invalidArgument, path,
+                "--output-option \(unused.joined(separator: ", ")): neither the '\(name)' muxer nor the protocol has \(unused.count == 1 ? "this option" : "these options")"
+            )
+        }
         frame = av_frame_alloc()
         frame!.pointee.format = pixFmt.rawValue
         frame!.pointee.width = c.pointee.width
@@ -233,13 +413,13 @@ public final class VideoFileSink {
             try check(r, path, "encoding failed")
             av_packet_rescale_ts(p, c.pointee.time_base, stream!.pointee.time_base)
             p.pointee.stream_index = stream!.pointee.index
+            interrupt.arm()
             let w = av_interleaved_write_frame(format, p)
+            interrupt.disarm()
             packetsMuxed += 1
-            if w < 0 { throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(w))", code: w) }
+            if w < 0 { throw writeError(w) }
             // Buffered I/O reports a failed write (disk full, file-size limit) in the context.
-            if let pb = format?.pointee.pb, pb.pointee.error < 0 {
-                throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(pb.pointee.error))", code: pb.pointee.error)
-            }
+            if let pb = format?.pointee.pb, pb.pointee.error < 0 { throw writeError(pb.pointee.error) }
         }
     }
 
@@ -262,14 +442,17 @@ public final class VideoFileSink {
         do {
             avcodec_send_frame(c, nil)
             try drain()
+            interrupt.arm()
             let t = av_write_trailer(format)
-            if t < 0 { throw MediaError(.cannotWrite, path, "cannot write (finishing the file): \(ffmpegMessage(t))", code: t) }
-            if let format, let pb = format.pointee.pb, !isImage, pb.pointee.error < 0 {
-                throw MediaError(.cannotWrite, path, "cannot write: \(ffmpegMessage(pb.pointee.error))", code: pb.pointee.error)
-            }
+            interrupt.disarm()
+            headerWritten = false
+            if t < 0 { throw writeError(t, " (finishing the \(isNetwork ? "stream" : "file"))") }
+            if let format, let pb = format.pointee.pb, !isImage, pb.pointee.error < 0 { throw writeError(pb.pointee.error) }
             if let format, format.pointee.pb != nil, !isImage {
+                interrupt.arm()
                 let r = avio_closep(&format.pointee.pb)
-                if r < 0 { throw MediaError(.cannotWrite, path, "cannot write (closing the file): \(ffmpegMessage(r))", code: r) }
+                interrupt.disarm()
+                if r < 0 { throw writeError(r, " (closing the \(isNetwork ? "connection" : "file"))") }
             }
             for (t, _) in files() where !isSequence || access(t, F_OK) == 0 {
                 try OutputFile.sync(t, reportingAs: path)
@@ -292,10 +475,19 @@ public final class VideoFileSink {
         }
         var pairs = files()
         if isSequence { pairs = pairs.filter { access($0.from, F_OK) == 0 } }
+        // An HLS output's folder goes once its files are moved (or removed, on a failure).
+        defer { if case .hls = target { removeTemporary() } }
         try OutputFile.moveIntoPlace(pairs)
     }
 
     private func closeFile() {
+        // RTSP's muxer holds its own connection, closed (TEARDOWN) only by its trailer.
+        if case .network(let url) = target, url.muxerConnects, headerWritten, let format {
+            headerWritten = false
+            interrupt.arm()
+            av_write_trailer(format)
+            interrupt.disarm()
+        }
         if let format, format.pointee.pb != nil, !isImage { avio_closep(&format.pointee.pb) }
     }
 }

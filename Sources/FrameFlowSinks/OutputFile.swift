@@ -3,7 +3,8 @@ import FrameFlow
 
 /// How every file output is written: to a hidden temporary beside the destination, then
 /// synced, closed, checked and renamed into place; on any error the temporaries go and the
-/// destination is left as it was.
+/// destination is left as it was. An HLS output's temporary is a folder of that name holding
+/// the playlist and its segments.
 ///
 /// Temporary names are `.NAME.frameflow-HOST-PID-N.EXT` (hidden, in the destination's folder so
 /// the rename is atomic, with the destination's extension so FFmpeg picks the same muxer). A run
@@ -43,7 +44,10 @@ package enum OutputFile {
             guard let m = name.range(of: marker) else { continue }
             let pidText = name[m.upperBound...].prefix { $0.isNumber }
             guard let pid = pid_t(pidText), pid > 0, pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink((dir as NSString).appendingPathComponent(name)) }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            // A file, or the folder of an HLS output with its segments.
+            let stale = (dir as NSString).appendingPathComponent(name)
+            if unlink(stale) != 0 && (errno == EISDIR || errno == EPERM) { try? FileManager.default.removeItem(atPath: stale) }
         }
     }
 
