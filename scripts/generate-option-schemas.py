@@ -58,6 +58,14 @@ ROOTS = sorted([
     "mediapipe.SegmentationSmoothingCalculatorOptions",
     "mediapipe.SplitVectorCalculatorOptions",
     "mediapipe.SsdAnchorsCalculatorOptions",
+    # MediaPipe Tasks: the task graphs' options (and, through them, BaseOptions and every
+    # subgraph's options), so MediaPipe's own top-level task configs load as written.
+    "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions",
+    "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions",
+    "mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions",
+    "mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarkerGraphOptions",
+    "mediapipe.tasks.vision.image_segmenter.proto.ImageSegmenterGraphOptions",
+    "mediapipe.tasks.vision.pose_landmarker.proto.PoseLandmarkerGraphOptions",
     "mediapipe.SwitchContainerOptions",
     "mediapipe.SyncSetInputStreamHandlerOptions",
     "mediapipe.TensorsToClassificationCalculatorOptions",

@@ -32,7 +32,7 @@ extension CalculatorRegistry {
             // Drawn canvases (the ink's region in MNIST's layout).
             InkBoundsCalculator.self,
             PreviousLoopbackCalculator.self, MergeCalculator.self, PacketPresenceCalculator.self,
-            ImagePropertiesCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
+            ImagePropertiesCalculator.self, DetectionTransformationCalculator.self, ToImageCalculator.self, FromImageCalculator.self,
             // Vector framework calculators (loops, split, concatenate, clip, size checks).
             BeginLoopNormalizedRectCalculator.self, BeginLoopDetectionCalculator.self,
             BeginLoopNormalizedLandmarkListVectorCalculator.self, BeginLoopIntCalculator.self, BeginLoopFloatCalculator.self,

@@ -9,7 +9,7 @@ extension CalculatorRegistry {
             ImageToTensorCalculator.self, InferenceCalculator.self, TensorsToClassificationCalculator.self,
             TensorsToDetectionsCalculator.self, NonMaxSuppressionCalculator.self,
             SsdAnchorsCalculator.self, DetectionProjectionCalculator.self, DetectionLetterboxRemovalCalculator.self,
-            TfLiteModelCalculator.self, TfLiteCustomOpResolverCalculator.self,
+            TfLiteModelCalculator.self, TfLiteCustomOpResolverCalculator.self, ModelAssetCalculator.self,
             BeginLoopTensorCalculator.self, EndLoopTensorCalculator.self, SplitTensorVectorCalculator.self,
             ConcatenateTensorVectorCalculator.self, TensorsToFloatsCalculator.self, TensorsToLandmarksCalculator.self,
             TensorsToSegmentationCalculator.self,

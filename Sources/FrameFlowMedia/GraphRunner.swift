@@ -89,15 +89,19 @@ public final class GraphRunner {
     /// even when the graph fails; the graph's error is thrown after that.
     public func run() throws -> Summary {
         let config = graph.config
-        // Inputs: names must match the graph's input streams.
-        let graphInputs = config.inputStreams.map(\.name)
+        // Inputs: names must match the graph's input streams. A `NORM_RECT` input no source
+        // feeds (MediaPipe Tasks graphs' region of interest) gets the whole image with each
+        // frame, as the Tasks API sends it.
+        let namedInputs = Set(options.inputs.compactMap(\.0))
+        let regions = regionStreams
+        let graphInputs = config.inputStreams.map(\.name).filter { !regions.contains($0) || namedInputs.contains($0) }
         var feeds: [(stream: String, spec: String)] = []
         for (name, spec) in options.inputs {
             if let name {
-                guard graphInputs.contains(name) else {
+                guard config.inputStreams.contains(where: { $0.name == name }) else {
                     throw MediaError(
                         .invalidArgument, "input \(name)=\(spec)",
-                        "the graph has no input stream '\(name)' (its inputs: \(graphInputs.joined(separator: ", ")))")
+                        "the graph has no input stream '\(name)' (its inputs: \(config.inputStreams.map(\.name).joined(separator: ", ")))")
                 }
                 feeds.append((name, spec))
             } else {
@@ -325,11 +329,18 @@ public final class GraphRunner {
         }
     }
 
+    /// The graph's `NORM_RECT` input streams no input feeds: each frame's whole image goes there.
+    private var regionStreams: [String] {
+        let named = Set(options.inputs.compactMap(\.0))
+        return graph.config.inputStreams.filter { $0.tag == "NORM_RECT" && !named.contains($0.name) }.map(\.name)
+    }
+
     private func feed(
         _ feeds: [(stream: String, spec: String)], _ sources: [MediaSource], latency: LatencyTracker, summary: inout Summary,
         outCount: AtomicCounter, expected: Int?, started: UInt64
     ) throws {
         var active = Array(sources.indices)
+        let regions = regionStreams
         var firstTs: [Int: Int64] = [:]
         var counts = Array(repeating: 0, count: sources.count)
         var lastProgress = started
@@ -355,15 +366,22 @@ public final class GraphRunner {
                 }
                 latency.sent(frame.timestamp)
                 let watch = ProgressWatch(graph, seconds: options.source.timeout)
+                var accepted = true
                 while !(try graph.send(frame.image, to: feeds[i].stream, at: frame.timestamp)) {
                     if paced {
                         summary.dropped += 1  // late: dropped instead of queued
                         latency.forget(frame.timestamp)
+                        accepted = false
                         break
                     }
                     usleep(200)  // files: wait for room, lose nothing
                     if stop.load(ordering: .relaxed) { break }
                     try watch.check()
+                }
+                if accepted {
+                    for region in regions {
+                        try graph.send(NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), to: region, at: frame.timestamp)
+                    }
                 }
                 if options.progress {
                     let now = monotonicNanoseconds()

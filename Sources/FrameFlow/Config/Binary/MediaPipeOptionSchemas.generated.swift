@@ -85,6 +85,18 @@ public enum MediaPipeOptionSchemas {
     /// (mediapipe/gpu/scale_mode.proto).
     public static let scaleModeMode: ProtoField.Kind = .enumeration([0: "DEFAULT", 1: "STRETCH", 2: "FIT", 3: "FILL_AND_CROP"])
 
+    /// The enum `mediapipe.tasks.vision.image_segmenter.proto.SegmenterOptions.Activation`
+    /// (mediapipe/tasks/cc/vision/image_segmenter/proto/segmenter_options.proto).
+    public static let tasksVisionImage_segmenterProtoSegmenterOptionsActivation: ProtoField.Kind = .enumeration([
+        0: "NONE", 1: "SIGMOID", 2: "SOFTMAX",
+    ])
+
+    /// The enum `mediapipe.tasks.vision.image_segmenter.proto.SegmenterOptions.OutputType`
+    /// (mediapipe/tasks/cc/vision/image_segmenter/proto/segmenter_options.proto).
+    public static let tasksVisionImage_segmenterProtoSegmenterOptionsOutputType: ProtoField.Kind = .enumeration([
+        0: "UNSPECIFIED", 1: "CATEGORY_MASK", 2: "CONFIDENCE_MASK",
+    ])
+
     /// The enum `mediapipe.TensorsToDetectionsCalculatorOptions.BoxFormat`
     /// (mediapipe/calculators/tensor/tensors_to_detections_calculator.proto).
     public static let tensorsToDetectionsCalculatorOptionsBoxFormat: ProtoField.Kind = .enumeration([
@@ -892,6 +904,247 @@ public enum MediaPipeOptionSchemas {
             .repeated(1, "tag_index", .string)
         ])
 
+    /// `mediapipe.tasks.components.processors.proto.ClassifierOptions`
+    /// (mediapipe/tasks/cc/components/processors/proto/classifier_options.proto).
+    public static let tasksComponentsProcessorsProtoClassifierOptions = ProtoSchema(
+        "mediapipe.tasks.components.processors.proto.ClassifierOptions",
+        fields: [
+            .init(1, "display_names_locale", .string),
+            .init(2, "max_results", .int32),
+            .init(3, "score_threshold", .float),
+            .repeated(4, "category_allowlist", .string),
+            .repeated(5, "category_denylist", .string),
+        ])
+
+    /// `mediapipe.tasks.core.proto.Acceleration`
+    /// (mediapipe/tasks/cc/core/proto/acceleration.proto).
+    public static let tasksCoreProtoAcceleration = ProtoSchema(
+        "mediapipe.tasks.core.proto.Acceleration",
+        fields: [
+            .init(1, "xnnpack", .message(inferenceCalculatorOptionsDelegateXnnpack)),
+            .init(2, "gpu", .message(inferenceCalculatorOptionsDelegateGpu)),
+            .init(4, "tflite", .message(inferenceCalculatorOptionsDelegateTfLite)),
+            .init(5, "nnapi", .message(inferenceCalculatorOptionsDelegateNnapi)),
+        ])
+
+    /// `mediapipe.tasks.core.proto.BaseOptions`
+    /// (mediapipe/tasks/cc/core/proto/base_options.proto).
+    public static let tasksCoreProtoBaseOptions = ProtoSchema(
+        "mediapipe.tasks.core.proto.BaseOptions",
+        fields: [
+            .init(1, "model_asset", .message(tasksCoreProtoExternalFile)),
+            .init(2, "use_stream_mode", .bool),
+            .init(3, "acceleration", .message(tasksCoreProtoAcceleration)),
+            .init(4, "gpu_origin", gpuOriginMode),
+        ])
+
+    /// `mediapipe.tasks.core.proto.ExternalFile`
+    /// (mediapipe/tasks/cc/core/proto/external_file.proto).
+    public static let tasksCoreProtoExternalFile = ProtoSchema(
+        "mediapipe.tasks.core.proto.ExternalFile",
+        fields: [
+            .init(1, "file_content", .bytes),
+            .init(2, "file_name", .string),
+            .init(3, "file_descriptor_meta", .message(tasksCoreProtoFileDescriptorMeta)),
+            .init(4, "file_pointer_meta", .message(tasksCoreProtoFilePointerMeta)),
+        ])
+
+    /// `mediapipe.tasks.core.proto.FileDescriptorMeta`
+    /// (mediapipe/tasks/cc/core/proto/external_file.proto).
+    public static let tasksCoreProtoFileDescriptorMeta = ProtoSchema(
+        "mediapipe.tasks.core.proto.FileDescriptorMeta",
+        fields: [
+            .init(1, "fd", .int32),
+            .init(2, "length", .int64),
+            .init(3, "offset", .int64),
+        ])
+
+    /// `mediapipe.tasks.core.proto.FilePointerMeta`
+    /// (mediapipe/tasks/cc/core/proto/external_file.proto).
+    public static let tasksCoreProtoFilePointerMeta = ProtoSchema(
+        "mediapipe.tasks.core.proto.FilePointerMeta",
+        fields: [
+            .init(1, "pointer", .uint64),
+            .init(2, "length", .int64),
+        ])
+
+    /// `mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions`
+    /// (mediapipe/tasks/cc/vision/face_detector/proto/face_detector_graph_options.proto).
+    public static let tasksVisionFace_detectorProtoFaceDetectorGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions", extension: 502141897,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "min_detection_confidence", .float),
+            .init(3, "min_suppression_threshold", .float),
+            .init(4, "num_faces", .int32),
+        ])
+
+    /// `mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculatorOptions`
+    /// (mediapipe/tasks/cc/vision/face_geometry/calculators/geometry_pipeline_calculator.proto).
+    public static let tasksVisionFace_geometryFaceGeometryPipelineCalculatorOptions = ProtoSchema(
+        "mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculatorOptions", extension: 512499200,
+        fields: [
+            .init(1, "metadata_file", .message(tasksCoreProtoExternalFile))
+        ])
+
+    /// `mediapipe.tasks.vision.face_geometry.proto.FaceGeometryGraphOptions`
+    /// (mediapipe/tasks/cc/vision/face_geometry/proto/face_geometry_graph_options.proto).
+    public static let tasksVisionFace_geometryProtoFaceGeometryGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.face_geometry.proto.FaceGeometryGraphOptions", extension: 515723506,
+        fields: [
+            .init(1, "geometry_pipeline_options", .message(tasksVisionFace_geometryFaceGeometryPipelineCalculatorOptions))
+        ])
+
+    /// `mediapipe.tasks.vision.face_landmarker.proto.FaceBlendshapesGraphOptions`
+    /// (mediapipe/tasks/cc/vision/face_landmarker/proto/face_blendshapes_graph_options.proto).
+    public static let tasksVisionFace_landmarkerProtoFaceBlendshapesGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.face_landmarker.proto.FaceBlendshapesGraphOptions", extension: 508981768,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions))
+        ])
+
+    /// `mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions`
+    /// (mediapipe/tasks/cc/vision/face_landmarker/proto/face_landmarker_graph_options.proto).
+    public static let tasksVisionFace_landmarkerProtoFaceLandmarkerGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions", extension: 508968150,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "face_detector_graph_options", .message(tasksVisionFace_detectorProtoFaceDetectorGraphOptions)),
+            .init(3, "face_landmarks_detector_graph_options", .message(tasksVisionFace_landmarkerProtoFaceLandmarksDetectorGraphOptions)),
+            .init(4, "min_tracking_confidence", .float),
+            .init(5, "face_geometry_graph_options", .message(tasksVisionFace_geometryProtoFaceGeometryGraphOptions)),
+        ])
+
+    /// `mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarksDetectorGraphOptions`
+    /// (mediapipe/tasks/cc/vision/face_landmarker/proto/face_landmarks_detector_graph_options.proto).
+    public static let tasksVisionFace_landmarkerProtoFaceLandmarksDetectorGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarksDetectorGraphOptions", extension: 508968149,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "min_detection_confidence", .float),
+            .init(4, "smooth_landmarks", .bool),
+            .init(3, "face_blendshapes_graph_options", .message(tasksVisionFace_landmarkerProtoFaceBlendshapesGraphOptions)),
+        ])
+
+    /// `mediapipe.tasks.vision.gesture_recognizer.proto.GestureClassifierGraphOptions`
+    /// (mediapipe/tasks/cc/vision/gesture_recognizer/proto/gesture_classifier_graph_options.proto).
+    public static let tasksVisionGesture_recognizerProtoGestureClassifierGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.gesture_recognizer.proto.GestureClassifierGraphOptions", extension: 478825465,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "classifier_options", .message(tasksComponentsProcessorsProtoClassifierOptions)),
+        ])
+
+    /// `mediapipe.tasks.vision.gesture_recognizer.proto.GestureEmbedderGraphOptions`
+    /// (mediapipe/tasks/cc/vision/gesture_recognizer/proto/gesture_embedder_graph_options.proto).
+    public static let tasksVisionGesture_recognizerProtoGestureEmbedderGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.gesture_recognizer.proto.GestureEmbedderGraphOptions", extension: 478825422,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions))
+        ])
+
+    /// `mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions`
+    /// (mediapipe/tasks/cc/vision/gesture_recognizer/proto/gesture_recognizer_graph_options.proto).
+    public static let tasksVisionGesture_recognizerProtoGestureRecognizerGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions", extension: 479097054,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "hand_landmarker_graph_options", .message(tasksVisionHand_landmarkerProtoHandLandmarkerGraphOptions)),
+            .init(3, "hand_gesture_recognizer_graph_options", .message(tasksVisionGesture_recognizerProtoHandGestureRecognizerGraphOptions)),
+        ])
+
+    /// `mediapipe.tasks.vision.gesture_recognizer.proto.HandGestureRecognizerGraphOptions`
+    /// (mediapipe/tasks/cc/vision/gesture_recognizer/proto/hand_gesture_recognizer_graph_options.proto).
+    public static let tasksVisionGesture_recognizerProtoHandGestureRecognizerGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.gesture_recognizer.proto.HandGestureRecognizerGraphOptions", extension: 463370452,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "gesture_embedder_graph_options", .message(tasksVisionGesture_recognizerProtoGestureEmbedderGraphOptions)),
+            .init(3, "canned_gesture_classifier_graph_options", .message(tasksVisionGesture_recognizerProtoGestureClassifierGraphOptions)),
+            .init(4, "custom_gesture_classifier_graph_options", .message(tasksVisionGesture_recognizerProtoGestureClassifierGraphOptions)),
+        ])
+
+    /// `mediapipe.tasks.vision.hand_detector.proto.HandDetectorGraphOptions`
+    /// (mediapipe/tasks/cc/vision/hand_detector/proto/hand_detector_graph_options.proto).
+    public static let tasksVisionHand_detectorProtoHandDetectorGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.hand_detector.proto.HandDetectorGraphOptions", extension: 464864288,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "min_detection_confidence", .float),
+            .init(3, "num_hands", .int32),
+        ])
+
+    /// `mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarkerGraphOptions`
+    /// (mediapipe/tasks/cc/vision/hand_landmarker/proto/hand_landmarker_graph_options.proto).
+    public static let tasksVisionHand_landmarkerProtoHandLandmarkerGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarkerGraphOptions", extension: 462713202,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "hand_detector_graph_options", .message(tasksVisionHand_detectorProtoHandDetectorGraphOptions)),
+            .init(3, "hand_landmarks_detector_graph_options", .message(tasksVisionHand_landmarkerProtoHandLandmarksDetectorGraphOptions)),
+            .init(4, "min_tracking_confidence", .float),
+        ])
+
+    /// `mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarksDetectorGraphOptions`
+    /// (mediapipe/tasks/cc/vision/hand_landmarker/proto/hand_landmarks_detector_graph_options.proto).
+    public static let tasksVisionHand_landmarkerProtoHandLandmarksDetectorGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarksDetectorGraphOptions", extension: 474472470,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "min_detection_confidence", .float),
+        ])
+
+    /// `mediapipe.tasks.vision.image_segmenter.proto.ImageSegmenterGraphOptions`
+    /// (mediapipe/tasks/cc/vision/image_segmenter/proto/image_segmenter_graph_options.proto).
+    public static let tasksVisionImage_segmenterProtoImageSegmenterGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.image_segmenter.proto.ImageSegmenterGraphOptions", extension: 458105758,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "display_names_locale", .string),
+            .init(3, "segmenter_options", .message(tasksVisionImage_segmenterProtoSegmenterOptions)),
+        ])
+
+    /// `mediapipe.tasks.vision.image_segmenter.proto.SegmenterOptions`
+    /// (mediapipe/tasks/cc/vision/image_segmenter/proto/segmenter_options.proto).
+    public static let tasksVisionImage_segmenterProtoSegmenterOptions = ProtoSchema(
+        "mediapipe.tasks.vision.image_segmenter.proto.SegmenterOptions",
+        fields: [
+            .init(1, "output_type", tasksVisionImage_segmenterProtoSegmenterOptionsOutputType),
+            .init(2, "activation", tasksVisionImage_segmenterProtoSegmenterOptionsActivation),
+        ])
+
+    /// `mediapipe.tasks.vision.pose_detector.proto.PoseDetectorGraphOptions`
+    /// (mediapipe/tasks/cc/vision/pose_detector/proto/pose_detector_graph_options.proto).
+    public static let tasksVisionPose_detectorProtoPoseDetectorGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.pose_detector.proto.PoseDetectorGraphOptions", extension: 514774813,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "min_detection_confidence", .float),
+            .init(3, "min_suppression_threshold", .float),
+            .init(4, "num_poses", .int32),
+        ])
+
+    /// `mediapipe.tasks.vision.pose_landmarker.proto.PoseLandmarkerGraphOptions`
+    /// (mediapipe/tasks/cc/vision/pose_landmarker/proto/pose_landmarker_graph_options.proto).
+    public static let tasksVisionPose_landmarkerProtoPoseLandmarkerGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.pose_landmarker.proto.PoseLandmarkerGraphOptions", extension: 516587230,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "pose_detector_graph_options", .message(tasksVisionPose_detectorProtoPoseDetectorGraphOptions)),
+            .init(3, "pose_landmarks_detector_graph_options", .message(tasksVisionPose_landmarkerProtoPoseLandmarksDetectorGraphOptions)),
+            .init(4, "min_tracking_confidence", .float),
+        ])
+
+    /// `mediapipe.tasks.vision.pose_landmarker.proto.PoseLandmarksDetectorGraphOptions`
+    /// (mediapipe/tasks/cc/vision/pose_landmarker/proto/pose_landmarks_detector_graph_options.proto).
+    public static let tasksVisionPose_landmarkerProtoPoseLandmarksDetectorGraphOptions = ProtoSchema(
+        "mediapipe.tasks.vision.pose_landmarker.proto.PoseLandmarksDetectorGraphOptions", extension: 518928384,
+        fields: [
+            .init(1, "base_options", .message(tasksCoreProtoBaseOptions)),
+            .init(2, "min_detection_confidence", .float),
+            .init(3, "smooth_landmarks", .bool),
+        ])
+
     /// `mediapipe.TensorsToClassificationCalculatorOptions`
     /// (mediapipe/calculators/tensor/tensors_to_classification_calculator.proto).
     public static let tensorsToClassificationCalculatorOptions = ProtoSchema(
@@ -1141,5 +1394,11 @@ public enum MediaPipeOptionSchemas {
         visibilityCopyCalculatorOptions,
         visibilitySmoothingCalculatorOptions,
         warpAffineCalculatorOptions,
+        tasksVisionFace_detectorProtoFaceDetectorGraphOptions,
+        tasksVisionFace_landmarkerProtoFaceLandmarkerGraphOptions,
+        tasksVisionGesture_recognizerProtoGestureRecognizerGraphOptions,
+        tasksVisionHand_landmarkerProtoHandLandmarkerGraphOptions,
+        tasksVisionImage_segmenterProtoImageSegmenterGraphOptions,
+        tasksVisionPose_landmarkerProtoPoseLandmarkerGraphOptions,
     ]
 }
