@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FrameFlowDisplay", targets: ["FrameFlowDisplay"]),
         .library(name: "FrameFlowInference", targets: ["FrameFlowInference"]),
         .library(name: "FrameFlowML", targets: ["FrameFlowML"]),
+        .library(name: "FrameFlowTasks", targets: ["FrameFlowTasks"]),
         .library(name: "FrameFlowMQTT", targets: ["FrameFlowMQTT"]),
         .library(name: "FrameFlowFleet", targets: ["FrameFlowFleet"]),
         .executable(name: "frameflow", targets: ["frameflow"]),
@@ -45,6 +46,8 @@ let package = Package(
         .target(
             name: "FrameFlowML", dependencies: ["FrameFlow", "FrameFlowCalculators", "FrameFlowInference", "CFrameFlowKernels"],
             resources: [.embedInCode("Subgraphs/Graphs")]),
+        // MediaPipe Tasks' Swift API (FaceDetector, FaceLandmarker, …) on the Tasks graphs.
+        .target(name: "FrameFlowTasks", dependencies: ["FrameFlow", "FrameFlowML"]),
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),  // its pkg-config adds -D_REENTRANT, which SwiftPM refuses
         .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowSinks", "CMosquitto"]),
         .target(
@@ -72,6 +75,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "FrameFlowInferenceTests", dependencies: ["FrameFlowInference", "FrameFlow", "FrameFlowTesting", "FrameFlowTestSupport"]),
+        .testTarget(
+            name: "FrameFlowTasksTests",
+            dependencies: ["FrameFlowTasks", "FrameFlow", "FrameFlowMedia", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowMLTests",
             dependencies: [

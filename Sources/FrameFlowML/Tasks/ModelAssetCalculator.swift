@@ -11,7 +11,8 @@ import FrameFlowInference
 /// Inputs: none. Outputs: none.
 /// Side packets out: `MODEL` (`Model`, optional), `CONTENTS` ([UInt8], optional).
 /// Options: `frameflow.ModelAssetCalculatorOptions` {
-///   model_asset_path: the `.task` or `.tflite` file (relative: under the resource roots);
+///   model_asset_path: the `.task` or `.tflite` file (relative: under the resource roots), or
+///     the name of bytes the graph's `ModelAssets` service holds;
 ///   entry: the entry to take when the asset is a bundle, `outer.task/inner.tflite` for a
 ///     nested one; a plain model file is taken whole, so one graph runs on either }.
 ///
@@ -79,12 +80,14 @@ public final class ModelAssetCalculator: Calculator {
     /// The entry's bytes and its name for errors (`bundle.task/entry.tflite`).
     static func read(_ options: Options, environment: GraphEnvironment) throws -> (bytes: [UInt8], name: String) {
         let path = environment.resolve(options.modelAssetPath)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let held = environment.service(ModelAssets.self)?.bytes(named: options.modelAssetPath).map { Data($0) }
+        guard let data = held ?? FileManager.default.contents(atPath: path) else {
             let searched = path == options.modelAssetPath ? environment.placesSearched(for: path) : ""
             throw GraphError(.invalidOption, "cannot read the model asset '\(options.modelAssetPath)'\(searched)")
         }
-        let isZip = data.count >= 4 && data[data.startIndex] == 0x50 && data[data.startIndex + 1] == 0x4B
-        guard isZip else { return ([UInt8](data), path) }
+        // A TFLite flatbuffer carries "TFL3" at byte 4; anything else is read as a bundle.
+        let isTFLite = data.count >= 8 && data[data.startIndex + 4..<data.startIndex + 8].elementsEqual("TFL3".utf8)
+        guard !isTFLite else { return ([UInt8](data), path) }
         guard !options.entry.isEmpty else {
             throw GraphError(.invalidOption, "\(options.modelAssetPath) is a bundle (a .task file): say which entry to take")
         }
