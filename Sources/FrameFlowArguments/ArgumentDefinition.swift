@@ -37,14 +37,14 @@ public struct ArgumentDefinition {
     let store: (String) -> Bool
 
     /// `--name` for options and flags, the value name for positionals.
-    public var displayName: String { kind == .positional ? valueName : "--" + name }
+    public var displayName: String { kind == .positional ? valueName : (name.count == 1 ? "-" : "--") + name }
 
     /// How it appears in a usage line: `--output DST`, `[--realtime]`, `GRAPH`, `[--input SRC]...`.
     public var synopsis: String {
         var s: String
         switch kind {
-        case .option: s = "--\(name) \(valueName)"
-        case .flag: s = "--\(name)"
+        case .option: s = "\(displayName) \(valueName)"
+        case .flag: s = displayName
         case .positional: s = valueName
         }
         if !isRequired { s = "[\(s)]" }

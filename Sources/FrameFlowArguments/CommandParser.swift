@@ -68,8 +68,12 @@ struct CommandParser {
         var endOfOptions = false
         var i = 0
         while i < arguments.count {
-            let word = arguments[i]
+            var word = arguments[i]
             i += 1
+            // A one-letter option (`-p VALUE`) is its long form.
+            if !endOfOptions, word.count == 2, word.hasPrefix("-"), named.contains(where: { "-" + definitions[$0].name == word }) {
+                word = "-" + word
+            }
             if !endOfOptions {
                 if word == "--" {
                     endOfOptions = true

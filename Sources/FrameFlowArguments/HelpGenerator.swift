@@ -45,7 +45,7 @@ enum HelpGenerator {
         }
         lines += ["", "options:"]
         for d in definitions where d.kind != .positional {
-            lines += entry(d.kind == .flag ? "--\(d.name)" : "--\(d.name) \(d.valueName)", details(d))
+            lines += entry(d.kind == .flag ? d.displayName : "\(d.displayName) \(d.valueName)", details(d))
         }
         if path.count == 1, configuration.version != nil { lines += entry("--version", "print the version") }
         lines += entry("-h, --help", "show this help")

@@ -22,7 +22,12 @@ public struct RunCommand: ParsableCommand {
     }
 
     /// The graph file.
-    @Argument(valueName: "GRAPH", help: "the graph file (.pbtxt)") public var graph: String
+    @Argument(valueName: "GRAPH", help: "the graph file (.pbtxt or .binarypb); or -p") public var graph: String?
+    /// `-p PIPELINE`.
+    @Option(
+        name: "p", valueName: "PIPELINE",
+        help: "a chain of calculators instead of a graph file: 'LuminanceCalculator ! SobelEdgesCalculator' (options: NAME key=value)")
+    public var pipeline: String?
     /// `--input [NAME=]SRC`.
     @Option(valueName: "[NAME=]SRC", help: "an input, for the graph's input stream NAME (the first by default)")
     public var input: [String] = []
@@ -34,7 +39,8 @@ public struct RunCommand: ParsableCommand {
     @Option(valueName: "KEY=VALUE", help: "an FFmpeg muxer or protocol option for video outputs (hls_time=4, pkt_size=1316)")
     public var outputOption: [String] = []
     /// `--side NAME=VALUE`.
-    @Option(valueName: "NAME=VALUE", help: "an input side packet") public var side: [String] = []
+    @Option(valueName: "NAME=VALUE", help: "an input side packet; NAME=@FILE: a file as the type the graph reads (an image, bytes, text)")
+    public var side: [String] = []
     /// `--frames N`.
     @Option(valueName: "N", help: "stop after N frames", expecting: "needs a positive number", valid: { $0 > 0 })
     public var frames: Int?
@@ -43,6 +49,10 @@ public struct RunCommand: ParsableCommand {
     /// `--max-frames-in-flight N`.
     @Option(valueName: "N", help: "frames in the graph at once (0: no limit)", expecting: "needs a number", valid: { $0 >= 0 })
     public var maxFramesInFlight: Int?
+    /// `--quiet`.
+    @Flag(help: "print nothing but errors: no progress, no summary") public var quiet = false
+    /// `--json-summary`.
+    @Flag(help: "print the summary as one line of JSON (frames_in, frames_out, dropped, …)") public var jsonSummary = false
     /// `--stats`.
     @Flag(help: "print each node's calls, busy time, drops and queue depth") public var stats = false
     /// `--trace FILE`.
@@ -93,6 +103,9 @@ public struct RunCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
+        guard (graph == nil) != (pipeline == nil) else {
+            throw ValidationError(graph == nil ? "a graph file (or -p PIPELINE) is required" : "give a graph file or -p PIPELINE, not both")
+        }
         if let p = pixelFormat, PixelFormat(name: p) == nil { throw ValidationError("unknown pixel format '\(p)'") }
         if let s = size, FrameSize(s) == nil { throw ValidationError("--size must be WxH with positive numbers, not '\(s)'") }
         if FrameSize(windowSize) == nil { throw ValidationError("--window-size must be WxH") }
@@ -110,7 +123,13 @@ public struct RunCommand: ParsableCommand {
         let registry = try CalculatorRegistry.commandLine()
         let environment = try subgraphs.apply(to: registry)
         var options = GraphRunner.Options()
-        let graph = try Graph(contentsOfFile: GraphFiles.locate(self.graph), registry: registry, environment: environment)
+        let graph: Graph
+        if let pipeline {
+            let text = try QuickPipeline.graphText(pipeline, registry: registry)
+            graph = try Graph(GraphConfig(parsing: text, file: "pipeline"), registry: registry, environment: environment)
+        } else {
+            graph = try Graph(contentsOfFile: GraphFiles.locate(self.graph ?? ""), registry: registry, environment: environment)
+        }
         let inputNames = Set(graph.config.inputStreams.map(\.name))
         for spec in input {
             if let eq = spec.firstIndex(of: "="), spec[..<eq].allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }), !spec[..<eq].isEmpty {
@@ -165,7 +184,7 @@ public struct RunCommand: ParsableCommand {
         guard !options.inputs.isEmpty || graph.config.inputStreams.isEmpty else {
             throw ExitRequest.usage("--input is required: the graph reads \(inputNames.sorted().joined(separator: ", "))")
         }
-        options.progress = isatty(2) != 0
+        options.progress = isatty(2) != 0 && !quiet && !jsonSummary
         try run(graph, options: options, scaleMode: scaleMode, windowSize: window)
     }
 
@@ -184,7 +203,7 @@ public struct RunCommand: ParsableCommand {
             windowStream = options.outputStreams.remove(at: i).stream
         }
         if let stream = windowStream {
-            let name = URL(fileURLWithPath: self.graph).deletingPathExtension().lastPathComponent
+            let name = self.graph.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent } ?? "pipeline"
             let w: PreviewWindow
             do {
                 w = try PreviewWindow(
@@ -205,7 +224,7 @@ public struct RunCommand: ParsableCommand {
         } else {
             summary = try runWithInterrupt(runner)
         }
-        if let window { print("window: \(window.shown) frames shown, \(window.skipped) replaced before they were shown") }
+        if let window, !quiet { print("window: \(window.shown) frames shown, \(window.skipped) replaced before they were shown") }
         if stats {
             print("  " + frameFlowBuildDescription)
             for n in graph.statistics.nodes where !n.isOutput {
@@ -215,7 +234,7 @@ public struct RunCommand: ParsableCommand {
                         n.dropped, n.maxQueueDepth))
             }
         }
-        try finishRun(summary, readsInput: !options.inputs.isEmpty)
+        try finishRun(summary, readsInput: !options.inputs.isEmpty, style: quiet ? .quiet : jsonSummary ? .json : .text)
         if summary.interrupted && window == nil { throw ExitRequest(status: ExitCode.interrupted, message: "") }
     }
 

@@ -20,9 +20,23 @@ func runWithInterrupt(_ runner: GraphRunner) throws -> GraphRunner.Summary {
     }
 }
 
+/// How a command reports the end of a run.
+enum SummaryStyle {
+    /// One line of text on standard output.
+    case text
+    /// One line of JSON on standard output (`--json-summary`).
+    case json
+    /// Nothing (`--quiet`); errors still go to standard error.
+    case quiet
+}
+
 /// Prints how a run ended; throws the run's exit status (4) when it read no frame.
-func finishRun(_ summary: GraphRunner.Summary, readsInput: Bool) throws {
-    print(summary)
+func finishRun(_ summary: GraphRunner.Summary, readsInput: Bool, style: SummaryStyle = .text) throws {
+    switch style {
+    case .text: print(summary)
+    case .json: print(summary.json)
+    case .quiet: break
+    }
     if summary.interrupted {
         FileHandle.standardError.write(Data("interrupted: outputs finalized\n".utf8))
     } else if readsInput && summary.framesIn == 0 {

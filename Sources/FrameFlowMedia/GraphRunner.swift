@@ -55,11 +55,25 @@ public final class GraphRunner {
         /// The run was stopped by `requestStop` (Ctrl-C, SIGTERM); outputs were finalized.
         public var interrupted = false
         public var averageFPS: Double { seconds > 0 ? Double(framesOut) / seconds : 0 }
+        /// An empty summary (counters 0).
+        public init() {}
         public var description: String {
             String(
                 format: "frames in: %d, frames out: %d, dropped: %d, average fps: %.1f, latency p50: %.1f ms, p99: %.1f ms",
                 framesIn, framesOut, dropped, averageFPS, latencyP50, latencyP99)
         }
+        /// The summary as one line of JSON (keys sorted): frames_in, frames_out, dropped,
+        /// seconds, average_fps, latency_p50_ms, latency_p99_ms, interrupted, warnings.
+        public var json: String {
+            let object: [String: Any] = [
+                "frames_in": framesIn, "frames_out": framesOut, "dropped": dropped, "seconds": Self.finite(seconds),
+                "average_fps": Self.finite(averageFPS), "latency_p50_ms": Self.finite(latencyP50),
+                "latency_p99_ms": Self.finite(latencyP99), "interrupted": interrupted, "warnings": warnings,
+            ]
+            guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+            return String(decoding: data, as: UTF8.self)
+        }
+        private static func finite(_ x: Double) -> Double { x.isFinite ? (x * 1000).rounded() / 1000 : 0 }
     }
 
     let graph: Graph
@@ -287,8 +301,15 @@ public final class GraphRunner {
 
     /// `text` as the type the nodes reading side packet `name` declare (Int, Int32, Float,
     /// Double, Bool, String); for untyped ports the first of Int, Double, Bool that parses,
-    /// else the text.
+    /// else the text. `@FILE` reads a file (`sidePacketFile`); `@@…` is the text `@…`.
     public static func sidePacketValue(_ text: String, name: String, types: [PayloadType]) throws -> any Sendable {
+        if text.hasPrefix("@@") { return try literalValue(String(text.dropFirst()), name: name, types: types) }
+        if text.hasPrefix("@") { return try sidePacketFile(String(text.dropFirst()), name: name, types: types) }
+        return try literalValue(text, name: name, types: types)
+    }
+
+    /// `text` itself as the type the graph reads `name` as.
+    static func literalValue(_ text: String, name: String, types: [PayloadType]) throws -> any Sendable {
         func bad(_ what: String) -> MediaError {
             MediaError(.invalidArgument, "side packet \(name)=\(text)", "the graph reads '\(name)' as \(what), and '\(text)' is not one")
         }
@@ -314,6 +335,42 @@ public final class GraphRunner {
             if let d = Double(text) { return d }
             if text == "true" || text == "false" { return text == "true" }
             return text
+        }
+    }
+
+    /// `--side NAME=@FILE`: the file as the type the graph reads `name` as — a decoded image
+    /// (`ImageFrame`, RGBA), its bytes (`[UInt8]`), its text (`String`), or a number or flag
+    /// written in it; for a port of any type, an image when the file decodes as one, else its bytes.
+    static func sidePacketFile(_ path: String, name: String, types: [PayloadType]) throws -> any Sendable {
+        let what = "side packet \(name)=@\(path)"
+        func image() throws -> ImageFrame {
+            do {
+                let source = try MediaSource(path, options: .init(pixelFormat: .rgba8))
+                guard let frame = try source.read() else { throw MediaError(.invalidArgument, what, "\(path) holds no image") }
+                return frame.image
+            } catch let e as MediaError where e.source != what {
+                throw MediaError(.invalidArgument, what, e.description)
+            }
+        }
+        func bytes() throws -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw MediaError(.invalidArgument, what, "cannot read \(path)")
+            }
+            return [UInt8](data)
+        }
+        func text() throws -> String {
+            guard let s = String(bytes: try bytes(), encoding: .utf8) else { throw MediaError(.invalidArgument, what, "\(path) is not UTF-8 text") }
+            return s
+        }
+        switch types.first(where: { $0 != .any }) {
+        case .of(ImageFrame.self)?: return try image()
+        case .of([UInt8].self)?: return try bytes()
+        case .of(String.self)?: return try text()
+        case .of(Int.self)?, .of(Int32.self)?, .of(Double.self)?, .of(Float.self)?, .of(Bool.self)?:
+            return try literalValue(try text().trimmingCharacters(in: .whitespacesAndNewlines), name: name, types: types)
+        default:
+            let ext = (path as NSString).pathExtension.lowercased()
+            return ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "webp", "tif", "tiff"].contains(ext) ? try image() : try bytes()
         }
     }
 
@@ -390,7 +447,7 @@ public final class GraphRunner {
                         let secs = Double(now - started) / 1e9
                         let fps = Double(outCount.current) / secs
                         var line = String(format: "\rframes %d | %.1f fps | dropped %d", summary.framesIn, fps, summary.dropped)
-                        if let total = source.declaredFrameCount, fps > 0 {
+                        if let total = options.frames ?? source.declaredFrameCount, fps > 0 {
                             line += String(format: " | ETA %.0fs", Double(max(0, total - counts[i])) / fps)
                         }
                         FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))

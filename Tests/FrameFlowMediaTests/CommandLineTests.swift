@@ -133,7 +133,7 @@ import Testing
     @Test func generatedHelpAndWrongFlags() throws {
         let help = try run(["help", "run"])
         #expect(help.status == 0 && help.err.isEmpty, "\(help)")
-        #expect(help.out.hasPrefix("usage: frameflow run GRAPH [--input [NAME=]SRC]..."), "\(help.out)")
+        #expect(help.out.hasPrefix("usage: frameflow run [GRAPH] [-p PIPELINE] [--input [NAME=]SRC]..."), "\(help.out)")
         #expect(help.out.contains("  --output DST ") && help.out.contains("  --max-image-pixels N "), "\(help.out)")
         let dashHelp = try run(["run", "--help"])
         #expect(dashHelp.status == 0 && dashHelp.out == help.out)
