@@ -21,13 +21,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         try "42\n".write(to: dir.appendingPathComponent("n.txt"), atomically: true, encoding: .utf8)
         #expect(try GraphRunner.sidePacketValue("@" + dir.appendingPathComponent("n.txt").path, name: "n", types: [.of(Int.self)]) as? Int == 42)
-        #expect(try GraphRunner.sidePacketValue("@" + dir.appendingPathComponent("n.txt").path, name: "s", types: [.of(String.self)]) as? String == "42\n")
+        #expect(
+            try GraphRunner.sidePacketValue("@" + dir.appendingPathComponent("n.txt").path, name: "s", types: [.of(String.self)]) as? String == "42\n"
+        )
         #expect(try GraphRunner.sidePacketValue("@@x", name: "s", types: [.of(String.self)]) as? String == "@x")
         #expect(try GraphRunner.sidePacketValue("@" + Self.photo, name: "any", types: [.any]) is ImageFrame)
     }
 
     @Test func aMissingOrWrongFileNamesTheSidePacket() {
-        for (path, type) in [("/nonexistent.png", PayloadType.of(ImageFrame.self)), ("/nonexistent.bin", .of([UInt8].self)), (Self.photo, .of(Int.self))] {
+        for (path, type) in [
+            ("/nonexistent.png", PayloadType.of(ImageFrame.self)), ("/nonexistent.bin", .of([UInt8].self)), (Self.photo, .of(Int.self)),
+        ] {
             let e = #expect(throws: MediaError.self) { try GraphRunner.sidePacketValue("@" + path, name: "background", types: [type]) }
             #expect("\(e!)".contains("background=@\(path)"), "\(e!)")
         }
