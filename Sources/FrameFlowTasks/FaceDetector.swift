@@ -43,23 +43,16 @@ public final class FaceDetector: Sendable {
     ///   cannot be read or is not a face detector.
     public init(options: FaceDetectorOptions) throws {
         let body = try [
-            TaskRunner.modelAsset(options.baseOptions),
+            TaskRunner.baseOptions(options.baseOptions, options.runningMode),
             "min_detection_confidence: " + TaskRunner.probability(options.minDetectionConfidence, "minDetectionConfidence"),
             "min_suppression_threshold: " + TaskRunner.probability(options.minSuppressionThreshold, "minSuppressionThreshold"),
         ].joined(separator: " ")
-        if options.runningMode == .liveStream, options.resultListener == nil {
-            throw TaskError.invalidOption(name: "resultListener", reason: "a live-stream task needs a result listener")
-        }
-        let listener = options.resultListener.map { listener in
-            { @Sendable (packets: Result<[Packet?], TaskError>, ms: Int) in
-                listener(packets.map { Self.result($0, ms) })
-            }
-        }
+        try TaskRunner.checkListener(options.runningMode, hasListener: options.resultListener != nil)
         runner = try TaskRunner(
             taskGraph: "mediapipe.tasks.vision.face_detector.FaceDetectorGraph",
             optionsType: "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions", options: body,
             outputs: ["DETECTIONS:detections", "IMAGE:image_out"], mode: options.runningMode, base: options.baseOptions,
-            listener: listener)
+            listener: TaskRunner.listener(options.resultListener, Self.result))
     }
 
     /// A detector for images with the model at `modelPath`.

@@ -77,13 +77,30 @@ final class TaskRunner: @unchecked Sendable {
     /// The name a model asset given as bytes goes by in the graph.
     static let bufferName = "memory:model_asset"
 
-    /// The model asset option text for `base`.
-    static func modelAsset(_ base: BaseOptions) throws -> String {
-        if base.modelAssetBuffer != nil { return "base_options { model_asset { file_name: \"\(bufferName)\" } }" }
+    /// The `base_options` text for `base` in `mode` (`use_stream_mode` tells the task graph to
+    /// track from frame to frame, as MediaPipe's video and live-stream modes do).
+    static func baseOptions(_ base: BaseOptions, _ mode: RunningMode) throws -> String {
+        let stream = "use_stream_mode: \(mode != .image)"
+        if base.modelAssetBuffer != nil { return "base_options { model_asset { file_name: \"\(bufferName)\" } \(stream) }" }
         guard let path = base.modelAssetPath, !path.isEmpty else {
             throw TaskError.invalidOption(name: "baseOptions.modelAssetPath", reason: "no model: set modelAssetPath or modelAssetBuffer")
         }
-        return "base_options { model_asset { file_name: \(quoted(path)) } }"
+        return "base_options { model_asset { file_name: \(quoted(path)) } \(stream) }"
+    }
+
+    /// The listener a task's result listener becomes: its packets turned into the task's result.
+    static func listener<R>(
+        _ listener: (@Sendable (Result<R, TaskError>) -> Void)?, _ result: @escaping @Sendable ([Packet?], Int) -> R
+    ) -> (@Sendable (Result<[Packet?], TaskError>, Int) -> Void)? {
+        guard let listener else { return nil }
+        return { packets, ms in listener(packets.map { result($0, ms) }) }
+    }
+
+    /// Refuses a live-stream task without a listener.
+    static func checkListener(_ mode: RunningMode, hasListener: Bool) throws {
+        if mode == .liveStream, !hasListener {
+            throw TaskError.invalidOption(name: "resultListener", reason: "a live-stream task needs a result listener")
+        }
     }
 
     /// `s` as a text-format string literal.
