@@ -318,6 +318,56 @@ import Testing
         #expect(try out.packets.map { try $0.get([FaceGeometry].self).count } == [1, 0])
     }
 
+    /// How FaceLandmarkerGraph wires the subgraph in: its own task options' model path
+    /// forwarded into `geometry_pipeline_options.metadata_file.file_name` with `option_value`.
+    @Test func aParentGraphForwardsItsModelPath() throws {
+        try TasksFixtures.requireModels()
+        let registry = MLFixtures.registry.adding([])
+        try registry.registerSubgraph(
+            GraphConfig(
+                parsing: """
+                    type: "test.FaceLandmarkerLike"
+                    input_stream: "FACE_LANDMARKS:landmarks"
+                    input_stream: "IMAGE_SIZE:size"
+                    output_stream: "FACE_GEOMETRY:geometry"
+                    graph_options { [type.googleapis.com/mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions] {} }
+                    node {
+                      calculator: "mediapipe.tasks.vision.face_geometry.FaceGeometryFromLandmarksGraph"
+                      input_stream: "FACE_LANDMARKS:landmarks"
+                      input_stream: "IMAGE_SIZE:size"
+                      output_stream: "FACE_GEOMETRY:geometry"
+                      node_options { [type.googleapis.com/mediapipe.tasks.vision.face_geometry.proto.FaceGeometryGraphOptions] {} }
+                      option_value: "geometry_pipeline_options/metadata_file/file_name:options/base_options/model_asset/file_name"
+                    }
+                    """, file: "parent.pbtxt"))
+        let graph = try Graph(
+            GraphConfig(
+                parsing: """
+                    input_stream: "landmarks"
+                    input_stream: "size"
+                    output_stream: "geometry"
+                    node {
+                      calculator: "test.FaceLandmarkerLike"
+                      input_stream: "FACE_LANDMARKS:landmarks"
+                      input_stream: "IMAGE_SIZE:size"
+                      output_stream: "FACE_GEOMETRY:geometry"
+                      node_options { [type.googleapis.com/mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions] {
+                        base_options { model_asset { file_name: "\(Self.bundle)" } } } }
+                    }
+                    """, file: "top.pbtxt"), registry: registry, environment: GraphEnvironment(resourceRoots: [RepositoryFiles.path("")]))
+        let c = try #require(try Self.cases().first { $0.2.count == 2 })
+        let out = try PacketCollector(graph, "geometry")
+        try graph.start()
+        try graph.send(c.2.map(\.list), to: "landmarks", at: Timestamp(0))
+        try graph.send(c.1, to: "size", at: Timestamp(0))
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        let got = try #require(out.packets.first).get([FaceGeometry].self)
+        #expect(got.count == 2)
+        var worst = Worst()
+        for (g, w) in zip(got, c.2) { Self.compare(g, w, c.0, &worst) }
+    }
+
     /// The subgraph without a metadata file says what to set.
     @Test func subgraphWithoutAMetadataFileFails() {
         let text = """

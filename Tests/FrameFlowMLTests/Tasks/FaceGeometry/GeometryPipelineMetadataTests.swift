@@ -84,6 +84,30 @@ import Testing
         #expect(prefixes < 40)
     }
 
+    /// Bytes changed at spread-out places (each of 600 mutants: one to three bytes set to a
+    /// pseudo-random value) either read or throw a `GraphError` naming the file: no trap, no
+    /// hang.
+    @Test func mutatedBytesReadOrThrow() throws {
+        let bytes = try Self.entryBytes()
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        var thrown = 0
+        for _ in 0..<600 {
+            var b = bytes
+            for _ in 0...(next() % 3) { b[next() % b.count] = UInt8(truncatingIfNeeded: next()) }
+            do {
+                _ = try GeometryPipelineMetadata(bytes: b, file: "mutant.binarypb")
+            } catch let e as GraphError {
+                #expect(e.message.contains("mutant.binarypb"), "\(e.message)")
+                thrown += 1
+            }
+        }
+        #expect(thrown > 0)
+    }
+
     /// A small valid message: 4 vertices, 2 triangles, `basis` (id, weight) entries.
     static func message(
         vertexType: Int64 = 0, vertices: [Float]? = nil, indices: [UInt64] = [0, 1, 2, 1, 2, 3],
