@@ -368,6 +368,32 @@ import Testing
         for (g, w) in zip(got, c.2) { Self.compare(g, w, c.0, &worst) }
     }
 
+    /// Ports connected in pairs MediaPipe does not allow fail the node's open.
+    @Test(arguments: [
+        ("MULTI_FACE_LANDMARKS:landmarks", "FACE_GEOMETRY:geometry", "goes with"),
+        ("FACE_LANDMARKS:landmarks", "MULTI_FACE_GEOMETRY:geometry", "goes with"),
+        ("", "MULTI_FACE_GEOMETRY:geometry", "exactly one of MULTI_FACE_LANDMARKS and FACE_LANDMARKS"),
+    ])
+    func mismatchedPortsAreRefused(input: String, output: String, words: String) throws {
+        let text = """
+            input_stream: "size"
+            input_stream: "landmarks"
+            input_side_packet: "environment"
+            input_side_packet: "metadata"
+            node {
+              calculator: "FaceGeometryPipelineCalculator"
+              input_side_packet: "ENVIRONMENT:environment"
+              input_side_packet: "METADATA:metadata"
+              input_stream: "IMAGE_SIZE:size"
+              \(input.isEmpty ? "" : "input_stream: \"\(input)\"")
+              output_stream: "\(output)"
+            }
+            """
+        let e = Self.error(
+            text, sidePackets: ["environment": FaceGeometryEnvironment.faceLandmarker, "metadata": try GeometryPipelineMetadataTests.entryBytes()])
+        #expect(e?.contains(words) == true, "\(e ?? "built")")
+    }
+
     /// The subgraph without a metadata file says what to set.
     @Test func subgraphWithoutAMetadataFileFails() {
         let text = """

@@ -121,7 +121,7 @@ public struct GeometryPipelineMetadata: Sendable, Hashable {
                 primitiveType = .triangle
             case 3:
                 field = "Mesh3d.vertex_buffer"
-                guard wire == 2 || wire == 5 else { try expect(wire, 5, &r); break }
+                guard wire == 2 || wire == 5 else { throw r.fail("wire type \(wire) where 5 (or 2, packed) was expected") }
                 try r.floats(wire, into: &vertices)
             case 4:
                 field = "Mesh3d.index_buffer"
