@@ -60,6 +60,11 @@ ROOTS = sorted([
     "mediapipe.SsdAnchorsCalculatorOptions",
     # MediaPipe Tasks: the task graphs' options (and, through them, BaseOptions and every
     # subgraph's options), so MediaPipe's own top-level task configs load as written.
+    # The face geometry pipeline's calculators and subgraph (FaceGeometryPipelineCalculator's
+    # options and FaceGeometryGraphOptions are also reached through FaceLandmarkerGraphOptions).
+    "mediapipe.tasks.vision.face_geometry.FaceGeometryEnvGeneratorCalculatorOptions",
+    "mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculatorOptions",
+    "mediapipe.tasks.vision.face_geometry.proto.FaceGeometryGraphOptions",
     "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions",
     "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions",
     "mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions",

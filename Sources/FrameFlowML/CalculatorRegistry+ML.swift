@@ -15,6 +15,8 @@ extension CalculatorRegistry {
             TensorsToSegmentationCalculator.self,
             // Pose: landmarks refined with the heatmap.
             RefineLandmarksFromHeatmapCalculator.self,
+            // MediaPipe Tasks: the face geometry pipeline (facial transformation matrices).
+            FaceGeometryEnvGeneratorCalculator.self, FaceGeometryPipelineCalculator.self,
         ]
     }
 }

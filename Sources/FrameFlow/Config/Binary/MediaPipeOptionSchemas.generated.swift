@@ -85,6 +85,12 @@ public enum MediaPipeOptionSchemas {
     /// (mediapipe/gpu/scale_mode.proto).
     public static let scaleModeMode: ProtoField.Kind = .enumeration([0: "DEFAULT", 1: "STRETCH", 2: "FIT", 3: "FILL_AND_CROP"])
 
+    /// The enum `mediapipe.tasks.vision.face_geometry.proto.OriginPointLocation`
+    /// (mediapipe/tasks/cc/vision/face_geometry/proto/environment.proto).
+    public static let tasksVisionFace_geometryProtoOriginPointLocation: ProtoField.Kind = .enumeration([
+        1: "BOTTOM_LEFT_CORNER", 2: "TOP_LEFT_CORNER",
+    ])
+
     /// The enum `mediapipe.tasks.vision.image_segmenter.proto.SegmenterOptions.Activation`
     /// (mediapipe/tasks/cc/vision/image_segmenter/proto/segmenter_options.proto).
     public static let tasksVisionImage_segmenterProtoSegmenterOptionsActivation: ProtoField.Kind = .enumeration([
@@ -979,6 +985,14 @@ public enum MediaPipeOptionSchemas {
             .init(4, "num_faces", .int32),
         ])
 
+    /// `mediapipe.tasks.vision.face_geometry.FaceGeometryEnvGeneratorCalculatorOptions`
+    /// (mediapipe/tasks/cc/vision/face_geometry/calculators/env_generator_calculator.proto).
+    public static let tasksVisionFace_geometryFaceGeometryEnvGeneratorCalculatorOptions = ProtoSchema(
+        "mediapipe.tasks.vision.face_geometry.FaceGeometryEnvGeneratorCalculatorOptions", extension: 512499201,
+        fields: [
+            .init(1, "environment", .message(tasksVisionFace_geometryProtoEnvironment))
+        ])
+
     /// `mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculatorOptions`
     /// (mediapipe/tasks/cc/vision/face_geometry/calculators/geometry_pipeline_calculator.proto).
     public static let tasksVisionFace_geometryFaceGeometryPipelineCalculatorOptions = ProtoSchema(
@@ -987,12 +1001,31 @@ public enum MediaPipeOptionSchemas {
             .init(1, "metadata_file", .message(tasksCoreProtoExternalFile))
         ])
 
+    /// `mediapipe.tasks.vision.face_geometry.proto.Environment`
+    /// (mediapipe/tasks/cc/vision/face_geometry/proto/environment.proto).
+    public static let tasksVisionFace_geometryProtoEnvironment = ProtoSchema(
+        "mediapipe.tasks.vision.face_geometry.proto.Environment",
+        fields: [
+            .init(1, "origin_point_location", tasksVisionFace_geometryProtoOriginPointLocation),
+            .init(2, "perspective_camera", .message(tasksVisionFace_geometryProtoPerspectiveCamera)),
+        ])
+
     /// `mediapipe.tasks.vision.face_geometry.proto.FaceGeometryGraphOptions`
     /// (mediapipe/tasks/cc/vision/face_geometry/proto/face_geometry_graph_options.proto).
     public static let tasksVisionFace_geometryProtoFaceGeometryGraphOptions = ProtoSchema(
         "mediapipe.tasks.vision.face_geometry.proto.FaceGeometryGraphOptions", extension: 515723506,
         fields: [
             .init(1, "geometry_pipeline_options", .message(tasksVisionFace_geometryFaceGeometryPipelineCalculatorOptions))
+        ])
+
+    /// `mediapipe.tasks.vision.face_geometry.proto.PerspectiveCamera`
+    /// (mediapipe/tasks/cc/vision/face_geometry/proto/environment.proto).
+    public static let tasksVisionFace_geometryProtoPerspectiveCamera = ProtoSchema(
+        "mediapipe.tasks.vision.face_geometry.proto.PerspectiveCamera",
+        fields: [
+            .init(1, "vertical_fov_degrees", .float),
+            .init(2, "near", .float),
+            .init(3, "far", .float),
         ])
 
     /// `mediapipe.tasks.vision.face_landmarker.proto.FaceBlendshapesGraphOptions`
@@ -1395,6 +1428,9 @@ public enum MediaPipeOptionSchemas {
         visibilitySmoothingCalculatorOptions,
         warpAffineCalculatorOptions,
         tasksVisionFace_detectorProtoFaceDetectorGraphOptions,
+        tasksVisionFace_geometryFaceGeometryEnvGeneratorCalculatorOptions,
+        tasksVisionFace_geometryFaceGeometryPipelineCalculatorOptions,
+        tasksVisionFace_geometryProtoFaceGeometryGraphOptions,
         tasksVisionFace_landmarkerProtoFaceLandmarkerGraphOptions,
         tasksVisionGesture_recognizerProtoGestureRecognizerGraphOptions,
         tasksVisionHand_landmarkerProtoHandLandmarkerGraphOptions,
