@@ -60,7 +60,7 @@ let package = Package(
             name: "FrameFlowCommandLine",
             dependencies: [
                 "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML", "FrameFlowMQTT",
-                "FrameFlowFleet",
+                "FrameFlowFleet", "FrameFlowTasks",
             ]),
         .testTarget(
             name: "FrameFlowCommandLineTests",
