@@ -16,7 +16,8 @@ public struct FrameFlowCommand: ParsableCommand {
                 """,
             subcommands: [
                 DemoCommand.self, RunCommand.self, BatchCommand.self, FleetCommand.self, ValidateCommand.self, GraphCommand.self,
-                SubgraphsCommand.self, SolutionsCommand.self, TaskCommand.self, CalculatorsCommand.self, ModelsCommand.self, ONNXConformanceCommand.self,
+                SubgraphsCommand.self, SolutionsCommand.self, TaskCommand.self, CalculatorsCommand.self, ModelsCommand.self,
+                ONNXConformanceCommand.self,
                 VersionCommand.self,
                 HelpCommand.self,
             ],
