@@ -31,6 +31,7 @@ for name in $snippets; do
     snippet_targets+="        .executableTarget(name: \"$name\", dependencies: [
             .product(name: \"FrameFlow\", package: \"FrameFlow\"), .product(name: \"FrameFlowCalculators\", package: \"FrameFlow\"),
             .product(name: \"FrameFlowML\", package: \"FrameFlow\"), .product(name: \"FrameFlowMedia\", package: \"FrameFlow\"),
+            .product(name: \"FrameFlowTasks\", package: \"FrameFlow\"),
         ]),
 "
 done
