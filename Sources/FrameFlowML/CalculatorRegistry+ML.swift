@@ -15,6 +15,8 @@ extension CalculatorRegistry {
             TensorsToSegmentationCalculator.self,
             // Pose: landmarks refined with the heatmap.
             RefineLandmarksFromHeatmapCalculator.self,
+            // FaceLandmarker: landmarks as the blendshapes model's input.
+            LandmarksToTensorCalculator.self,
         ]
     }
 }
