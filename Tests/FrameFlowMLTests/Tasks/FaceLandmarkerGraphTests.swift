@@ -2,6 +2,7 @@ import Foundation
 import FrameFlow
 import FrameFlowML
 import FrameFlowTestSupport
+import FrameFlowTesting
 import Testing
 
 /// `mediapipe.tasks.vision.face_landmarker.FaceLandmarkerGraph`, loaded through MediaPipe's own
@@ -133,8 +134,73 @@ import Testing
         print(
             "FaceLandmarker \(config): \(run.frames.count) frames; same presence \(samePresence), landmarks within 1 % \(close) (worst mean \(worstMean), worst \(worst)), blendshapes within 0.01 \(blendClose) (worst \(worstBlend))"
         )
+        if single, let unsmoothed = runs.first {
+            // Smoothing must be what brings FrameFlow to MediaPipe's num_faces 1 results: they
+            // lie far closer to those than MediaPipe's unsmoothed (num_faces 4) ones do.
+            var apart = 0.0
+            for (k, f) in unsmoothed.frames.enumerated() where k < run.frames.count {
+                for (a, b) in zip(f.faces, run.frames[k].faces) {
+                    let points = stride(from: 0, to: a.landmarks.count, by: 3).map { NormalizedLandmark(x: a.landmarks[$0], y: a.landmarks[$0 + 1]) }
+                    let list = NormalizedLandmarkList(points)
+                    apart = max(apart, Self.distance(list, nil, b, width: run.width, height: run.height).worst)
+                }
+            }
+            print("FaceLandmarker: MediaPipe's smoothed and unsmoothed carphone landmarks differ by up to \(apart) of the width")
+            #expect(worst < apart / 10, "\(config): FrameFlow \(worst) from MediaPipe's smoothed landmarks, which are \(apart) from the unsmoothed")
+        }
         #expect(Double(samePresence) >= 0.97 * n, "\(config): same presence on \(samePresence) of \(run.frames.count) frames")
         #expect(Double(close) >= 0.97 * n, "\(config): landmarks within 1 % on \(close) of \(run.frames.count) frames")
         #expect(Double(blendClose) >= 0.97 * n, "\(config): blendshapes within 0.01 on \(blendClose) of \(run.frames.count) frames")
+    }
+
+    /// Image mode does not track: a sequence of frames through one graph gives what each frame
+    /// gives alone (tracking would look in the regions the previous frame's landmarks gave).
+    @Test func imageModeDetectsEveryFrameAfresh() throws {
+        try TasksFixtures.requireModels()
+        let run = try #require(try TasksFixtures.runs("face_landmarker", as: Frame.self).first { $0.mode == "video" })
+        let frames = try TasksFixtures.frames(run.path, count: 4)
+        try #require(frames.count == 4)
+        let together = try TasksFixtures.run("face_landmarker", images: frames, streams: Self.streams, withoutOutputs: ["FACE_GEOMETRY"])
+        for (k, frame) in frames.enumerated() {
+            let alone = try TasksFixtures.run("face_landmarker", images: [frame], streams: Self.streams, withoutOutputs: ["FACE_GEOMETRY"])
+            let a = try together[k]["norm_landmarks"]?.get([NormalizedLandmarkList].self)
+            let b = try alone[0]["norm_landmarks"]?.get([NormalizedLandmarkList].self)
+            #expect(a != nil && a == b, "frame \(k): image mode gave other landmarks in a sequence than alone")
+        }
+        // With num_faces 4 and one face, video mode detects every frame too and a detection
+        // replaces the tracked region it overlaps, so it gives image mode's landmarks, as MediaPipe.
+        let video = try TasksFixtures.run("face_landmarker_video", images: frames, streams: Self.streams, withoutOutputs: ["FACE_GEOMETRY"])
+        for k in frames.indices {
+            let a = try video[k]["norm_landmarks"]?.get([NormalizedLandmarkList].self)
+            let b = try together[k]["norm_landmarks"]?.get([NormalizedLandmarkList].self)
+            #expect(a != nil && a == b, "frame \(k): video mode (num_faces 4) differs from image mode")
+        }
+    }
+
+    /// Video mode with num_faces 1 tracks: the detector runs on the first frame only (the
+    /// graph's DETECTIONS output, added to MediaPipe's config here, has packets there alone).
+    @Test func videoModeWithOneFaceDetectsOnlyUntilTracking() throws {
+        try TasksFixtures.requireModels()
+        let run = try #require(try TasksFixtures.runs("face_landmarker", as: Frame.self).first { $0.mode == "video" })
+        let frames = try TasksFixtures.frames(run.path, count: 5)
+        let path = RepositoryFiles.fixture("mediapipe/tasks/graphs/face_landmarker_video_single_toplevel.pbtxt")
+        var config = try GraphConfig(contentsOfFile: path, registry: MLFixtures.registry)
+        config.outputStreams.removeAll { $0.tag == "FACE_GEOMETRY" }
+        config.nodes[0].outputStreams.removeAll { $0.tag == "FACE_GEOMETRY" }
+        config.nodes[0].outputStreams.append(try StreamRef(parsing: "DETECTIONS:detections"))
+        config.outputStreams.append(try StreamRef(parsing: "DETECTIONS:detections"))
+        let graph = try Graph(config, registry: MLFixtures.registry, environment: GraphEnvironment(resourceRoots: [RepositoryFiles.path("")]))
+        let detections = try PacketCollector(graph, "detections")
+        let landmarks = try PacketCollector(graph, "norm_landmarks")
+        try graph.start()
+        for (k, f) in frames.enumerated() {
+            try graph.send(f, to: "image_in", at: Timestamp(Int64(k) * 33_000))
+            try graph.send(NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), to: "norm_rect_in", at: Timestamp(Int64(k) * 33_000))
+        }
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        let detected = detections.packets.map { $0.timestamp }
+        #expect(detected == [Timestamp(0)], "the detector ran at \(detected)")
+        #expect(landmarks.packets.count == frames.count)
     }
 }
