@@ -203,4 +203,37 @@ import Testing
         #expect(detected == [Timestamp(0)], "the detector ran at \(detected)")
         #expect(landmarks.packets.count == frames.count)
     }
+
+    /// Broken task options are refused when the graph is built, naming what is wrong.
+    @Test(arguments: [
+        ("num_faces: 4", "num_faces: 0", "max_vec_size must be at least 1"), ("num_faces: 4", "num_faces: -3", "must be at least"),
+        ("num_faces: 4", "num_faces: 1e308", "expected an integer, found 1e308"),
+        ("min_detection_confidence: 0.5\n        num_faces", "min_detection_confidence: nan\n        num_faces", "finite number, not nan"),
+        ("min_detection_confidence: 0.5\n        num_faces", "min_detection_confidence: inf\n        num_faces", "finite number, not inf"),
+        ("min_detection_confidence: 0.5\n      }\n      min_tracking", "min_detection_confidence: -inf\n      }\n      min_tracking", "not -inf"),
+        ("face_landmarker.task", "no_such.task", "cannot read the model asset '.build/fixtures/tasks/no_such.task'"),
+    ])
+    func badTaskOptionsAreRefusedAtBuild(replacing: String, with bad: String, expected: String) throws {
+        try TasksFixtures.requireModels()
+        let path = RepositoryFiles.fixture("mediapipe/tasks/graphs/face_landmarker_toplevel.pbtxt")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try #require(text.contains(replacing), "the fixture config changed: no '\(replacing)'")
+        let broken = text.replacingOccurrences(of: replacing, with: bad).replacingOccurrences(
+            of: "output_stream: \"FACE_GEOMETRY:face_geometry\"", with: "")
+        let environment = GraphEnvironment(resourceRoots: [RepositoryFiles.path("")])
+        var message = ""
+        do {
+            let graph = try Graph(GraphConfig(parsing: broken, file: "broken.pbtxt"), registry: MLFixtures.registry, environment: environment)
+            // A missing model file is found when the graph opens its nodes.
+            #expect(bad == "no_such.task", "'\(bad)' was accepted when the graph was built")
+            try graph.start()
+            try graph.closeAllInputStreams()
+            try graph.waitUntilDone()
+            Issue.record("'\(bad)' was accepted")
+        } catch {
+            message = "\(error)"
+        }
+        #expect(message.contains(expected), "'\(bad)': \(message)")
+        print("FaceLandmarker refuses '\(bad.split(separator: "\n")[0])': \(message.prefix(300))")
+    }
 }
