@@ -236,4 +236,57 @@ import Testing
         #expect(message.contains(expected), "'\(bad)': \(message)")
         print("FaceLandmarker refuses '\(bad.split(separator: "\n")[0])': \(message.prefix(300))")
     }
+
+    /// MultiFaceLandmarksDetectorGraph on its own smooths by its smooth_landmarks option when
+    /// nothing is connected to SMOOTH: the first frame passes as it is, later ones move.
+    @Test func multiFaceGraphSmoothsByItsOption() throws {
+        try TasksFixtures.requireModels()
+        let run = try #require(try TasksFixtures.runs("face_landmarker", as: Frame.self).first { $0.mode == "video" })
+        let frames = try TasksFixtures.frames(run.path, count: 4)
+        // One fixed region around MediaPipe's first-frame face, ×1.5 of its landmarks' box.
+        let l = try #require(run.frames.first?.faces.first?.landmarks)
+        let xs = stride(from: 0, to: l.count, by: 3).map { l[$0] }, ys = stride(from: 1, to: l.count, by: 3).map { l[$0] }
+        let rect = NormalizedRect(
+            xCenter: (xs.min()! + xs.max()!) / 2, yCenter: (ys.min()! + ys.max()!) / 2, width: (xs.max()! - xs.min()!) * 1.5,
+            height: (ys.max()! - ys.min()!) * 1.5)
+        func landmarks(smooth: Bool) throws -> [[NormalizedLandmarkList]] {
+            let text = """
+                input_stream: "IMAGE:image"
+                input_stream: "NORM_RECT:rects"
+                output_stream: "NORM_LANDMARKS:landmarks"
+                node {
+                  calculator: "mediapipe.tasks.vision.face_landmarker.MultiFaceLandmarksDetectorGraph"
+                  input_stream: "IMAGE:image"
+                  input_stream: "NORM_RECT:rects"
+                  output_stream: "NORM_LANDMARKS:landmarks"
+                  options { [mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarksDetectorGraphOptions.ext] {
+                    base_options { model_asset { file_name: ".build/fixtures/tasks/face_landmarker.task" } }
+                    smooth_landmarks: \(smooth)
+                  } }
+                }
+                """
+            let environment = GraphEnvironment(resourceRoots: [RepositoryFiles.path("")])
+            let graph = try Graph(GraphConfig(parsing: text, file: "multi.pbtxt"), registry: MLFixtures.registry, environment: environment)
+            let out = try PacketCollector(graph, "landmarks")
+            try graph.start()
+            for (k, f) in frames.enumerated() {
+                try graph.send(f, to: "image", at: Timestamp(Int64(k) * 33_000))
+                try graph.send([rect], to: "rects", at: Timestamp(Int64(k) * 33_000))
+            }
+            try graph.closeAllInputStreams()
+            try graph.waitUntilDone()
+            return try out.packets.map { try $0.get([NormalizedLandmarkList].self) }
+        }
+        let raw = try landmarks(smooth: false), smoothed = try landmarks(smooth: true)
+        try #require(raw.count == frames.count && smoothed.count == frames.count)
+        func apart(_ k: Int) -> Double {
+            guard let a = raw[k].first, let b = smoothed[k].first else { return .infinity }
+            return zip(a.landmark, b.landmark).map { max(abs($0.x - $1.x), abs($0.y - $1.y)) }.max() ?? .infinity
+        }
+        // The first frame comes back as it went in (to pixels and back in Float: rounding only).
+        #expect(apart(0) < 1e-6, "the first frame moved by \(apart(0))")
+        let moved = (1..<frames.count).map(apart).max() ?? 0
+        #expect(moved > 1e-4, "smooth_landmarks moved the later frames by \(moved) only")
+        print("FaceLandmarker: MultiFaceLandmarksDetectorGraph's smoothing moved landmarks by up to \(moved) on frames 1…3")
+    }
 }
