@@ -53,6 +53,9 @@ extension CalculatorRegistry {
             ClipNormalizedRectVectorSizeCalculator.self, ClipDetectionVectorSizeCalculator.self,
             NormalizedRectVectorHasMinSizeCalculator.self, NormalizedLandmarkListVectorHasMinSizeCalculator.self,
             ClassificationListVectorHasMinSizeCalculator.self,
+            // Tasks: one item of a vector (the tracked face or pose to smooth).
+            GetNormalizedLandmarkListVectorItemCalculator.self, GetLandmarkListVectorItemCalculator.self,
+            GetClassificationListVectorItemCalculator.self, GetNormalizedRectVectorItemCalculator.self,
         ]
     }
 }

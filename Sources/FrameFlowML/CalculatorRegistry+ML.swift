@@ -17,6 +17,8 @@ extension CalculatorRegistry {
             RefineLandmarksFromHeatmapCalculator.self,
             // MediaPipe Tasks: the face geometry pipeline (facial transformation matrices).
             FaceGeometryEnvGeneratorCalculator.self, FaceGeometryPipelineCalculator.self,
+            // FaceLandmarker: landmarks as the blendshapes model's input.
+            LandmarksToTensorCalculator.self,
         ]
     }
 }

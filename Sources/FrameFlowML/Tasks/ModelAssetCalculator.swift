@@ -77,6 +77,16 @@ public final class ModelAssetCalculator: Calculator {
     /// Nothing per frame: the outputs are side packets.
     public func process(_ cc: CalculatorContext) throws { cc.finishSource() }
 
+    /// Whether `data` is a ZIP archive rather than a TFLite model: not `TFL3` at offset 4, and a
+    /// local file header (`PK\u{3}\u{4}`) within its first 64 bytes. MediaPipe's published
+    /// `.task` files start with two zero bytes before the first header (ZIP offsets count them).
+    static func isBundle(_ data: Data) -> Bool {
+        let bytes = [UInt8](data.prefix(64))
+        if bytes.count >= 8, bytes[4..<8].elementsEqual("TFL3".utf8) { return false }
+        guard bytes.count >= 4 else { return false }
+        return (0...(bytes.count - 4)).contains { bytes[$0..<($0 + 4)].elementsEqual([0x50, 0x4B, 0x03, 0x04]) }
+    }
+
     /// The entry's bytes and its name for errors (`bundle.task/entry.tflite`).
     static func read(_ options: Options, environment: GraphEnvironment) throws -> (bytes: [UInt8], name: String) {
         let path = environment.resolve(options.modelAssetPath)
@@ -85,9 +95,7 @@ public final class ModelAssetCalculator: Calculator {
             let searched = path == options.modelAssetPath ? environment.placesSearched(for: path) : ""
             throw GraphError(.invalidOption, "cannot read the model asset '\(options.modelAssetPath)'\(searched)")
         }
-        // A TFLite flatbuffer carries "TFL3" at byte 4; anything else is read as a bundle.
-        let isTFLite = data.count >= 8 && data[data.startIndex + 4..<data.startIndex + 8].elementsEqual("TFL3".utf8)
-        guard !isTFLite else { return ([UInt8](data), path) }
+        guard isBundle(data) else { return ([UInt8](data), path) }
         guard !options.entry.isEmpty else {
             throw GraphError(.invalidOption, "\(options.modelAssetPath) is a bundle (a .task file): say which entry to take")
         }

@@ -67,13 +67,18 @@ enum TasksFixtures {
     /// for the sequence: video mode tracks from frame to frame), each with the whole-image
     /// region, at `timestampsMs` (0, 1, 2, … ms by default, as image mode's calls are
     /// independent), and returns per frame the packets of `streams` at its timestamp.
+    /// `withoutOutputs` names output tags taken off the config first (outputs FrameFlow's task
+    /// graph does not make yet).
     static func run(
         _ name: String, images: [ImageFrame], timestampsMs: [Int64]? = nil, streams: [String],
-        registry: CalculatorRegistry = MLFixtures.registry
+        withoutOutputs: Set<String> = [], registry: CalculatorRegistry = MLFixtures.registry
     ) throws -> [[String: Packet]] {
         let path = RepositoryFiles.fixture("mediapipe/tasks/graphs/\(name)_toplevel.pbtxt")
         let environment = GraphEnvironment(resourceRoots: [RepositoryFiles.path("")])
-        let graph = try Graph(GraphConfig(contentsOfFile: path, registry: registry), registry: registry, environment: environment)
+        var config = try GraphConfig(contentsOfFile: path, registry: registry)
+        config.outputStreams.removeAll { withoutOutputs.contains($0.tag) }
+        for k in config.nodes.indices { config.nodes[k].outputStreams.removeAll { withoutOutputs.contains($0.tag) } }
+        let graph = try Graph(config, registry: registry, environment: environment)
         let collectors = try streams.map { try PacketCollector(graph, $0) }
         let image = try #require(graph.config.inputStreams.first { $0.tag == "IMAGE" }).name
         let rect = graph.config.inputStreams.first { $0.tag == "NORM_RECT" }?.name

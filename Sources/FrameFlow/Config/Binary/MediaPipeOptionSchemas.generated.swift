@@ -57,6 +57,12 @@ public enum MediaPipeOptionSchemas {
     /// (mediapipe/calculators/util/labels_to_render_data_calculator.proto).
     public static let labelsToRenderDataCalculatorOptionsLocation: ProtoField.Kind = .enumeration([0: "TOP_LEFT", 1: "BOTTOM_LEFT"])
 
+    /// The enum `mediapipe.LandmarksToTensorCalculatorOptions.Attribute`
+    /// (mediapipe/calculators/tensor/landmarks_to_tensor_calculator.proto).
+    public static let landmarksToTensorCalculatorOptionsAttribute: ProtoField.Kind = .enumeration([
+        0: "X", 1: "Y", 2: "Z", 3: "VISIBILITY", 4: "PRESENCE",
+    ])
+
     /// The enum `mediapipe.MatrixData.Layout`
     /// (mediapipe/framework/formats/matrix_data.proto).
     public static let matrixDataLayout: ProtoField.Kind = .enumeration([0: "COLUMN_MAJOR", 1: "ROW_MAJOR"])
@@ -343,6 +349,15 @@ public enum MediaPipeOptionSchemas {
             .init(1, "empty_packets_as_allow", .bool),
             .init(2, "allow", .bool),
             .init(3, "initial_gate_state", gateCalculatorOptionsGateState),
+        ])
+
+    /// `mediapipe.GetVectorItemCalculatorOptions`
+    /// (mediapipe/calculators/core/get_vector_item_calculator.proto).
+    public static let getVectorItemCalculatorOptions = ProtoSchema(
+        "mediapipe.GetVectorItemCalculatorOptions", extension: 463538543,
+        fields: [
+            .init(1, "item_index", .int32),
+            .init(2, "output_empty_on_oob", .bool),
         ])
 
     /// `mediapipe.ImageCroppingCalculatorOptions`
@@ -703,6 +718,15 @@ public enum MediaPipeOptionSchemas {
             .init(11, "max_depth_circle_thickness", .double),
             .init(12, "min_depth_line_color", .message(color)),
             .init(13, "max_depth_line_color", .message(color)),
+        ])
+
+    /// `mediapipe.LandmarksToTensorCalculatorOptions`
+    /// (mediapipe/calculators/tensor/landmarks_to_tensor_calculator.proto).
+    public static let landmarksToTensorCalculatorOptions = ProtoSchema(
+        "mediapipe.LandmarksToTensorCalculatorOptions", extension: 394810235,
+        fields: [
+            .repeated(1, "attributes", landmarksToTensorCalculatorOptionsAttribute),
+            .init(2, "flatten", .bool),
         ])
 
     /// `mediapipe.Lift2DFrameAnnotationTo3DCalculatorOptions`
@@ -1393,6 +1417,7 @@ public enum MediaPipeOptionSchemas {
         fixedSizeInputStreamHandlerOptions,
         flowLimiterCalculatorOptions,
         gateCalculatorOptions,
+        getVectorItemCalculatorOptions,
         imageCroppingCalculatorOptions,
         imageToTensorCalculatorOptions,
         imageTransformationCalculatorOptions,
@@ -1403,6 +1428,7 @@ public enum MediaPipeOptionSchemas {
         landmarksSmoothingCalculatorOptions,
         landmarksToDetectionCalculatorOptions,
         landmarksToRenderDataCalculatorOptions,
+        landmarksToTensorCalculatorOptions,
         lift2DFrameAnnotationTo3DCalculatorOptions,
         localFileContentsCalculatorOptions,
         nonMaxSuppressionCalculatorOptions,
