@@ -53,6 +53,11 @@ extension CalculatorRegistry {
             ClipNormalizedRectVectorSizeCalculator.self, ClipDetectionVectorSizeCalculator.self,
             NormalizedRectVectorHasMinSizeCalculator.self, NormalizedLandmarkListVectorHasMinSizeCalculator.self,
             ClassificationListVectorHasMinSizeCalculator.self,
+            // Vector items and side packets as streams (MediaPipe Tasks' pose smoothing).
+            GetLandmarkListVectorItemCalculator.self,
+            GetNormalizedLandmarkListVectorItemCalculator.self,
+            GetNormalizedRectVectorItemCalculator.self,
+            SidePacketToStreamCalculator.self,
         ]
     }
 }

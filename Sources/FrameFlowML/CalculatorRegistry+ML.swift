@@ -15,6 +15,8 @@ extension CalculatorRegistry {
             TensorsToSegmentationCalculator.self,
             // Pose: landmarks refined with the heatmap.
             RefineLandmarksFromHeatmapCalculator.self,
+            // Tasks: ImageSegmenter's decoder (registered as mediapipe.tasks.TensorsToSegmentationCalculator).
+            TasksTensorsToSegmentationCalculator.self,
         ]
     }
 }

@@ -83,8 +83,12 @@ public final class ModelAssetCalculator: Calculator {
             let searched = path == options.modelAssetPath ? environment.placesSearched(for: path) : ""
             throw GraphError(.invalidOption, "cannot read the model asset '\(options.modelAssetPath)'\(searched)")
         }
-        let isZip = data.count >= 4 && data[data.startIndex] == 0x50 && data[data.startIndex + 1] == 0x4B
-        guard isZip else { return ([UInt8](data), path) }
+        // A TFLite model says TFL3 at bytes 4…7 (a zip may follow it as metadata); anything else
+        // is read as a bundle. MediaPipe's .task files can start with bytes before their first
+        // local header (pose_landmarker_full.task: two zeros), so "PK" at 0 is not required.
+        let base = data.startIndex
+        let isModel = data.count >= 8 && Array(data[(base + 4)..<(base + 8)]) == Array("TFL3".utf8)
+        guard !isModel else { return ([UInt8](data), path) }
         guard !options.entry.isEmpty else {
             throw GraphError(.invalidOption, "\(options.modelAssetPath) is a bundle (a .task file): say which entry to take")
         }
