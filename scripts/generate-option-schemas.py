@@ -36,6 +36,7 @@ ROOTS = sorted([
     "mediapipe.FixedSizeInputStreamHandlerOptions",
     "mediapipe.FlowLimiterCalculatorOptions",
     "mediapipe.GateCalculatorOptions",
+    "mediapipe.GetVectorItemCalculatorOptions",
     "mediapipe.ImageCroppingCalculatorOptions",
     "mediapipe.ImageToTensorCalculatorOptions",
     "mediapipe.ImageTransformationCalculatorOptions",
@@ -60,6 +61,7 @@ ROOTS = sorted([
     "mediapipe.SsdAnchorsCalculatorOptions",
     # MediaPipe Tasks: the task graphs' options (and, through them, BaseOptions and every
     # subgraph's options), so MediaPipe's own top-level task configs load as written.
+    "mediapipe.tasks.TensorsToSegmentationCalculatorOptions",
     "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions",
     "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions",
     "mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions",

@@ -3,6 +3,8 @@ import FrameFlow
 /// `mediapipe.GetVectorItemCalculatorOptions`.
 public struct GetVectorItemCalculatorOptions: CalculatorOptions, Equatable {
     public static let typeName: String? = "mediapipe.GetVectorItemCalculatorOptions"
+    /// mediapipe/calculators/core/get_vector_item_calculator.proto, for binary graphs.
+    public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.getVectorItemCalculatorOptions }
     /// The item to take when no `INDEX` packet says (nil: only `INDEX`).
     public var itemIndex: Int?
     /// Whether an index past the end gives no output rather than an error.

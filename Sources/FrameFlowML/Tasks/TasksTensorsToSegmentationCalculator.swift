@@ -48,6 +48,8 @@ public final class TasksTensorsToSegmentationCalculator: Calculator {
     /// MediaPipe's `mediapipe.tasks.TensorsToSegmentationCalculatorOptions` (the fields used).
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.tasks.TensorsToSegmentationCalculatorOptions"
+        /// mediapipe/tasks/cc/vision/image_segmenter/calculators/tensors_to_segmentation_calculator.proto.
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.tasksTensorsToSegmentationCalculatorOptions }
 
         /// How a pixel's channels become its confidences.
         public enum Activation: String, Codable, Sendable {

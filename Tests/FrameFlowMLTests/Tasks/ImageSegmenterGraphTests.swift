@@ -94,7 +94,7 @@ import Testing
         print("ImageSegmenter photos: worst confidence IoU \(worst.iou), MAD \(worst.mad); worst category IoU \(worst.categoryIoU)")
     }
 
-    @Test(.enabled(if: MediaPipeSolutionFixtures.optimized, "a clip through the model takes minutes unoptimized"))
+    @Test(.enabled(if: TasksFixtures.clipsEnabled, "a clip through the model takes minutes unoptimized"))
     func clipsMatchMediaPipeTasksFrameByFrame() throws {
         try TasksFixtures.requireModels()
         let runs = try TasksFixtures.runs("image_segmenter", as: Frame.self).filter { $0.mode == "video" }
