@@ -170,29 +170,36 @@ public final class TasksTensorsToSegmentationCalculator: Calculator {
         let sy = size.height > 1 ? Float(h - 1) / Float(size.height - 1) : 0
         var out = [UInt8](repeating: 255, count: size.width * size.height)
         var scores = [Float](repeating: 0, count: c)
-        for y in 0..<size.height {
-            let fy = Float(y) * sy
-            let y0 = max(Int(fy.rounded(.down)), 0), y1 = min(Int(fy.rounded(.up)), h - 1)
-            let ty = max(min(fy - Float(y0), 1), 0)
-            for x in 0..<size.width {
-                let fx = Float(x) * sx
-                let x0 = max(Int(fx.rounded(.down)), 0), x1 = min(Int(fx.rounded(.up)), w - 1)
-                let tx = max(min(fx - Float(x0), 1), 0)
-                for k in 0..<c {
-                    func v(_ xx: Int, _ yy: Int) -> Float { values[(yy * w + xx) * c + k] }
-                    // Along y first, then x, as MediaPipe's BilinearInterpolate.
-                    let left = v(x0, y0) + ty * (v(x0, y1) - v(x0, y0))
-                    let right = v(x1, y0) + ty * (v(x1, y1) - v(x1, y0))
-                    var s = left + tx * (right - left)
-                    if activation == .sigmoid { s = 1 / (1 + exp(-s)) }
-                    scores[k] = s
-                }
-                if c == 1 {
-                    out[y * size.width + x] = scores[0] > 0.5 ? 0 : 255
-                } else {
-                    var best = 0
-                    for k in 1..<c where scores[k] > scores[best] { best = k }
-                    out[y * size.width + x] = UInt8(clamping: best)
+        // Per column: the two source columns and the weight (the same for every row).
+        let columns: [(x0: Int, x1: Int, t: Float)] = (0..<size.width).map { x in
+            let fx = Float(x) * sx
+            let x0 = max(Int(fx.rounded(.down)), 0)
+            return (x0, min(Int(fx.rounded(.up)), w - 1), max(min(fx - Float(x0), 1), 0))
+        }
+        values.withUnsafeBufferPointer { v in
+            for y in 0..<size.height {
+                let fy = Float(y) * sy
+                let y0 = max(Int(fy.rounded(.down)), 0), y1 = min(Int(fy.rounded(.up)), h - 1)
+                let ty = max(min(fy - Float(y0), 1), 0)
+                let row0 = y0 * w * c, row1 = y1 * w * c
+                for x in 0..<size.width {
+                    let (x0, x1, tx) = columns[x]
+                    for k in 0..<c {
+                        // Along y first, then x, as MediaPipe's BilinearInterpolate.
+                        let a = v[row0 + x0 * c + k], b = v[row1 + x0 * c + k]
+                        let d = v[row0 + x1 * c + k], e = v[row1 + x1 * c + k]
+                        let left = a + ty * (b - a), right = d + ty * (e - d)
+                        var s = left + tx * (right - left)
+                        if activation == .sigmoid { s = 1 / (1 + exp(-s)) }
+                        scores[k] = s
+                    }
+                    if c == 1 {
+                        out[y * size.width + x] = scores[0] > 0.5 ? 0 : 255
+                    } else {
+                        var best = 0
+                        for k in 1..<c where scores[k] > scores[best] { best = k }
+                        out[y * size.width + x] = UInt8(clamping: best)
+                    }
                 }
             }
         }

@@ -141,7 +141,9 @@ import Testing
         let r = try checkClip(run, config: "pose_landmarker_video_single")
         #expect(r.presence >= 0.97, "carphone: the same number of poses on only \(r.presence) of the frames")
         // Measured 44/50 within 1 % once smoothed (11/50 unsmoothed): frames 0 and 1 agree to
-        // 1e-4 and the gap then grows to ~0.5 % (median); the cause is not found yet.
+        // 1e-4, then the gap grows (median 0.55 %). Over the 13–14 landmarks MediaPipe sees
+        // (visibility > 0.5) every frame is within 0.75 %: the misses are the off-screen legs,
+        // whose jitter the one-euro filter (beta 80) amplifies. The root cause is not found yet.
         #expect(r.within >= 0.85, "carphone: \(r.within) of the poses within 1 % of the width")
         withKnownIssue("issue 44 asks 97 % of frames within 1 % of the width; 88 % measured") {
             #expect(r.within >= 0.97)
