@@ -67,6 +67,7 @@ ROOTS = sorted([
     "mediapipe.tasks.vision.face_geometry.FaceGeometryEnvGeneratorCalculatorOptions",
     "mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculatorOptions",
     "mediapipe.tasks.vision.face_geometry.proto.FaceGeometryGraphOptions",
+    "mediapipe.tasks.TensorsToSegmentationCalculatorOptions",
     "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions",
     "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions",
     "mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions",

@@ -56,6 +56,8 @@ extension CalculatorRegistry {
             // Tasks: one item of a vector (the tracked face or pose to smooth).
             GetNormalizedLandmarkListVectorItemCalculator.self, GetLandmarkListVectorItemCalculator.self,
             GetClassificationListVectorItemCalculator.self, GetNormalizedRectVectorItemCalculator.self,
+            // Side packets as streams (MediaPipe Tasks' pose smoothing).
+            SidePacketToStreamCalculator.self,
         ]
     }
 }

@@ -19,6 +19,8 @@ extension CalculatorRegistry {
             FaceGeometryEnvGeneratorCalculator.self, FaceGeometryPipelineCalculator.self,
             // FaceLandmarker: landmarks as the blendshapes model's input.
             LandmarksToTensorCalculator.self,
+            // Tasks: ImageSegmenter's decoder (registered as mediapipe.tasks.TensorsToSegmentationCalculator).
+            TasksTensorsToSegmentationCalculator.self,
         ]
     }
 }

@@ -29,6 +29,10 @@ enum TasksFixtures {
         return try JSONDecoder().decode(File<Frame>.self, from: data).runs
     }
 
+    /// Whether the clip tests run: in optimized builds (a clip through the models takes
+    /// minutes unoptimized), or when FRAMEFLOW_TASKS_CLIPS is set.
+    static let clipsEnabled = MediaPipeSolutionFixtures.optimized || ProcessInfo.processInfo.environment["FRAMEFLOW_TASKS_CLIPS"] != nil
+
     /// The bundles `scripts/setup.sh test` extracts, and the one model the script took out of one.
     static func requireModels() throws {
         try #require(

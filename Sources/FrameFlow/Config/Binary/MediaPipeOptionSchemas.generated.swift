@@ -998,6 +998,24 @@ public enum MediaPipeOptionSchemas {
             .init(2, "length", .int64),
         ])
 
+    /// `mediapipe.tasks.TensorsToSegmentationCalculatorOptions`
+    /// (mediapipe/tasks/cc/vision/image_segmenter/calculators/tensors_to_segmentation_calculator.proto).
+    public static let tasksTensorsToSegmentationCalculatorOptions = ProtoSchema(
+        "mediapipe.tasks.TensorsToSegmentationCalculatorOptions", extension: 458105876,
+        fields: [
+            .init(1, "segmenter_options", .message(tasksVisionImage_segmenterProtoSegmenterOptions)),
+            .repeated(2, "label_items", .message(tasksTensorsToSegmentationCalculatorOptionsLabelItemsEntry)),
+        ])
+
+    /// `mediapipe.tasks.TensorsToSegmentationCalculatorOptions.LabelItemsEntry`
+    /// (mediapipe/tasks/cc/vision/image_segmenter/calculators/tensors_to_segmentation_calculator.proto).
+    public static let tasksTensorsToSegmentationCalculatorOptionsLabelItemsEntry = ProtoSchema(
+        "mediapipe.tasks.TensorsToSegmentationCalculatorOptions.LabelItemsEntry",
+        fields: [
+            .init(1, "key", .int64),
+            .init(2, "value", .message(labelMapItem)),
+        ])
+
     /// `mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions`
     /// (mediapipe/tasks/cc/vision/face_detector/proto/face_detector_graph_options.proto).
     public static let tasksVisionFace_detectorProtoFaceDetectorGraphOptions = ProtoSchema(
@@ -1453,6 +1471,7 @@ public enum MediaPipeOptionSchemas {
         visibilityCopyCalculatorOptions,
         visibilitySmoothingCalculatorOptions,
         warpAffineCalculatorOptions,
+        tasksTensorsToSegmentationCalculatorOptions,
         tasksVisionFace_detectorProtoFaceDetectorGraphOptions,
         tasksVisionFace_geometryFaceGeometryEnvGeneratorCalculatorOptions,
         tasksVisionFace_geometryFaceGeometryPipelineCalculatorOptions,
