@@ -53,6 +53,14 @@ extension CalculatorRegistry {
             ClipNormalizedRectVectorSizeCalculator.self, ClipDetectionVectorSizeCalculator.self,
             NormalizedRectVectorHasMinSizeCalculator.self, NormalizedLandmarkListVectorHasMinSizeCalculator.self,
             ClassificationListVectorHasMinSizeCalculator.self,
+            // Hand Tasks graphs: palm labels.
+            DetectionLabelIdToTextCalculator.self,
+            // GestureRecognizerGraph: one hand's items by index.
+            NormalizedLandmarkListVectorIndicesCalculator.self,
+            GetClassificationListVectorItemCalculator.self,
+            GetLandmarkListVectorItemCalculator.self,
+            GetNormalizedLandmarkListVectorItemCalculator.self,
+            GetNormalizedRectVectorItemCalculator.self,
         ]
     }
 }

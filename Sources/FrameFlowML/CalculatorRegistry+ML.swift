@@ -15,6 +15,11 @@ extension CalculatorRegistry {
             TensorsToSegmentationCalculator.self,
             // Pose: landmarks refined with the heatmap.
             RefineLandmarksFromHeatmapCalculator.self,
+            // HandLandmarkerGraph: tracking and duplicate hands.
+            HandAssociationCalculator.self, HandLandmarksDeduplicationCalculator.self,
+            // GestureRecognizerGraph: the embedder's inputs and the gesture.
+            LandmarksToMatrixCalculator.self, HandednessToMatrixCalculator.self, TensorConverterCalculator.self,
+            ClassificationPostprocessingCalculator.self, CombinedPredictionCalculator.self,
         ]
     }
 }

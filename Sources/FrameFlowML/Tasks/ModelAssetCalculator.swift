@@ -13,7 +13,9 @@ import FrameFlowInference
 /// Options: `frameflow.ModelAssetCalculatorOptions` {
 ///   model_asset_path: the `.task` or `.tflite` file (relative: under the resource roots);
 ///   entry: the entry to take when the asset is a bundle, `outer.task/inner.tflite` for a
-///     nested one; a plain model file is taken whole, so one graph runs on either }.
+///     nested one; a plain name missing at the bundle's top is looked for in its nested `.task`
+///     bundles (in exactly one), so `hand_detector.tflite` is found in gesture_recognizer.task's
+///     hand_landmarker.task; a plain model file is taken whole, so one graph runs on either }.
 ///
 /// A missing file or entry fails the node's open with the file, the entry and the entries the
 /// bundle has; a malformed bundle or model fails it naming the entry.
@@ -83,8 +85,10 @@ public final class ModelAssetCalculator: Calculator {
             let searched = path == options.modelAssetPath ? environment.placesSearched(for: path) : ""
             throw GraphError(.invalidOption, "cannot read the model asset '\(options.modelAssetPath)'\(searched)")
         }
-        let isZip = data.count >= 4 && data[data.startIndex] == 0x50 && data[data.startIndex + 1] == 0x4B
-        guard isZip else { return ([UInt8](data), path) }
+        // A TFLite model carries "TFL3" at bytes 4…7; anything else is read as a bundle (a .task
+        // ZIP may start with padding before its first "PK" header, as MediaPipe's do).
+        let isTFLite = data.count >= 8 && Array(data[(data.startIndex + 4)..<(data.startIndex + 8)]) == Array("TFL3".utf8)
+        guard !isTFLite else { return ([UInt8](data), path) }
         guard !options.entry.isEmpty else {
             throw GraphError(.invalidOption, "\(options.modelAssetPath) is a bundle (a .task file): say which entry to take")
         }
@@ -93,6 +97,18 @@ public final class ModelAssetCalculator: Calculator {
             let parts = options.entry.split(separator: "/").map(String.init)
             for part in parts.dropLast() { bundle = try bundle.bundle(part) }
             let last = parts.last ?? options.entry
+            if parts.count == 1, !bundle.contains(last) {
+                // As MediaPipe hands a sub-task its nested bundle (GestureRecognizer's
+                // hand_landmarker.task): a name missing at the top is looked up one level down.
+                let nested = try bundle.entryNames.filter { $0.hasSuffix(".task") }.map { try bundle.bundle($0) }
+                let holders = nested.filter { $0.contains(last) }
+                if holders.count > 1 {
+                    throw GraphError(
+                        .invalidOption,
+                        "\(options.modelAssetPath) has '\(last)' in several nested bundles (\(holders.map(\.name).joined(separator: ", "))): name one")
+                }
+                if let inner = holders.first { return (try inner.data(last), inner.path(of: last)) }
+            }
             return (try bundle.data(last), bundle.path(of: last))
         } catch let e as ModelError {
             throw GraphError(.invalidOption, e.message)
