@@ -1,7 +1,9 @@
 import Foundation
 import FrameFlow
+import FrameFlowCalculators
 import FrameFlowML
 import FrameFlowTestSupport
+import FrameFlowTesting
 import Testing
 
 /// `mediapipe.tasks.vision.hand_landmarker.HandLandmarkerGraph`, loaded through MediaPipe's own
@@ -10,7 +12,8 @@ import Testing
 /// scripts/fixtures/make_mediapipe_tasks_fixtures.py), with issue 44's thresholds: the same
 /// hands; landmarks within 0.5 % of the width on average and 2 % at worst; world landmarks within
 /// 0.5 cm; handedness equal, scores within 0.01. Video mode (hand_clip, tracked): ≥ 97 % of
-/// frames within 1 % of the width and the same number of hands on ≥ 97 %.
+/// frames within 1 % of the width and the same number of hands on ≥ 97 %, the same categories on
+/// ≥ 97 %; scores drift with tracking (at most 0.05 apart; the figures are printed).
 @Suite struct HandLandmarkerGraphTests {
     /// One hand of a fixture frame.
     struct Hand: Decodable {
@@ -167,26 +170,83 @@ import Testing
             let out = try TasksFixtures.run(
                 "\(task)_video", images: frames, timestampsMs: run.frames.map { $0.timestamp_ms ?? Int64($0.index) },
                 streams: streams)
-            var close = 0, present = 0, categories = 0, worst = Errors()
+            var close = 0, present = 0, categories = 0, scores = 0, worst = Errors()
             for (k, f) in run.frames.enumerated() {
                 let e = compare(try hands(out[k]), f.hands, width: run.width, height: run.height)
                 if e.sameCount { present += 1 }
                 if e.sameCount && e.meanLandmark <= 0.01 { close += 1 }
-                if e.sameCount && e.sameCategories && e.handednessScore <= 0.01 && e.gestureScore <= 0.01 { categories += 1 }
+                if e.sameCount && e.sameCategories { categories += 1 }
+                if e.sameCount && e.handednessScore <= 0.01 && e.gestureScore <= 0.01 { scores += 1 }
                 worst.merge(e)
             }
             let n = Double(run.frames.count)
             print(
-                "\(task) \(run.source): \(present)/\(run.frames.count) frames same hands, \(close) within 1 % of the width, \(categories) same categories and scores within 0.01; worst world \(worst.world) m"
+                "\(task) \(run.source): \(present)/\(run.frames.count) frames same hands, \(close) within 1 % of the width (worst mean \(worst.meanLandmark)), \(categories) same categories, \(scores) scores within 0.01 (worst handedness \(worst.handednessScore), gesture \(worst.gestureScore)); worst world \(worst.world) m"
             )
             #expect(Double(present) >= 0.97 * n, "\(run.source): same hands on \(present) of \(run.frames.count) frames")
             #expect(Double(close) >= 0.97 * n, "\(run.source): within 1 % of the width on \(close) of \(run.frames.count) frames")
             #expect(Double(categories) >= 0.97 * n, "\(run.source): same categories on \(categories) of \(run.frames.count) frames")
+            // Tracking feeds each frame's landmarks back as the next ROI, so the models' tiny
+            // differences add up over frames (trackingStepMatchesMediaPipe shows one step
+            // matches): scores drift a little more than in image mode.
+            #expect(worst.handednessScore <= 0.05 && worst.gestureScore <= 0.05, "\(run.source): scores \(worst)")
         }
     }
 
     @Test func photosMatchMediaPipeTasks() throws {
         _ = try Self.checkPhotos("hand_landmarker", streams: Self.streams)
+    }
+
+    /// One tracking step on its own: the ROI HandLandmarkerGraph derives from MediaPipe's own
+    /// landmarks of frame k − 1 (HandLandmarksToRect, ×2, shift −0.1, square), given to
+    /// SingleHandLandmarksDetectorGraph with frame k, gives MediaPipe's landmarks of frame k
+    /// within image mode's thresholds: the tracking loop itself is MediaPipe's, whatever drift
+    /// the whole clip shows.
+    @Test func trackingStepMatchesMediaPipe() throws {
+        try TasksFixtures.requireModels()
+        let run = try #require(try TasksFixtures.runs("hand_landmarker", as: Frame.self).first { $0.mode == "video" })
+        let count = MediaPipeSolutionFixtures.optimized ? run.frames.count : 40
+        let frames = try TasksFixtures.frames(run.path, count: count)
+        let graph = try Graph(
+            GraphConfig(
+                parsing: """
+                    input_stream: "IMAGE:image"
+                    input_stream: "HAND_RECT:rect"
+                    node {
+                      calculator: "mediapipe.tasks.vision.hand_landmarker.SingleHandLandmarksDetectorGraph"
+                      input_stream: "IMAGE:image" input_stream: "HAND_RECT:rect" output_stream: "LANDMARKS:landmarks"
+                      options { [mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarksDetectorGraphOptions.ext] {
+                        base_options { model_asset { file_name: ".build/fixtures/tasks/hand_landmarker.task" } } } }
+                    }
+                    """), registry: MLFixtures.registry, environment: GraphEnvironment(resourceRoots: [RepositoryFiles.path("")]))
+        let collector = try PacketCollector(graph, "landmarks")
+        try graph.start()
+        let size = ImageSize(width: run.width, height: run.height)
+        var o = RectTransformationCalculator.Options()
+        (o.scaleX, o.scaleY, o.shiftY, o.squareLong) = (2, 2, -0.1, true)
+        let transform = try RectTransformationCalculator(options: o)
+        var sent: [Int] = []
+        for k in 1..<frames.count where run.frames[k - 1].hands.count == 1 && run.frames[k].hands.count == 1 {
+            let w = run.frames[k - 1].hands[0].landmarks
+            let previous = (0..<21).map { NormalizedLandmark(x: w[3 * $0], y: w[3 * $0 + 1], z: w[3 * $0 + 2]) }
+            let roi = transform.transform(try HandLandmarksToRectCalculator.rect(previous, imageSize: size), in: size)
+            try graph.send(frames[k], to: "image", at: Timestamp(Int64(k)))
+            try graph.send(roi, to: "rect", at: Timestamp(Int64(k)))
+            sent.append(k)
+        }
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        #expect(collector.packets.count == sent.count && sent.count >= count - 2)
+        var worst = Errors()
+        for p in collector.packets {
+            let k = Int(p.timestamp.microseconds)
+            let e = Self.compare(
+                [Got(landmarks: try p.get(NormalizedLandmarkList.self))], [run.frames[k].hands[0]], width: run.width, height: run.height)
+            #expect(e.meanLandmark <= 0.005 && e.maxLandmark <= 0.02, "frame \(k): \(e.meanLandmark), \(e.maxLandmark)")
+            worst.meanLandmark = max(worst.meanLandmark, e.meanLandmark)
+            worst.maxLandmark = max(worst.maxLandmark, e.maxLandmark)
+        }
+        print("hand_clip tracking step: worst mean landmark \(worst.meanLandmark), worst landmark \(worst.maxLandmark) of the width")
     }
 
     @Test(.enabled(if: MediaPipeSolutionFixtures.optimized, "a clip runs in the optimized pass of make test"))
