@@ -39,8 +39,6 @@ enum BuiltInGraphFiles {
         ("pose_segmentation_filtering.pbtxt", PackageResources.pose_segmentation_filtering_pbtxt),
         ("selfie_segmentation_cpu.pbtxt", PackageResources.selfie_segmentation_cpu_pbtxt),
         ("selfie_segmentation_model_loader.pbtxt", PackageResources.selfie_segmentation_model_loader_pbtxt),
-        ("tensors_to_face_landmarks.pbtxt", PackageResources.tensors_to_face_landmarks_pbtxt),
-        ("tensors_to_face_landmarks_with_attention.pbtxt", PackageResources.tensors_to_face_landmarks_with_attention_pbtxt),
         ("tasks_face_detector_graph.pbtxt", PackageResources.tasks_face_detector_graph_pbtxt),
         ("tasks_gesture_recognizer_graph.pbtxt", PackageResources.tasks_gesture_recognizer_graph_pbtxt),
         ("tasks_hand_detector_graph.pbtxt", PackageResources.tasks_hand_detector_graph_pbtxt),
@@ -49,6 +47,8 @@ enum BuiltInGraphFiles {
         ("tasks_multiple_hand_landmarks_detector_graph.pbtxt", PackageResources.tasks_multiple_hand_landmarks_detector_graph_pbtxt),
         ("tasks_single_hand_gesture_recognizer_graph.pbtxt", PackageResources.tasks_single_hand_gesture_recognizer_graph_pbtxt),
         ("tasks_single_hand_landmarks_detector_graph.pbtxt", PackageResources.tasks_single_hand_landmarks_detector_graph_pbtxt),
+        ("tensors_to_face_landmarks.pbtxt", PackageResources.tensors_to_face_landmarks_pbtxt),
+        ("tensors_to_face_landmarks_with_attention.pbtxt", PackageResources.tensors_to_face_landmarks_with_attention_pbtxt),
         ("tensors_to_pose_landmarks_and_segmentation.pbtxt", PackageResources.tensors_to_pose_landmarks_and_segmentation_pbtxt),
     ]
 }

@@ -42,7 +42,9 @@ public final class ClassificationPostprocessingCalculator: Calculator {
         public init() {}
 
         public func validate() throws {
-            if let t = scoreThreshold { try OptionCheck.range(t, -Double(Float.greatestFiniteMagnitude)...Double(Float.greatestFiniteMagnitude), "score_threshold") }
+            if let t = scoreThreshold {
+                try OptionCheck.range(t, -Double(Float.greatestFiniteMagnitude)...Double(Float.greatestFiniteMagnitude), "score_threshold")
+            }
             guard maxResults != 0 else { throw GraphError(.invalidOption, "max_results must not be 0") }
             guard categoryAllowlist.isEmpty || categoryDenylist.isEmpty else {
                 throw GraphError(.invalidOption, "category_allowlist and category_denylist exclude each other")
@@ -93,7 +95,9 @@ public final class ClassificationPostprocessingCalculator: Calculator {
             let ids = names.indices.filter { listed.contains(names[$0]) }
             if options.categoryAllowlist.isEmpty { settings.ignoreClasses = ids } else { settings.allowClasses = ids }
         }
-        labels = names.map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0.offset, (name: Optional($0.element), displayName: String?.none)) }) }
+        labels = names.map {
+            Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0.offset, (name: Optional($0.element), displayName: String?.none)) })
+        }
     }
 
     public func process(_ cc: CalculatorContext) throws {

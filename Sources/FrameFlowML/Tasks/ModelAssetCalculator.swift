@@ -105,7 +105,8 @@ public final class ModelAssetCalculator: Calculator {
                 if holders.count > 1 {
                     throw GraphError(
                         .invalidOption,
-                        "\(options.modelAssetPath) has '\(last)' in several nested bundles (\(holders.map(\.name).joined(separator: ", "))): name one")
+                        "\(options.modelAssetPath) has '\(last)' in several nested bundles (\(holders.map(\.name).joined(separator: ", "))): name one"
+                    )
                 }
                 if let inner = holders.first { return (try inner.data(last), inner.path(of: last)) }
             }

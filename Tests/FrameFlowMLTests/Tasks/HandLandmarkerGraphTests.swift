@@ -151,7 +151,9 @@ import Testing
             #expect(e.handednessScore <= 0.01 && e.gestureScore <= 0.01, "\(run.source): scores \(e.handednessScore), \(e.gestureScore)")
             worst.merge(e)
         }
-        print("\(task) photos: worst mean landmark \(worst.meanLandmark), worst landmark \(worst.maxLandmark), world \(worst.world) m, handedness score \(worst.handednessScore), gesture score \(worst.gestureScore)")
+        print(
+            "\(task) photos: worst mean landmark \(worst.meanLandmark), worst landmark \(worst.maxLandmark), world \(worst.world) m, handedness score \(worst.handednessScore), gesture score \(worst.gestureScore)"
+        )
         return worst
     }
 

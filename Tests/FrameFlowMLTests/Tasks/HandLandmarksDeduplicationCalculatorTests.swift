@@ -36,7 +36,9 @@ import Testing
         }
         try runner.run()
         let l = try runner.outputs("MULTI_LANDMARKS").map { try $0.get([NormalizedLandmarkList].self) }
-        let c = extra ? try runner.outputs("MULTI_CLASSIFICATIONS").map { try $0.get([ClassificationList].self).map { $0.classification[0].label ?? "" } } : []
+        let c =
+            extra
+            ? try runner.outputs("MULTI_CLASSIFICATIONS").map { try $0.get([ClassificationList].self).map { $0.classification[0].label ?? "" } } : []
         return (l, c)
     }
 
