@@ -26,6 +26,8 @@ public final class GetClassificationListVectorItemCalculator: Calculator {
     /// MediaPipe's `GetVectorItemCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.GetVectorItemCalculatorOptions"
+        /// mediapipe/calculators/core/get_vector_item_calculator.proto, for binary graphs.
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.getVectorItemCalculatorOptions }
         /// The index to take when no `INDEX` packet comes; unset: none.
         public var itemIndex: Int?
         /// Send nothing, rather than fail, for an index past the end.

@@ -27,6 +27,8 @@ public final class DetectionLabelIdToTextCalculator: Calculator {
     /// MediaPipe's `DetectionLabelIdToTextCalculatorOptions`.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.DetectionLabelIdToTextCalculatorOptions"
+        /// mediapipe/calculators/util/detection_label_id_to_text_calculator.proto, for binary graphs.
+        public static var protoSchema: ProtoSchema? { MediaPipeOptionSchemas.detectionLabelIdToTextCalculatorOptions }
 
         /// One `label_items` entry: an id and its `LabelMapItem` (only the name is used).
         public struct LabelItem: Codable, Sendable, Equatable {

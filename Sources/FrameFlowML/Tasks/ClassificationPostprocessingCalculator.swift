@@ -45,6 +45,7 @@ public final class ClassificationPostprocessingCalculator: Calculator {
             if let t = scoreThreshold {
                 try OptionCheck.range(t, -Double(Float.greatestFiniteMagnitude)...Double(Float.greatestFiniteMagnitude), "score_threshold")
             }
+            try OptionCheck.range(maxResults, Int(Int32.min)...Int(Int32.max), "max_results")
             guard maxResults != 0 else { throw GraphError(.invalidOption, "max_results must not be 0") }
             guard categoryAllowlist.isEmpty || categoryDenylist.isEmpty else {
                 throw GraphError(.invalidOption, "category_allowlist and category_denylist exclude each other")

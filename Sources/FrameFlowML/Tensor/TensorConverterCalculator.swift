@@ -11,8 +11,8 @@ import FrameFlowInference
 /// Inputs: `MATRIX` (Matrix). Outputs: `TENSORS` ([Tensor], one tensor).
 /// Options: `mediapipe.TensorConverterCalculatorOptions` { row_major_matrix (false); the image
 ///   path's fields (zero_center, use_custom_normalization, custom_div, custom_sub,
-///   flip_vertically, gpu_half_float, max_num_channels, output_tensor_float_range) are accepted
-///   and not used }.
+///   flip_vertically, gpu_half_float, max_num_channels (1…4), output_tensor_float_range) are
+///   accepted and not used }.
 ///
 /// Example usage:
 /// ```
@@ -54,6 +54,10 @@ public final class TensorConverterCalculator: Calculator {
         public init() {}
         /// Options writing the matrix row by row when `rowMajorMatrix`.
         public init(rowMajorMatrix: Bool) { self.rowMajorMatrix = rowMajorMatrix }
+
+        public func validate() throws {
+            try OptionCheck.range(maxNumChannels, 1...4, "max_num_channels")
+        }
     }
 
     /// The matrix.

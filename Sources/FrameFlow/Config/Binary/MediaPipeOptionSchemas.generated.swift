@@ -260,6 +260,26 @@ public enum MediaPipeOptionSchemas {
             .repeated(1, "string_value", .string)
         ])
 
+    /// `mediapipe.DetectionLabelIdToTextCalculatorOptions`
+    /// (mediapipe/calculators/util/detection_label_id_to_text_calculator.proto).
+    public static let detectionLabelIdToTextCalculatorOptions = ProtoSchema(
+        "mediapipe.DetectionLabelIdToTextCalculatorOptions", extension: 251889072,
+        fields: [
+            .init(1, "label_map_path", .string),
+            .repeated(2, "label", .string),
+            .init(3, "keep_label_id", .bool),
+            .repeated(4, "label_items", .message(detectionLabelIdToTextCalculatorOptionsLabelItemsEntry)),
+        ])
+
+    /// `mediapipe.DetectionLabelIdToTextCalculatorOptions.LabelItemsEntry`
+    /// (mediapipe/calculators/util/detection_label_id_to_text_calculator.proto).
+    public static let detectionLabelIdToTextCalculatorOptionsLabelItemsEntry = ProtoSchema(
+        "mediapipe.DetectionLabelIdToTextCalculatorOptions.LabelItemsEntry",
+        fields: [
+            .init(1, "key", .int64),
+            .init(2, "value", .message(labelMapItem)),
+        ])
+
     /// `mediapipe.DetectionsToRectsCalculatorOptions`
     /// (mediapipe/calculators/util/detections_to_rects_calculator.proto).
     public static let detectionsToRectsCalculatorOptions = ProtoSchema(
@@ -337,6 +357,15 @@ public enum MediaPipeOptionSchemas {
             .init(1, "empty_packets_as_allow", .bool),
             .init(2, "allow", .bool),
             .init(3, "initial_gate_state", gateCalculatorOptionsGateState),
+        ])
+
+    /// `mediapipe.GetVectorItemCalculatorOptions`
+    /// (mediapipe/calculators/core/get_vector_item_calculator.proto).
+    public static let getVectorItemCalculatorOptions = ProtoSchema(
+        "mediapipe.GetVectorItemCalculatorOptions", extension: 463538543,
+        fields: [
+            .init(1, "item_index", .int32),
+            .init(2, "output_empty_on_oob", .bool),
         ])
 
     /// `mediapipe.ImageCroppingCalculatorOptions`
@@ -1354,12 +1383,14 @@ public enum MediaPipeOptionSchemas {
         color,
         concatenateVectorCalculatorOptions,
         constantSidePacketCalculatorOptions,
+        detectionLabelIdToTextCalculatorOptions,
         detectionsToRectsCalculatorOptions,
         detectionsToRenderDataCalculatorOptions,
         faceDetectionOptions,
         fixedSizeInputStreamHandlerOptions,
         flowLimiterCalculatorOptions,
         gateCalculatorOptions,
+        getVectorItemCalculatorOptions,
         imageCroppingCalculatorOptions,
         imageToTensorCalculatorOptions,
         imageTransformationCalculatorOptions,
