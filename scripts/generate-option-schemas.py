@@ -30,6 +30,7 @@ ROOTS = sorted([
     "mediapipe.Color",
     "mediapipe.ConcatenateVectorCalculatorOptions",
     "mediapipe.ConstantSidePacketCalculatorOptions",
+    "mediapipe.DetectionLabelIdToTextCalculatorOptions",
     "mediapipe.DetectionsToRectsCalculatorOptions",
     "mediapipe.DetectionsToRenderDataCalculatorOptions",
     "mediapipe.FaceDetectionOptions",

@@ -58,6 +58,8 @@ extension CalculatorRegistry {
             GetClassificationListVectorItemCalculator.self, GetNormalizedRectVectorItemCalculator.self,
             // Side packets as streams (MediaPipe Tasks' pose smoothing).
             SidePacketToStreamCalculator.self,
+            // Hand Tasks graphs: palm labels; one hand's items by index.
+            DetectionLabelIdToTextCalculator.self, NormalizedLandmarkListVectorIndicesCalculator.self,
         ]
     }
 }

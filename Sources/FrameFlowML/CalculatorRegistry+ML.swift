@@ -21,6 +21,11 @@ extension CalculatorRegistry {
             LandmarksToTensorCalculator.self,
             // Tasks: ImageSegmenter's decoder (registered as mediapipe.tasks.TensorsToSegmentationCalculator).
             TasksTensorsToSegmentationCalculator.self,
+            // HandLandmarkerGraph: tracking and duplicate hands.
+            HandAssociationCalculator.self, HandLandmarksDeduplicationCalculator.self,
+            // GestureRecognizerGraph: the embedder's inputs and the gesture.
+            LandmarksToMatrixCalculator.self, HandednessToMatrixCalculator.self, TensorConverterCalculator.self,
+            ClassificationPostprocessingCalculator.self, CombinedPredictionCalculator.self,
         ]
     }
 }

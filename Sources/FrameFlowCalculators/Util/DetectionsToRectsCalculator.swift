@@ -29,7 +29,7 @@ import FrameFlow
 ///   - `RECTS`: `[RotatedRect]`, one per detection.
 /// Options: `mediapipe.DetectionsToRectsCalculatorOptions` {
 ///   rotation_vector_start_keypoint_index, rotation_vector_end_keypoint_index (both or
-///   neither; 0…1000000), rotation_vector_target_angle (−10…10 radians) |
+///   neither; 0…1000000), rotation_vector_target_angle (−1000…1000 radians: MediaPipe Tasks' palm detector gives 90) |
 ///   rotation_vector_target_angle_degrees (−360…360) (exactly one with a start index),
 ///   output_zero_rect_for_empty_detections (false),
 ///   conversion_mode (DEFAULT | USE_BOUNDING_BOX | USE_KEYPOINTS) }.
@@ -93,7 +93,7 @@ public class DetectionsToRectsCalculator: OptionsStoringCalculator {
                 throw GraphError(
                     .invalidOption, "rotation_vector_end_keypoint_index is required with rotation_vector_start_keypoint_index")
             }
-            if let a = rotationVectorTargetAngle { try OptionCheck.range(a, -10...10, "rotation_vector_target_angle") }
+            if let a = rotationVectorTargetAngle { try OptionCheck.range(a, -1000...1000, "rotation_vector_target_angle") }
             if let a = rotationVectorTargetAngleDegrees { try OptionCheck.range(a, -360...360, "rotation_vector_target_angle_degrees") }
             guard (rotationVectorTargetAngle == nil) != (rotationVectorTargetAngleDegrees == nil) else {
                 throw GraphError(

@@ -14,7 +14,9 @@ import FrameFlowInference
 ///   model_asset_path: the `.task` or `.tflite` file (relative: under the resource roots), or
 ///     the name of bytes the graph's `ModelAssets` service holds;
 ///   entry: the entry to take when the asset is a bundle, `outer.task/inner.tflite` for a
-///     nested one; a plain model file is taken whole, so one graph runs on either }.
+///     nested one; a plain name missing at the bundle's top is looked for in its nested `.task`
+///     bundles (in exactly one), so `hand_detector.tflite` is found in gesture_recognizer.task's
+///     hand_landmarker.task; a plain model file is taken whole, so one graph runs on either }.
 ///
 /// A missing file or entry fails the node's open with the file, the entry and the entries the
 /// bundle has; a malformed bundle or model fails it naming the entry.
@@ -104,6 +106,19 @@ public final class ModelAssetCalculator: Calculator {
             let parts = options.entry.split(separator: "/").map(String.init)
             for part in parts.dropLast() { bundle = try bundle.bundle(part) }
             let last = parts.last ?? options.entry
+            if parts.count == 1, !bundle.contains(last) {
+                // As MediaPipe hands a sub-task its nested bundle (GestureRecognizer's
+                // hand_landmarker.task): a name missing at the top is looked up one level down.
+                let nested = try bundle.entryNames.filter { $0.hasSuffix(".task") }.map { try bundle.bundle($0) }
+                let holders = nested.filter { $0.contains(last) }
+                if holders.count > 1 {
+                    throw GraphError(
+                        .invalidOption,
+                        "\(options.modelAssetPath) has '\(last)' in several nested bundles (\(holders.map(\.name).joined(separator: ", "))): name one"
+                    )
+                }
+                if let inner = holders.first { return (try inner.data(last), inner.path(of: last)) }
+            }
             return (try bundle.data(last), bundle.path(of: last))
         } catch let e as ModelError {
             throw GraphError(.invalidOption, e.message)

@@ -15,7 +15,9 @@ import Synchronization
 ///
 /// Inputs:
 ///   - `TENSORS`: `[Tensor]`, matched to the model's inputs in order (or by
-///     `input_tensor_names_map` / `input_tensor_indices_map` / `input_names`).
+///     `input_tensor_names_map` / `input_tensor_indices_map` / `input_names`). A tensor with
+///     the input's element count in another shape is taken in the input's shape, as MediaPipe's
+///     CPU inference copies buffers.
 /// Outputs:
 ///   - `TENSORS`: `[Tensor]`, the model's outputs in order (or as the output maps or
 ///     `output_names` select them).
@@ -169,6 +171,23 @@ public final class InferenceCalculator: Calculator {
             indices: options.inputOutputConfig?.outputTensorIndicesMap, side: "output")
     }
 
+    /// `tensors` (fed to the model's inputs `names`), each with the element count of a fully known
+    /// model input but another shape taken in the model's shape: MediaPipe's CPU inference copies
+    /// the buffer and checks only its size (GestureRecognizer feeds `[1, 3, 21, 1]` to a
+    /// `[1, 21, 3]` input). Any other mismatch is left for the model to refuse.
+    static func reshaped(_ tensors: [Tensor], _ names: [String], _ model: Model) -> [Tensor] {
+        zip(tensors, names).map { t, name in
+            guard let declared = model.inputs.first(where: { $0.name == name })?.shape, !declared.contains(where: { $0 == nil }) else {
+                return t
+            }
+            let shape = declared.map { $0! }
+            guard shape != t.shape, shape.reduce(1, *) == t.count else { return t }
+            var r = t
+            r.shape = shape
+            return r
+        }
+    }
+
     /// The model's `side` tensors the stream's tensors are, in order: all of `all`, or those
     /// `names`, the names map or the indices map select.
     static func names(_ all: [String], names: [String], map: Options.TensorNamesMap?, indices: Options.TensorIndicesMap?, side: String)
@@ -210,7 +229,7 @@ public final class InferenceCalculator: Calculator {
                 others > 0
                 ? Parallelism(threads: 1) { $2(0..<$0) }
                 : Parallelism(threads: cc.parallelThreads) { cc.parallelFor($0, grain: $1, $2) }
-            outputs = try model.run(Dictionary(uniqueKeysWithValues: zip(names, tensors)), parallelism: parallelism)
+            outputs = try model.run(Dictionary(uniqueKeysWithValues: zip(names, Self.reshaped(tensors, names, model))), parallelism: parallelism)
         } catch let e as ModelError {
             throw GraphError(.calculatorFailed, e.message, stream: cc.inputStreamName("TENSORS"))
         }

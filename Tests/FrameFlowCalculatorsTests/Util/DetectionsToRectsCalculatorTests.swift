@@ -186,6 +186,25 @@ import Testing
         #expect(throws: (any Error).self) { try outs.run() }
     }
 
+    /// MediaPipe Tasks' palm detector sets rotation_vector_target_angle 90 — radians, not degrees:
+    /// an upward vector (atan2 = π/2) turns the rect by 90 − π/2 moved into [−π, π)
+    /// (90 − π/2 − 14 · 2π ≈ 0.4646).
+    @Test func targetAngleOf90Radians() throws {
+        let runner = try CalculatorRunner(
+            node: """
+                calculator: "DetectionsToRectsCalculator" input_stream: "DETECTION:d" input_stream: "IMAGE_SIZE:s"
+                output_stream: "NORM_RECT:r"
+                options { [mediapipe.DetectionsToRectsCalculatorOptions.ext] {
+                  rotation_vector_start_keypoint_index: 0 rotation_vector_end_keypoint_index: 1
+                  rotation_vector_target_angle: 90 conversion_mode: USE_KEYPOINTS } }
+                """, registry: .standard)
+        runner.add(Self.keypointDetection([(0.5, 0.75), (0.5, 0.25)]), tag: "DETECTION", at: 0)
+        runner.add(ImageSize(width: 100, height: 100), tag: "IMAGE_SIZE", at: 0)
+        try runner.run()
+        let rotation = try runner.outputs("NORM_RECT")[0].get(NormalizedRect.self).rotation
+        #expect(abs(rotation - (90 - Double.pi / 2 - 28 * Double.pi)) < 1e-9, "\(rotation)")
+    }
+
     @Test func graphFileAndBinaryOptions() throws {
         let runner = try CalculatorRunner(
             node: """

@@ -272,6 +272,26 @@ public enum MediaPipeOptionSchemas {
             .repeated(1, "string_value", .string)
         ])
 
+    /// `mediapipe.DetectionLabelIdToTextCalculatorOptions`
+    /// (mediapipe/calculators/util/detection_label_id_to_text_calculator.proto).
+    public static let detectionLabelIdToTextCalculatorOptions = ProtoSchema(
+        "mediapipe.DetectionLabelIdToTextCalculatorOptions", extension: 251889072,
+        fields: [
+            .init(1, "label_map_path", .string),
+            .repeated(2, "label", .string),
+            .init(3, "keep_label_id", .bool),
+            .repeated(4, "label_items", .message(detectionLabelIdToTextCalculatorOptionsLabelItemsEntry)),
+        ])
+
+    /// `mediapipe.DetectionLabelIdToTextCalculatorOptions.LabelItemsEntry`
+    /// (mediapipe/calculators/util/detection_label_id_to_text_calculator.proto).
+    public static let detectionLabelIdToTextCalculatorOptionsLabelItemsEntry = ProtoSchema(
+        "mediapipe.DetectionLabelIdToTextCalculatorOptions.LabelItemsEntry",
+        fields: [
+            .init(1, "key", .int64),
+            .init(2, "value", .message(labelMapItem)),
+        ])
+
     /// `mediapipe.DetectionsToRectsCalculatorOptions`
     /// (mediapipe/calculators/util/detections_to_rects_calculator.proto).
     public static let detectionsToRectsCalculatorOptions = ProtoSchema(
@@ -1429,6 +1449,7 @@ public enum MediaPipeOptionSchemas {
         color,
         concatenateVectorCalculatorOptions,
         constantSidePacketCalculatorOptions,
+        detectionLabelIdToTextCalculatorOptions,
         detectionsToRectsCalculatorOptions,
         detectionsToRenderDataCalculatorOptions,
         faceDetectionOptions,
