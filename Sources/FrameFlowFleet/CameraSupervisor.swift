@@ -254,10 +254,12 @@ final class CameraSupervisor: Sendable {
     }
 
     /// Errors that another try cannot mend: the graph, its inputs, side packets and outputs
-    /// do not fit together.
+    /// do not fit together, or a node cannot open (a missing model or file: retrying would
+    /// fail the same way until someone fetches it).
     static func isPermanent(_ error: any Error) -> Bool {
         switch error {
         case is FleetConfigError, is GraphErrors: return true
+        case let e as GraphError where e.kind == .calculatorFailed && e.message.hasPrefix("open failed"): return true
         case let e as GraphError:
             return ![.calculatorFailed, .cancelled, .timestampOrder, .invalidTimestamp, .closed, .invalidState].contains(e.kind)
         case let e as MediaError: return [.invalidArgument, .unsupportedOutput, .noDisplay].contains(e.kind)

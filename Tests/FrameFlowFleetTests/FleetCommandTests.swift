@@ -82,7 +82,15 @@ import Testing
         try """
         camera { name: "a" source: "testsrc:64x48@30" graph: "pass.pbtxt" output { stream: "output_video" to: "a.jsonl" } }
         camera { name: "b" source: "testsrc:64x48@30" graph: "missing.pbtxt" }
+        camera { name: "c" source: "testsrc:64x48@30" graph: "model.pbtxt" }
         """.write(to: dir.appendingPathComponent("site.fleet"), atomically: true, encoding: .utf8)
+        // A model that is not there: the camera fails once, naming it, and is not retried.
+        try """
+        input_stream: "input_video"
+        output_stream: "output_video"
+        node { calculator: "InferenceCalculator" input_stream: "TENSORS:input_video" output_stream: "TENSORS:output_video"
+          options { [mediapipe.InferenceCalculatorOptions.ext] { model_path: "mediapipe/modules/none/missing.tflite" } } }
+        """.write(to: dir.appendingPathComponent("model.pbtxt"), atomically: true, encoding: .utf8)
         let c = try Command(["fleet", "site.fleet", "--health-interval", "0.2"], in: dir)
         defer { if c.process.isRunning { kill(c.process.processIdentifier, SIGKILL) } }
         #expect(eventually(within: 20) { c.health.contains { $0["camera"] as? String == "a" && ($0["frames_in"] as? Int ?? 0) >= 10 } })
@@ -97,6 +105,9 @@ import Testing
         #expect(lines.count == framesOut)
         #expect(c.health.last { $0["camera"] as? String == "b" }?["state"] as? String == "failed")
         #expect(c.errors.contains("camera 'b' failed"), "\(c.errors)")
+        let cLast = c.health.last { $0["camera"] as? String == "c" }
+        #expect(cLast?["state"] as? String == "failed" && cLast?["reconnects"] as? Int == 0, "\(String(describing: cLast))")
+        #expect((cLast?["last_error"] as? String)?.contains("missing.tflite") == true)
     }
 
     /// With no broker, the fleet runs on; every health line carries the connection's state and
