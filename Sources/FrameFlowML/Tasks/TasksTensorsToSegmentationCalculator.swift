@@ -173,13 +173,13 @@ public final class TasksTensorsToSegmentationCalculator: Calculator {
         // Per column: the two source columns and the weight (the same for every row).
         let columns: [(x0: Int, x1: Int, t: Float)] = (0..<size.width).map { x in
             let fx = Float(x) * sx
-            let x0 = max(Int(fx.rounded(.down)), 0)
-            return (x0, min(Int(fx.rounded(.up)), w - 1), max(min(fx - Float(x0), 1), 0))
+            let x0 = max(Int(fx.rounded(.down)), 0)  // checked: fx is in 0…w − 1 (x < width, sx ≤ w − 1)
+            return (x0, min(Int(fx.rounded(.up)), w - 1), max(min(fx - Float(x0), 1), 0))  // checked: as above
         }
         values.withUnsafeBufferPointer { v in
             for y in 0..<size.height {
                 let fy = Float(y) * sy
-                let y0 = max(Int(fy.rounded(.down)), 0), y1 = min(Int(fy.rounded(.up)), h - 1)
+                let y0 = max(Int(fy.rounded(.down)), 0), y1 = min(Int(fy.rounded(.up)), h - 1)  // checked: fy is in 0…h − 1
                 let ty = max(min(fy - Float(y0), 1), 0)
                 let row0 = y0 * w * c, row1 = y1 * w * c
                 for x in 0..<size.width {
