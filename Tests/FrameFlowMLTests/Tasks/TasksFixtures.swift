@@ -43,7 +43,7 @@ enum TasksFixtures {
     /// Every frame of a photo or clip (the repository-relative `path` of a run) as RGB, and the
     /// checksums the fixture script recorded of the same pixels.
     static func frames(_ path: String, count: Int = .max) throws -> [ImageFrame] {
-        let full = path.hasPrefix(".build/") ? RepositoryFiles.path(path) : RepositoryFiles.path(path)
+        let full = RepositoryFiles.path(path)
         try #require(FileManager.default.fileExists(atPath: full), "\(full) is missing: run scripts/setup.sh test")
         let source = try MediaSource(full, options: .init(pixelFormat: .rgb8))
         var out: [ImageFrame] = []
