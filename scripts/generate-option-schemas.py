@@ -38,6 +38,7 @@ ROOTS = sorted([
     "mediapipe.FlowLimiterCalculatorOptions",
     "mediapipe.GateCalculatorOptions",
     "mediapipe.GetVectorItemCalculatorOptions",
+    "mediapipe.ImageCloneCalculatorOptions",
     "mediapipe.ImageCroppingCalculatorOptions",
     "mediapipe.ImageToTensorCalculatorOptions",
     "mediapipe.ImageTransformationCalculatorOptions",

@@ -10,7 +10,7 @@ extension CalculatorRegistry {
         [
             LuminanceCalculator.self, SobelEdgesCalculator.self, PassThroughCalculator.self,
             FlowLimiterCalculator.self, ColorConvertCalculator.self, ImageTransformationCalculator.self,
-            ImageCroppingCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
+            ImageCroppingCalculator.self, ImageCloneCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
             HaarCascadeDetectorCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
@@ -46,6 +46,7 @@ extension CalculatorRegistry {
             SplitUint64tVectorCalculator.self, ConcatenateRenderDataVectorCalculator.self,
             ConcatenateDetectionVectorCalculator.self, ConcatenateFloatVectorCalculator.self,
             ConcatenateInt32VectorCalculator.self, ConcatenateBoolVectorCalculator.self, ConcatenateStringVectorCalculator.self,
+            MergeImagesToVectorCalculator.self,
             ConcatenateLandmarkVectorCalculator.self, ConcatenateLandmarkListVectorCalculator.self,
             ConcatenateNormalizedLandmarkListVectorCalculator.self, ConcatenateClassificationListVectorCalculator.self,
             ConcatenateNormalizedLandmarkListCalculator.self, ConcatenateLandmarkListCalculator.self,

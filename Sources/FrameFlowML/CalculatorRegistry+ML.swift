@@ -26,6 +26,8 @@ extension CalculatorRegistry {
             // GestureRecognizerGraph: the embedder's inputs and the gesture.
             LandmarksToMatrixCalculator.self, HandednessToMatrixCalculator.self, TensorConverterCalculator.self,
             ClassificationPostprocessingCalculator.self, CombinedPredictionCalculator.self,
+            // MediaPipe's expanded Tasks graphs: their models by tag.
+            ModelResourcesCalculator.self,
         ]
     }
 }

@@ -84,6 +84,9 @@ public protocol Calculator: AnyObject {
     associatedtype Options: CalculatorOptions = NoOptions
     /// The name graph files use (`SobelEdgesCalculator`); defaults to the type's name.
     static var name: String { get }
+    /// Other names graph files may use for it (MediaPipe's `InferenceCalculatorCpu` for
+    /// `InferenceCalculator`); none by default.
+    static var aliases: [String] { get }
     /// The ports and side packets, with their payload types.
     static var contract: CalculatorContract { get }
     /// Creates the calculator with its options; may reject invalid ones.
@@ -112,6 +115,8 @@ extension Calculator {
     public init(options: Options, environment: GraphEnvironment) throws { try self.init(options: options) }
     /// The type's name, which is the name the calculator is registered under by default.
     public static var name: String { String(describing: self) }
+    /// No other names.
+    public static var aliases: [String] { [] }
     /// Does nothing by default.
     public func open(_ context: CalculatorContext) throws {}
     /// Does nothing by default.

@@ -38,11 +38,12 @@ public final class CalculatorRegistry: Sendable {
         return r
     }
 
-    /// Registers `type` under its `name` (and any `aliases`, e.g. MediaPipe's names).
+    /// Registers `type` under its `name`, its own `aliases` and any `aliases` given here
+    /// (e.g. MediaPipe's names).
     public func register(_ type: any Calculator.Type, aliases: [String] = []) {
         entries.withLock { e in
             e[type.name] = CalculatorTypeBox(type)
-            for a in aliases { e[a] = CalculatorTypeBox(type) }
+            for a in type.aliases + aliases { e[a] = CalculatorTypeBox(type) }
         }
         // Binary graphs decode this calculator's options by its proto field numbers.
         schemas.register(optionsOf: type)

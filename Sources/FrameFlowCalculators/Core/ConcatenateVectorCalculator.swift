@@ -65,3 +65,6 @@ public final class ConcatenateLandmarkListVectorCalculator: ConcatenateVectorCal
 public final class ConcatenateNormalizedLandmarkListVectorCalculator: ConcatenateVectorCalculator<NormalizedLandmarkList> {}
 /// `ConcatenateVectorCalculator` of `ClassificationList`.
 public final class ConcatenateClassificationListVectorCalculator: ConcatenateVectorCalculator<ClassificationList> {}
+/// MediaPipe's `MergeImagesToVectorCalculator`: its inputs' images, in input order, as one
+/// `[ImageFrame]` (the Tasks ImageSegmenter's confidence masks).
+public final class MergeImagesToVectorCalculator: ConcatenateVectorCalculator<ImageFrame> {}

@@ -27,6 +27,9 @@ import FrameFlow
 open class EndLoopCalculator<Item: Sendable>: Calculator {
     public typealias Options = NoOptions
 
+    /// Other names for a subclass (overridable, so a subclass's names reach the registry).
+    open class var aliases: [String] { [] }
+
     public static var contract: CalculatorContract {
         CalculatorContract(
             inputs: [.init("ITEM", Item.self), .init("BATCH_END", Timestamp.self)],
@@ -73,5 +76,8 @@ public final class EndLoopRenderDataCalculator: EndLoopCalculator<RenderData> {}
 public final class EndLoopBooleanCalculator: EndLoopCalculator<Bool> {}
 /// `EndLoopCalculator` gathering `[Float]`.
 public final class EndLoopFloatCalculator: EndLoopCalculator<Float> {}
-/// `EndLoopCalculator` gathering `[ImageFrame]`.
-public final class EndLoopImageFrameCalculator: EndLoopCalculator<ImageFrame> {}
+/// `EndLoopCalculator` gathering `[ImageFrame]`; also MediaPipe's `EndLoopImageCalculator`
+/// (FrameFlow's CPU images are `ImageFrame`s).
+public final class EndLoopImageFrameCalculator: EndLoopCalculator<ImageFrame> {
+    override public class var aliases: [String] { ["EndLoopImageCalculator"] }
+}

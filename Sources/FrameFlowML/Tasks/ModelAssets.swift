@@ -11,9 +11,15 @@ import FrameFlow
 /// ```
 public final class ModelAssets: Sendable {
     private let assets: [String: [UInt8]]
+    /// The task's model asset (a `.task` bundle or `.tflite` file) that the
+    /// `ModelResourcesCalculator`s of MediaPipe's expanded Tasks graphs take their models from.
+    public let taskAsset: String?
 
-    /// Assets by name.
-    public init(_ assets: [String: [UInt8]]) { self.assets = assets }
+    /// Assets by name, and the task asset of an expanded Tasks graph.
+    public init(_ assets: [String: [UInt8]] = [:], taskAsset: String? = nil) {
+        self.assets = assets
+        self.taskAsset = taskAsset
+    }
 
     /// The bytes of the asset named `name`, or nil.
     public func bytes(named name: String) -> [UInt8]? { assets[name] }

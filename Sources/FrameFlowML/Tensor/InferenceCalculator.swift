@@ -106,6 +106,9 @@ public final class InferenceCalculator: Calculator {
         public func validate() throws { try OptionCheck.range(cpuNumThread, -1...1024, "cpu_num_thread") }
     }
 
+    /// MediaPipe's expanded Tasks graphs name the CPU variant.
+    public static var aliases: [String] { ["InferenceCalculatorCpu"] }
+
     public static let contract = CalculatorContract(
         inputs: [PortSpec("TENSORS", [Tensor].self)], outputs: [PortSpec("TENSORS", [Tensor].self)],
         inputSidePackets: [

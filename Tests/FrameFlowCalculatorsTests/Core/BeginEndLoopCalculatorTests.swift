@@ -234,3 +234,22 @@ private final class JoinResultCalculator: Calculator {
         } throws: { "\($0)".contains("NormalizedRect") && "\($0)".contains("Detection") }
     }
 }
+
+/// MediaPipe's names for FrameFlow's image calculators in its expanded Tasks graphs.
+@Suite struct ImageVectorNamesTests {
+    @Test func mergeImagesToVectorKeepsInputOrder() throws {
+        let r = try CalculatorRunner(
+            node: #"node { calculator: "MergeImagesToVectorCalculator" input_stream: "a" input_stream: "b" output_stream: "v" }"#,
+            registry: .standard)
+        r.add(try ImageFrame(width: 1, height: 1, format: .gray8, value: { _, _, _ in 1 }), tag: "", index: 0, at: 1)
+        r.add(try ImageFrame(width: 1, height: 1, format: .gray8, value: { _, _, _ in 2 }), tag: "", index: 1, at: 1)
+        r.add(try ImageFrame(width: 1, height: 1, format: .gray8, value: { _, _, _ in 3 }), tag: "", index: 1, at: 2)
+        try r.run()
+        let got = try r.outputs().map { try $0.get([ImageFrame].self).map { $0.row(0)[0] } }
+        #expect(got == [[1, 2], [3]])
+    }
+
+    @Test func endLoopImageIsEndLoopImageFrame() {
+        #expect(CalculatorRegistry.standard.calculator(named: "EndLoopImageCalculator") == EndLoopImageFrameCalculator.self)
+    }
+}

@@ -380,6 +380,14 @@ public enum MediaPipeOptionSchemas {
             .init(2, "output_empty_on_oob", .bool),
         ])
 
+    /// `mediapipe.ImageCloneCalculatorOptions`
+    /// (mediapipe/calculators/image/image_clone_calculator.proto).
+    public static let imageCloneCalculatorOptions = ProtoSchema(
+        "mediapipe.ImageCloneCalculatorOptions", extension: 372781894,
+        fields: [
+            .init(1, "output_on_gpu", .bool)
+        ])
+
     /// `mediapipe.ImageCroppingCalculatorOptions`
     /// (mediapipe/calculators/image/image_cropping_calculator.proto).
     public static let imageCroppingCalculatorOptions = ProtoSchema(
@@ -1457,6 +1465,7 @@ public enum MediaPipeOptionSchemas {
         flowLimiterCalculatorOptions,
         gateCalculatorOptions,
         getVectorItemCalculatorOptions,
+        imageCloneCalculatorOptions,
         imageCroppingCalculatorOptions,
         imageToTensorCalculatorOptions,
         imageTransformationCalculatorOptions,

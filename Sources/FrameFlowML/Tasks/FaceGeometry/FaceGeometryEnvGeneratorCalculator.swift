@@ -23,6 +23,8 @@ import FrameFlow
 /// }
 /// ```
 public final class FaceGeometryEnvGeneratorCalculator: Calculator {
+    /// The name MediaPipe's expanded FaceLandmarker graphs use.
+    public static var aliases: [String] { ["mediapipe.tasks.vision.face_geometry.FaceGeometryEnvGeneratorCalculator"] }
     /// The environment to give.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.tasks.vision.face_geometry.FaceGeometryEnvGeneratorCalculatorOptions"

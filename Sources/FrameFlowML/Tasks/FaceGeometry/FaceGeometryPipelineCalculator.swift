@@ -40,6 +40,8 @@ import FrameFlowInference
 /// }
 /// ```
 public final class FaceGeometryPipelineCalculator: Calculator {
+    /// The name MediaPipe's expanded FaceLandmarker graphs use.
+    public static var aliases: [String] { ["mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculator"] }
     /// Where the metadata is read from when no `METADATA` side packet is given.
     public struct Options: CalculatorOptions, Equatable {
         public static let typeName: String? = "mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculatorOptions"
