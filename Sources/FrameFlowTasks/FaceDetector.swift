@@ -43,15 +43,10 @@ public final class FaceDetector: Sendable {
     ///   cannot be read or is not a face detector.
     public init(options: FaceDetectorOptions) throws {
         calls = try TaskCalls(
-            verb: "detect", taskGraph: "mediapipe.tasks.vision.face_detector.FaceDetectorGraph",
-            optionsType: "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions",
-            options: try [
-                TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-                "min_detection_confidence: " + TaskRunner.probability(options.minDetectionConfidence, "minDetectionConfidence"),
-                "min_suppression_threshold: " + TaskRunner.probability(options.minSuppressionThreshold, "minSuppressionThreshold"),
-            ].joined(separator: " "),
-            outputs: ["DETECTIONS:detections", "IMAGE:image_out"], mode: options.runningMode, base: options.baseOptions,
-            listener: options.resultListener, result: Self.result)
+            "face_detector", verb: "detect", base: options.baseOptions, mode: options.runningMode,
+            options: "min_detection_confidence: \(try TaskRunner.probability(options.minDetectionConfidence, "minDetectionConfidence")) "
+                + "min_suppression_threshold: \(try TaskRunner.probability(options.minSuppressionThreshold, "minSuppressionThreshold"))",
+            outputs: ["DETECTIONS:detections", "IMAGE:image_out"], listener: options.resultListener, result: Self.result)
     }
 
     /// A detector for images with the model at `modelPath`.

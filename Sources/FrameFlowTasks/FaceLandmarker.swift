@@ -74,17 +74,11 @@ public final class FaceLandmarker: Sendable {
         if wants.0 { outputs.append("BLENDSHAPES:blendshapes") }
         if wants.1 { outputs.append("FACE_GEOMETRY:face_geometry") }
         calls = try TaskCalls(
-            verb: "detect", taskGraph: "mediapipe.tasks.vision.face_landmarker.FaceLandmarkerGraph",
-            optionsType: "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions",
-            options: [
-                try TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-                "face_detector_graph_options { num_faces: \(try TaskRunner.count(options.numFaces, "numFaces")) min_detection_confidence: "
-                    + "\(try TaskRunner.probability(options.minFaceDetectionConfidence, "minFaceDetectionConfidence")) }",
-                "face_landmarks_detector_graph_options { min_detection_confidence: "
-                    + "\(try TaskRunner.probability(options.minFacePresenceConfidence, "minFacePresenceConfidence")) }",
-                "min_tracking_confidence: " + (try TaskRunner.probability(options.minTrackingConfidence, "minTrackingConfidence")),
-            ].joined(separator: " "), outputs: outputs, mode: options.runningMode, base: options.baseOptions,
-            listener: options.resultListener, result: { Self.result($0, $1, wants) })
+            "face_landmarker", verb: "detect", base: options.baseOptions, mode: options.runningMode,
+            options: try TaskRunner.landmarkerOptions(
+                "face", count: options.numFaces, detection: options.minFaceDetectionConfidence,
+                presence: options.minFacePresenceConfidence, tracking: options.minTrackingConfidence),
+            outputs: outputs, listener: options.resultListener, result: { Self.result($0, $1, wants) })
     }
 
     /// A landmarker for images with the bundle at `modelPath`.

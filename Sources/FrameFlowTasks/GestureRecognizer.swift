@@ -57,18 +57,14 @@ public final class GestureRecognizer: Sendable {
         hands.minHandPresenceConfidence = options.minHandPresenceConfidence
         hands.minTrackingConfidence = options.minTrackingConfidence
         calls = try TaskCalls(
-            verb: "recognize", taskGraph: "mediapipe.tasks.vision.gesture_recognizer.GestureRecognizerGraph",
-            optionsType: "mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions",
-            options: [
-                try TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-                "hand_landmarker_graph_options { \(try hands.graphOptions(withBase: false)) }",
-                "hand_gesture_recognizer_graph_options { canned_gesture_classifier_graph_options { classifier_options { } } "
-                    + "custom_gesture_classifier_graph_options { classifier_options { } } }",
-            ].joined(separator: " "),
+            "gesture_recognizer", verb: "recognize", base: options.baseOptions, mode: options.runningMode,
+            options: "hand_landmarker_graph_options { \(try hands.graphOptions()) } "
+                + "hand_gesture_recognizer_graph_options { canned_gesture_classifier_graph_options { classifier_options { } } "
+                + "custom_gesture_classifier_graph_options { classifier_options { } } }",
             outputs: [
                 "HAND_GESTURES:hand_gestures", "HANDEDNESS:handedness", "LANDMARKS:landmarks", "WORLD_LANDMARKS:world_landmarks",
                 "IMAGE:image_out",
-            ], mode: options.runningMode, base: options.baseOptions, listener: options.resultListener, result: Self.result)
+            ], listener: options.resultListener, result: Self.result)
     }
 
     /// A recognizer for images with the bundle at `modelPath`.

@@ -21,18 +21,11 @@ public struct HandLandmarkerOptions: Sendable {
     /// Options with MediaPipe's defaults.
     public init() {}
 
-    /// The `HandLandmarkerGraphOptions` text (shared with `GestureRecognizer`).
-    func graphOptions(withBase: Bool) throws -> String {
-        var parts: [String] = []
-        if withBase { parts.append(try TaskRunner.baseOptions(baseOptions, runningMode)) }
-        parts.append(
-            "hand_detector_graph_options { num_hands: \(try TaskRunner.count(numHands, "numHands")) min_detection_confidence: "
-                + "\(try TaskRunner.probability(minHandDetectionConfidence, "minHandDetectionConfidence")) }")
-        parts.append(
-            "hand_landmarks_detector_graph_options { min_detection_confidence: "
-                + "\(try TaskRunner.probability(minHandPresenceConfidence, "minHandPresenceConfidence")) }")
-        parts.append("min_tracking_confidence: " + (try TaskRunner.probability(minTrackingConfidence, "minTrackingConfidence")))
-        return parts.joined(separator: " ")
+    /// The `HandLandmarkerGraphOptions` text but the model (shared with `GestureRecognizer`).
+    func graphOptions() throws -> String {
+        try TaskRunner.landmarkerOptions(
+            "hand", count: numHands, detection: minHandDetectionConfidence, presence: minHandPresenceConfidence,
+            tracking: minTrackingConfidence)
     }
 }
 
@@ -76,11 +69,9 @@ public final class HandLandmarker: Sendable {
     ///   cannot be read or lacks a model.
     public init(options: HandLandmarkerOptions) throws {
         calls = try TaskCalls(
-            verb: "detect", taskGraph: "mediapipe.tasks.vision.hand_landmarker.HandLandmarkerGraph",
-            optionsType: "mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarkerGraphOptions",
-            options: try options.graphOptions(withBase: true),
+            "hand_landmarker", verb: "detect", base: options.baseOptions, mode: options.runningMode, options: try options.graphOptions(),
             outputs: ["LANDMARKS:landmarks", "WORLD_LANDMARKS:world_landmarks", "HANDEDNESS:handedness", "IMAGE:image_out"],
-            mode: options.runningMode, base: options.baseOptions, listener: options.resultListener, result: Self.result)
+            listener: options.resultListener, result: Self.result)
     }
 
     /// A landmarker for images with the bundle at `modelPath`.

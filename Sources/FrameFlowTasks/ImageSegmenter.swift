@@ -43,12 +43,13 @@ public final class ImageSegmenter: Sendable {
     /// - Throws: `TaskError.invalidOption` naming the option; `.modelAsset` for the model.
     public init(options: ImageSegmenterOptions) throws {
         let wants = (options.shouldOutputConfidenceMasks, options.shouldOutputCategoryMask)
+        guard options.shouldOutputConfidenceMasks || options.shouldOutputCategoryMask else {
+            throw TaskError.invalidOption(name: "shouldOutputConfidenceMasks", reason: "ask for confidence masks, a category mask or both")
+        }
         calls = try TaskCalls(
-            verb: "segment", taskGraph: "mediapipe.tasks.vision.image_segmenter.ImageSegmenterGraph",
-            optionsType: "mediapipe.tasks.vision.image_segmenter.proto.ImageSegmenterGraphOptions",
-            options: try Self.graphOptions(options),
-            outputs: ["CONFIDENCE_MASKS:confidence_masks", "CATEGORY_MASK:category_mask", "IMAGE:image_out"], mode: options.runningMode,
-            base: options.baseOptions, listener: options.resultListener, result: { Self.result($0, $1, wants) })
+            "image_segmenter", verb: "segment", base: options.baseOptions, mode: options.runningMode, options: "segmenter_options { }",
+            outputs: ["CONFIDENCE_MASKS:confidence_masks", "CATEGORY_MASK:category_mask", "IMAGE:image_out"],
+            listener: options.resultListener, result: { Self.result($0, $1, wants) })
     }
 
     /// A segmenter for images with the model at `modelPath`.
@@ -77,14 +78,6 @@ public final class ImageSegmenter: Sendable {
 
     /// Finishes the task (a live stream's pending result is delivered first).
     public func close() { calls.close() }
-
-    /// The `ImageSegmenterGraphOptions` text of `options`.
-    private static func graphOptions(_ options: ImageSegmenterOptions) throws -> String {
-        guard options.shouldOutputConfidenceMasks || options.shouldOutputCategoryMask else {
-            throw TaskError.invalidOption(name: "shouldOutputConfidenceMasks", reason: "ask for confidence masks, a category mask or both")
-        }
-        return try TaskRunner.baseOptions(options.baseOptions, options.runningMode) + " segmenter_options { }"
-    }
 
     private static func result(_ p: [Packet?], _ ms: Int, _ wants: (confidence: Bool, category: Bool)) -> ImageSegmenterResult {
         ImageSegmenterResult(

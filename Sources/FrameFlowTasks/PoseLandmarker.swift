@@ -55,17 +55,11 @@ public final class PoseLandmarker: Sendable {
         var outputs = ["NORM_LANDMARKS:norm_landmarks", "WORLD_LANDMARKS:world_landmarks", "IMAGE:image_out"]
         if masks { outputs.append("SEGMENTATION_MASK:segmentation_mask") }
         calls = try TaskCalls(
-            verb: "detect", taskGraph: "mediapipe.tasks.vision.pose_landmarker.PoseLandmarkerGraph",
-            optionsType: "mediapipe.tasks.vision.pose_landmarker.proto.PoseLandmarkerGraphOptions",
-            options: [
-                try TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-                "pose_detector_graph_options { num_poses: \(try TaskRunner.count(options.numPoses, "numPoses")) min_detection_confidence: "
-                    + "\(try TaskRunner.probability(options.minPoseDetectionConfidence, "minPoseDetectionConfidence")) }",
-                "pose_landmarks_detector_graph_options { min_detection_confidence: "
-                    + "\(try TaskRunner.probability(options.minPosePresenceConfidence, "minPosePresenceConfidence")) }",
-                "min_tracking_confidence: " + (try TaskRunner.probability(options.minTrackingConfidence, "minTrackingConfidence")),
-            ].joined(separator: " "), outputs: outputs, mode: options.runningMode, base: options.baseOptions,
-            listener: options.resultListener, result: { Self.result($0, $1, masks: masks) })
+            "pose_landmarker", verb: "detect", base: options.baseOptions, mode: options.runningMode,
+            options: try TaskRunner.landmarkerOptions(
+                "pose", count: options.numPoses, detection: options.minPoseDetectionConfidence,
+                presence: options.minPosePresenceConfidence, tracking: options.minTrackingConfidence),
+            outputs: outputs, listener: options.resultListener, result: { Self.result($0, $1, masks: masks) })
     }
 
     /// A landmarker for images with the bundle at `modelPath`.

@@ -9,23 +9,26 @@ struct TaskCalls<Output: Sendable>: Sendable {
     private let verb: String
     private let result: @Sendable ([Packet?], Int) -> Output
 
-    /// The running graph of `taskGraph` with the options text `options`, read only once the
-    /// running mode and listener are known to fit (a live stream needs `listener`, which gets
-    /// each result in timestamp order); `result` turns a timestamp's packets into the result.
+    /// The running graph of MediaPipe's task `task` (`face_landmarker`:
+    /// `mediapipe.tasks.vision.face_landmarker.FaceLandmarkerGraph` and its options message)
+    /// with the model of `base` and the task's own options text `options`, both read only once
+    /// the running mode and listener are known to fit (a live stream needs `listener`, which
+    /// gets each result in timestamp order); `result` turns a timestamp's packets into the result.
     init(
-        verb: String, taskGraph: String, optionsType: String, options: @autoclosure () throws -> String, outputs: [String],
-        mode: RunningMode, base: BaseOptions, listener: (@Sendable (Result<Output, TaskError>) -> Void)?,
+        _ task: String, verb: String, base: BaseOptions, mode: RunningMode, options: @autoclosure () throws -> String,
+        outputs: [String], listener: (@Sendable (Result<Output, TaskError>) -> Void)?,
         result: @escaping @Sendable ([Packet?], Int) -> Output
     ) throws {
         if mode == .liveStream, listener == nil {
             throw TaskError.invalidOption(name: "resultListener", reason: "a live-stream task needs a result listener")
         }
+        let name = task.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         let forward = listener.map { listener in
             { @Sendable (packets: Result<[Packet?], TaskError>, ms: Int) in listener(packets.map { result($0, ms) }) }
         }
         runner = try TaskRunner(
-            taskGraph: taskGraph, optionsType: optionsType, options: try options(), outputs: outputs, mode: mode, base: base,
-            listener: forward)
+            taskGraph: "mediapipe.tasks.vision.\(task).\(name)Graph", optionsType: "mediapipe.tasks.vision.\(task).proto.\(name)GraphOptions",
+            options: try TaskRunner.baseOptions(base, mode) + " " + options(), outputs: outputs, mode: mode, base: base, listener: forward)
         self.verb = verb
         self.result = result
     }

@@ -88,6 +88,18 @@ final class TaskRunner: @unchecked Sendable {
         return "base_options { model_asset { file_name: \(quoted(path)) } \(stream) }"
     }
 
+    /// The options text MediaPipe's face, hand and pose landmarker graphs share for `part`
+    /// ("face", "hand", "pose"): the detector's count and threshold, the landmark model's
+    /// presence threshold and the tracking threshold, each checked under the option's Swift
+    /// name (`numFaces`, `minFaceDetectionConfidence`, `minFacePresenceConfidence`, …).
+    static func landmarkerOptions(_ part: String, count n: Int, detection: Float, presence: Float, tracking: Float) throws -> String {
+        let name = part.prefix(1).uppercased() + part.dropFirst()
+        return "\(part)_detector_graph_options { num_\(part)s: \(try count(n, "num\(name)s")) min_detection_confidence: "
+            + "\(try probability(detection, "min\(name)DetectionConfidence")) } "
+            + "\(part)_landmarks_detector_graph_options { min_detection_confidence: \(try probability(presence, "min\(name)PresenceConfidence")) } "
+            + "min_tracking_confidence: \(try probability(tracking, "minTrackingConfidence"))"
+    }
+
     /// `s` as a text-format string literal.
     static func quoted(_ s: String) -> String {
         var out = "\""

@@ -1,6 +1,5 @@
 import Foundation
 import FrameFlow
-import FrameFlowMedia
 import FrameFlowTasks
 import FrameFlowTestSupport
 import Testing
@@ -43,7 +42,7 @@ import Testing
     @Test func imagesGiveMediaPipesFaces() throws {
         let detector = try FaceDetector(modelPath: try TaskFixtures.model("face_detector.tflite"))
         for run in try Self.runs() where run.mode == "image" {
-            let image = try #require(try TaskFixtures.frames(run.path, count: 1).first)
+            let image = try #require(try RepositoryFiles.frames(run.path, count: 1).first)
             let want = run.frames[0].faces.map(\.box).sorted { $0.lexicographicallyPrecedes($1) }
             let got = Self.boxes(try detector.detect(image: image))
             #expect(Self.close(got, want), "\(run.source): \(got) vs MediaPipe's \(want)")
@@ -52,7 +51,7 @@ import Testing
 
     @Test func theBundleAndBytesWorkLikeTheModelFile() throws {
         let (model, bundle) = (try TaskFixtures.model("face_detector.tflite"), try TaskFixtures.model("face_landmarker.task"))
-        let image = try #require(try TaskFixtures.frames("Tests/Fixtures/mediapipe/photos/two_faces.png", count: 1).first)
+        let image = try #require(try RepositoryFiles.frames("Tests/Fixtures/mediapipe/photos/two_faces.png", count: 1).first)
         let fromFile = Self.boxes(try FaceDetector(modelPath: model).detect(image: image))
         let fromBundle = Self.boxes(try FaceDetector(modelPath: bundle).detect(image: image))
         var options = FaceDetectorOptions()
@@ -68,7 +67,7 @@ import Testing
         options.runningMode = .video
         for run in try Self.runs() where run.mode == "video" {
             let detector = try FaceDetector(options: options)
-            let frames = try TaskFixtures.frames(run.path, count: run.frames.count)
+            let frames = try RepositoryFiles.frames(run.path, count: run.frames.count)
             var same = 0
             for (f, want) in zip(frames, run.frames) {
                 let got = Self.boxes(try detector.detect(videoFrame: f, timestampInMilliseconds: want.timestamp_ms ?? 0))

@@ -15,20 +15,12 @@ import Testing
         var values: [Double]
     }
 
-    /// A task in one running mode behind the same calls; `summary` turns its result into a `Summary`.
-    struct Handle {
+    /// A task's calls, whatever their names (`detect`, `recognize`, `segment`), its results as summaries.
+    struct Calls {
         var image: (ImageFrame) throws -> Summary
         var send: (ImageFrame, Int) throws -> Bool
         var dropped: () -> Int
         var close: () -> Void
-
-        init<R>(
-            _ image: @escaping (ImageFrame) throws -> R, _ send: @escaping (ImageFrame, Int) throws -> Bool,
-            _ dropped: @escaping @autoclosure () -> Int, _ close: @escaping () -> Void, _ summary: @escaping (R) -> Summary
-        ) {
-            self.image = { summary(try image($0)) }
-            (self.send, self.dropped, self.close) = (send, dropped, close)
-        }
     }
 
     /// Where a live-stream task's results go: each one's timestamp and summary, or its error.
@@ -40,9 +32,29 @@ import Testing
         var clip: String
         /// Whether a result depends on its frame alone (no tracking from frame to frame).
         var stateless: Bool
-        /// The task in `mode`; a live-stream one hands its results to the listener.
-        var make: @Sendable (RunningMode, Listener?) throws -> Handle
+        /// The task in a running mode (a live-stream one hands its results to the listener),
+        /// its results as summaries.
+        var make: @Sendable (RunningMode, Listener?) throws -> Calls
         var testDescription: String { name }
+
+        /// The task `make` makes from `options` with the model `model` (in .build/fixtures/tasks),
+        /// fed frames of `clip` through its image-mode and live-stream calls `image` and `send`.
+        init<O: TaskOptions, T: LiveTask>(
+            _ model: String, _ clip: String, stateless: Bool, _ options: O, _ summary: @escaping @Sendable (O.Output) -> Summary,
+            _ make: @escaping @Sendable (O) throws -> T, _ image: @escaping @Sendable (T) -> (ImageFrame) throws -> O.Output,
+            _ send: @escaping @Sendable (T) -> (ImageFrame, Int) throws -> Bool
+        ) {
+            (name, self.clip, self.stateless) = ("\(T.self)", clip, stateless)
+            self.make = { mode, listener in
+                var o = options
+                (o.baseOptions.modelAssetPath, o.runningMode) = (try TaskFixtures.model(model), mode)
+                if let listener {
+                    o.resultListener = { result in listener(result.map { (ms: $0.timestampInMilliseconds, summary: summary($0)) }) }
+                }
+                let t = try make(o)
+                return Calls(image: { summary(try image(t)($0)) }, send: send(t), dropped: { t.droppedFrames }, close: t.close)
+            }
+        }
     }
 
     static let faces = ".build/fixtures/carphone_pristine.mp4"
@@ -50,61 +62,47 @@ import Testing
     static let people = "Tests/Fixtures/mediapipe/walk_clip.mp4"
 
     static let subjects: [Subject] = [
-        Subject(name: "FaceDetector", clip: faces, stateless: true) { mode, listener in
-            var o = FaceDetectorOptions()
-            (o.baseOptions.modelAssetPath, o.runningMode) = (try TaskFixtures.model("face_detector.tflite"), mode)
-            o.resultListener = forward(listener, summary)
-            let t = try FaceDetector(options: o)
-            return Handle(t.detect(image:), t.detectAsync, t.droppedFrames, t.close, summary)
-        },
-        Subject(name: "FaceLandmarker", clip: faces, stateless: false) { mode, listener in
-            var o = FaceLandmarkerOptions()
-            (o.baseOptions.modelAssetPath, o.runningMode) = (try TaskFixtures.model("face_landmarker.task"), mode)
-            (o.outputFaceBlendshapes, o.outputFacialTransformationMatrixes) = (true, true)
-            o.resultListener = forward(listener, summary)
-            let t = try FaceLandmarker(options: o)
-            return Handle(t.detect(image:), t.detectAsync, t.droppedFrames, t.close, summary)
-        },
-        Subject(name: "HandLandmarker", clip: hands, stateless: false) { mode, listener in
-            var o = HandLandmarkerOptions()
-            (o.baseOptions.modelAssetPath, o.runningMode) = (try TaskFixtures.model("hand_landmarker.task"), mode)
-            o.resultListener = forward(listener, summary)
-            let t = try HandLandmarker(options: o)
-            return Handle(t.detect(image:), t.detectAsync, t.droppedFrames, t.close, summary)
-        },
-        Subject(name: "GestureRecognizer", clip: hands, stateless: false) { mode, listener in
-            var o = GestureRecognizerOptions()
-            (o.baseOptions.modelAssetPath, o.runningMode) = (try TaskFixtures.model("gesture_recognizer.task"), mode)
-            o.resultListener = forward(listener, summary)
-            let t = try GestureRecognizer(options: o)
-            return Handle(t.recognize(image:), t.recognizeAsync, t.droppedFrames, t.close, summary)
-        },
-        Subject(name: "PoseLandmarker", clip: people, stateless: false) { mode, listener in
-            var o = PoseLandmarkerOptions()
-            (o.baseOptions.modelAssetPath, o.runningMode) = (try TaskFixtures.model("pose_landmarker_full.task"), mode)
-            (o.numPoses, o.outputSegmentationMasks) = (3, true)
-            o.resultListener = forward(listener, summary)
-            let t = try PoseLandmarker(options: o)
-            return Handle(t.detect(image:), t.detectAsync, t.droppedFrames, t.close, summary)
-        },
-        Subject(name: "ImageSegmenter", clip: people, stateless: true) { mode, listener in
-            var o = ImageSegmenterOptions()
-            (o.baseOptions.modelAssetPath, o.runningMode) = (try TaskFixtures.model("selfie_segmenter.tflite"), mode)
-            o.shouldOutputCategoryMask = true
-            o.resultListener = forward(listener, summary)
-            let t = try ImageSegmenter(options: o)
-            return Handle(t.segment(image:), t.segmentAsync, t.droppedFrames, t.close, summary)
-        },
+        Subject("face_detector.tflite", faces, stateless: true, FaceDetectorOptions(), summary, FaceDetector.init, { $0.detect }, { $0.detectAsync }),
+        Subject(
+            "face_landmarker.task", faces, stateless: false, faceLandmarkerOptions, summary, FaceLandmarker.init, { $0.detect }, { $0.detectAsync }),
+        Subject(
+            "hand_landmarker.task", hands, stateless: false, HandLandmarkerOptions(), summary, HandLandmarker.init, { $0.detect }, { $0.detectAsync }),
+        Subject(
+            "gesture_recognizer.task", hands, stateless: false, GestureRecognizerOptions(), summary, GestureRecognizer.init, { $0.recognize },
+            { $0.recognizeAsync }),
+        Subject(
+            "pose_landmarker_full.task", people, stateless: false, poseLandmarkerOptions, summary, PoseLandmarker.init, { $0.detect },
+            { $0.detectAsync }),
+        Subject(
+            "selfie_segmenter.tflite", people, stateless: true, imageSegmenterOptions, summary, ImageSegmenter.init, { $0.segment },
+            { $0.segmentAsync }),
     ]
 
-    /// Frames per task, and the growth of resident memory allowed between the fifth frame
+    /// The options of the tasks with outputs to ask for: all of them, and up to three people.
+    static var faceLandmarkerOptions: FaceLandmarkerOptions {
+        var o = FaceLandmarkerOptions()
+        (o.outputFaceBlendshapes, o.outputFacialTransformationMatrixes) = (true, true)
+        return o
+    }
+    static var poseLandmarkerOptions: PoseLandmarkerOptions {
+        var o = PoseLandmarkerOptions()
+        (o.numPoses, o.outputSegmentationMasks) = (3, true)
+        return o
+    }
+    static var imageSegmenterOptions: ImageSegmenterOptions {
+        var o = ImageSegmenterOptions()
+        o.shouldOutputCategoryMask = true
+        return o
+    }
+
+    /// Frames per task, and the growth of resident memory allowed between the second result
     /// and the end (other suites run in the same process meanwhile).
     static let frameCount = 36
     static let memoryBound = 20 << 20
 
     @Test(arguments: subjects)
     func framesSentFasterThanItRunsAreDroppedResultsInOrder(_ subject: Subject) throws {
-        let frames = try TaskFixtures.frames(subject.clip, count: Self.frameCount)
+        let frames = try RepositoryFiles.frames(subject.clip, count: Self.frameCount)
         try #require(frames.count == Self.frameCount, "\(subject.clip): \(frames.count) frames")
         // Image mode: each frame's result (a stateful task: only the first few, to time it).
         let still = try subject.make(.image, nil)
@@ -129,7 +127,8 @@ import Testing
         var memory: [Int] = []
         for (k, frame) in frames.enumerated() {
             if try live.send(frame, 33 * k) { accepted += 1 }
-            if k == 4 { memory.append(residentBytes()) }
+            // The baseline once two results are out (each node has run, the tracking ones too).
+            if memory.isEmpty, received.withLock({ $0.count }) >= 2 || k == frames.count / 2 { memory.append(residentBytes()) }
             Thread.sleep(forTimeInterval: interval / 4)
         }
         live.close()
@@ -148,15 +147,9 @@ import Testing
         } else {
             #expect(got.contains { $0.summary.found > 0 }, "\(subject.name) found nothing in \(subject.clip)")
         }
-        print("\(subject.name) live stream: \(accepted) of \(frames.count) frames taken, one in \(fastest) in image mode")
-    }
-
-    /// A task's result listener: its results as timestamps and summaries, to `listener`.
-    static func forward<R: Sendable>(_ listener: Listener?, _ summary: @escaping @Sendable (R) -> Summary) -> (
-        @Sendable (Result<R, TaskError>) -> Void
-    )? where R: Timed {
-        guard let listener else { return nil }
-        return { result in listener(result.map { ($0.timestampInMilliseconds, summary($0)) }) }
+        print(
+            "\(subject.name) live stream: \(accepted) of \(frames.count) frames taken, one in \(fastest) in image mode,",
+            "resident memory \((memory[1] - memory[0]) >> 10) KiB more at the end than after the second result")
     }
 
     @Sendable static func summary(_ r: FaceDetectorResult) -> Summary {
@@ -190,11 +183,33 @@ import Testing
     static func points(_ sets: [[NormalizedLandmark]]) -> [Double] { sets.flatMap { $0.flatMap { [$0.x, $0.y, $0.z] } } }
 }
 
-/// The results that carry their frame's timestamp (all of them).
-protocol Timed { var timestampInMilliseconds: Int { get } }
-extension FaceDetectorResult: Timed {}
-extension FaceLandmarkerResult: Timed {}
-extension HandLandmarkerResult: Timed {}
-extension GestureRecognizerResult: Timed {}
-extension PoseLandmarkerResult: Timed {}
-extension ImageSegmenterResult: Timed {}
+/// What the tasks, their options and their results have alike, for `LiveStreamTests.Subject`.
+protocol TaskOptions: Sendable {
+    associatedtype Output: TaskResult
+    var baseOptions: BaseOptions { get set }
+    var runningMode: RunningMode { get set }
+    var resultListener: (@Sendable (Result<Output, TaskError>) -> Void)? { get set }
+}
+protocol TaskResult: Sendable { var timestampInMilliseconds: Int { get } }
+protocol LiveTask: Sendable {
+    var droppedFrames: Int { get }
+    func close()
+}
+extension FaceDetectorOptions: TaskOptions {}
+extension FaceLandmarkerOptions: TaskOptions {}
+extension HandLandmarkerOptions: TaskOptions {}
+extension GestureRecognizerOptions: TaskOptions {}
+extension PoseLandmarkerOptions: TaskOptions {}
+extension ImageSegmenterOptions: TaskOptions {}
+extension FaceDetector: LiveTask {}
+extension FaceLandmarker: LiveTask {}
+extension HandLandmarker: LiveTask {}
+extension GestureRecognizer: LiveTask {}
+extension PoseLandmarker: LiveTask {}
+extension ImageSegmenter: LiveTask {}
+extension FaceDetectorResult: TaskResult {}
+extension FaceLandmarkerResult: TaskResult {}
+extension HandLandmarkerResult: TaskResult {}
+extension GestureRecognizerResult: TaskResult {}
+extension PoseLandmarkerResult: TaskResult {}
+extension ImageSegmenterResult: TaskResult {}

@@ -1,6 +1,5 @@
 import Foundation
 import FrameFlow
-import FrameFlowMedia
 import FrameFlowTestSupport
 import Testing
 
@@ -19,21 +18,10 @@ enum TaskFixtures {
         let runs = try #require(file["runs"] as? [[String: Any]]).filter { $0["mode"] as? String == "image" }
         return try runs.map { run in
             let path = try #require(run["path"] as? String)
-            let image = try #require(try frames(path, count: 1).first)
+            let image = try #require(try RepositoryFiles.frames(path, count: 1).first)
             let frame = try #require((run["frames"] as? [[String: Any]])?.first)
             return Photo(source: run["source"] as? String ?? path, image: image, frame: frame)
         }
-    }
-
-    /// The first `count` frames of the photo or clip at `path` (relative to the repository),
-    /// as RGB.
-    static func frames(_ path: String, count: Int = .max) throws -> [ImageFrame] {
-        let full = RepositoryFiles.path(path)
-        try #require(FileManager.default.fileExists(atPath: full), "\(full) is missing: run scripts/setup.sh test")
-        let source = try MediaSource(full, options: .init(pixelFormat: .rgb8))
-        var out: [ImageFrame] = []
-        while out.count < count, let f = try source.read() { out.append(f.image) }
-        return out
     }
 
     /// Mean distance, over the width, between `ours` and MediaPipe's flat x, y, z list.
