@@ -96,9 +96,11 @@ import Testing
     }
 
     /// Frames per task, and the growth of resident memory allowed between the second result
-    /// and the end (other suites run in the same process meanwhile).
+    /// and the end: loose, as the whole suite runs in this process meanwhile (35 MiB came
+    /// once during PoseLandmarker's run). It catches growth per result, not 36 small frames
+    /// kept (8 MiB); that no frame waits is what the counts show.
     static let frameCount = 36
-    static let memoryBound = 20 << 20
+    static let memoryBound = 64 << 20
 
     @Test(arguments: subjects)
     func framesSentFasterThanItRunsAreDroppedResultsInOrder(_ subject: Subject) throws {
