@@ -61,17 +61,25 @@ lint:
 
 ## API documentation: FrameFlow's symbol graph (built afresh in a directory of its own, so the
 ## main build keeps its flags and the graph is always written), the DocC archive in
-## .build/docs, and a check that every public symbol has a doc comment.
+## .build/docs, and a check that every public symbol has a doc comment. FrameFlowTasks' graph
+## is extracted from the main debug build (`swift package dump-symbol-graph`, which changes no
+## flags; building its dependencies again would take minutes) into .build/docs/FrameFlowTasks.doccarchive.
 DOCS_DIR ?= $(CURDIR)/.build/docs
 DOCC ?= docc
 docs:
-	rm -rf $(DOCS_DIR) && mkdir -p $(DOCS_DIR)/symbol-graphs
+	rm -rf $(DOCS_DIR) && mkdir -p $(DOCS_DIR)/symbol-graphs $(DOCS_DIR)/tasks-symbol-graphs
 	$(SWIFT) build --target FrameFlow --scratch-path $(DOCS_DIR)/build \
 		-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(DOCS_DIR)/symbol-graphs
 	$(DOCC) convert Sources/FrameFlow/FrameFlow.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
 		--output-dir $(DOCS_DIR)/FrameFlow.doccarchive --fallback-display-name FrameFlow \
 		--fallback-bundle-identifier org.frameflow.FrameFlow --warnings-as-errors
 	python3 scripts/ci/check-doc-comments.py $(DOCS_DIR)/symbol-graphs FrameFlow
+	$(SWIFT) package dump-symbol-graph >/dev/null
+	cp $$($(SWIFT) build --show-bin-path)/../symbolgraph/FrameFlowTasks*.symbols.json $(DOCS_DIR)/tasks-symbol-graphs/
+	$(DOCC) convert Sources/FrameFlowTasks/FrameFlowTasks.docc --additional-symbol-graph-dir $(DOCS_DIR)/tasks-symbol-graphs \
+		--output-dir $(DOCS_DIR)/FrameFlowTasks.doccarchive --fallback-display-name FrameFlowTasks \
+		--fallback-bundle-identifier org.frameflow.FrameFlowTasks --warnings-as-errors
+	python3 scripts/ci/check-doc-comments.py $(DOCS_DIR)/tasks-symbol-graphs FrameFlowTasks
 
 .PHONY: install uninstall
 

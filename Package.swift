@@ -26,9 +26,9 @@ let package = Package(
         .target(name: "FrameFlow", dependencies: ["CFrameFlowKernels"]),
         .target(name: "FrameFlowCalculators", dependencies: ["FrameFlow", "CFrameFlowKernels"]),
         // The public test harness (CalculatorRunner, test images), and the repository's own
-        // test helpers (fixture paths, a broker, wire encoders), which are not a product.
+        // test helpers (fixture paths and frames, a broker, wire encoders), which are not a product.
         .target(name: "FrameFlowTesting", dependencies: ["FrameFlow"]),
-        .target(name: "FrameFlowTestSupport", dependencies: ["FrameFlow"]),
+        .target(name: "FrameFlowTestSupport", dependencies: ["FrameFlow", "FrameFlowMedia"]),
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
@@ -77,7 +77,7 @@ let package = Package(
             name: "FrameFlowInferenceTests", dependencies: ["FrameFlowInference", "FrameFlow", "FrameFlowTesting", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowTasksTests",
-            dependencies: ["FrameFlowTasks", "FrameFlow", "FrameFlowMedia", "FrameFlowTestSupport"]),
+            dependencies: ["FrameFlowTasks", "FrameFlow", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowMLTests",
             dependencies: [

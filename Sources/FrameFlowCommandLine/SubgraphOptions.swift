@@ -55,11 +55,12 @@ public struct SubgraphOptions: ParsableArguments {
     }
 
     /// `error`, with the command that fetches MediaPipe's models when it is a model of theirs
-    /// that could not be found.
+    /// (under `mediapipe/modules/`, or a `.task` bundle) that could not be found.
     public static func explainingMissingModels(_ error: any Error) -> any Error {
-        let text = "\(error)"
-        guard text.contains("mediapipe/modules/") || text.contains(".task"), text.contains("cannot read") else { return error }
+        guard case .missingFile(let path)? = GraphError.cause(of: error), path.contains("mediapipe/modules/") || path.contains(".task") else {
+            return error
+        }
         return ExitRequest.failure(
-            text + "\n(`frameflow models fetch` unpacks MediaPipe's models into \(GraphEnvironment.userModelFolder()), where they are found)")
+            "\(error)\n(`frameflow models fetch` unpacks MediaPipe's models into \(GraphEnvironment.userModelFolder()), where they are found)")
     }
 }

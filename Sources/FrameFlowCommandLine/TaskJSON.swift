@@ -6,13 +6,11 @@ import Foundation
 /// One MediaPipe Task behind `frameflow task`: made from its MediaPipe option names, fed frame
 /// by frame, each result one line of JSON (live stream: the lines as results arrive).
 final class TaskJSON: @unchecked Sendable {
-    private let process: (ImageFrame, Int) throws -> String?
-    private let close: () -> Void
-    private let droppedCount: () -> Int
+    private let calls: Calls
     private let pending = Locked<[String]>([])
 
     /// Frames a live-stream task dropped.
-    var dropped: Int { droppedCount() }
+    var dropped: Int { calls.dropped() }
 
     init(task: String, model: String, options: [String: String], mode: RunningMode) throws {
         var used = Set<String>()
@@ -31,12 +29,13 @@ final class TaskJSON: @unchecked Sendable {
         var base = BaseOptions(modelAssetPath: model)
         base.resourceRoots = [FileManager.default.currentDirectoryPath]
         let pending = self.pending
-        func listener<R>(_ transform: @escaping @Sendable (R) -> String) -> (@Sendable (Result<R, TaskError>) -> Void)? {
+        /// The listener of a live-stream task: each result (or error) as a pending line.
+        func listener<R>(_ json: @escaping @Sendable (R) -> String) -> (@Sendable (Result<R, TaskError>) -> Void)? {
             guard mode == .liveStream else { return nil }
             return { result in
                 let text: String
                 switch result {
-                case .success(let r): text = transform(r)
+                case .success(let r): text = json(r)
                 case .failure(let e): text = Self.line(["error": "\(e)"])
                 }
                 pending.withLock { $0.append(text) }
@@ -51,16 +50,10 @@ final class TaskJSON: @unchecked Sendable {
                 var o = FaceDetectorOptions()
                 (o.baseOptions, o.runningMode, o.minDetectionConfidence) = (base, mode, minDetection)
                 o.minSuppressionThreshold = try number("min_suppression_threshold", 0.3)
-                o.resultListener = listener { Self.line($0) }
+                o.resultListener = listener(Self.line)
                 let t = try FaceDetector(options: o)
-                process = { image, ms in
-                    switch mode {
-                    case .image: Self.line(try t.detect(image: image))
-                    case .video: Self.line(try t.detect(videoFrame: image, timestampInMilliseconds: ms))
-                    case .liveStream: try t.detectAsync(image: image, timestampInMilliseconds: ms) ? nil : nil
-                    }
-                }
-                (close, droppedCount) = (t.close, { t.droppedFrames })
+                calls = Calls(
+                    mode, t.detect(image:), t.detect(videoFrame:timestampInMilliseconds:), t.detectAsync, t.droppedFrames, t.close, json: Self.line)
             case "face-landmarker":
                 var o = FaceLandmarkerOptions()
                 (o.baseOptions, o.runningMode, o.minFaceDetectionConfidence, o.minFacePresenceConfidence) = (base, mode, minDetection, minPresence)
@@ -68,46 +61,29 @@ final class TaskJSON: @unchecked Sendable {
                 o.numFaces = try number("num_faces", 1)
                 o.outputFaceBlendshapes = try flag("output_face_blendshapes")
                 o.outputFacialTransformationMatrixes = try flag("output_facial_transformation_matrixes")
-                o.resultListener = listener { Self.line($0) }
+                o.resultListener = listener(Self.line)
                 let t = try FaceLandmarker(options: o)
-                process = { image, ms in
-                    switch mode {
-                    case .image: Self.line(try t.detect(image: image))
-                    case .video: Self.line(try t.detect(videoFrame: image, timestampInMilliseconds: ms))
-                    case .liveStream: try t.detectAsync(image: image, timestampInMilliseconds: ms) ? nil : nil
-                    }
-                }
-                (close, droppedCount) = (t.close, { t.droppedFrames })
+                calls = Calls(
+                    mode, t.detect(image:), t.detect(videoFrame:timestampInMilliseconds:), t.detectAsync, t.droppedFrames, t.close, json: Self.line)
             case "hand-landmarker":
                 var o = HandLandmarkerOptions()
                 (o.baseOptions, o.runningMode, o.minHandDetectionConfidence, o.minHandPresenceConfidence) = (base, mode, minDetection, minPresence)
                 o.minTrackingConfidence = minTracking
                 o.numHands = try number("num_hands", 1)
-                o.resultListener = listener { Self.line($0) }
+                o.resultListener = listener(Self.line)
                 let t = try HandLandmarker(options: o)
-                process = { image, ms in
-                    switch mode {
-                    case .image: Self.line(try t.detect(image: image))
-                    case .video: Self.line(try t.detect(videoFrame: image, timestampInMilliseconds: ms))
-                    case .liveStream: try t.detectAsync(image: image, timestampInMilliseconds: ms) ? nil : nil
-                    }
-                }
-                (close, droppedCount) = (t.close, { t.droppedFrames })
+                calls = Calls(
+                    mode, t.detect(image:), t.detect(videoFrame:timestampInMilliseconds:), t.detectAsync, t.droppedFrames, t.close, json: Self.line)
             case "gesture-recognizer":
                 var o = GestureRecognizerOptions()
                 (o.baseOptions, o.runningMode, o.minHandDetectionConfidence, o.minHandPresenceConfidence) = (base, mode, minDetection, minPresence)
                 o.minTrackingConfidence = minTracking
                 o.numHands = try number("num_hands", 1)
-                o.resultListener = listener { Self.line($0) }
+                o.resultListener = listener(Self.line)
                 let t = try GestureRecognizer(options: o)
-                process = { image, ms in
-                    switch mode {
-                    case .image: Self.line(try t.recognize(image: image))
-                    case .video: Self.line(try t.recognize(videoFrame: image, timestampInMilliseconds: ms))
-                    case .liveStream: try t.recognizeAsync(image: image, timestampInMilliseconds: ms) ? nil : nil
-                    }
-                }
-                (close, droppedCount) = (t.close, { t.droppedFrames })
+                calls = Calls(
+                    mode, t.recognize(image:), t.recognize(videoFrame:timestampInMilliseconds:), t.recognizeAsync, t.droppedFrames, t.close,
+                    json: Self.line)
             case "pose-landmarker":
                 var o = PoseLandmarkerOptions()
                 (o.baseOptions, o.runningMode, o.minPoseDetectionConfidence, o.minPosePresenceConfidence) = (base, mode, minDetection, minPresence)
@@ -116,28 +92,18 @@ final class TaskJSON: @unchecked Sendable {
                 o.outputSegmentationMasks = try flag("output_segmentation_masks")
                 o.resultListener = listener { Self.line(PoseJSON($0)) }
                 let t = try PoseLandmarker(options: o)
-                process = { image, ms in
-                    switch mode {
-                    case .image: Self.line(PoseJSON(try t.detect(image: image)))
-                    case .video: Self.line(PoseJSON(try t.detect(videoFrame: image, timestampInMilliseconds: ms)))
-                    case .liveStream: try t.detectAsync(image: image, timestampInMilliseconds: ms) ? nil : nil
-                    }
+                calls = Calls(mode, t.detect(image:), t.detect(videoFrame:timestampInMilliseconds:), t.detectAsync, t.droppedFrames, t.close) {
+                    Self.line(PoseJSON($0))
                 }
-                (close, droppedCount) = (t.close, { t.droppedFrames })
             case "image-segmenter":
                 var o = ImageSegmenterOptions()
                 (o.baseOptions, o.runningMode) = (base, mode)
                 o.shouldOutputCategoryMask = try flag("output_category_mask")
                 o.resultListener = listener { Self.line(SegmenterJSON($0)) }
                 let t = try ImageSegmenter(options: o)
-                process = { image, ms in
-                    switch mode {
-                    case .image: Self.line(SegmenterJSON(try t.segment(image: image)))
-                    case .video: Self.line(SegmenterJSON(try t.segment(videoFrame: image, timestampInMilliseconds: ms)))
-                    case .liveStream: try t.segmentAsync(image: image, timestampInMilliseconds: ms) ? nil : nil
-                    }
+                calls = Calls(mode, t.segment(image:), t.segment(videoFrame:timestampInMilliseconds:), t.segmentAsync, t.droppedFrames, t.close) {
+                    Self.line(SegmenterJSON($0))
                 }
-                (close, droppedCount) = (t.close, { t.droppedFrames })
             default:
                 throw ExitRequest.usage("unknown task '\(task)'")
             }
@@ -147,6 +113,30 @@ final class TaskJSON: @unchecked Sendable {
         for name in options.keys.sorted()
         where !used.contains(name) && !["min_detection_confidence", "min_presence_confidence", "min_tracking_confidence"].contains(name) {
             throw ExitRequest.usage("--option \(name): \(task) has no such option")
+        }
+    }
+
+    /// A task's calls as `frameflow task` makes them: the call of its running mode, each result
+    /// a line of JSON (none from a live stream, whose lines come from the listener).
+    private struct Calls {
+        var process: (ImageFrame, Int) throws -> String?
+        var close: () -> Void
+        var dropped: () -> Int
+
+        init<R>(
+            _ mode: RunningMode, _ image: @escaping (ImageFrame) throws -> R, _ video: @escaping (ImageFrame, Int) throws -> R,
+            _ async: @escaping (ImageFrame, Int) throws -> Bool, _ dropped: @escaping @autoclosure () -> Int, _ close: @escaping () -> Void,
+            json: @escaping (R) -> String
+        ) {
+            switch mode {
+            case .image: process = { frame, _ in json(try image(frame)) }
+            case .video: process = { frame, ms in json(try video(frame, ms)) }
+            case .liveStream:
+                process = { frame, ms in
+                    _ = try async(frame, ms); return nil
+                }
+            }
+            (self.dropped, self.close) = (dropped, close)
         }
     }
 
@@ -161,8 +151,7 @@ final class TaskJSON: @unchecked Sendable {
     /// The line of `image`'s result (nil in live-stream mode, whose lines come from `drain`).
     func process(_ image: ImageFrame, ms: Int) throws -> String? {
         do {
-            let line = try process(image, ms)
-            return line
+            return try calls.process(image, ms)
         } catch let e as TaskError {
             throw ExitRequest.failure("frameflow task: frame at \(ms) ms: \(e)")
         }
@@ -170,7 +159,7 @@ final class TaskJSON: @unchecked Sendable {
 
     /// Closes the task and returns the live-stream lines not yet written.
     func finish() -> [String] {
-        close()
+        calls.close()
         return pending.withLock { lines in
             defer { lines.removeAll() }
             return lines

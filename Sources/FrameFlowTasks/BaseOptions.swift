@@ -3,7 +3,9 @@ import FrameFlow
 /// Where a task's model comes from, as MediaPipe Tasks' `BaseOptions`: a `.task` bundle or a
 /// `.tflite` file by path, or the same bytes in memory.
 public struct BaseOptions: Sendable {
-    /// The model asset's path (relative: under `resourceRoots`, then the working directory).
+    /// The model asset's path; a relative one is looked up under `resourceRoots`, then the
+    /// user model folder (`frameflow models fetch tasks` puts `tasks/face_landmarker.task`, …
+    /// there), then the working directory.
     public var modelAssetPath: String?
     /// The model asset's bytes; used instead of the path when set.
     public var modelAssetBuffer: [UInt8]?

@@ -36,23 +36,17 @@ public struct FaceDetectorResult: Sendable, Hashable, Codable {
 /// for face in result.detections { print(face.boundingBox, face.categories[0].score) }
 /// ```
 public final class FaceDetector: Sendable {
-    private let runner: TaskRunner
+    private let calls: TaskCalls<FaceDetectorResult>
 
     /// A detector with `options`.
     /// - Throws: `TaskError.invalidOption` naming the option, `.modelAsset` when the model
     ///   cannot be read or is not a face detector.
     public init(options: FaceDetectorOptions) throws {
-        let body = try [
-            TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-            "min_detection_confidence: " + TaskRunner.probability(options.minDetectionConfidence, "minDetectionConfidence"),
-            "min_suppression_threshold: " + TaskRunner.probability(options.minSuppressionThreshold, "minSuppressionThreshold"),
-        ].joined(separator: " ")
-        try TaskRunner.checkListener(options.runningMode, hasListener: options.resultListener != nil)
-        runner = try TaskRunner(
-            taskGraph: "mediapipe.tasks.vision.face_detector.FaceDetectorGraph",
-            optionsType: "mediapipe.tasks.vision.face_detector.proto.FaceDetectorGraphOptions", options: body,
-            outputs: ["DETECTIONS:detections", "IMAGE:image_out"], mode: options.runningMode, base: options.baseOptions,
-            listener: TaskRunner.listener(options.resultListener, Self.result))
+        calls = try TaskCalls(
+            "face_detector", verb: "detect", base: options.baseOptions, mode: options.runningMode,
+            options: "min_detection_confidence: \(try TaskRunner.probability(options.minDetectionConfidence, "minDetectionConfidence")) "
+                + "min_suppression_threshold: \(try TaskRunner.probability(options.minSuppressionThreshold, "minSuppressionThreshold"))",
+            outputs: ["DETECTIONS:detections", "IMAGE:image_out"], listener: options.resultListener, result: Self.result)
     }
 
     /// A detector for images with the model at `modelPath`.
@@ -63,30 +57,26 @@ public final class FaceDetector: Sendable {
     }
 
     /// The faces in `image` (image mode).
-    public func detect(image: ImageFrame) throws -> FaceDetectorResult {
-        Self.result(try runner.process(image, timestampMs: nil, region: .wholeImage, call: "detect(image:)"), 0)
-    }
+    public func detect(image: ImageFrame) throws -> FaceDetectorResult { try calls.image(image) }
 
     /// The faces in one frame of a video (video mode); timestamps must increase.
     public func detect(videoFrame image: ImageFrame, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
-        let packets = try runner.process(
-            image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detect(videoFrame:timestampInMilliseconds:)")
-        return Self.result(packets, timestampInMilliseconds)
+        try calls.videoFrame(image, timestampInMilliseconds)
     }
 
     /// Sends a live-stream image; the result goes to the options' `resultListener`. Returns
     /// false when the image was dropped because the detector was still busy.
     @discardableResult
     public func detectAsync(image: ImageFrame, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.send(image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detectAsync(image:timestampInMilliseconds:)")
+        try calls.async(image, timestampInMilliseconds)
     }
 
     /// Images a live-stream detector dropped because it was busy.
-    public var droppedFrames: Int { runner.droppedFrames }
+    public var droppedFrames: Int { calls.droppedFrames }
 
     /// Finishes the task: a live stream's pending result is delivered first. Also done when
     /// the detector is released.
-    public func close() { runner.close() }
+    public func close() { calls.close() }
 
     private static func result(_ packets: [Packet?], _ ms: Int) -> FaceDetectorResult {
         let detections = (try? packets[0]?.get([Detection].self)) ?? []

@@ -64,31 +64,21 @@ public struct FaceLandmarkerResult: Sendable, Hashable, Codable {
 /// print(result.faceBlendshapes?.first?.first { $0.categoryName == "jawOpen" }?.score ?? 0)
 /// ```
 public final class FaceLandmarker: Sendable {
-    private let runner: TaskRunner
-    private let wants: (blendshapes: Bool, matrices: Bool)
+    private let calls: TaskCalls<FaceLandmarkerResult>
 
     /// A landmarker with `options`.
     /// - Throws: `TaskError.invalidOption` naming the option; `.modelAsset` for the bundle.
     public init(options: FaceLandmarkerOptions) throws {
-        try TaskRunner.checkListener(options.runningMode, hasListener: options.resultListener != nil)
-        let body = [
-            try TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-            "face_detector_graph_options { num_faces: \(try TaskRunner.count(options.numFaces, "numFaces")) min_detection_confidence: "
-                + "\(try TaskRunner.probability(options.minFaceDetectionConfidence, "minFaceDetectionConfidence")) }",
-            "face_landmarks_detector_graph_options { min_detection_confidence: "
-                + "\(try TaskRunner.probability(options.minFacePresenceConfidence, "minFacePresenceConfidence")) }",
-            "min_tracking_confidence: " + (try TaskRunner.probability(options.minTrackingConfidence, "minTrackingConfidence")),
-        ].joined(separator: " ")
         let wants = (options.outputFaceBlendshapes, options.outputFacialTransformationMatrixes)
-        self.wants = wants
         var outputs = ["NORM_LANDMARKS:norm_landmarks", "IMAGE:image_out"]
         if wants.0 { outputs.append("BLENDSHAPES:blendshapes") }
         if wants.1 { outputs.append("FACE_GEOMETRY:face_geometry") }
-        runner = try TaskRunner(
-            taskGraph: "mediapipe.tasks.vision.face_landmarker.FaceLandmarkerGraph",
-            optionsType: "mediapipe.tasks.vision.face_landmarker.proto.FaceLandmarkerGraphOptions", options: body, outputs: outputs,
-            mode: options.runningMode, base: options.baseOptions,
-            listener: TaskRunner.listener(options.resultListener) { Self.result($0, $1, wants) })
+        calls = try TaskCalls(
+            "face_landmarker", verb: "detect", base: options.baseOptions, mode: options.runningMode,
+            options: try TaskRunner.landmarkerOptions(
+                "face", count: options.numFaces, detection: options.minFaceDetectionConfidence,
+                presence: options.minFacePresenceConfidence, tracking: options.minTrackingConfidence),
+            outputs: outputs, listener: options.resultListener, result: { Self.result($0, $1, wants) })
     }
 
     /// A landmarker for images with the bundle at `modelPath`.
@@ -99,28 +89,24 @@ public final class FaceLandmarker: Sendable {
     }
 
     /// The faces in `image` (image mode).
-    public func detect(image: ImageFrame) throws -> FaceLandmarkerResult {
-        Self.result(try runner.process(image, timestampMs: nil, region: .wholeImage, call: "detect(image:)"), 0, wants)
-    }
+    public func detect(image: ImageFrame) throws -> FaceLandmarkerResult { try calls.image(image) }
 
     /// The faces in one frame of a video (video mode); timestamps must increase.
     public func detect(videoFrame image: ImageFrame, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
-        let p = try runner.process(
-            image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detect(videoFrame:timestampInMilliseconds:)")
-        return Self.result(p, timestampInMilliseconds, wants)
+        try calls.videoFrame(image, timestampInMilliseconds)
     }
 
     /// Sends a live-stream image; false when it was dropped because the task was busy.
     @discardableResult
     public func detectAsync(image: ImageFrame, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.send(image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detectAsync(image:timestampInMilliseconds:)")
+        try calls.async(image, timestampInMilliseconds)
     }
 
     /// Images a live-stream task dropped because it was busy.
-    public var droppedFrames: Int { runner.droppedFrames }
+    public var droppedFrames: Int { calls.droppedFrames }
 
     /// Finishes the task (a live stream's pending result is delivered first).
-    public func close() { runner.close() }
+    public func close() { calls.close() }
 
     private static func result(_ p: [Packet?], _ ms: Int, _ wants: (blendshapes: Bool, matrices: Bool)) -> FaceLandmarkerResult {
         var k = 2

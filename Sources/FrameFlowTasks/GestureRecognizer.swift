@@ -46,30 +46,25 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
 /// print(result.gestures.first?.first?.categoryName ?? "no hand")
 /// ```
 public final class GestureRecognizer: Sendable {
-    private let runner: TaskRunner
+    private let calls: TaskCalls<GestureRecognizerResult>
 
     /// A recognizer with `options`.
     /// - Throws: `TaskError.invalidOption` naming the option; `.modelAsset` for the bundle.
     public init(options: GestureRecognizerOptions) throws {
-        try TaskRunner.checkListener(options.runningMode, hasListener: options.resultListener != nil)
         var hands = HandLandmarkerOptions()
         hands.numHands = options.numHands
         hands.minHandDetectionConfidence = options.minHandDetectionConfidence
         hands.minHandPresenceConfidence = options.minHandPresenceConfidence
         hands.minTrackingConfidence = options.minTrackingConfidence
-        let body = [
-            try TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-            "hand_landmarker_graph_options { \(try hands.graphOptions(withBase: false)) }",
-            "hand_gesture_recognizer_graph_options { canned_gesture_classifier_graph_options { classifier_options { } } "
+        calls = try TaskCalls(
+            "gesture_recognizer", verb: "recognize", base: options.baseOptions, mode: options.runningMode,
+            options: "hand_landmarker_graph_options { \(try hands.graphOptions()) } "
+                + "hand_gesture_recognizer_graph_options { canned_gesture_classifier_graph_options { classifier_options { } } "
                 + "custom_gesture_classifier_graph_options { classifier_options { } } }",
-        ].joined(separator: " ")
-        runner = try TaskRunner(
-            taskGraph: "mediapipe.tasks.vision.gesture_recognizer.GestureRecognizerGraph",
-            optionsType: "mediapipe.tasks.vision.gesture_recognizer.proto.GestureRecognizerGraphOptions", options: body,
             outputs: [
                 "HAND_GESTURES:hand_gestures", "HANDEDNESS:handedness", "LANDMARKS:landmarks", "WORLD_LANDMARKS:world_landmarks",
                 "IMAGE:image_out",
-            ], mode: options.runningMode, base: options.baseOptions, listener: TaskRunner.listener(options.resultListener, Self.result))
+            ], listener: options.resultListener, result: Self.result)
     }
 
     /// A recognizer for images with the bundle at `modelPath`.
@@ -80,28 +75,24 @@ public final class GestureRecognizer: Sendable {
     }
 
     /// The gestures in `image` (image mode).
-    public func recognize(image: ImageFrame) throws -> GestureRecognizerResult {
-        Self.result(try runner.process(image, timestampMs: nil, region: .wholeImage, call: "recognize(image:)"), 0)
-    }
+    public func recognize(image: ImageFrame) throws -> GestureRecognizerResult { try calls.image(image) }
 
     /// The gestures in one frame of a video (video mode); timestamps must increase.
     public func recognize(videoFrame image: ImageFrame, timestampInMilliseconds: Int) throws -> GestureRecognizerResult {
-        let p = try runner.process(
-            image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "recognize(videoFrame:timestampInMilliseconds:)")
-        return Self.result(p, timestampInMilliseconds)
+        try calls.videoFrame(image, timestampInMilliseconds)
     }
 
     /// Sends a live-stream image; false when it was dropped because the task was busy.
     @discardableResult
     public func recognizeAsync(image: ImageFrame, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.send(image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "recognizeAsync(image:timestampInMilliseconds:)")
+        try calls.async(image, timestampInMilliseconds)
     }
 
     /// Images a live-stream task dropped because it was busy.
-    public var droppedFrames: Int { runner.droppedFrames }
+    public var droppedFrames: Int { calls.droppedFrames }
 
     /// Finishes the task (a live stream's pending result is delivered first).
-    public func close() { runner.close() }
+    public func close() { calls.close() }
 
     private static func result(_ p: [Packet?], _ ms: Int) -> GestureRecognizerResult {
         let hands = HandLandmarkerResult.from(p, landmarks: 2, world: 3, handedness: 1, ms)

@@ -21,18 +21,11 @@ public struct HandLandmarkerOptions: Sendable {
     /// Options with MediaPipe's defaults.
     public init() {}
 
-    /// The `HandLandmarkerGraphOptions` text (shared with `GestureRecognizer`).
-    func graphOptions(withBase: Bool) throws -> String {
-        var parts: [String] = []
-        if withBase { parts.append(try TaskRunner.baseOptions(baseOptions, runningMode)) }
-        parts.append(
-            "hand_detector_graph_options { num_hands: \(try TaskRunner.count(numHands, "numHands")) min_detection_confidence: "
-                + "\(try TaskRunner.probability(minHandDetectionConfidence, "minHandDetectionConfidence")) }")
-        parts.append(
-            "hand_landmarks_detector_graph_options { min_detection_confidence: "
-                + "\(try TaskRunner.probability(minHandPresenceConfidence, "minHandPresenceConfidence")) }")
-        parts.append("min_tracking_confidence: " + (try TaskRunner.probability(minTrackingConfidence, "minTrackingConfidence")))
-        return parts.joined(separator: " ")
+    /// The `HandLandmarkerGraphOptions` text but the model (shared with `GestureRecognizer`).
+    func graphOptions() throws -> String {
+        try TaskRunner.landmarkerOptions(
+            "hand", count: numHands, detection: minHandDetectionConfidence, presence: minHandPresenceConfidence,
+            tracking: minTrackingConfidence)
     }
 }
 
@@ -69,19 +62,16 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
 /// for (hand, side) in zip(result.landmarks, result.handedness) { print(side[0].categoryName, hand[8]) }
 /// ```
 public final class HandLandmarker: Sendable {
-    private let runner: TaskRunner
+    private let calls: TaskCalls<HandLandmarkerResult>
 
     /// A landmarker with `options`.
     /// - Throws: `TaskError.invalidOption` naming the option; `.modelAsset` when the bundle
     ///   cannot be read or lacks a model.
     public init(options: HandLandmarkerOptions) throws {
-        try TaskRunner.checkListener(options.runningMode, hasListener: options.resultListener != nil)
-        runner = try TaskRunner(
-            taskGraph: "mediapipe.tasks.vision.hand_landmarker.HandLandmarkerGraph",
-            optionsType: "mediapipe.tasks.vision.hand_landmarker.proto.HandLandmarkerGraphOptions",
-            options: try options.graphOptions(withBase: true),
+        calls = try TaskCalls(
+            "hand_landmarker", verb: "detect", base: options.baseOptions, mode: options.runningMode, options: try options.graphOptions(),
             outputs: ["LANDMARKS:landmarks", "WORLD_LANDMARKS:world_landmarks", "HANDEDNESS:handedness", "IMAGE:image_out"],
-            mode: options.runningMode, base: options.baseOptions, listener: TaskRunner.listener(options.resultListener, Self.result))
+            listener: options.resultListener, result: Self.result)
     }
 
     /// A landmarker for images with the bundle at `modelPath`.
@@ -92,28 +82,24 @@ public final class HandLandmarker: Sendable {
     }
 
     /// The hands in `image` (image mode).
-    public func detect(image: ImageFrame) throws -> HandLandmarkerResult {
-        Self.result(try runner.process(image, timestampMs: nil, region: .wholeImage, call: "detect(image:)"), 0)
-    }
+    public func detect(image: ImageFrame) throws -> HandLandmarkerResult { try calls.image(image) }
 
     /// The hands in one frame of a video (video mode); timestamps must increase.
     public func detect(videoFrame image: ImageFrame, timestampInMilliseconds: Int) throws -> HandLandmarkerResult {
-        let p = try runner.process(
-            image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detect(videoFrame:timestampInMilliseconds:)")
-        return Self.result(p, timestampInMilliseconds)
+        try calls.videoFrame(image, timestampInMilliseconds)
     }
 
     /// Sends a live-stream image; false when it was dropped because the task was busy.
     @discardableResult
     public func detectAsync(image: ImageFrame, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.send(image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detectAsync(image:timestampInMilliseconds:)")
+        try calls.async(image, timestampInMilliseconds)
     }
 
     /// Images a live-stream task dropped because it was busy.
-    public var droppedFrames: Int { runner.droppedFrames }
+    public var droppedFrames: Int { calls.droppedFrames }
 
     /// Finishes the task (a live stream's pending result is delivered first).
-    public func close() { runner.close() }
+    public func close() { calls.close() }
 
     private static func result(_ p: [Packet?], _ ms: Int) -> HandLandmarkerResult {
         .from(p, landmarks: 0, world: 1, handedness: 2, ms)

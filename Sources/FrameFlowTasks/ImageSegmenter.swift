@@ -37,24 +37,19 @@ public struct ImageSegmenterResult: Sendable {
 /// let mask = try segmenter.segment(image: frame).confidenceMasks?.first
 /// ```
 public final class ImageSegmenter: Sendable {
-    private let runner: TaskRunner
-    private let wants: (confidence: Bool, category: Bool)
+    private let calls: TaskCalls<ImageSegmenterResult>
 
     /// A segmenter with `options`.
     /// - Throws: `TaskError.invalidOption` naming the option; `.modelAsset` for the model.
     public init(options: ImageSegmenterOptions) throws {
-        try TaskRunner.checkListener(options.runningMode, hasListener: options.resultListener != nil)
+        let wants = (options.shouldOutputConfidenceMasks, options.shouldOutputCategoryMask)
         guard options.shouldOutputConfidenceMasks || options.shouldOutputCategoryMask else {
             throw TaskError.invalidOption(name: "shouldOutputConfidenceMasks", reason: "ask for confidence masks, a category mask or both")
         }
-        let wants = (options.shouldOutputConfidenceMasks, options.shouldOutputCategoryMask)
-        self.wants = wants
-        let body = try TaskRunner.baseOptions(options.baseOptions, options.runningMode) + " segmenter_options { }"
-        runner = try TaskRunner(
-            taskGraph: "mediapipe.tasks.vision.image_segmenter.ImageSegmenterGraph",
-            optionsType: "mediapipe.tasks.vision.image_segmenter.proto.ImageSegmenterGraphOptions", options: body,
-            outputs: ["CONFIDENCE_MASKS:confidence_masks", "CATEGORY_MASK:category_mask", "IMAGE:image_out"], mode: options.runningMode,
-            base: options.baseOptions, listener: TaskRunner.listener(options.resultListener) { Self.result($0, $1, wants) })
+        calls = try TaskCalls(
+            "image_segmenter", verb: "segment", base: options.baseOptions, mode: options.runningMode, options: "segmenter_options { }",
+            outputs: ["CONFIDENCE_MASKS:confidence_masks", "CATEGORY_MASK:category_mask", "IMAGE:image_out"],
+            listener: options.resultListener, result: { Self.result($0, $1, wants) })
     }
 
     /// A segmenter for images with the model at `modelPath`.
@@ -65,28 +60,24 @@ public final class ImageSegmenter: Sendable {
     }
 
     /// The masks of `image` (image mode).
-    public func segment(image: ImageFrame) throws -> ImageSegmenterResult {
-        Self.result(try runner.process(image, timestampMs: nil, region: .wholeImage, call: "segment(image:)"), 0, wants)
-    }
+    public func segment(image: ImageFrame) throws -> ImageSegmenterResult { try calls.image(image) }
 
     /// The masks of one frame of a video (video mode); timestamps must increase.
     public func segment(videoFrame image: ImageFrame, timestampInMilliseconds: Int) throws -> ImageSegmenterResult {
-        let p = try runner.process(
-            image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "segment(videoFrame:timestampInMilliseconds:)")
-        return Self.result(p, timestampInMilliseconds, wants)
+        try calls.videoFrame(image, timestampInMilliseconds)
     }
 
     /// Sends a live-stream image; false when it was dropped because the task was busy.
     @discardableResult
     public func segmentAsync(image: ImageFrame, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.send(image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "segmentAsync(image:timestampInMilliseconds:)")
+        try calls.async(image, timestampInMilliseconds)
     }
 
     /// Images a live-stream task dropped because it was busy.
-    public var droppedFrames: Int { runner.droppedFrames }
+    public var droppedFrames: Int { calls.droppedFrames }
 
     /// Finishes the task (a live stream's pending result is delivered first).
-    public func close() { runner.close() }
+    public func close() { calls.close() }
 
     private static func result(_ p: [Packet?], _ ms: Int, _ wants: (confidence: Bool, category: Bool)) -> ImageSegmenterResult {
         ImageSegmenterResult(

@@ -46,30 +46,20 @@ public struct PoseLandmarkerResult: Sendable {
 /// print(result.landmarks.first?[0] ?? "nobody")  // the nose
 /// ```
 public final class PoseLandmarker: Sendable {
-    private let runner: TaskRunner
-    private let masks: Bool
+    private let calls: TaskCalls<PoseLandmarkerResult>
 
     /// A landmarker with `options`.
     /// - Throws: `TaskError.invalidOption` naming the option; `.modelAsset` for the bundle.
     public init(options: PoseLandmarkerOptions) throws {
-        try TaskRunner.checkListener(options.runningMode, hasListener: options.resultListener != nil)
-        let body = [
-            try TaskRunner.baseOptions(options.baseOptions, options.runningMode),
-            "pose_detector_graph_options { num_poses: \(try TaskRunner.count(options.numPoses, "numPoses")) min_detection_confidence: "
-                + "\(try TaskRunner.probability(options.minPoseDetectionConfidence, "minPoseDetectionConfidence")) }",
-            "pose_landmarks_detector_graph_options { min_detection_confidence: "
-                + "\(try TaskRunner.probability(options.minPosePresenceConfidence, "minPosePresenceConfidence")) }",
-            "min_tracking_confidence: " + (try TaskRunner.probability(options.minTrackingConfidence, "minTrackingConfidence")),
-        ].joined(separator: " ")
         let masks = options.outputSegmentationMasks
-        self.masks = masks
         var outputs = ["NORM_LANDMARKS:norm_landmarks", "WORLD_LANDMARKS:world_landmarks", "IMAGE:image_out"]
         if masks { outputs.append("SEGMENTATION_MASK:segmentation_mask") }
-        runner = try TaskRunner(
-            taskGraph: "mediapipe.tasks.vision.pose_landmarker.PoseLandmarkerGraph",
-            optionsType: "mediapipe.tasks.vision.pose_landmarker.proto.PoseLandmarkerGraphOptions", options: body, outputs: outputs,
-            mode: options.runningMode, base: options.baseOptions,
-            listener: TaskRunner.listener(options.resultListener) { Self.result($0, $1, masks: masks) })
+        calls = try TaskCalls(
+            "pose_landmarker", verb: "detect", base: options.baseOptions, mode: options.runningMode,
+            options: try TaskRunner.landmarkerOptions(
+                "pose", count: options.numPoses, detection: options.minPoseDetectionConfidence,
+                presence: options.minPosePresenceConfidence, tracking: options.minTrackingConfidence),
+            outputs: outputs, listener: options.resultListener, result: { Self.result($0, $1, masks: masks) })
     }
 
     /// A landmarker for images with the bundle at `modelPath`.
@@ -80,28 +70,24 @@ public final class PoseLandmarker: Sendable {
     }
 
     /// The people in `image` (image mode).
-    public func detect(image: ImageFrame) throws -> PoseLandmarkerResult {
-        Self.result(try runner.process(image, timestampMs: nil, region: .wholeImage, call: "detect(image:)"), 0, masks: masks)
-    }
+    public func detect(image: ImageFrame) throws -> PoseLandmarkerResult { try calls.image(image) }
 
     /// The people in one frame of a video (video mode); timestamps must increase.
     public func detect(videoFrame image: ImageFrame, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
-        let p = try runner.process(
-            image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detect(videoFrame:timestampInMilliseconds:)")
-        return Self.result(p, timestampInMilliseconds, masks: masks)
+        try calls.videoFrame(image, timestampInMilliseconds)
     }
 
     /// Sends a live-stream image; false when it was dropped because the task was busy.
     @discardableResult
     public func detectAsync(image: ImageFrame, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.send(image, timestampMs: timestampInMilliseconds, region: .wholeImage, call: "detectAsync(image:timestampInMilliseconds:)")
+        try calls.async(image, timestampInMilliseconds)
     }
 
     /// Images a live-stream task dropped because it was busy.
-    public var droppedFrames: Int { runner.droppedFrames }
+    public var droppedFrames: Int { calls.droppedFrames }
 
     /// Finishes the task (a live stream's pending result is delivered first).
-    public func close() { runner.close() }
+    public func close() { calls.close() }
 
     private static func result(_ p: [Packet?], _ ms: Int, masks: Bool) -> PoseLandmarkerResult {
         PoseLandmarkerResult(

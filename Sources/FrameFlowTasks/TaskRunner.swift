@@ -88,19 +88,16 @@ final class TaskRunner: @unchecked Sendable {
         return "base_options { model_asset { file_name: \(quoted(path)) } \(stream) }"
     }
 
-    /// The listener a task's result listener becomes: its packets turned into the task's result.
-    static func listener<R>(
-        _ listener: (@Sendable (Result<R, TaskError>) -> Void)?, _ result: @escaping @Sendable ([Packet?], Int) -> R
-    ) -> (@Sendable (Result<[Packet?], TaskError>, Int) -> Void)? {
-        guard let listener else { return nil }
-        return { packets, ms in listener(packets.map { result($0, ms) }) }
-    }
-
-    /// Refuses a live-stream task without a listener.
-    static func checkListener(_ mode: RunningMode, hasListener: Bool) throws {
-        if mode == .liveStream, !hasListener {
-            throw TaskError.invalidOption(name: "resultListener", reason: "a live-stream task needs a result listener")
-        }
+    /// The options text MediaPipe's face, hand and pose landmarker graphs share for `part`
+    /// ("face", "hand", "pose"): the detector's count and threshold, the landmark model's
+    /// presence threshold and the tracking threshold, each checked under the option's Swift
+    /// name (`numFaces`, `minFaceDetectionConfidence`, `minFacePresenceConfidence`, …).
+    static func landmarkerOptions(_ part: String, count n: Int, detection: Float, presence: Float, tracking: Float) throws -> String {
+        let name = part.prefix(1).uppercased() + part.dropFirst()
+        return "\(part)_detector_graph_options { num_\(part)s: \(try count(n, "num\(name)s")) min_detection_confidence: "
+            + "\(try probability(detection, "min\(name)DetectionConfidence")) } "
+            + "\(part)_landmarks_detector_graph_options { min_detection_confidence: \(try probability(presence, "min\(name)PresenceConfidence")) } "
+            + "min_tracking_confidence: \(try probability(tracking, "minTrackingConfidence"))"
     }
 
     /// `s` as a text-format string literal.
@@ -205,11 +202,13 @@ final class TaskRunner: @unchecked Sendable {
         return Timestamp(Int64(ms) * 1000)
     }
 
-    /// A graph error as the task's error: the model asset's when a model could not be read.
+    /// A graph error as the task's error: the model asset's when a model file is missing or
+    /// cannot be used.
     static func taskError(_ error: any Error) -> TaskError {
         if let e = error as? TaskError { return e }
-        let text = "\(error)"
-        if text.contains("model asset") || text.contains("bundle") || text.contains("entry") { return .modelAsset(text) }
-        return .failed(text)
+        switch GraphError.cause(of: error) {
+        case .missingFile?, .invalidModelAsset?: return .modelAsset("\(error)")
+        case nil: return .failed("\(error)")
+        }
     }
 }

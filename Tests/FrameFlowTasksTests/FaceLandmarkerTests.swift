@@ -1,6 +1,5 @@
 import Foundation
 import FrameFlow
-import FrameFlowMedia
 import FrameFlowTasks
 import FrameFlowTestSupport
 import Testing
@@ -38,8 +37,7 @@ import Testing
         let landmarker = try FaceLandmarker(options: options)
         var faces = 0
         for run in try JSONDecoder().decode(File.self, from: data).runs where run.mode == "image" {
-            let source = try MediaSource(RepositoryFiles.path(run.path), options: .init(pixelFormat: .rgb8))
-            let image = try #require(try source.read()).image
+            let image = try #require(try RepositoryFiles.frames(run.path, count: 1).first)
             let result = try landmarker.detect(image: image)
             let want = run.frames[0].faces
             #expect(result.faceLandmarks.count == want.count, "\(run.source): \(result.faceLandmarks.count) faces, MediaPipe \(want.count)")

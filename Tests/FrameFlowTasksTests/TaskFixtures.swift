@@ -1,6 +1,5 @@
 import Foundation
 import FrameFlow
-import FrameFlowMedia
 import FrameFlowTestSupport
 import Testing
 
@@ -19,8 +18,7 @@ enum TaskFixtures {
         let runs = try #require(file["runs"] as? [[String: Any]]).filter { $0["mode"] as? String == "image" }
         return try runs.map { run in
             let path = try #require(run["path"] as? String)
-            let source = try MediaSource(RepositoryFiles.path(path), options: .init(pixelFormat: .rgb8))
-            let image = try #require(try source.read()).image
+            let image = try #require(try RepositoryFiles.frames(path, count: 1).first)
             let frame = try #require((run["frames"] as? [[String: Any]])?.first)
             return Photo(source: run["source"] as? String ?? path, image: image, frame: frame)
         }
@@ -37,6 +35,7 @@ enum TaskFixtures {
         return sum / Double(ours.count)
     }
 
+    /// The path of a model `scripts/setup.sh test` extracted (`.build/fixtures/tasks/NAME`).
     static func model(_ name: String) throws -> String {
         let path = RepositoryFiles.built("tasks/" + name)
         try #require(FileManager.default.fileExists(atPath: path), "run scripts/setup.sh test")

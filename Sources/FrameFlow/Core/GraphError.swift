@@ -52,11 +52,25 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error)?
     /// For a node that came from a subgraph: where the subgraph was used, innermost first.
     public var usedAt: [SourceLocation] = []
+    /// What the failure is about where callers act on it rather than only show it (a model
+    /// file to fetch); `GraphError.cause(of:)` finds it through the errors that wrap this one.
+    public var cause: Cause?
+
+    /// What a failure is about, beyond its kind, where callers act on it: `frameflow` offers
+    /// to fetch a missing model, the Tasks API throws `TaskError.modelAsset`.
+    public enum Cause: Sendable, Hashable {
+        /// A file the graph reads — a model, a `.task` bundle, labels, a model's metadata — is
+        /// not there or cannot be read: its path as the graph names it.
+        case missingFile(path: String)
+        /// A model asset was read but cannot be used: not a model, a damaged bundle, a bundle
+        /// without the entry the graph asks for. `asset` names the file (and entry).
+        case invalidModelAsset(asset: String)
+    }
 
     /// An error of `kind` saying `message`, naming what it concerns.
     public init(
         _ kind: Kind, _ message: String, node: String? = nil, stream: String? = nil,
-        location: SourceLocation? = nil, underlying: (any Error)? = nil
+        location: SourceLocation? = nil, underlying: (any Error)? = nil, cause: Cause? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -64,6 +78,17 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         self.stream = stream
         self.location = location
         self.underlying = underlying
+        self.cause = cause
+    }
+
+    /// The cause of `error`: its own, else the first found in the errors it wraps
+    /// (`underlying`, the errors of a `GraphErrors`, and theirs); nil when none has one.
+    public static func cause(of error: any Error) -> Cause? {
+        switch error {
+        case let e as GraphError: e.cause ?? e.underlying.flatMap { cause(of: $0) }
+        case let e as GraphErrors: e.errors.lazy.compactMap { cause(of: $0) }.first
+        default: nil
+        }
     }
 
     public var description: String {

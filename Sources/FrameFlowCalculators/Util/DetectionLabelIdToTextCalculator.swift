@@ -96,7 +96,8 @@ public final class DetectionLabelIdToTextCalculator: Calculator {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw GraphError(
                     .invalidOption,
-                    "label_map_path \(options.labelMapPath): cannot read the label map\(environment.placesSearched(for: path))")
+                    "label_map_path \(options.labelMapPath): cannot read the label map\(environment.placesSearched(for: path))",
+                    cause: .missingFile(path: options.labelMapPath))
             }
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if lines.last == "" { lines.removeLast() }  // the final newline ends the last line

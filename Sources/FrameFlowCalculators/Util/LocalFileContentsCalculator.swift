@@ -53,7 +53,9 @@ public final class LocalFileContentsCalculator: Calculator {
             guard let data = FileManager.default.contents(atPath: resolved) else {
                 let shown = resolved == path ? "'\(path)'" : "'\(path)' (as '\(resolved)')"
                 let searched = resolved == path ? cc.environment.placesSearched(for: path) : ""
-                throw GraphError(.missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)\(searched)", node: cc.nodeName)
+                throw GraphError(
+                    .missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)\(searched)", node: cc.nodeName,
+                    cause: .missingFile(path: path))
             }
             try cc.set([UInt8](data), to: Self.contents, index: i)
         }

@@ -56,7 +56,7 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     /// `ResourceLimits` (`load(contentsOf:limits:)` takes others).
     public convenience init(contentsOf url: URL) throws {
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ModelError("\(url.path): cannot read the model file")
+            throw ModelError("\(url.path): cannot read the model file", cause: .missingFile(path: url.path))
         }
         let ext = url.pathExtension.lowercased()
         let isTFLite = data.count >= 8 && data[data.startIndex + 4..<data.startIndex + 8].elementsEqual("TFL3".utf8)

@@ -128,7 +128,9 @@ public final class ModelCache: Sendable {
         let resolved = environment.resolve(path)
         guard let real = realpath(resolved, nil) else {
             let reason = String(cString: strerror(errno))
-            throw ModelError("\(resolved): cannot read the model file (\(reason))\(resolved == path ? environment.placesSearched(for: path) : "")")
+            throw ModelError(
+                "\(resolved): cannot read the model file (\(reason))\(resolved == path ? environment.placesSearched(for: path) : "")",
+                cause: .missingFile(path: path))
         }
         defer { free(real) }
         return String(cString: real)
@@ -157,7 +159,7 @@ public final class ModelCache: Sendable {
     static func stamp(_ path: String) throws -> Stamp {
         var st = stat()
         guard stat(path, &st) == 0 else {
-            throw ModelError("\(path): cannot read the model file (\(String(cString: strerror(errno))))")
+            throw ModelError("\(path): cannot read the model file (\(String(cString: strerror(errno))))", cause: .missingFile(path: path))
         }
         return Stamp(
             size: Int64(st.st_size), modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),

@@ -82,7 +82,13 @@ public struct Tensor: Sendable, CustomStringConvertible {
 /// Why a model could not be loaded or run. Names the file, node, op or tensor.
 public struct ModelError: Error, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// `.missingFile` when the model file could not be read; the calculators that load
+    /// models pass it on in their `GraphError`.
+    public var cause: GraphError.Cause?
+    public init(_ message: String, cause: GraphError.Cause? = nil) {
+        self.message = message
+        self.cause = cause
+    }
     public var description: String { message }
 }
 

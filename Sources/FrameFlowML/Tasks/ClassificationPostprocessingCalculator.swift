@@ -82,7 +82,7 @@ public final class ClassificationPostprocessingCalculator: Calculator {
                 }
             }
         } catch let e as ModelError {
-            throw GraphError(.calculatorFailed, e.message, node: cc.nodeName)
+            throw GraphError(.calculatorFailed, e.message, node: cc.nodeName, cause: .invalidModelAsset(asset: "the classifier model"))
         }
         if let t = options.scoreThreshold { threshold = t }
         settings.minScoreThreshold = threshold

@@ -71,7 +71,7 @@ public final class ModelAssetCalculator: Calculator {
                 let cache = cc.environment.service(ModelCache.self) ?? .shared
                 try cc.set(try cache.model(tflite: bytes, file: name, limits: cc.environment.limits), to: Self.model)
             } catch let e as ModelError {
-                throw GraphError(.calculatorFailed, e.message)
+                throw GraphError(.calculatorFailed, e.message, cause: .invalidModelAsset(asset: name))
             }
         }
     }
@@ -95,11 +95,15 @@ public final class ModelAssetCalculator: Calculator {
         let held = environment.service(ModelAssets.self)?.bytes(named: options.modelAssetPath).map { Data($0) }
         guard let data = held ?? FileManager.default.contents(atPath: path) else {
             let searched = path == options.modelAssetPath ? environment.placesSearched(for: path) : ""
-            throw GraphError(.invalidOption, "cannot read the model asset '\(options.modelAssetPath)'\(searched)")
+            throw GraphError(
+                .invalidOption, "cannot read the model asset '\(options.modelAssetPath)'\(searched)",
+                cause: .missingFile(path: options.modelAssetPath))
         }
         guard isBundle(data) else { return ([UInt8](data), path) }
         guard !options.entry.isEmpty else {
-            throw GraphError(.invalidOption, "\(options.modelAssetPath) is a bundle (a .task file): say which entry to take")
+            throw GraphError(
+                .invalidOption, "\(options.modelAssetPath) is a bundle (a .task file): say which entry to take",
+                cause: .invalidModelAsset(asset: options.modelAssetPath))
         }
         do {
             var bundle = try ModelBundle(bytes: [UInt8](data), name: path)
@@ -114,14 +118,14 @@ public final class ModelAssetCalculator: Calculator {
                 if holders.count > 1 {
                     throw GraphError(
                         .invalidOption,
-                        "\(options.modelAssetPath) has '\(last)' in several nested bundles (\(holders.map(\.name).joined(separator: ", "))): name one"
-                    )
+                        "\(options.modelAssetPath) has '\(last)' in several nested bundles (\(holders.map(\.name).joined(separator: ", "))): name one",
+                        cause: .invalidModelAsset(asset: options.modelAssetPath))
                 }
                 if let inner = holders.first { return (try inner.data(last), inner.path(of: last)) }
             }
             return (try bundle.data(last), bundle.path(of: last))
         } catch let e as ModelError {
-            throw GraphError(.invalidOption, e.message)
+            throw GraphError(.invalidOption, e.message, cause: .invalidModelAsset(asset: "\(options.modelAssetPath)/\(options.entry)"))
         }
     }
 }

@@ -143,7 +143,7 @@ public final class InferenceCalculator: Calculator {
         do {
             return try (environment.service(ModelCache.self) ?? .shared).model(atPath: path, environment: environment)
         } catch let e as ModelError {
-            throw GraphError(.invalidOption, "model \(path): \(e.message)")
+            throw GraphError(.invalidOption, "model \(path): \(e.message)", cause: e.cause ?? .invalidModelAsset(asset: path))
         }
     }
 

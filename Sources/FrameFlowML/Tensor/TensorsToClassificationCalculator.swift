@@ -124,7 +124,9 @@ public final class TensorsToClassificationCalculator: Calculator {
         if !o.labelMapPath.isEmpty {
             guard let text = try? String(contentsOfFile: environment.resolve(o.labelMapPath), encoding: .utf8) else {
                 let searched = environment.placesSearched(for: environment.resolve(o.labelMapPath))
-                throw GraphError(.invalidOption, "label_map_path \(o.labelMapPath): cannot read the label map\(searched)")
+                throw GraphError(
+                    .invalidOption, "label_map_path \(o.labelMapPath): cannot read the label map\(searched)",
+                    cause: .missingFile(path: o.labelMapPath))
             }
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
                 String($0.hasSuffix("\r") ? $0.dropLast() : $0)

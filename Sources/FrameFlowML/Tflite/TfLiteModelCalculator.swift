@@ -44,7 +44,7 @@ public final class TfLiteModelCalculator: Calculator {
             let cache = cc.environment.service(ModelCache.self) ?? .shared
             try cc.setSidePacket(try cache.model(tflite: bytes, file: "MODEL_BLOB", limits: cc.environment.limits), tag: "MODEL")
         } catch let e as ModelError {
-            throw GraphError(.calculatorFailed, "MODEL_BLOB: \(e.message)")
+            throw GraphError(.calculatorFailed, "MODEL_BLOB: \(e.message)", cause: .invalidModelAsset(asset: "MODEL_BLOB"))
         }
     }
 

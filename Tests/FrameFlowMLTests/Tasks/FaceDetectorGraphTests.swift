@@ -64,7 +64,7 @@ import Testing
         let runs = try TasksFixtures.runs("face_detector", as: Frame.self).filter { $0.mode == "image" }
         #expect(runs.count >= 14)
         for run in runs {
-            let image = try #require(try TasksFixtures.frames(run.path, count: 1).first)
+            let image = try #require(try RepositoryFiles.frames(run.path, count: 1).first)
             #expect(TasksFixtures.rgbSums(image) == run.frames[0].rgb_sums, "\(run.source): not the pixels MediaPipe was given")
             let out = try TasksFixtures.run("face_detector", images: [image], streams: ["detections"])
             let got = try out[0]["detections"]?.get([Detection].self) ?? []
@@ -77,7 +77,7 @@ import Testing
         let runs = try TasksFixtures.runs("face_detector", as: Frame.self).filter { $0.mode == "video" }
         #expect(!runs.isEmpty)
         for run in runs {
-            let frames = try TasksFixtures.frames(run.path, count: run.frames.count)
+            let frames = try RepositoryFiles.frames(run.path, count: run.frames.count)
             try #require(frames.count == run.frames.count, "\(run.source): \(frames.count) frames decoded")
             let out = try TasksFixtures.run(
                 "face_detector_video", images: frames, timestampsMs: run.frames.map { $0.timestamp_ms ?? Int64($0.index) },

@@ -79,7 +79,7 @@ import Testing
         #expect(runs.count >= 14)
         var all: [Distance] = []
         for run in runs {
-            let image = try #require(try TasksFixtures.frames(run.path, count: 1).first)
+            let image = try #require(try RepositoryFiles.frames(run.path, count: 1).first)
             #expect(TasksFixtures.rgbSums(image) == run.frames[0].rgb_sums, "\(run.source): not the pixels MediaPipe was given")
             let out = try TasksFixtures.run("face_landmarker", images: [image], streams: Self.streams)
             let found = try Self.pair(out[0], run.frames[0].faces, width: run.width, height: run.height, where: run.source)
@@ -107,7 +107,7 @@ import Testing
         // The fixture's second carphone run is the num_faces 1 one.
         let run = try #require(single ? runs.last : runs.first)
         try #require(runs.count == 2, "expected two carphone runs, got \(runs.count)")
-        let frames = try TasksFixtures.frames(run.path, count: run.frames.count)
+        let frames = try RepositoryFiles.frames(run.path, count: run.frames.count)
         try #require(frames.count == run.frames.count, "\(run.source): \(frames.count) frames decoded")
         for (k, f) in frames.enumerated() {
             #expect(TasksFixtures.rgbSums(f) == run.frames[k].rgb_sums, "\(run.source) frame \(k): not the pixels MediaPipe was given")
@@ -157,7 +157,7 @@ import Testing
     @Test func imageModeDetectsEveryFrameAfresh() throws {
         try TasksFixtures.requireModels()
         let run = try #require(try TasksFixtures.runs("face_landmarker", as: Frame.self).first { $0.mode == "video" })
-        let frames = try TasksFixtures.frames(run.path, count: 4)
+        let frames = try RepositoryFiles.frames(run.path, count: 4)
         try #require(frames.count == 4)
         let together = try TasksFixtures.run("face_landmarker", images: frames, streams: Self.streams)
         for (k, frame) in frames.enumerated() {
@@ -181,7 +181,7 @@ import Testing
     @Test func videoModeWithOneFaceDetectsOnlyUntilTracking() throws {
         try TasksFixtures.requireModels()
         let run = try #require(try TasksFixtures.runs("face_landmarker", as: Frame.self).first { $0.mode == "video" })
-        let frames = try TasksFixtures.frames(run.path, count: 5)
+        let frames = try RepositoryFiles.frames(run.path, count: 5)
         let path = RepositoryFiles.fixture("mediapipe/tasks/graphs/face_landmarker_video_single_toplevel.pbtxt")
         var config = try GraphConfig(contentsOfFile: path, registry: MLFixtures.registry)
         config.outputStreams.removeAll { $0.tag == "FACE_GEOMETRY" }
@@ -241,7 +241,7 @@ import Testing
     @Test func multiFaceGraphSmoothsByItsOption() throws {
         try TasksFixtures.requireModels()
         let run = try #require(try TasksFixtures.runs("face_landmarker", as: Frame.self).first { $0.mode == "video" })
-        let frames = try TasksFixtures.frames(run.path, count: 4)
+        let frames = try RepositoryFiles.frames(run.path, count: 4)
         // One fixed region around MediaPipe's first-frame face, ×1.5 of its landmarks' box.
         let l = try #require(run.frames.first?.faces.first?.landmarks)
         let xs = stride(from: 0, to: l.count, by: 3).map { l[$0] }, ys = stride(from: 1, to: l.count, by: 3).map { l[$0] }

@@ -138,7 +138,7 @@ import Testing
         #expect(runs.count >= 14)
         var worst = Errors()
         for run in runs {
-            let image = try #require(try TasksFixtures.frames(run.path, count: 1).first)
+            let image = try #require(try RepositoryFiles.frames(run.path, count: 1).first)
             #expect(TasksFixtures.rgbSums(image) == run.frames[0].rgb_sums, "\(run.source): not the pixels MediaPipe was given")
             let out = try TasksFixtures.run(task, images: [image], streams: streams)
             let got = try hands(out[0])
@@ -164,7 +164,7 @@ import Testing
         let runs = try TasksFixtures.runs(task, as: Frame.self).filter { $0.mode == "video" }
         #expect(!runs.isEmpty)
         for run in runs {
-            let frames = try TasksFixtures.frames(run.path, count: run.frames.count)
+            let frames = try RepositoryFiles.frames(run.path, count: run.frames.count)
             try #require(frames.count == run.frames.count, "\(run.source): \(frames.count) frames decoded")
             for (k, f) in run.frames.enumerated() where k % 30 == 0 {
                 #expect(TasksFixtures.rgbSums(frames[k]) == f.rgb_sums, "\(run.source) frame \(k): not MediaPipe's pixels")
@@ -208,7 +208,7 @@ import Testing
         try TasksFixtures.requireModels()
         let run = try #require(try TasksFixtures.runs("hand_landmarker", as: Frame.self).first { $0.mode == "video" })
         let count = MediaPipeSolutionFixtures.optimized ? run.frames.count : 40
-        let frames = try TasksFixtures.frames(run.path, count: count)
+        let frames = try RepositoryFiles.frames(run.path, count: count)
         let graph = try Graph(
             GraphConfig(
                 parsing: """

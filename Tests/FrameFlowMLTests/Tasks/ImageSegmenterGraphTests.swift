@@ -30,7 +30,7 @@ import Testing
 
     /// A fixture mask PNG's grey values (the first channel of its RGB decoding).
     static func png(_ relative: String) throws -> ImageFrame {
-        try #require(try TasksFixtures.frames("Tests/Fixtures/mediapipe/tasks/\(relative)", count: 1).first)
+        try #require(try RepositoryFiles.frames("Tests/Fixtures/mediapipe/tasks/\(relative)", count: 1).first)
     }
 
     /// The bytes of a mask as the fixture stores them: a float mask as round(clip(v) × 255),
@@ -66,7 +66,7 @@ import Testing
         let runs = MediaPipeSolutionFixtures.optimized ? all : all.filter { ["two_people_half", "none"].contains($0.source) }
         var worst = (iou: 1.0, mad: 0.0, categoryIoU: 1.0)
         for run in runs {
-            let image = try #require(try TasksFixtures.frames(run.path, count: 1).first)
+            let image = try #require(try RepositoryFiles.frames(run.path, count: 1).first)
             #expect(TasksFixtures.rgbSums(image) == run.frames[0].rgb_sums, "\(run.source): not the pixels MediaPipe was given")
             let out = try TasksFixtures.run("image_segmenter", images: [image], streams: ["confidence_masks", "category_mask"])
             let masks = try #require(try out[0]["confidence_masks"]?.get([ImageFrame].self), "\(run.source): no confidence masks")
@@ -100,7 +100,7 @@ import Testing
         let runs = try TasksFixtures.runs("image_segmenter", as: Frame.self).filter { $0.mode == "video" }
         #expect(!runs.isEmpty)
         for run in runs {
-            let frames = try TasksFixtures.frames(run.path, count: run.frames.count)
+            let frames = try RepositoryFiles.frames(run.path, count: run.frames.count)
             try #require(frames.count == run.frames.count, "\(run.source): \(frames.count) frames decoded")
             let out = try TasksFixtures.run(
                 "image_segmenter_video", images: frames, timestampsMs: run.frames.map { $0.timestamp_ms ?? Int64($0.index) },

@@ -49,7 +49,7 @@ import Testing
         let runs = MediaPipeSolutionFixtures.optimized ? all : all.filter { ["two_people_half", "none", "kick"].contains($0.source) }
         var worst = (mean: 0.0, max: 0.0, world: 0.0, visibility: 0.0, iou: 1.0, mad: 0.0)
         for run in runs {
-            let image = try #require(try TasksFixtures.frames(run.path, count: 1).first)
+            let image = try #require(try RepositoryFiles.frames(run.path, count: 1).first)
             #expect(TasksFixtures.rgbSums(image) == run.frames[0].rgb_sums, "\(run.source): not the pixels MediaPipe was given")
             let out = try TasksFixtures.run("pose_landmarker", images: [image], streams: Self.streams)
             let want = run.frames[0].poses
@@ -94,7 +94,7 @@ import Testing
     /// Runs a clip through `config`: the share of frames with MediaPipe's number of poses, and
     /// of those frames' poses within 1 % of the width on average.
     func checkClip(_ run: TasksFixtures.Run<Frame>, config: String) throws -> (presence: Double, within: Double) {
-        let frames = try TasksFixtures.frames(run.path, count: run.frames.count)
+        let frames = try RepositoryFiles.frames(run.path, count: run.frames.count)
         try #require(frames.count == run.frames.count, "\(run.source): \(frames.count) frames decoded")
         let out = try TasksFixtures.run(
             config, images: frames, timestampsMs: run.frames.map { $0.timestamp_ms ?? Int64($0.index) }, streams: Self.streams)

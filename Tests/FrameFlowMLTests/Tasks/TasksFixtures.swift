@@ -1,7 +1,6 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowMedia
 import FrameFlowML
 import FrameFlowTestSupport
 import FrameFlowTesting
@@ -38,17 +37,6 @@ enum TasksFixtures {
         try #require(
             FileManager.default.fileExists(atPath: RepositoryFiles.built("tasks/face_detector.tflite")),
             "run scripts/setup.sh test (and scripts/fixtures/make_mediapipe_tasks_fixtures.py images)")
-    }
-
-    /// Every frame of a photo or clip (the repository-relative `path` of a run) as RGB, and the
-    /// checksums the fixture script recorded of the same pixels.
-    static func frames(_ path: String, count: Int = .max) throws -> [ImageFrame] {
-        let full = RepositoryFiles.path(path)
-        try #require(FileManager.default.fileExists(atPath: full), "\(full) is missing: run scripts/setup.sh test")
-        let source = try MediaSource(full, options: .init(pixelFormat: .rgb8))
-        var out: [ImageFrame] = []
-        while out.count < count, let f = try source.read() { out.append(f.image) }
-        return out
     }
 
     /// The fixture script's checksums of `image`'s RGB bytes: their sum and the sum of byte i

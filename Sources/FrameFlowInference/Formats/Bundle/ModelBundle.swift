@@ -77,7 +77,7 @@ public struct ModelBundle: Sendable {
     public init(contentsOf url: URL, limits: BundleLimits = BundleLimits()) throws {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ModelError("\(url.path): cannot read the bundle (\(error.localizedDescription))")
+            throw ModelError("\(url.path): cannot read the bundle (\(error.localizedDescription))", cause: .missingFile(path: url.path))
         }
         try self.init(bytes: [UInt8](data), name: url.path, limits: limits)
     }

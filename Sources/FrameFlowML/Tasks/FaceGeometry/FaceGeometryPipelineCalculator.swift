@@ -173,7 +173,7 @@ public final class FaceGeometryPipelineCalculator: Calculator {
         let path = environment.resolve(fileName)
         guard let data = FileManager.default.contents(atPath: path) else {
             let searched = path == fileName ? environment.placesSearched(for: path) : ""
-            throw GraphError(.invalidOption, "cannot read the metadata file '\(fileName)'\(searched)")
+            throw GraphError(.invalidOption, "cannot read the metadata file '\(fileName)'\(searched)", cause: .missingFile(path: fileName))
         }
         let bytes = [UInt8](data)
         let head = bytes.prefix(8)
@@ -185,7 +185,7 @@ public final class FaceGeometryPipelineCalculator: Calculator {
             let bundle = try ModelBundle(bytes: bytes, name: path)
             return (try bundle.data(bundleEntry), bundle.path(of: bundleEntry))
         } catch let e as ModelError {
-            throw GraphError(.invalidOption, e.message)
+            throw GraphError(.invalidOption, e.message, cause: .invalidModelAsset(asset: "\(fileName)/\(bundleEntry)"))
         }
     }
 
