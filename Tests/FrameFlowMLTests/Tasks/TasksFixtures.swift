@@ -1,6 +1,7 @@
 import Foundation
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowInference
 import FrameFlowML
 import FrameFlowTestSupport
 import FrameFlowTesting
@@ -26,6 +27,18 @@ enum TasksFixtures {
     static func runs<Frame: Decodable>(_ task: String, as: Frame.Type) throws -> [Run<Frame>] {
         let data = try #require(FileManager.default.contents(atPath: RepositoryFiles.fixture("mediapipe/tasks/\(task).json")))
         return try JSONDecoder().decode(File<Frame>.self, from: data).runs
+    }
+
+    /// The one video-mode run of a long clip's fixture, `clips/<task>_<clip>.zip` (one deflated
+    /// JSON entry `<task>_<clip>.json` of the same shape as `<task>.json`).
+    static func clipRun<Frame: Decodable>(_ task: String, clip: String, as: Frame.Type) throws -> Run<Frame> {
+        let name = "\(task)_\(clip)"
+        let path = RepositoryFiles.fixture("mediapipe/tasks/clips/\(name).zip")
+        let bytes = try #require(FileManager.default.contents(atPath: path), "\(path) is missing")
+        let json = try ZipArchive(bytes: [UInt8](bytes), name: "\(name).zip").data(named: "\(name).json")
+        let runs = try JSONDecoder().decode(File<Frame>.self, from: Data(json)).runs
+        try #require(runs.count == 1 && runs[0].mode == "video", "\(name).zip: expected one video run")
+        return runs[0]
     }
 
     /// Whether the clip tests run: in optimized builds (a clip through the models takes
