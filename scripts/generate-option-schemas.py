@@ -59,6 +59,7 @@ ROOTS = sorted([
     "mediapipe.RectTransformationCalculatorOptions",
     "mediapipe.RefineLandmarksFromHeatmapCalculatorOptions",
     "mediapipe.RenderAnnotation.Text",
+    "mediapipe.RoiTrackingCalculatorOptions",
     "mediapipe.SegmentationSmoothingCalculatorOptions",
     "mediapipe.SplitVectorCalculatorOptions",
     "mediapipe.SsdAnchorsCalculatorOptions",

@@ -22,6 +22,9 @@ extension CalculatorRegistry {
             // Landmark calculators (Face Mesh, Hands).
             LandmarksToDetectionCalculator.self, LandmarksRefinementCalculator.self, LandmarksToRenderDataCalculator.self,
             WorldLandmarkProjectionCalculator.self, LandmarkLetterboxRemovalCalculator.self,
+            // Holistic calculators (hand and face ROIs from the pose, tracking between frames).
+            RoiTrackingCalculator.self, HandDetectionsFromPoseToRectsCalculator.self, LandmarkVisibilityCalculator.self,
+            SetLandmarkVisibilityCalculator.self,
             // Pose calculators (smoothing, visibility).
             LandmarksSmoothingCalculator.self, VisibilitySmoothingCalculator.self, VisibilityCopyCalculator.self,
             InverseMatrixCalculator.self, RectToRenderScaleCalculator.self, WarpAffineCalculator.self,

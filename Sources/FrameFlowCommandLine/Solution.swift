@@ -28,6 +28,9 @@ struct Solution: Sendable {
             name: "Hands (MediaPipe)", graph: "Graphs/hand_tracking_desktop_live.pbtxt", modelSet: "mediapipe",
             command: "frameflow run Graphs/hand_tracking_desktop_live.pbtxt --input clip.mp4 --output hands.mp4"),
         Solution(
+            name: "Holistic (MediaPipe)", graph: "Graphs/holistic_tracking_desktop_live.pbtxt", modelSet: "mediapipe",
+            command: "frameflow run Graphs/holistic_tracking_desktop_live.pbtxt --input clip.mp4 --output holistic.mp4"),
+        Solution(
             name: "Pose (MediaPipe)", graph: "Graphs/pose_tracking_desktop_live.pbtxt", modelSet: "mediapipe",
             command: "frameflow run Graphs/pose_tracking_desktop_live.pbtxt --input clip.mp4 --output pose.mp4"),
         Solution(

@@ -10,8 +10,8 @@ import Testing
 /// the summary counts it.
 @Suite(.serialized) struct DesktopLiveGraphsOnFilesTests {
     static let graphs = [
-        "face_detection_desktop_live", "face_mesh_desktop_live", "hand_tracking_desktop_live", "pose_tracking_desktop_live",
-        "selfie_segmentation_desktop_live",
+        "face_detection_desktop_live", "face_mesh_desktop_live", "hand_tracking_desktop_live", "holistic_tracking_desktop_live",
+        "pose_tracking_desktop_live", "selfie_segmentation_desktop_live",
     ]
 
     static func run(_ name: String, input: String, frames: Int, realtime: Bool) throws -> GraphRunner.Summary {

@@ -110,6 +110,7 @@ import Testing
         ("face_detection/face_detection_full_range_cpu", "FaceDetectionFullRangeCpu"),
         ("face_landmark/face_landmark_front_cpu", "FaceLandmarkFrontCpu"),
         ("hand_landmark/hand_landmark_tracking_cpu", "HandLandmarkTrackingCpu"),
+        ("holistic_landmark/holistic_landmark_cpu", "HolisticLandmarkCpu"),
         ("pose_landmark/pose_landmark_cpu", "PoseLandmarkCpu"),
         ("selfie_segmentation/selfie_segmentation_cpu", "SelfieSegmentationCpu"),
     ])

@@ -887,6 +887,42 @@ public enum MediaPipeOptionSchemas {
             .init(12, "outline_color", .message(color)),
         ])
 
+    /// `mediapipe.RoiTrackingCalculatorOptions`
+    /// (mediapipe/modules/holistic_landmark/calculators/roi_tracking_calculator.proto).
+    public static let roiTrackingCalculatorOptions = ProtoSchema(
+        "mediapipe.RoiTrackingCalculatorOptions", extension: 329994630,
+        fields: [
+            .init(1, "iou_requirements", .message(roiTrackingCalculatorOptionsIouRequirements)),
+            .init(2, "rect_requirements", .message(roiTrackingCalculatorOptionsRectRequirements)),
+            .init(3, "landmarks_requirements", .message(roiTrackingCalculatorOptionsLandmarksRequirements)),
+        ])
+
+    /// `mediapipe.RoiTrackingCalculatorOptions.IouRequirements`
+    /// (mediapipe/modules/holistic_landmark/calculators/roi_tracking_calculator.proto).
+    public static let roiTrackingCalculatorOptionsIouRequirements = ProtoSchema(
+        "mediapipe.RoiTrackingCalculatorOptions.IouRequirements",
+        fields: [
+            .init(1, "min_iou", .float)
+        ])
+
+    /// `mediapipe.RoiTrackingCalculatorOptions.LandmarksRequirements`
+    /// (mediapipe/modules/holistic_landmark/calculators/roi_tracking_calculator.proto).
+    public static let roiTrackingCalculatorOptionsLandmarksRequirements = ProtoSchema(
+        "mediapipe.RoiTrackingCalculatorOptions.LandmarksRequirements",
+        fields: [
+            .init(1, "recrop_rect_margin", .float)
+        ])
+
+    /// `mediapipe.RoiTrackingCalculatorOptions.RectRequirements`
+    /// (mediapipe/modules/holistic_landmark/calculators/roi_tracking_calculator.proto).
+    public static let roiTrackingCalculatorOptionsRectRequirements = ProtoSchema(
+        "mediapipe.RoiTrackingCalculatorOptions.RectRequirements",
+        fields: [
+            .init(1, "rotation_degrees", .float),
+            .init(2, "translation", .float),
+            .init(3, "scale", .float),
+        ])
+
     /// `mediapipe.SegmentationSmoothingCalculatorOptions`
     /// (mediapipe/calculators/image/segmentation_smoothing_calculator.proto).
     public static let segmentationSmoothingCalculatorOptions = ProtoSchema(
@@ -1486,6 +1522,7 @@ public enum MediaPipeOptionSchemas {
         rectTransformationCalculatorOptions,
         refineLandmarksFromHeatmapCalculatorOptions,
         renderAnnotationText,
+        roiTrackingCalculatorOptions,
         segmentationSmoothingCalculatorOptions,
         splitVectorCalculatorOptions,
         ssdAnchorsCalculatorOptions,
