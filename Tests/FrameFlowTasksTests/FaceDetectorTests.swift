@@ -120,6 +120,29 @@ import Testing
         #expect(memory.last! - memory[1] < 20 << 20, "resident memory \(memory.map { $0 >> 20 }) MiB")
     }
 
+    /// `BaseOptions.numThreads` sets the task graph's threads: the same faces at 1 and 2
+    /// threads as with one per core; counts outside 1…1024 are refused naming the option.
+    @Test func threadCountsGiveTheSameFaces() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.model), "run scripts/setup.sh test")
+        let image = try #require(try Self.frames("Tests/Fixtures/mediapipe/photos/two_faces.png", count: 1).first)
+        let perCore = Self.boxes(try FaceDetector(modelPath: Self.model).detect(image: image))
+        for threads in [1, 2] {
+            var o = FaceDetectorOptions()
+            o.baseOptions.modelAssetPath = Self.model
+            o.baseOptions.numThreads = threads
+            let got = Self.boxes(try FaceDetector(options: o).detect(image: image))
+            #expect(perCore.count == 2 && got == perCore, "\(threads) threads: \(got) vs \(perCore)")
+        }
+        for bad in [0, -1, 1025, Int.max, Int.min] {
+            var o = FaceDetectorOptions()
+            o.baseOptions.modelAssetPath = Self.model
+            o.baseOptions.numThreads = bad
+            #expect(throws: TaskError.invalidOption(name: "baseOptions.numThreads", reason: "\(bad) is not in 1…1024")) {
+                try FaceDetector(options: o)
+            }
+        }
+    }
+
     @Test func badOptionsAndCallsAreTypedErrors() throws {
         for bad: Float in [.nan, .infinity, -1, 1.5, 1e30] {
             var o = FaceDetectorOptions()
