@@ -91,7 +91,7 @@ let package = Package(
             dependencies: [
                 "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia",
                 "FrameFlowML",
-                "FrameFlowFleet",
+                "FrameFlowFleet", "FrameFlowTasks",
             ]),
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),

@@ -11,6 +11,9 @@ public struct BaseOptions: Sendable {
     public var modelAssetBuffer: [UInt8]?
     /// Folders a relative `modelAssetPath` is looked up under first.
     public var resourceRoots: [String] = []
+    /// Threads the task's graph runs on, its models' operators split across them (1…1024);
+    /// nil: one per core. A FrameFlow option: MediaPipe Tasks leave this to their delegate.
+    public var numThreads: Int?
 
     /// Options naming the model asset at `modelAssetPath`.
     public init(modelAssetPath: String? = nil, modelAssetBuffer: [UInt8]? = nil) {

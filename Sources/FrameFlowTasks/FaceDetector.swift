@@ -74,6 +74,9 @@ public final class FaceDetector: Sendable {
     /// Images a live-stream detector dropped because it was busy.
     public var droppedFrames: Int { calls.droppedFrames }
 
+    /// The task graph's per-node counters (calls, busy seconds), for profiling in this package.
+    package var statistics: GraphStatistics { calls.statistics }
+
     /// Finishes the task: a live stream's pending result is delivered first. Also done when
     /// the detector is released.
     public func close() { calls.close() }

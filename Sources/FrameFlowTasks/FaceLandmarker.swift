@@ -105,6 +105,9 @@ public final class FaceLandmarker: Sendable {
     /// Images a live-stream task dropped because it was busy.
     public var droppedFrames: Int { calls.droppedFrames }
 
+    /// The task graph's per-node counters (calls, busy seconds), for profiling in this package.
+    package var statistics: GraphStatistics { calls.statistics }
+
     /// Finishes the task (a live stream's pending result is delivered first).
     public func close() { calls.close() }
 

@@ -51,6 +51,9 @@ struct TaskCalls<Output: Sendable>: Sendable {
     /// Images a live-stream task dropped because it was busy.
     var droppedFrames: Int { runner.droppedFrames }
 
+    /// The task graph's per-node counters.
+    var statistics: GraphStatistics { runner.statistics }
+
     /// Finishes the graph (a live stream's pending result is delivered first).
     func close() { runner.close() }
 }

@@ -26,6 +26,9 @@ final class TaskRunner: @unchecked Sendable {
     /// Frames a live-stream task dropped because it was busy.
     var droppedFrames: Int { state.withLock { $0.dropped } }
 
+    /// The graph's counters: each node's calls and busy seconds (frameflow-bench's `--profile`).
+    var statistics: GraphStatistics { graph.statistics }
+
     /// A running graph of `taskGraph` with the options text `options` (the body of an
     /// `options { [TYPE.ext] { … } }` block, model asset path included) and `outputs`.
     /// `listener`: live stream only, called on a graph thread with each result in timestamp order.
@@ -36,7 +39,8 @@ final class TaskRunner: @unchecked Sendable {
         self.outputs = outputs
         self.mode = mode
         let names = outputs.map { String($0.split(separator: ":").last ?? "") }
-        var text = """
+        var text = try Self.threads(base.numThreads)
+        text += """
             input_stream: "IMAGE:image_in"
             input_stream: "NORM_RECT:norm_rect_in"
             node {
@@ -76,6 +80,15 @@ final class TaskRunner: @unchecked Sendable {
 
     /// The name a model asset given as bytes goes by in the graph.
     static let bufferName = "memory:model_asset"
+
+    /// The graph's `num_threads` line for `BaseOptions.numThreads` (none for nil).
+    static func threads(_ n: Int?) throws -> String {
+        guard let n else { return "" }
+        guard (1...1024).contains(n) else {
+            throw TaskError.invalidOption(name: "baseOptions.numThreads", reason: "\(n) is not in 1…1024")
+        }
+        return "num_threads: \(n)\n"
+    }
 
     /// The `base_options` text for `base` in `mode` (`use_stream_mode` tells the task graph to
     /// track from frame to frame, as MediaPipe's video and live-stream modes do).

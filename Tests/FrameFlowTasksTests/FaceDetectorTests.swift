@@ -77,6 +77,29 @@ import Testing
         }
     }
 
+    /// `BaseOptions.numThreads` sets the task graph's threads: the same faces at 1 and 2
+    /// threads as with one per core; counts outside 1…1024 are refused naming the option.
+    @Test func threadCountsGiveTheSameFaces() throws {
+        let model = try TaskFixtures.model("face_detector.tflite")
+        let image = try #require(try RepositoryFiles.frames("Tests/Fixtures/mediapipe/photos/two_faces.png", count: 1).first)
+        let perCore = Self.boxes(try FaceDetector(modelPath: model).detect(image: image))
+        for threads in [1, 2] {
+            var o = FaceDetectorOptions()
+            o.baseOptions.modelAssetPath = model
+            o.baseOptions.numThreads = threads
+            let got = Self.boxes(try FaceDetector(options: o).detect(image: image))
+            #expect(perCore.count == 2 && got == perCore, "\(threads) threads: \(got) vs \(perCore)")
+        }
+        for bad in [0, -1, 1025, Int.max, Int.min] {
+            var o = FaceDetectorOptions()
+            o.baseOptions.modelAssetPath = model
+            o.baseOptions.numThreads = bad
+            #expect(throws: TaskError.invalidOption(name: "baseOptions.numThreads", reason: "\(bad) is not in 1…1024")) {
+                try FaceDetector(options: o)
+            }
+        }
+    }
+
     @Test func badOptionsAndCallsAreTypedErrors() throws {
         let model = try TaskFixtures.model("face_detector.tflite")
         for bad: Float in [.nan, .infinity, -1, 1.5, 1e30] {

@@ -137,6 +137,33 @@ import Testing
         }
     }
 
+    /// MEAN over trailing axes (the face blendshapes model's layer norms) takes a row-wise
+    /// path: the same bits as the general reduction, and within 1e-6 of the mean in Double,
+    /// for row counts below, at and past a multiple of eight, and keep_dims either way.
+    @Test func meanOverTrailingAxesKeepsTheGeneralPathsBits() throws {
+        var rng = SplitMix64(seed: 46)
+        let cases: [([Int], [Int64])] = [
+            ([1, 1, 97, 64], [3]), ([1, 1, 97, 64], [-1]), ([2, 3, 5], [1, 2]), ([7, 1], [1]), ([8, 3], [1]), ([3], [0]),
+        ]
+        for (shape, axes) in cases {
+            let count = shape.reduce(1, *)
+            let x = Tensor(shape: shape, floats: (0..<count).map { _ in Float(Double(rng.next() % 20_001) / 1000 - 10) })
+            let r = shape.count
+            let reduced = Set(axes.map { Int($0 < 0 ? $0 + Int64(r) : $0) })
+            let n = reduced.reduce(1) { $0 * shape[$1] }
+            for keep in [false, true] {
+                let got = try NHWC.mean(x, axes: axes, keepDims: keep)
+                let general = Ops.reduce(x, axes: reduced.sorted(), keep: keep, max: false)
+                #expect(got.shape == general.shape, "\(shape) \(axes): shape \(got.shape), general \(general.shape)")
+                #expect(got.floats.map(\.bitPattern) == general.floats.map(\.bitPattern), "\(shape) \(axes) keep \(keep)")
+                for row in 0..<(count / n) {
+                    let want = x.floats[(row * n)..<((row + 1) * n)].reduce(0.0) { $0 + Double($1) } / Double(n)
+                    #expect(abs(Double(got.floats[row]) - want) <= 1e-6 * max(1, abs(want)), "\(shape) \(axes) row \(row)")
+                }
+            }
+        }
+    }
+
     /// The schema's codes of the four builtins.
     @Test func operatorCodesFollowTheSchema() {
         #expect(TFLiteOperator(rawValue: 54)?.name == "PRELU" && TFLiteOperator(rawValue: 40)?.name == "MEAN")
