@@ -66,13 +66,16 @@ public final class ModelAssetCalculator: Calculator {
         let (bytes, name) = try Self.read(options, environment: cc.environment)
         let connected = Set(cc.outputSidePacketPorts.map(\.tag))
         if connected.contains(Self.contents.tag) { try cc.set(bytes, to: Self.contents) }
-        if connected.contains(Self.model.tag) {
-            do {
-                let cache = cc.environment.service(ModelCache.self) ?? .shared
-                try cc.set(try cache.model(tflite: bytes, file: name, limits: cc.environment.limits), to: Self.model)
-            } catch let e as ModelError {
-                throw GraphError(.calculatorFailed, e.message, cause: .invalidModelAsset(asset: name))
-            }
+        if connected.contains(Self.model.tag) { try cc.set(try Self.loadModel(bytes, name: name, environment: cc.environment), to: Self.model) }
+    }
+
+    /// The TFLite model in `bytes` (named `name` in errors), through the graph's `ModelCache`.
+    static func loadModel(_ bytes: [UInt8], name: String, environment: GraphEnvironment) throws -> Model {
+        do {
+            let cache = environment.service(ModelCache.self) ?? .shared
+            return try cache.model(tflite: bytes, file: name, limits: environment.limits)
+        } catch let e as ModelError {
+            throw GraphError(.calculatorFailed, e.message, cause: .invalidModelAsset(asset: name))
         }
     }
 

@@ -120,12 +120,7 @@ public final class ModelResourcesCalculator: Calculator {
         if connected.contains(Self.opResolver.tag) { try cc.set(TfLiteOpResolver(), to: Self.opResolver) }
         if connected.contains(Self.metadataExtractor.tag) { try cc.set(bytes, to: Self.metadataExtractor) }
         if connected.contains(Self.model.tag) {
-            do {
-                let cache = cc.environment.service(ModelCache.self) ?? .shared
-                try cc.set(try cache.model(tflite: bytes, file: name, limits: cc.environment.limits), to: Self.model)
-            } catch let e as ModelError {
-                throw GraphError(.calculatorFailed, e.message)
-            }
+            try cc.set(try ModelAssetCalculator.loadModel(bytes, name: name, environment: cc.environment), to: Self.model)
         }
     }
 
