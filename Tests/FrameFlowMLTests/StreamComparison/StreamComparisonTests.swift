@@ -33,7 +33,7 @@ struct StreamComparisonTests {
         let reference = try JSONDecoder().decode(StreamComparison.Recording.self, from: data)
         let config = try GraphConfig(
             contentsOfFile: RepositoryFiles.fixture("mediapipe/tasks/graphs/\(c.graph)_expanded.pbtxt"), registry: MLFixtures.registry)
-        let images = try TasksFixtures.frames(c.clip, count: reference.frames)
+        let images = try RepositoryFiles.frames(c.clip, count: reference.frames)
         let times = images.indices.map { Int64((Double($0) * 1000 / c.fps).rounded()) }
         let environment = GraphEnvironment(resourceRoots: [RepositoryFiles.path("")]).with(ModelAssets(taskAsset: c.asset))
         let ours = try StreamComparison.record(
