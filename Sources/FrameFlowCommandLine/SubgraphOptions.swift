@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowArguments
+import FrameFlowML
 import Foundation
 
 /// The options of every command that loads a graph: subgraphs to register before loading,
@@ -25,6 +26,12 @@ public struct SubgraphOptions: ParsableArguments {
         valid: { $0 > 0 })
     public var maxImagePixels: Int?
 
+    /// `--model-asset FILE`: the task's model for MediaPipe's expanded Tasks configs.
+    @Option(
+        valueName: "FILE",
+        help: "the .task or .tflite file a MediaPipe expanded Tasks config's ModelResourcesCalculator nodes load (the task's model)")
+    public var modelAsset: String?
+
     public init() {}
 
     public func validate() throws {
@@ -32,6 +39,12 @@ public struct SubgraphOptions: ParsableArguments {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: r, isDirectory: &isDir), isDir.boolValue else {
                 throw ValidationError("--resource-root \(r): no such folder")
+            }
+        }
+        if let m = modelAsset {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: m, isDirectory: &isDir), !isDir.boolValue else {
+                throw ValidationError("--model-asset \(m): no such file")
             }
         }
     }
@@ -51,6 +64,7 @@ public struct SubgraphOptions: ParsableArguments {
         // install` put beside the executable (Models/…).
         environment.resourceRoots = (resourceRoot.map { [$0] } ?? []) + [GraphEnvironment.userModelFolder(), GraphFiles.installedShare]
         if let m = maxImagePixels { environment.limits.maxImagePixels = m }
+        if let m = modelAsset { environment = environment.with(ModelAssets(taskAsset: m)) }
         return environment
     }
 

@@ -60,6 +60,8 @@ import Testing
             (["--timeout", "inf"], "--timeout needs a number of seconds above 0"), (["--size", "0x10"], "--size must be WxH"),
             (["--max-image-pixels", "-5"], "--max-image-pixels needs a positive number, not '-5'"),
             (["--resource-root", "/nonexistent-root"], "--resource-root /nonexistent-root: no such folder"), (["--frames"], "--frames needs a value"),
+            (["--model-asset", "/nonexistent.task"], "--model-asset /nonexistent.task: no such file"),
+            (["--model-asset", "/tmp"], "--model-asset /tmp: no such file"),
         ] {
             let r = request(["run", "g.pbtxt"] + args)
             #expect(
@@ -86,6 +88,23 @@ import Testing
         #expect(FrameFlowCommand.runToStatus(["validate", bad]) == 1)
         #expect(FrameFlowCommand.runToStatus(["validate", path]) == 0)
         #expect(FrameFlowCommand.runToStatus(["validate", path, "--graph-pth", "x"]) == 2)
+    }
+
+    /// MediaPipe's expanded GestureRecognizer config runs from the command line with the task's
+    /// bundle as --model-asset (two hands, two gestures), and fails naming the model without it.
+    @MainActor @Test func anExpandedTasksConfigRunsWithItsModelAsset() throws {
+        let asset = RepositoryFiles.path(".build/fixtures/tasks/gesture_recognizer.task")
+        try #require(FileManager.default.fileExists(atPath: asset), "run scripts/setup.sh test")
+        let graph = RepositoryFiles.path("Tests/Fixtures/mediapipe/tasks/graphs/gesture_recognizer_expanded.pbtxt")
+        let photo = RepositoryFiles.path("Tests/Fixtures/mediapipe/photos/two_hands.png")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("cli-gestures-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let args = ["run", graph, "--input", photo, "--output-stream", "hand_gestures=\(out)", "--quiet"]
+        #expect(FrameFlowCommand.runToStatus(args + ["--model-asset", asset]) == 0)
+        let line = try #require(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").first)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect((json["classification_lists"] as? [Any])?.count == 2, "\(line)")
+        #expect(FrameFlowCommand.runToStatus(args) == 1)
     }
 
     @MainActor @Test func aMistypedStreamIsAnsweredWithTheStreamsThatExist() throws {

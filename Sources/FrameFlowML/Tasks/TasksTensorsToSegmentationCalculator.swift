@@ -20,10 +20,14 @@ import FrameFlowInference
 /// Inputs: `TENSORS` ([Tensor]; the first, float, is read), `OUTPUT_SIZE` (ImageSize, optional:
 ///   else the tensor's size).
 /// Outputs (each optional): `CONFIDENCE_MASKS` ([ImageFrame] `grayFloat32`, one per channel),
-///   `CATEGORY_MASK` (ImageFrame `gray8`), `QUALITY_SCORES` ([Float]).
+///   `CONFIDENCE_MASK:i` (MediaPipe's form, as its expanded graphs write it: channel i's mask
+///   alone; an index past the last channel is an error), `CATEGORY_MASK` (ImageFrame `gray8`),
+///   `QUALITY_SCORES` ([Float]).
 /// Options: `mediapipe.tasks.TensorsToSegmentationCalculatorOptions` { segmenter_options {
 ///   activation (NONE, SIGMOID, SOFTMAX; SOFTMAX needs two channels or more), output_type
-///   (ignored: the outputs connected say what is made) } }.
+///   (ignored: the outputs connected say what is made) }, label_items (accepted and unused:
+///   MediaPipe's calculator does not read them either; the task takes its labels from the
+///   model) }.
 ///
 /// A non-float tensor, a shape other than those above, or an output size over the graph's
 /// image limit is an error naming the stream.
@@ -67,6 +71,8 @@ public final class TasksTensorsToSegmentationCalculator: Calculator {
 
         /// The segmenter's options.
         public var segmenterOptions = SegmenterOptions()
+        /// The category names by index (`map<int64, LabelMapItem>`); carried, not used.
+        public var labelItems: [TensorsToClassificationCalculator.Options.LabelItem] = []
         public init() {}
     }
 
@@ -76,12 +82,14 @@ public final class TasksTensorsToSegmentationCalculator: Calculator {
     public static let outputSize = InputPort<ImageSize>("OUTPUT_SIZE", optional: true)
     /// One float mask per channel.
     public static let confidenceMasks = OutputPort<[ImageFrame]>("CONFIDENCE_MASKS", optional: true)
+    /// Channel i's float mask at index i (MediaPipe's `CONFIDENCE_MASK` @Multiple).
+    public static let confidenceMask = OutputPort<ImageFrame>("CONFIDENCE_MASK", optional: true, repeated: true)
     /// The category of each pixel (255: none).
     public static let categoryMask = OutputPort<ImageFrame>("CATEGORY_MASK", optional: true)
     /// One quality score per channel.
     public static let qualityScores = OutputPort<[Float]>("QUALITY_SCORES", optional: true)
 
-    public static let contract = CalculatorContract(ports: [tensors, outputSize, confidenceMasks, categoryMask, qualityScores])
+    public static let contract = CalculatorContract(ports: [tensors, outputSize, confidenceMasks, confidenceMask, categoryMask, qualityScores])
 
     private let activation: Options.Activation
 
@@ -113,7 +121,12 @@ public final class TasksTensorsToSegmentationCalculator: Calculator {
             size = given
         }
         let values = t.floats
-        if cc.isConnected(Self.confidenceMasks) {
+        let maskIndexes = cc.outputPorts.filter { $0.tag == Self.confidenceMask.tag }.map(\.index).sorted()
+        if let last = maskIndexes.last, last >= c {
+            throw GraphError(
+                .calculatorFailed, "CONFIDENCE_MASK:\(last) has no channel: the tensor \(t.shape) has \(c)", stream: stream)
+        }
+        if cc.isConnected(Self.confidenceMasks) || !maskIndexes.isEmpty {
             let activated = Self.activate(values, channels: c, activation)
             var masks: [ImageFrame] = []
             for k in 0..<c {
@@ -121,7 +134,8 @@ public final class TasksTensorsToSegmentationCalculator: Calculator {
                 let small = try ImageFrame.grayFloat(width: w, height: h, values: plane, pool: cc.pool)
                 masks.append(try small.resizedBilinear(width: size.width, height: size.height, pool: cc.pool))
             }
-            try cc.emit(masks, to: Self.confidenceMasks)
+            if cc.isConnected(Self.confidenceMasks) { try cc.emit(masks, to: Self.confidenceMasks) }
+            for i in maskIndexes { try cc.emit(masks[i], to: Self.confidenceMask, index: i) }
         }
         if cc.isConnected(Self.categoryMask) {
             let bytes = Self.categories(values, width: w, height: h, channels: c, activation, size: size)

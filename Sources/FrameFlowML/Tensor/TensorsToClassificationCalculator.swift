@@ -18,7 +18,7 @@ import FrameFlowInference
 ///   - `CLASSIFICATIONS`: `ClassificationList`. As JSON Lines:
 ///     `{"classification":[{"index":7,"label":"7","score":0.99}],"index":7,"label":"7","score":0.99}`.
 /// Options: `mediapipe.TensorsToClassificationCalculatorOptions` { min_score_threshold,
-/// top_k (0: all), sort_by_descending_score, label_map_path, label_map { entries { id label } },
+/// top_k (≤ 0: all, as in MediaPipe, whose Tasks graphs write -1), sort_by_descending_score, label_map_path, label_map { entries { id label } },
 /// label_items { key value { name display_name } }, binary_classification, ignore_classes,
 /// allow_classes }, and FrameFlow's apply_softmax (false: softmax over the scores first) and
 /// labels (inline, by index).
@@ -211,10 +211,13 @@ public final class TensorsToClassificationCalculator: Calculator {
 
 extension TensorsToClassificationCalculator.Options {
     /// Checks the values (called by the graph before `init` and `update(options:)`): top_k
-    /// 0…2³¹ − 1, min_score_threshold within ±1e6.
+    /// any int32 (≤ 0 keeps all, as MediaPipe does), min_score_threshold any finite float.
     public func validate() throws {
-        try OptionCheck.range(topK, 0...Int(Int32.max), "top_k")
-        if let t = minScoreThreshold { try OptionCheck.range(t, -1e6...1e6, "min_score_threshold") }
+        try OptionCheck.range(topK, Int(Int32.min)...Int(Int32.max), "top_k")
+        // Any finite float: MediaPipe's Tasks graphs write the lowest float for "no threshold".
+        // (3.4028235e38 is how protobuf prints that float; as a Double it is a little larger.)
+        let float = 3.4028235e38
+        if let t = minScoreThreshold { try OptionCheck.range(t, -float...float, "min_score_threshold") }
         guard allowClasses.isEmpty || ignoreClasses.isEmpty else {
             throw GraphError(.invalidOption, "allow_classes and ignore_classes exclude each other")
         }

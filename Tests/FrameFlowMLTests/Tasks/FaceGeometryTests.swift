@@ -266,8 +266,13 @@ import Testing
             ("neither", Self.pipeline(metadata: false, options: ""), [:], nil, ["METADATA", "metadata_file.file_name"]),
             ("both", Self.pipeline(metadata: true, options: fileName), ["metadata": entry], nil, ["exactly one"]),
             (
-                "pointer", Self.pipeline(metadata: false, options: "metadata_file { file_pointer_meta { pointer: 0 length: 19376 } }"), [:], nil,
-                ["file_pointer_meta", "FaceGeometryPipelineCalculator"]
+                "pointer without a task asset",
+                Self.pipeline(metadata: false, options: "metadata_file { file_pointer_meta { pointer: 0 length: 19376 } }"), [:], nil,
+                ["file_pointer_meta", "ModelAssets(taskAsset:)", "FaceGeometryPipelineCalculator"]
+            ),
+            (
+                "descriptor", Self.pipeline(metadata: false, options: "metadata_file { file_descriptor_meta { fd: 3 } }"), [:], nil,
+                ["file_descriptor_meta", "FaceGeometryPipelineCalculator"]
             ),
             (
                 "missing file", Self.pipeline(metadata: false, options: "metadata_file { file_name: \"nowhere.task\" }"), [:], nil,

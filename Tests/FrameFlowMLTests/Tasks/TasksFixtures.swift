@@ -73,13 +73,15 @@ enum TasksFixtures {
     /// region, at `timestampsMs` (0, 1, 2, … ms by default, as image mode's calls are
     /// independent), and returns per frame the packets of `streams` at its timestamp.
     /// `withoutOutputs` names output tags taken off the config first (outputs FrameFlow's task
-    /// graph does not make yet).
+    /// graph does not make yet). With `taskAsset` (the task's .task or .tflite file) it runs
+    /// MediaPipe's expanded config `graphs/<name>_expanded.pbtxt` instead, given that asset.
     static func run(
         _ name: String, images: [ImageFrame], timestampsMs: [Int64]? = nil, streams: [String],
-        withoutOutputs: Set<String> = [], registry: CalculatorRegistry = MLFixtures.registry
+        withoutOutputs: Set<String> = [], registry: CalculatorRegistry = MLFixtures.registry, taskAsset: String? = nil
     ) throws -> [[String: Packet]] {
-        let path = RepositoryFiles.fixture("mediapipe/tasks/graphs/\(name)_toplevel.pbtxt")
-        let environment = GraphEnvironment(resourceRoots: [RepositoryFiles.path("")])
+        let path = RepositoryFiles.fixture("mediapipe/tasks/graphs/\(name)_\(taskAsset == nil ? "toplevel" : "expanded").pbtxt")
+        var environment = GraphEnvironment(resourceRoots: [RepositoryFiles.path("")])
+        if let taskAsset { environment = environment.with(ModelAssets(taskAsset: taskAsset)) }
         var config = try GraphConfig(contentsOfFile: path, registry: registry)
         config.outputStreams.removeAll { withoutOutputs.contains($0.tag) }
         for k in config.nodes.indices { config.nodes[k].outputStreams.removeAll { withoutOutputs.contains($0.tag) } }

@@ -161,6 +161,34 @@ import Testing
         }
     }
 
+    /// MediaPipe's `CONFIDENCE_MASK:i` outputs (its expanded graphs' form) carry channel i's mask,
+    /// the same image as `CONFIDENCE_MASKS`' element i; `label_items` is accepted; an index past
+    /// the last channel is refused naming it.
+    @Test func indexedConfidenceMasksAreTheChannels() throws {
+        func node(_ outputs: String) throws -> CalculatorRunner {
+            try CalculatorRunner(
+                node: """
+                    calculator: "mediapipe.tasks.TensorsToSegmentationCalculator"
+                    input_stream: "TENSORS:tensors"
+                    \(outputs)
+                    options { [mediapipe.tasks.TensorsToSegmentationCalculatorOptions.ext] {
+                      segmenter_options { activation: SIGMOID } label_items { key: 0 value { name: "a" } } } }
+                    """, registry: registry)
+        }
+        let tensor = Tensor(shape: [1, 2, 3, 2], floats: [0, 3, -2, 10, 1, -1, 0.5, 2, -4, 1, 7, 0])
+        let r = try node("output_stream: \"CONFIDENCE_MASKS:all\" output_stream: \"CONFIDENCE_MASK:0:c0\" output_stream: \"CONFIDENCE_MASK:1:c1\"")
+        r.add([tensor], tag: "TENSORS", at: 0)
+        try r.run()
+        let all = try #require(r.outputs("CONFIDENCE_MASKS").first).get([ImageFrame].self)
+        for i in 0..<2 {
+            let one = try #require(r.outputs("CONFIDENCE_MASK", i).first).get(ImageFrame.self)
+            #expect(try one.grayFloatValues() == all[i].grayFloatValues(), "channel \(i)")
+        }
+        let past = try node("output_stream: \"CONFIDENCE_MASK:0:c0\" output_stream: \"CONFIDENCE_MASK:2:c2\"")
+        past.add([tensor], tag: "TENSORS", at: 0)
+        #expect { try past.run() } throws: { "\($0)".contains("CONFIDENCE_MASK:2 has no channel") }
+    }
+
     @Test func refusesAnUnknownActivation() {
         #expect {
             let r = try runner(activation: "RELU")

@@ -20,6 +20,14 @@ import Testing
         o.sortByDescendingScore = false
         o.topK = 2
         #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [1, 3])
+        // Negative top_k (MediaPipe's Tasks graphs write -1) keeps every class, as 0 does.
+        o.topK = -1
+        #expect(throws: Never.self) { try o.validate() }
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [0, 1, 2, 3])
+        // The lowest float (MediaPipe's "no threshold") keeps every class too.
+        o.minScoreThreshold = -Double(Float.greatestFiniteMagnitude)
+        #expect(throws: Never.self) { try o.validate() }
+        #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [0, 1, 2, 3])
         o.topK = 0
         o.minScoreThreshold = 0.3
         #expect(try TensorsToClassificationCalculator.classify(scores, options: o, labels: nil).map(\.index) == [1, 2, 3])
@@ -125,7 +133,7 @@ import Testing
 
     @Test func badOptions() throws {
         for (bad, field) in [
-            ({ (x: inout Options) in x.topK = -1 }, "top_k"),
+            ({ (x: inout Options) in x.topK = Int(Int32.min) - 1 }, "top_k"),
             (
                 {
                     $0.allowClasses = [1]; $0.ignoreClasses = [2]
@@ -150,5 +158,6 @@ extension TensorsToClassificationCalculatorTests {
         let ports = "input_stream: \"TENSORS:scores\"\noutput_stream: \"CLASSIFICATIONS:classes\""
         expectRefused("TensorsToClassificationCalculator", type, "min_score_threshold: -1e300", field: "min_score_threshold", ports: ports)
         expectRefused("TensorsToClassificationCalculator", type, "top_k: 9223372036854775807", field: "top_k", ports: ports)
+        expectRefused("TensorsToClassificationCalculator", type, "top_k: -9223372036854775807", field: "top_k", ports: ports)
     }
 }

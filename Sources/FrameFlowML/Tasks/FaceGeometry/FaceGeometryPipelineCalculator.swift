@@ -21,8 +21,10 @@ import FrameFlowInference
 /// Options: `mediapipe.tasks.vision.face_geometry.FaceGeometryPipelineCalculatorOptions` {
 ///   metadata_file { file_name }: the metadata file instead of `METADATA` (a .binarypb, or a
 ///   .task bundle whose `geometry_pipeline_metadata_landmarks.binarypb` is read) }.
-///   Exactly one of the two must be given; MediaPipe's in-memory `file_pointer_meta`,
-///   `file_descriptor_meta` and `file_content` are refused with a message saying so.
+///   Exactly one of the two must be given. MediaPipe's `file_pointer_meta` (its expanded
+///   FaceLandmarker graphs point into the loaded .task bundle) reads that entry of the graph's
+///   `ModelAssets.taskAsset` instead (an error without one); `file_descriptor_meta` and
+///   `file_content` are refused with a message saying so.
 ///
 /// Broken metadata fails the node's open naming the file and field; an invalid environment,
 /// a non-positive image size, a face with the wrong number of landmarks or non-finite ones
@@ -86,13 +88,13 @@ public final class FaceGeometryPipelineCalculator: Calculator {
         public func validate() throws {
             guard let f = metadataFile else { return }
             let refused = [
-                ("file_content", f.fileContent != nil), ("file_pointer_meta", f.filePointerMeta != nil),
-                ("file_descriptor_meta", f.fileDescriptorMeta != nil),
+                ("file_content", f.fileContent != nil), ("file_descriptor_meta", f.fileDescriptorMeta != nil),
             ]
             if let (name, _) = refused.first(where: \.1) {
                 throw GraphError(
                     .invalidOption,
-                    "metadata_file.\(name) cannot be read by FrameFlow: give metadata_file.file_name or the METADATA side packet")
+                    "metadata_file.\(name) cannot be read by FrameFlow: give metadata_file.file_name, file_pointer_meta with the task's ModelAssets, or the METADATA side packet"
+                )
             }
         }
     }
@@ -146,15 +148,27 @@ public final class FaceGeometryPipelineCalculator: Calculator {
         }
         let bytes = try cc.value(Self.metadataIn)
         let fileName = options.metadataFile?.fileName ?? ""
-        guard (bytes != nil) != !fileName.isEmpty else {
+        let pointer = options.metadataFile?.filePointerMeta != nil
+        guard [bytes != nil, !fileName.isEmpty, pointer].filter({ $0 }).count == 1 else {
             throw GraphError(
-                .invalidOption, "give the metadata either as the METADATA side packet or as metadata_file.file_name (exactly one)",
+                .invalidOption,
+                "give the metadata as exactly one of the METADATA side packet, metadata_file.file_name and metadata_file.file_pointer_meta",
                 node: cc.nodeName)
         }
         let metadata: GeometryPipelineMetadata
         do {
             if let bytes {
                 metadata = try GeometryPipelineMetadata(bytes: bytes, file: "METADATA side packet")
+            } else if pointer {
+                // MediaPipe's pointer is into the task's bundle in memory: here, the graph's task asset.
+                guard let task = cc.environment.service(ModelAssets.self)?.taskAsset else {
+                    throw GraphError(
+                        .invalidOption,
+                        "metadata_file.file_pointer_meta points into the task's bundle: give the graph ModelAssets(taskAsset:) with the face_landmarker .task file"
+                    )
+                }
+                let (data, name) = try ModelAssetCalculator.read(.init(modelAssetPath: task, entry: Self.bundleEntry), environment: cc.environment)
+                metadata = try GeometryPipelineMetadata(bytes: data, file: name)
             } else {
                 let (data, name) = try Self.readMetadataFile(fileName, environment: graphEnvironment)
                 metadata = try GeometryPipelineMetadata(bytes: data, file: name)
