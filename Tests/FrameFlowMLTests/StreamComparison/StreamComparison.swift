@@ -69,6 +69,7 @@ enum StreamComparison {
         case let l as NormalizedLandmarkList: return .numbers(points(l))
         case let l as LandmarkList: return .numbers(points(l))
         case let d as Detection: return .numbers(detection(d))
+        case let c as ClassificationList: return .numbers(c.classification.map { Double($0.score) })
         case let f as Float: return .numbers([Double(f)])
         case let f as Double: return .numbers([f])
         case let b as Bool: return .numbers([b ? 1 : 0])
@@ -76,6 +77,7 @@ enum StreamComparison {
         case let v as [NormalizedLandmarkList]: return .vector(v.map(points))
         case let v as [LandmarkList]: return .vector(v.map(points))
         case let v as [Detection]: return .vector(v.map(detection))
+        case let v as [ClassificationList]: return .vector(v.map { $0.classification.map { Double($0.score) } })
         case let v as [Float]: return .vector(v.map { [Double($0)] })
         case let v as [Bool]: return .vector(v.map { [$0 ? 1 : 0] })
         default: return nil

@@ -158,14 +158,13 @@ struct TasksLongClipTests {
         print(
             "FaceLandmarker asl_face: blendshapes within 0.01 on \(blendClose)/\(run.frames.count) frames (worst \(worstBlend)); beyond:",
             blendMisses.prefix(40).map { "\($0.0): \(($0.1 * 1000).rounded() / 1000)" })
-        // Measured 199/362 (worst 0.0998), spread over the whole clip rather than at the cuts,
-        // while the landmarks the blendshapes are made from agree to 1e-4 of the width (median);
-        // carphone's 25 frames are all within 0.01. Not explained yet.
+        // Measured 199/362 (worst 0.0998). Issue 44 asks 0.01 of still images (held: 0.005);
+        // on tracked video the region carries 1e-3 differences from frame to frame, landmarks
+        // stay within 1e-3, and the blendshape model turns that into 0.01-0.05. MediaPipe
+        // against itself on the first 120 frames (record_mediapipe_streams.py --perturb):
+        // one byte +3 per frame, 48/120 within 0.01; every byte +-1, 0/120; FrameFlow 66/120.
         let n = Double(run.frames.count)
         #expect(Double(blendClose) >= 0.5 * n, "asl_face: blendshapes within 0.01 on only \(blendClose) frames")
-        withKnownIssue("blendshape scores within 0.01 on 55 % of asl_face's frames, not 97 %") {
-            #expect(Double(blendClose) >= 0.97 * n)
-        }
     }
 
     /// FaceDetector on asl_face: each face's six keypoints are its points.
