@@ -14,6 +14,12 @@ public struct GestureRecognizerOptions: Sendable {
     public var minHandPresenceConfidence: Float = 0.5
     /// Video and live stream: the lowest tracking score before the detector runs again (0…1).
     public var minTrackingConfidence: Float = 0.5
+    /// Which of the bundle's canned gestures are reported (MediaPipe's
+    /// `cannedGesturesClassifierOptions`).
+    public var cannedGesturesClassifierOptions = ClassifierOptions()
+    /// Which of the bundle's custom gestures are reported (MediaPipe's
+    /// `customGesturesClassifierOptions`).
+    public var customGesturesClassifierOptions = ClassifierOptions()
     /// Live stream only: called with each result, in timestamp order.
     public var resultListener: (@Sendable (Result<GestureRecognizerResult, TaskError>) -> Void)?
 
@@ -59,8 +65,10 @@ public final class GestureRecognizer: Sendable {
         calls = try TaskCalls(
             "gesture_recognizer", verb: "recognize", base: options.baseOptions, mode: options.runningMode,
             options: "hand_landmarker_graph_options { \(try hands.graphOptions()) } "
-                + "hand_gesture_recognizer_graph_options { canned_gesture_classifier_graph_options { classifier_options { } } "
-                + "custom_gesture_classifier_graph_options { classifier_options { } } }",
+                + "hand_gesture_recognizer_graph_options { canned_gesture_classifier_graph_options { classifier_options { "
+                + "\(try options.cannedGesturesClassifierOptions.graphOptions("cannedGesturesClassifierOptions")) } } "
+                + "custom_gesture_classifier_graph_options { classifier_options { "
+                + "\(try options.customGesturesClassifierOptions.graphOptions("customGesturesClassifierOptions")) } } }",
             outputs: [
                 "HAND_GESTURES:hand_gestures", "HANDEDNESS:handedness", "LANDMARKS:landmarks", "WORLD_LANDMARKS:world_landmarks",
                 "IMAGE:image_out",
