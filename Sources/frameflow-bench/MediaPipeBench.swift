@@ -135,7 +135,7 @@ struct MediaPipeBench: BenchSection {
         }
 
         func line(_ label: String, frames: Int) -> String {
-            let padded = label.padding(toLength: 52, withPad: " ", startingAt: 0)
+            let padded = label.padding(toLength: 58, withPad: " ", startingAt: 0)
             let oursMs = Self.median(ours.map(\.ms))
             guard !theirs.isEmpty else {
                 return padded + String(format: "%8.2f ms  (reference n/a)  found %@ of %d frames", oursMs, Self.counts(ours), frames)
