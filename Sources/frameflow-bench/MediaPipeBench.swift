@@ -117,7 +117,7 @@ struct MediaPipeBench: BenchSection {
         func closeFound(frames: Int) -> Bool {
             let all = (ours + theirs).map(\.found)
             guard let width = all.first?.count, all.allSatisfy({ $0.count == width }) else { return false }
-            let allowed = max(1, Int(0.02 * Double(frames)))
+            let allowed = max(1, frames / 50)
             return (0..<width).allSatisfy { i in
                 let v = all.map { $0[i] }
                 return v.max()! - v.min()! <= allowed
