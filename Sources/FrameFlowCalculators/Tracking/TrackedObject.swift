@@ -1,0 +1,62 @@
+/// One tracked object as `ByteTracker` reports it: its id, where it was seen, how well, and
+/// whether it stands still — what zones, line counters and events read from a track.
+public struct TrackedObject: Sendable, Hashable, Codable {
+    /// A track's place in its lifecycle.
+    public enum State: String, Sendable, Hashable, Codable {
+        /// Matched to a detection in the latest frame.
+        case tracked
+        /// Unmatched lately; kept (and predicted) for `lost_track_buffer` frames.
+        case lost
+    }
+
+    /// A box as (x1, y1, x2, y2): left, top, right, bottom.
+    public struct Box: Sendable, Hashable, Codable {
+        /// Left, top, right, bottom.
+        public var x1: Double, y1: Double, x2: Double, y2: Double
+        /// The box from its edges.
+        public init(x1: Double, y1: Double, x2: Double, y2: Double) { (self.x1, self.y1, self.x2, self.y2) = (x1, y1, x2, y2) }
+        /// The box's centre.
+        public var center: (x: Double, y: Double) { ((x1 + x2) / 2, (y1 + y2) / 2) }
+        /// The middle of the bottom edge (where a person stands, for zones).
+        public var bottomCenter: (x: Double, y: Double) { ((x1 + x2) / 2, y2) }
+        /// x2 − x1.
+        public var width: Double { x2 - x1 }
+        /// y2 − y1.
+        public var height: Double { y2 - y1 }
+    }
+
+    /// A detection the track was matched to.
+    public struct Observation: Sendable, Hashable, Codable {
+        /// The tracker's frame number.
+        public var frame: Int
+        /// The caller's time of that frame (`ByteTracker.update`'s `time`).
+        public var time: Int64
+        /// The detection's box and score.
+        public var box: Box
+        public var score: Double
+    }
+
+    /// The id (1, 2, …; the reference's external id), given when the track is confirmed.
+    public var id: Int
+    /// Tracked (matched in the latest frame) or lost.
+    public var state: State
+    /// The latest detection's box and score.
+    public var box: Box
+    public var score: Double
+    /// The Kalman filter's box for the latest frame (predicted when the track is lost).
+    public var filteredBox: Box
+    /// The best score of any detection matched so far.
+    public var topScore: Double
+    /// Frame number and time of the first and the latest matched detection.
+    public var firstFrame: Int, lastFrame: Int
+    public var firstSeen: Int64, lastSeen: Int64
+    /// Matched detections so far.
+    public var hits: Int
+    /// Whether the box's centre stayed within the stationary distance for the stationary number
+    /// of frames (see `ByteTracker.Parameters.stationaryThreshold`).
+    public var isStationary: Bool
+    /// Frames since the centre last moved beyond the stationary distance.
+    public var motionlessFrames: Int
+    /// The latest matched detections, oldest first, at most `historyLength`.
+    public var history: [Observation]
+}
