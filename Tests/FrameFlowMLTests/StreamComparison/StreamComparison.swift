@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlow
+import FrameFlowInference
 import FrameFlowML
 import FrameFlowTestSupport
 import FrameFlowTesting
@@ -19,6 +20,65 @@ enum StreamComparison {
         var streams: [String]
         var frames: Int
         var values: [String: [String: [Value]]]
+        /// Streams whose values equal an earlier stream's on every frame (stream: that stream),
+        /// left out of `values` by the script and put back by `load`.
+        var aliases: [String: String]?
+        /// For a classic solution's run: the image input stream, the side packets the solution
+        /// gave, each frame's timestamp and the checksums of the RGB bytes fed.
+        var input: String?
+        var side_packets: [String: SidePacket]?
+        var timestamps_us: [Int64]?
+        var rgb_sums: [[String]]?
+        var width: Int?
+        var height: Int?
+        var clip: String?
+
+        /// `values` with the aliased streams filled in.
+        mutating func resolveAliases() {
+            for (name, same) in aliases ?? [:] { values[name] = values[same] }
+        }
+    }
+
+    /// A side packet's value as JSON holds it.
+    enum SidePacket: Decodable {
+        case bool(Bool)
+        case int(Int)
+        case double(Double)
+        case string(String)
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let b = try? c.decode(Bool.self) {
+                self = .bool(b)
+            } else if let i = try? c.decode(Int.self) {
+                self = .int(i)
+            } else if let d = try? c.decode(Double.self) {
+                self = .double(d)
+            } else {
+                self = .string(try c.decode(String.self))
+            }
+        }
+
+        var value: any Sendable {
+            switch self {
+            case .bool(let v): return v
+            case .int(let v): return v
+            case .double(let v): return v
+            case .string(let v): return v
+            }
+        }
+    }
+
+    /// A classic solution's recording, `<name>.zip` as the script writes it: the recording
+    /// (entry `<name>.json`) and the expanded config MediaPipe ran (entry `<name>_expanded.pbtxt`).
+    static func load(zip path: String) throws -> (recording: Recording, config: GraphConfig) {
+        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let bytes = try #require(FileManager.default.contents(atPath: path), "\(path) is missing")
+        let archive = try ZipArchive(bytes: [UInt8](bytes), name: "\(name).zip")
+        var recording = try JSONDecoder().decode(Recording.self, from: Data(try archive.data(named: "\(name).json")))
+        recording.resolveAliases()
+        let text = try #require(String(bytes: try archive.data(named: "\(name)_expanded.pbtxt"), encoding: .utf8))
+        return (recording, try GraphConfig(parsing: text, file: "\(name).zip:\(name)_expanded.pbtxt"))
     }
 
     /// One packet's numbers.
@@ -87,9 +147,22 @@ enum StreamComparison {
     /// Runs `config` on `images` (one at a time, waiting until the graph is idle, so that every
     /// packet of a stream belongs to the frame fed last, as in the recording) at
     /// `timestampsMs`, the whole-image region on a `NORM_RECT` input, and records `streams`.
+    /// The images go to `imageStream` (default: the input tagged `IMAGE`); `sidePackets` start
+    /// the run.
     static func record(
         _ config: GraphConfig, images: [ImageFrame], timestampsMs: [Int64], streams: [String],
         registry: CalculatorRegistry, environment: GraphEnvironment, also: [String: @Sendable (Packet) -> Void] = [:]
+    ) throws -> [String: [Int: [Value]]] {
+        try record(
+            config, images: images, timestampsUs: timestampsMs.map { $0 * 1000 }, streams: streams, registry: registry,
+            environment: environment, also: also)
+    }
+
+    /// `record` with timestamps in microseconds, an image stream by name and side packets.
+    static func record(
+        _ config: GraphConfig, images: [ImageFrame], timestampsUs: [Int64], streams: [String],
+        registry: CalculatorRegistry, environment: GraphEnvironment, imageStream: String? = nil,
+        sidePackets: [String: any Sendable] = [:], also: [String: @Sendable (Packet) -> Void] = [:]
     ) throws -> [String: [Int: [Value]]] {
         let graph = try Graph(config, registry: registry, environment: environment)
         for (s, callback) in also { try graph.observe(s, callback) }
@@ -103,12 +176,12 @@ enum StreamComparison {
                 recorded.withLock { $0[s, default: [:]][k, default: []].append(v) }
             }
         }
-        let image = try #require(graph.config.inputStreams.first { $0.tag == "IMAGE" }).name
+        let image = try imageStream ?? #require(graph.config.inputStreams.first { $0.tag == "IMAGE" }).name
         let rect = graph.config.inputStreams.first { $0.tag == "NORM_RECT" }?.name
-        try graph.start()
+        try graph.start(sidePackets: sidePackets)
         for (k, frame) in images.enumerated() {
             current.withLock { $0 = k }
-            let t = Timestamp(timestampsMs[k] * 1000)
+            let t = Timestamp(timestampsUs[k])
             try graph.send(frame, to: image, at: t)
             if let rect { try graph.send(NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), to: rect, at: t) }
             try graph.waitUntilIdle()
@@ -171,6 +244,93 @@ enum StreamComparison {
             if !changed { break }
         }
         return depth
+    }
+
+    /// The recorded streams a model writes: those a node makes from an inference node's
+    /// output through streams that are not recorded (tensors) only, e.g. the landmarks
+    /// TensorsToLandmarksCalculator decodes and the score TensorsToFloatsCalculator reads. A
+    /// parting there comes from the model's arithmetic; a parting anywhere else, with every
+    /// stream feeding it equal, is a calculator that computes differently.
+    static func modelOutputs(_ config: GraphConfig, recorded: Set<String>) -> Set<String> {
+        var tensors = Set(config.nodes.filter { $0.calculator.hasPrefix("InferenceCalculator") }.flatMap { $0.outputStreams.map(\.name) })
+        var found = Set<String>()
+        var changed = true
+        while changed {
+            changed = false
+            for node in config.nodes where node.inputStreams.contains(where: { tensors.contains($0.name) }) {
+                for out in node.outputStreams.map(\.name) where !found.contains(out) && !tensors.contains(out) {
+                    if recorded.contains(out) { found.insert(out) } else { tensors.insert(out) }
+                    changed = true
+                }
+            }
+        }
+        return found
+    }
+
+    /// A node whose inputs equal MediaPipe's, on that frame and every frame before (so that a
+    /// filter's or tracker's state is equal too), and one of whose outputs does not.
+    struct CalculatorParting: CustomStringConvertible {
+        var frame: Int
+        var node: String
+        var stream: String
+        var distance: Double?
+        var description: String {
+            "frame \(frame), node \(node): inputs equal, \(stream) " + (distance.map { "differs by \($0)" } ?? "differs in packets or shape")
+        }
+    }
+
+    /// The largest difference of a stream on a frame (infinity: the packets differ in number or shape).
+    static func difference(_ ours: [String: [Int: [Value]]], _ reference: Recording, _ stream: String, _ k: Int) -> Double {
+        let theirs = reference.values[stream]?[String(k)] ?? []
+        let mine = ours[stream]?[k] ?? []
+        guard mine.count == theirs.count else { return .infinity }
+        return zip(mine, theirs).map { $0.distance(to: $1) ?? .infinity }.max() ?? 0
+    }
+
+    /// Every node with recorded outputs whose inputs are recorded (or made from the graph's
+    /// inputs alone: the image, its size) checked on every frame where its inputs have agreed
+    /// within `inputTolerance` so far: `checked` counts those (node, frame) pairs, `partings`
+    /// lists those where an output differs by more than `outputTolerance`. Nodes that read a
+    /// model's tensors are not checked (their inputs are not recorded). A parting here is a
+    /// calculator that computes otherwise than MediaPipe's.
+    static func calculatorPartings(
+        _ ours: [String: [Int: [Value]]], _ reference: Recording, config: GraphConfig, inputTolerance: Double, outputTolerance: Double
+    ) -> (checked: Int, partings: [CalculatorParting]) {
+        let recorded = Set(reference.streams)
+        var fromInputs = Set(config.inputStreams.map(\.name))
+        var changed = true
+        while changed {
+            changed = false
+            for node in config.nodes where !node.inputStreams.isEmpty && node.inputStreams.allSatisfy({ fromInputs.contains($0.name) }) {
+                for out in node.outputStreams where !fromInputs.contains(out.name) {
+                    fromInputs.insert(out.name)
+                    changed = true
+                }
+            }
+        }
+        var agreedUntil: [String: Int] = [:]  // the first frame a recorded stream parts on
+        for s in recorded {
+            agreedUntil[s] = (0..<reference.frames).first { difference(ours, reference, s, $0) > inputTolerance } ?? reference.frames
+        }
+        var checked = 0
+        var partings: [CalculatorParting] = []
+        for node in config.nodes {
+            let inputs = node.inputStreams.map(\.name)
+            let outputs = node.outputStreams.map(\.name).filter { recorded.contains($0) && !inputs.contains($0) }
+            guard !outputs.isEmpty, inputs.allSatisfy({ recorded.contains($0) || fromInputs.contains($0) }) else { continue }
+            let until = inputs.compactMap { agreedUntil[$0] }.min() ?? reference.frames
+            for k in 0..<until {
+                checked += 1
+                for out in outputs {
+                    let d = difference(ours, reference, out, k)
+                    if d > outputTolerance {
+                        partings.append(
+                            CalculatorParting(frame: k, node: node.displayName, stream: out, distance: d.isFinite ? d : nil))
+                    }
+                }
+            }
+        }
+        return (checked, partings)
     }
 
     /// The first frame where the runs part by more than `tolerance` (values, or the number or
