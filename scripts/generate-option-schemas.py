@@ -52,6 +52,7 @@ ROOTS = sorted([
     "mediapipe.LandmarksToTensorCalculatorOptions",
     "mediapipe.Lift2DFrameAnnotationTo3DCalculatorOptions",
     "mediapipe.LocalFileContentsCalculatorOptions",
+    "mediapipe.ResourceProviderCalculatorOptions",
     "mediapipe.NonMaxSuppressionCalculatorOptions",
     "mediapipe.RecolorCalculatorOptions",
     "mediapipe.RectToRenderDataCalculatorOptions",

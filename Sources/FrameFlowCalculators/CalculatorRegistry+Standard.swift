@@ -17,7 +17,7 @@ extension CalculatorRegistry {
             DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
             AlignmentPointsRectsCalculator.self, AssociationNormRectCalculator.self, HandLandmarksToRectCalculator.self,
             // Framework calculators (constants, files, gates, loopback, merge, presence, image tags).
-            ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, GateCalculator.self,
+            ConstantSidePacketCalculator.self, LocalFileContentsCalculator.self, ResourceProviderCalculator.self, GateCalculator.self,
             ThresholdingCalculator.self, LandmarkProjectionCalculator.self,
             // Landmark calculators (Face Mesh, Hands).
             LandmarksToDetectionCalculator.self, LandmarksRefinementCalculator.self, LandmarksToRenderDataCalculator.self,

@@ -8,7 +8,8 @@ import FrameFlowInference
 ///
 /// Input side packets:
 ///   - `MODEL_BLOB`: the `.tflite` file's bytes (`[UInt8]`, `Data` or `String`, as
-///     `LocalFileContentsCalculator` reads them).
+///     `LocalFileContentsCalculator` reads them); or `MODEL_RESOURCE`, the same bytes as
+///     `ResourceProviderCalculator` reads them (MediaPipe's loaders since 0.10.15).
 /// Output side packets:
 ///   - `MODEL`: `Model`.
 ///
@@ -22,13 +23,15 @@ import FrameFlowInference
 /// ```
 public final class TfLiteModelCalculator: Calculator {
     public static let contract = CalculatorContract(
-        inputSidePackets: [PortSpec("MODEL_BLOB")], outputSidePackets: [PortSpec("MODEL", Model.self)])
+        inputSidePackets: [PortSpec("MODEL_BLOB", optional: true), PortSpec("MODEL_RESOURCE", optional: true)],
+        outputSidePackets: [PortSpec("MODEL", Model.self)])
 
     public init(options: NoOptions) {}
 
     public func open(_ cc: CalculatorContext) throws {
-        guard let p = cc.sidePacket("MODEL_BLOB"), !p.isEmpty else {
-            throw GraphError(.calculatorFailed, "no MODEL_BLOB side packet")
+        let tag = cc.sidePacket("MODEL_BLOB") != nil ? "MODEL_BLOB" : "MODEL_RESOURCE"
+        guard let p = cc.sidePacket(tag), !p.isEmpty else {
+            throw GraphError(.calculatorFailed, "no MODEL_BLOB or MODEL_RESOURCE side packet")
         }
         let bytes: [UInt8]
         if let b = try? p.get([UInt8].self) {
@@ -38,13 +41,13 @@ public final class TfLiteModelCalculator: Calculator {
         } else if let s = try? p.get(String.self) {
             bytes = Array(s.utf8)
         } else {
-            throw GraphError(.calculatorFailed, "MODEL_BLOB must hold the model's bytes ([UInt8], Data or String)")
+            throw GraphError(.calculatorFailed, "\(tag) must hold the model's bytes ([UInt8], Data or String)")
         }
         do {
             let cache = cc.environment.service(ModelCache.self) ?? .shared
-            try cc.setSidePacket(try cache.model(tflite: bytes, file: "MODEL_BLOB", limits: cc.environment.limits), tag: "MODEL")
+            try cc.setSidePacket(try cache.model(tflite: bytes, file: tag, limits: cc.environment.limits), tag: "MODEL")
         } catch let e as ModelError {
-            throw GraphError(.calculatorFailed, "MODEL_BLOB: \(e.message)", cause: .invalidModelAsset(asset: "MODEL_BLOB"))
+            throw GraphError(.calculatorFailed, "\(tag): \(e.message)", cause: .invalidModelAsset(asset: tag))
         }
     }
 

@@ -62,6 +62,47 @@ import Testing
         }
     }
 
+    /// MediaPipe 0.10.15+'s model loader: RESOURCE_ID → ResourceProviderCalculator → RESOURCE →
+    /// TfLiteModelCalculator's MODEL_RESOURCE → MODEL, giving LiteRT's outputs.
+    @Test func modelFromAResourceAsMediaPipesNewerLoadersRead() throws {
+        let input = try loadTensorProto(contentsOfFile: Self.dir.appendingPathComponent("face_detection_short_range.input_0.pb").path)
+            .tensor
+        let want = try loadTensorProto(contentsOfFile: Self.dir.appendingPathComponent("face_detection_short_range.output_0.pb").path)
+            .tensor
+        let graph = try Graph(
+            GraphConfig(
+                parsing: """
+                    input_side_packet: "path"
+                    input_stream: "in"
+                    output_stream: "out"
+                    node {
+                      calculator: "ResourceProviderCalculator"
+                      input_side_packet: "RESOURCE_ID:path"
+                      output_side_packet: "RESOURCE:resource"
+                    }
+                    node {
+                      calculator: "TfLiteModelCalculator"
+                      input_side_packet: "MODEL_RESOURCE:resource"
+                      output_side_packet: "MODEL:model"
+                    }
+                    node {
+                      calculator: "InferenceCalculator"
+                      input_stream: "TENSORS:in"
+                      output_stream: "TENSORS:out"
+                      input_side_packet: "MODEL:model"
+                    }
+                    """), registry: MLFixtures.registry, environment: GraphEnvironment(resourceRoots: [Self.dir.path]))
+        let out = try PacketCollector(graph, "out")
+        try graph.start(sidePackets: ["path": "face_detection_short_range.tflite"])
+        try graph.send([input], to: "in", at: Timestamp(0))
+        try graph.closeAllInputStreams()
+        try graph.waitUntilDone()
+        let got = try #require(out.packets.first).get([Tensor].self)
+        #expect(got.first?.shape == want.shape)
+        let worst = zip(got[0].floats, want.floats).map { abs($0 - $1) - 1e-4 * abs($1) }.max() ?? 1
+        #expect(worst <= 1e-4)
+    }
+
     /// The delegate names what it is; unknown delegates and tensor names are errors.
     @Test func optionsDecodeAndNamesAreChecked() throws {
         func options(_ body: String) throws -> InferenceCalculator.Options {

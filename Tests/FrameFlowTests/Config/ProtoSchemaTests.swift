@@ -57,7 +57,9 @@ import Testing
             guard let typeName, typeName.hasPrefix("mediapipe.") else { continue }
             let s = try #require(schema, "\(name)'s options (\(typeName)) declare no protoSchema")
             #expect(s.name == typeName)
-            #expect(s.extensionNumber.map { $0 >= 20000 } == true, "\(typeName)")
+            // proto3 options (ResourceProviderCalculatorOptions) travel in node_options only.
+            let nodeOptionsOnly = ["mediapipe.ResourceProviderCalculatorOptions"]
+            #expect(s.extensionNumber.map { $0 >= 20000 } ?? nodeOptionsOnly.contains(typeName), "\(typeName)")
             expectWellFormed(s)
             checked += 1
         }

@@ -81,6 +81,12 @@ public enum MediaPipeOptionSchemas {
     /// (mediapipe/calculators/image/recolor_calculator.proto).
     public static let recolorCalculatorOptionsMaskChannel: ProtoField.Kind = .enumeration([0: "UNKNOWN", 1: "RED", 2: "ALPHA"])
 
+    /// The enum `mediapipe.ResourceProviderCalculatorOptions.ReadMode`
+    /// (mediapipe/calculators/util/resource_provider_calculator.proto).
+    public static let resourceProviderCalculatorOptionsReadMode: ProtoField.Kind = .enumeration([
+        0: "READ_MODE_UNDEFINED", 1: "READ_MODE_BINARY", 2: "READ_MODE_TEXT",
+    ])
+
     /// The enum `mediapipe.RotationMode.Mode`
     /// (mediapipe/calculators/image/rotation_mode.proto).
     public static let rotationModeMode: ProtoField.Kind = .enumeration([
@@ -887,6 +893,15 @@ public enum MediaPipeOptionSchemas {
             .init(12, "outline_color", .message(color)),
         ])
 
+    /// `mediapipe.ResourceProviderCalculatorOptions`
+    /// (mediapipe/calculators/util/resource_provider_calculator.proto).
+    public static let resourceProviderCalculatorOptions = ProtoSchema(
+        "mediapipe.ResourceProviderCalculatorOptions",
+        fields: [
+            .repeated(1, "resource_id", .string),
+            .init(2, "read_mode", resourceProviderCalculatorOptionsReadMode),
+        ])
+
     /// `mediapipe.RoiTrackingCalculatorOptions`
     /// (mediapipe/modules/holistic_landmark/calculators/roi_tracking_calculator.proto).
     public static let roiTrackingCalculatorOptions = ProtoSchema(
@@ -1522,6 +1537,7 @@ public enum MediaPipeOptionSchemas {
         rectTransformationCalculatorOptions,
         refineLandmarksFromHeatmapCalculatorOptions,
         renderAnnotationText,
+        resourceProviderCalculatorOptions,
         roiTrackingCalculatorOptions,
         segmentationSmoothingCalculatorOptions,
         splitVectorCalculatorOptions,
