@@ -48,17 +48,22 @@ public final class LocalFileContentsCalculator: Calculator {
                     + "(FILE_PATH: \(paths), CONTENTS: \(contents))", node: cc.nodeName)
         }
         for i in paths {
-            let path = try cc.get(Self.filePath, i)
-            let resolved = cc.environment.resolve(path)
-            guard let data = FileManager.default.contents(atPath: resolved) else {
-                let shown = resolved == path ? "'\(path)'" : "'\(path)' (as '\(resolved)')"
-                let searched = resolved == path ? cc.environment.placesSearched(for: path) : ""
-                throw GraphError(
-                    .missingSidePacket, "cannot read file \(shown) given as FILE_PATH:\(i)\(searched)", node: cc.nodeName,
-                    cause: .missingFile(path: path))
-            }
-            try cc.set([UInt8](data), to: Self.contents, index: i)
+            try cc.set(try Self.read(try cc.get(Self.filePath, i), "file", givenAs: "FILE_PATH:\(i)", cc), to: Self.contents, index: i)
         }
+    }
+
+    /// The bytes of the file at `path`, looked up under the resource roots first; a file that
+    /// cannot be read is an error naming it as `what` and `givenAs`, and the places searched.
+    static func read(_ path: String, _ what: String, givenAs: String, _ cc: CalculatorContext) throws -> [UInt8] {
+        let resolved = cc.environment.resolve(path)
+        guard !path.isEmpty, let data = FileManager.default.contents(atPath: resolved) else {
+            let shown = resolved == path ? "'\(path)'" : "'\(path)' (as '\(resolved)')"
+            let searched = resolved == path ? cc.environment.placesSearched(for: path) : ""
+            throw GraphError(
+                .missingSidePacket, "cannot read \(what) \(shown) given as \(givenAs)\(searched)", node: cc.nodeName,
+                cause: .missingFile(path: path))
+        }
+        return [UInt8](data)
     }
 
     public func process(_ cc: CalculatorContext) throws { cc.finishSource() }

@@ -67,15 +67,8 @@ public final class ResourceProviderCalculator: Calculator {
                     .invalidPort, "RESOURCE:\(i) has no id: connect RESOURCE_ID:\(i) or give resource_id[\(i)] in the options",
                     node: cc.nodeName)
             }
-            let resolved = cc.environment.resolve(id)
-            guard !id.isEmpty, let data = FileManager.default.contents(atPath: resolved) else {
-                let shown = resolved == id ? "'\(id)'" : "'\(id)' (as '\(resolved)')"
-                let searched = resolved == id ? cc.environment.placesSearched(for: id) : ""
-                throw GraphError(
-                    .missingSidePacket, "cannot read resource \(shown) for RESOURCE:\(i)\(searched)", node: cc.nodeName,
-                    cause: .missingFile(path: id))
-            }
-            try cc.set([UInt8](data), to: Self.resource, index: i)
+            let bytes = try LocalFileContentsCalculator.read(id, "resource", givenAs: "the id of RESOURCE:\(i)", cc)
+            try cc.set(bytes, to: Self.resource, index: i)
         }
     }
 
