@@ -24,6 +24,7 @@ public struct HOGDescriptor: Sendable {
     /// A width and a height in pixels.
     public struct Size: Sendable, Equatable {
         public var width: Int, height: Int
+        /// A size of `width` × `height`.
         public init(_ width: Int, _ height: Int) {
             self.width = width
             self.height = height
@@ -189,7 +190,9 @@ public struct HOGDescriptor: Sendable {
         /// Only levels whose scaled window is at least this large, and at most `maxSize`
         /// ((0, 0): no limit). FrameFlow's addition; OpenCV scans every level.
         public var minSize: Size
+        /// See `minSize`.
         public var maxSize: Size
+        /// OpenCV's defaults unless given.
         public init(
             hitThreshold: Double = 0, windowStride: Size = Size(0, 0), padding: Size = Size(0, 0), scale: Double = 1.05,
             groupThreshold: Int = 2, minSize: Size = Size(0, 0), maxSize: Size = Size(0, 0)
@@ -206,7 +209,9 @@ public struct HOGDescriptor: Sendable {
 
     /// A detection in image pixels, with the SVM score (the best of its group).
     public struct Hit: Sendable, Equatable {
+        /// The box's top-left corner and size.
         public var x: Int, y: Int, width: Int, height: Int
+        /// The SVM score: the window's, or the best of its group's.
         public var weight: Double
     }
 
@@ -373,23 +378,34 @@ public struct HOGDescriptor: Sendable {
         let nwx = (gw - windowSize.width) / stride.width + 1, nwy = (gh - windowSize.height) / stride.height + 1
         let (grad, qangle, _, _) = gradients(level, pad: pad)
         let nx = ((nwx - 1) * stride.width + windowSize.width - blockSize.width) / cache.width + 1
-        let ny = ((nwy - 1) * stride.height + windowSize.height - blockSize.height) / cache.height + 1
         let hs = blockHistogramSize
-        var blocks = [Float](repeating: 0, count: nx * ny * hs)
+        // Block histograms for bands of window rows, each band's at most ~32 MB (a stride of 1
+        // has a block at every pixel): a window row needs `rowsPerWindow` block rows, and each
+        // next one `step` more.
+        let step = stride.height / cache.height, rowsPerWindow = (windowSize.height - blockSize.height) / cache.height + 1
+        let band = max(1, ((32 << 20) / max(nx * hs * 4, 1) - rowsPerWindow) / step + 1)
         var g = geometry
-        ff_hog_blocks(grad, qangle, Int32(gw), &g, Int32(cache.width), Int32(cache.height), Int32(nx), 0, Int32(ny), &blocks)
-        var xy = [Int32](repeating: 0, count: 2 * nwx * nwy)
-        var scores = [Double](repeating: 0, count: nwx * nwy)
-        let n = svm.withUnsafeBufferPointer { w in
-            Int(
-                ff_hog_scan(
-                    blocks, Int32(nx), &g, Int32(cache.width), Int32(cache.height), Int32(stride.width), Int32(stride.height), Int32(nwx), 0,
-                    Int32(nwy), w.baseAddress, Double(bias), p.hitThreshold, &xy, &scores))
+        var hits: [(x: Int, y: Int, score: Double)] = []
+        for wy0 in Swift.stride(from: 0, to: nwy, by: band) {
+            let wy1 = min(nwy, wy0 + band)
+            let r0 = wy0 * step, rows = (wy1 - 1 - wy0) * step + rowsPerWindow
+            var blocks = [Float](repeating: 0, count: nx * rows * hs)
+            ff_hog_blocks(grad, qangle, Int32(gw), &g, Int32(cache.width), Int32(cache.height), Int32(nx), Int32(r0), Int32(r0 + rows), &blocks)
+            var xy = [Int32](repeating: 0, count: 2 * nwx * (wy1 - wy0))
+            var scores = [Double](repeating: 0, count: nwx * (wy1 - wy0))
+            // Window rows relative to the band: its first block row is the band's.
+            let n = svm.withUnsafeBufferPointer { w in
+                Int(
+                    ff_hog_scan(
+                        blocks, Int32(nx), &g, Int32(cache.width), Int32(cache.height), Int32(stride.width), Int32(stride.height), Int32(nwx), 0,
+                        Int32(wy1 - wy0), w.baseAddress, Double(bias), p.hitThreshold, &xy, &scores))
+            }
+            for i in 0..<n { hits.append((Int(xy[2 * i]), Int(xy[2 * i + 1]) + wy0, scores[i])) }
         }
         let ww = Self.round(Double(windowSize.width) * scale), wh = Self.round(Double(windowSize.height) * scale)
-        return (0..<n).map { i in
-            let x = Int(xy[2 * i]) * stride.width - pad.width, y = Int(xy[2 * i + 1]) * stride.height - pad.height
-            return Hit(x: Self.round(Double(x) * scale), y: Self.round(Double(y) * scale), width: ww, height: wh, weight: scores[i])
+        return hits.map { h in
+            let x = h.x * stride.width - pad.width, y = h.y * stride.height - pad.height
+            return Hit(x: Self.round(Double(x) * scale), y: Self.round(Double(y) * scale), width: ww, height: wh, weight: h.score)
         }
     }
 
@@ -500,9 +516,13 @@ public struct HOGDescriptor: Sendable {
 
 /// A malformed HOG descriptor file: the file, the element path, its line and what is wrong.
 public struct HOGModelError: Error, Sendable, CustomStringConvertible {
+    /// The file, as given.
     public var file: String
+    /// The element's path from the root (`opencv_storage/hog/SVMDetector`).
     public var element: String
+    /// The element's line (0 when the file could not be read).
     public var line: Int
+    /// What is wrong.
     public var message: String
     public var description: String { "\(file):\(line): <\(element)>: \(message)" }
 }
