@@ -43,9 +43,9 @@ static inline float ff_hog_atan_deg(float y, float x) {
     const float c = mn / (mx + (float)2.220446049250313080847e-16);
     const float cc = c * c;
     float a = fmaf(fmaf(fmaf(cc, p7, p5), cc, p3), cc, p1) * c;
-    if (!(ax >= ay)) a = 90.f - a;
-    if (x < 0) a = 180.f - a;
-    if (y < 0) a = 360.f - a;
+    a = ax >= ay ? a : 90.f - a;
+    a = x < 0 ? 180.f - a : a;
+    a = y < 0 ? 360.f - a : a;
     return a;
 }
 
@@ -91,33 +91,28 @@ void FF_FN(ff_hog_gradient)(const uint8_t *img, ptrdiff_t stride, int width, int
                 dy[x] = lut[next[xmap[x]]] - lut[prev[xmap[x]]];
             }
         } else {
+            // OpenCV's SSE loop (x < quad_end) prefers channel 0, then 1, on equal magnitudes;
+            // its scalar tail keeps channel 2 unless another is strictly larger.
             for (int x = 0; x < gw; x++) {
-                const uint8_t *p2 = row + xmap[x + 1], *p0 = row + xmap[x - 1];
-                const int x1 = xmap[x];
-                float ddx[3], ddy[3], m[3];
-                for (int c = 0; c < 3; c++) {
-                    ddx[c] = lut[p2[c]] - lut[p0[c]];
-                    ddy[c] = lut[next[x1 + c]] - lut[prev[x1 + c]];
-                    m[c] = ddx[c] * ddx[c] + ddy[c] * ddy[c];
-                }
-                int pick;
-                if (x < quad_end) {
-                    pick = m[2] > m[1] ? 2 : 1;
-                    if (!((m[2] > m[1] ? m[2] : m[1]) > m[0])) pick = 0;
-                } else {
-                    pick = 2;
-                    if (m[2] < m[1]) pick = 1;
-                    if (m[pick] < m[0]) pick = 0;
-                }
-                dx[x] = ddx[pick];
-                dy[x] = ddy[pick];
+                const int l = xmap[x - 1], r = xmap[x + 1], c = xmap[x];
+                const float dx0 = lut[row[r]] - lut[row[l]], dy0 = lut[next[c]] - lut[prev[c]];
+                const float dx1 = lut[row[r + 1]] - lut[row[l + 1]], dy1 = lut[next[c + 1]] - lut[prev[c + 1]];
+                const float dx2 = lut[row[r + 2]] - lut[row[l + 2]], dy2 = lut[next[c + 2]] - lut[prev[c + 2]];
+                const float m0 = dx0 * dx0 + dy0 * dy0, m1 = dx1 * dx1 + dy1 * dy1, m2 = dx2 * dx2 + dy2 * dy2;
+                const int quad = x < quad_end;
+                const int v21 = quad ? m2 > m1 : !(m2 < m1);  // channel 2 over 1
+                const float bx = v21 ? dx2 : dx1, by = v21 ? dy2 : dy1, bm = v21 ? m2 : m1;
+                const float qm = m2 > m1 ? m2 : m1;
+                const int v0 = quad ? !(qm > m0) : bm < m0;  // channel 0 over the better of 1, 2
+                dx[x] = v0 ? dx0 : bx;
+                dy[x] = v0 ? dy0 : by;
             }
         }
-        for (int x = 0; x < gw; x++) {
-            if (simd) {
-                mag[x] = sqrtf(fmaf(dx[x], dx[x], dy[x] * dy[x]));
-                ang[x] = ff_hog_atan_deg(dy[x], dx[x]) * to_rad;
-            } else {
+        if (simd) {
+            for (int x = 0; x < gw; x++) mag[x] = sqrtf(fmaf(dx[x], dx[x], dy[x] * dy[x]));
+            for (int x = 0; x < gw; x++) ang[x] = ff_hog_atan_deg(dy[x], dx[x]) * to_rad;
+        } else {
+            for (int x = 0; x < gw; x++) {
                 mag[x] = sqrtf(dx[x] * dx[x] + dy[x] * dy[x]);
                 ang[x] = ff_hog_atan_deg_scalar(dy[x], dx[x]) * to_rad;
             }
@@ -125,16 +120,16 @@ void FF_FN(ff_hog_gradient)(const uint8_t *img, ptrdiff_t stride, int width, int
         float *gp = grad + (ptrdiff_t)y * gw * 2;
         uint8_t *qp = qangle + (ptrdiff_t)y * gw * 2;
         for (int x = 0; x < gw; x++) {
-            float m = mag[x], a = ang[x] * angle_scale - 0.5f;
-            int h = (int)floorf(a);
-            a -= (float)h;
-            gp[2 * x] = m * (1.f - a);
-            gp[2 * x + 1] = m * a;
-            if (h < 0) h += nbins;
-            else if (h >= nbins) h -= nbins;
+            const float m = mag[x], a = ang[x] * angle_scale - 0.5f;
+            const float fh = floorf(a);
+            int h = (int)fh;
+            const float f = a - fh;
+            gp[2 * x] = m * (1.f - f);
+            gp[2 * x + 1] = m * f;
+            h = h < 0 ? h + nbins : h >= nbins ? h - nbins : h;
+            const int h1 = h + 1;
             qp[2 * x] = (uint8_t)h;
-            h++;
-            qp[2 * x + 1] = (uint8_t)(h < nbins ? h : 0);
+            qp[2 * x + 1] = (uint8_t)(h1 < nbins ? h1 : 0);
         }
     }
 }
@@ -146,6 +141,7 @@ typedef struct {
     int32_t hist[4];
     float hw[4];
     float gw;
+    float w[4];  // gw × hw[k], as OpenCV multiplies them
 } ff_hog_pix;
 
 /// OpenCV's per-pixel table, in its order: pixels touching one cell, then two, then four.
@@ -194,6 +190,7 @@ static int ff_hog_pixtable(const ff_hog_geometry *g, int grid_w, ff_hog_pix *out
                     p.hist[0] = (x1 * ncy + y1) * nbins, p.hw[0] = cx * cy;
                 }
             }
+            for (int c = 0; c < 4; c++) p.w[c] = p.gw * p.hw[c];
             tmp[kind][n[kind]++] = p;
         }
     int k = 0;
@@ -255,7 +252,7 @@ void FF_FN(ff_hog_blocks)(const float *grad, const uint8_t *qangle, int grid_w, 
                 const ff_hog_pix *p = pix + k;
                 const float *a = gp + 2 * p->ofs;
                 const uint8_t *q = qp + 2 * p->ofs;
-                float w = p->gw * p->hw[0];
+                float w = p->w[0];
                 float *h = hist + p->hist[0];
                 float t0 = h[q[0]] + a[0] * w, t1 = h[q[1]] + a[1] * w;
                 h[q[0]] = t0;
@@ -266,7 +263,7 @@ void FF_FN(ff_hog_blocks)(const float *grad, const uint8_t *qangle, int grid_w, 
                 const float *a = gp + 2 * p->ofs;
                 const uint8_t *q = qp + 2 * p->ofs;
                 for (int c = 0; c < 2; c++) {
-                    float w = p->gw * p->hw[c];
+                    float w = p->w[c];
                     float *h = hist + p->hist[c];
                     float t0 = h[q[0]] + a[0] * w, t1 = h[q[1]] + a[1] * w;
                     h[q[0]] = t0;
@@ -278,7 +275,7 @@ void FF_FN(ff_hog_blocks)(const float *grad, const uint8_t *qangle, int grid_w, 
                 const float *a = gp + 2 * p->ofs;
                 const uint8_t *q = qp + 2 * p->ofs;
                 for (int c = 0; c < 4; c++) {
-                    float w = p->gw * p->hw[c];
+                    float w = p->w[c];
                     float *h = hist + p->hist[c];
                     float t0 = h[q[0]] + a[0] * w, t1 = h[q[1]] + a[1] * w;
                     h[q[0]] = t0;
@@ -294,14 +291,44 @@ int FF_FN(ff_hog_scan)(const float *blocks, int nx, const ff_hog_geometry *g, in
     const int hs = (g->block_w / g->cell_w) * (g->block_h / g->cell_h) * g->nbins;
     const int nbx = (g->win_w - g->block_w) / g->stride_x + 1, nby = (g->win_h - g->block_h) / g->stride_y + 1;
     const int sx = g->stride_x / cache_x, sy = g->stride_y / cache_y, wsx = win_stride_x / cache_x, wsy = win_stride_y / cache_y;
+    const int nb = nbx * nby;
     int n = 0;
-    for (int wy = wy0; wy < wy1; wy++)
-        for (int wx = 0; wx < nwx; wx++) {
+    for (int wy = wy0; wy < wy1; wy++) {
+        const float *row = blocks + (ptrdiff_t)wy * wsy * nx * hs;
+        int wx = 0;
+        // Two windows side by side in one 8-lane vector: lanes 0–3 the first window's four
+        // partial sums, 4–7 the second's, each in OpenCV's order.
+        for (; wx + 1 < nwx; wx += 2) {
+            double s0 = rho, s1 = rho;
+            const float *w = svm;
+            for (int j = 0; j < nb; j++, w += hs) {
+                const int bx = j / nby, by = j % nby;
+                const float *v0 = row + ((ptrdiff_t)by * sy * nx + (wx * wsx + bx * sx)) * hs, *v1 = v0 + (ptrdiff_t)wsx * hs;
+                ff_f8 ps;
+                ff_f4 w4 = FF_LOAD(ff_f4, w), a = FF_LOAD(ff_f4, v0), b = FF_LOAD(ff_f4, v1);
+                ps = (ff_f8){w4.x, w4.y, w4.z, w4.w, w4.x, w4.y, w4.z, w4.w} * (ff_f8){a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                int k;
+                for (k = 4; k <= hs - 4; k += 4) {
+                    w4 = FF_LOAD(ff_f4, w + k), a = FF_LOAD(ff_f4, v0 + k), b = FF_LOAD(ff_f4, v1 + k);
+                    ps = ps + (ff_f8){a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w} * (ff_f8){w4.x, w4.y, w4.z, w4.w, w4.x, w4.y, w4.z, w4.w};
+                }
+                double t0 = ps[0] + ps[1], t1 = ps[2] + ps[3], u0 = ps[4] + ps[5], u1 = ps[6] + ps[7];
+                s0 += t0 + t1;
+                s1 += u0 + u1;
+                for (; k < hs; k++) {
+                    s0 += v0[k] * w[k];
+                    s1 += v1[k] * w[k];
+                }
+            }
+            if (s0 >= threshold) hit_xy[2 * n] = wx, hit_xy[2 * n + 1] = wy, hit_score[n++] = s0;
+            if (s1 >= threshold) hit_xy[2 * n] = wx + 1, hit_xy[2 * n + 1] = wy, hit_score[n++] = s1;
+        }
+        for (; wx < nwx; wx++) {
             double s = rho;
             const float *w = svm;
             for (int bx = 0; bx < nbx; bx++)
                 for (int by = 0; by < nby; by++, w += hs) {
-                    const float *v = blocks + ((ptrdiff_t)(wy * wsy + by * sy) * nx + (wx * wsx + bx * sx)) * hs;
+                    const float *v = row + ((ptrdiff_t)by * sy * nx + (wx * wsx + bx * sx)) * hs;
                     float ps[4] = {w[0] * v[0], w[1] * v[1], w[2] * v[2], w[3] * v[3]};
                     int k;
                     for (k = 4; k <= hs - 4; k += 4)
@@ -310,12 +337,8 @@ int FF_FN(ff_hog_scan)(const float *blocks, int nx, const ff_hog_geometry *g, in
                     s += t0 + t1;
                     for (; k < hs; k++) s += v[k] * w[k];
                 }
-            if (s >= threshold) {
-                hit_xy[2 * n] = wx;
-                hit_xy[2 * n + 1] = wy;
-                hit_score[n] = s;
-                n++;
-            }
+            if (s >= threshold) hit_xy[2 * n] = wx, hit_xy[2 * n + 1] = wy, hit_score[n++] = s;
         }
+    }
     return n;
 }
