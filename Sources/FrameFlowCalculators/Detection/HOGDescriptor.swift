@@ -255,12 +255,15 @@ public struct HOGDescriptor: Sendable {
             let n = image.format.bytesPerPixel()
             let (ri, bi) = image.format == .bgra8 ? (2, 0) : (0, 2)
             var b = [UInt8](repeating: 0, count: w * h * 3)
-            for y in 0..<h {
-                let r = image.row(y)
-                for x in 0..<w {
-                    b[(y * w + x) * 3] = r[x * n + bi]
-                    b[(y * w + x) * 3 + 1] = r[x * n + 1]
-                    b[(y * w + x) * 3 + 2] = r[x * n + ri]
+            b.withUnsafeMutableBufferPointer { out in
+                for y in 0..<h {
+                    let r = image.row(y)
+                    let o = out.baseAddress! + y * w * 3
+                    for x in 0..<w {
+                        o[3 * x] = r[x * n + bi]
+                        o[3 * x + 1] = r[x * n + 1]
+                        o[3 * x + 2] = r[x * n + ri]
+                    }
                 }
             }
             return Source(bytes: b, width: w, height: h, channels: 3)
@@ -415,12 +418,16 @@ public struct HOGDescriptor: Sendable {
         func taps(_ s: Int, _ d: Int, _ mult: Int) -> (ofs: [Int32], w: [Int32]) {
             let scale = 1.0 / (Double(d) / Double(s))
             var ofs = [Int32](), w = [Int32]()
+            ofs.reserveCapacity(2 * d)
+            w.reserveCapacity(2 * d)
             for i in 0..<d {
                 let f = scale * (Double(i) + 0.5) - 0.5
                 let k = Int(saturating: f.rounded(.down))
                 let c1 = Int32(((f - Double(k)) * 256).rounded(.toNearestOrEven))
-                ofs += [Int32(min(max(k, 0), s - 1) * mult), Int32(min(max(k + 1, 0), s - 1) * mult)]
-                w += [256 - c1, c1]
+                ofs.append(Int32(min(max(k, 0), s - 1) * mult))
+                ofs.append(Int32(min(max(k + 1, 0), s - 1) * mult))
+                w.append(256 - c1)
+                w.append(c1)
             }
             return (ofs, w)
         }
