@@ -423,7 +423,7 @@ public struct HOGDescriptor: Sendable {
             for i in 0..<d {
                 let f = scale * (Double(i) + 0.5) - 0.5
                 let k = Int(saturating: f.rounded(.down))
-                let c1 = Int32(((f - Double(k)) * 256).rounded(.toNearestOrEven))
+                let c1 = Int32(((f - Double(k)) * 256).rounded(.toNearestOrEven))  // checked: f − ⌊f⌋ is in [0, 1)
                 ofs.append(Int32(min(max(k, 0), s - 1) * mult))
                 ofs.append(Int32(min(max(k + 1, 0), s - 1) * mult))
                 w.append(256 - c1)
