@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(name: "fuzz-binarygraph", dependencies: ["FuzzSupport", "GraphFuzzSupport", .product(name: "FrameFlow", package: "FrameFlow"), .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-cube", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-cascade", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
+        .executableTarget(name: "fuzz-hog", dependencies: ["FuzzSupport", .product(name: "FrameFlowCalculators", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowInference", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-fleet", dependencies: ["FuzzSupport", .product(name: "FrameFlowFleet", package: "FrameFlow")]),
         .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "ModelFuzzSupport", .product(name: "FrameFlowInference", package: "FrameFlow")]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one FrameFlow parser with libFuzzer + AddressSanitizer, seeded with real files.
-#   scripts/fuzz.sh graph|binarygraph|cube|cascade|onnx|tflite|bundle|batchlist|fleet|options SECONDS
+#   scripts/fuzz.sh graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|options SECONDS
 # Stops on the first crash, hang over 1 s or allocation over 1 GiB; the input is saved under
 # .build/fuzz/TARGET/findings/ (commit it as a regression test under Tests/Fixtures/fuzz/).
 # -max_len is the largest seed's size (at least 4096), so no seed is cut; FUZZ_MAX_LEN
@@ -12,10 +12,10 @@
 # during a long run does not derail that run.
 {
 set -euo pipefail
-target=${1:?target: graph|binarygraph|cube|cascade|onnx|tflite|bundle|batchlist|fleet|options}
+target=${1:?target: graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|options}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
-case "$target" in graph|binarygraph|cube|cascade|onnx|tflite|bundle|batchlist|fleet|options) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|options) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 work=.build/fuzz/$target
 corpus=$work/corpus
 mkdir -p "$corpus" "$work/findings"
@@ -37,6 +37,10 @@ case "$target" in
                  cp "/usr/share/opencv4/$f" "$corpus"/ 2>/dev/null || true
              done
              printf '<?xml version="1.0"?>\n<opencv_storage><cascade><stageType>BOOST</stageType><featureType>HAAR</featureType><height>4</height><width>4</width><stageParams><maxWeakCount>1</maxWeakCount></stageParams><featureParams><maxCatCount>0</maxCatCount></featureParams><stageNum>1</stageNum><stages><_><maxWeakCount>1</maxWeakCount><stageThreshold>-1.0</stageThreshold><weakClassifiers><_><internalNodes>0 -1 0 0.5</internalNodes><leafValues>-1. 1.</leafValues></_></weakClassifiers></_></stages><features><_><rects><_>0 0 4 2 -1.</_><_>0 2 4 2 1.</_></rects></_></features></cascade></opencv_storage>\n' > "$corpus/minimal.xml" ;;
+    hog) # OpenCV's default people detector as HOGDescriptor::save writes it (scripts/setup.sh test),
+         # and a small descriptor of the same form (8×8 window, one block, 4 bins, 16 weights + bias).
+         cp .build/fixtures/hog/hog_people_default.xml "$corpus"/ 2>/dev/null || true
+         printf '<?xml version="1.0"?>\n<opencv_storage>\n<hog type_id="opencv-object-detector-hog">\n  <winSize>8 8</winSize>\n  <blockSize>8 8</blockSize>\n  <blockStride>4 4</blockStride>\n  <cellSize>4 4</cellSize>\n  <nbins>4</nbins>\n  <derivAperture>1</derivAperture>\n  <winSigma>2.</winSigma>\n  <histogramNormType>0</histogramNormType>\n  <L2HysThreshold>0.2</L2HysThreshold>\n  <gammaCorrection>1</gammaCorrection>\n  <nlevels>8</nlevels>\n  <signedGradient>0</signedGradient>\n  <SVMDetector>\n    0.1 -0.2 0.3 -0.1 0.2 0.05 -0.3 0.1 0.1 -0.2 0.3 -0.1 0.2 0.05 -0.3 0.1 -0.5</SVMDetector></hog>\n</opencv_storage>\n' > "$corpus/small.xml" ;;
     onnx) for t in relu conv_with_strides_padding gemm_default_single_elem_vector_bias maxpool_2d_pads softmax_axis_1 concat_2d_axis_0 reshape_reduced_dims; do
               [ -f "/usr/share/libonnx-testdata/data/node/test_$t/model.onnx" ] && cp "/usr/share/libonnx-testdata/data/node/test_$t/model.onnx" "$corpus/$t.onnx"
           done

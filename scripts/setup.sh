@@ -175,4 +175,10 @@ fi
 if [ "$mode" = test ] && [ ! -s .build/fixtures/haar/expected.json ]; then
     python3 scripts/fixtures/make_haar_fixtures.py
 fi
+# OpenCV's default HOG people detector (compiled into OpenCV: written from opencv-python with
+# HOGDescriptor.save, FileStorage XML) and frames of opencv-doc's vtest.avi for the HOG tests
+# and frameflow-bench's hog section (the detections are committed in Tests/Fixtures/hog/).
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+    [ .build/fixtures/hog/descriptors.json -nt scripts/fixtures/make_hog_fixtures.py ] || python3 scripts/fixtures/make_hog_fixtures.py
+fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not found on PATH" >&2; exit 1; }

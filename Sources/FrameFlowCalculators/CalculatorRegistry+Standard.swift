@@ -12,7 +12,7 @@ extension CalculatorRegistry {
             FlowLimiterCalculator.self, ColorConvertCalculator.self, ImageTransformationCalculator.self,
             ImageCroppingCalculator.self, ImageCloneCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
-            HaarCascadeDetectorCalculator.self, ObjectTrackerCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
+            HaarCascadeDetectorCalculator.self, HOGPeopleDetectorCalculator.self, ObjectTrackerCalculator.self, SwitchDemuxCalculator.self, SwitchMuxCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
             DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
             AlignmentPointsRectsCalculator.self, AssociationNormRectCalculator.self, HandLandmarksToRectCalculator.self,

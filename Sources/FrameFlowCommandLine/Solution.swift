@@ -25,6 +25,9 @@ struct Solution: Sendable {
             name: "face tracking (Haar cascade + ObjectTracker, ByteTrack)", graph: "Graphs/face_tracking_haar.pbtxt", modelSet: nil,
             command: "frameflow run Graphs/face_tracking_haar.pbtxt --input clip.mp4 --output tracked.mp4"),
         Solution(
+            name: "people detection (OpenCV HOG people detector)", graph: "Graphs/people_detection_hog.pbtxt", modelSet: nil,
+            command: "frameflow run Graphs/people_detection_hog.pbtxt --input clip.mp4 --output people.mp4"),
+        Solution(
             name: "Face Mesh (MediaPipe)", graph: "Graphs/face_mesh_desktop_live.pbtxt", modelSet: "mediapipe",
             command: "frameflow run Graphs/face_mesh_desktop_live.pbtxt --input clip.mp4 --output mesh.mp4"),
         Solution(

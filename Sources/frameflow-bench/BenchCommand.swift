@@ -7,8 +7,8 @@ struct BenchCommand: ParsableCommand {
     /// The sections in the order a full run prints them.
     static var sections: [any BenchSection.Type] {
         [
-            EdgesBench.self, OverheadBench.self, MediaBench.self, FiltersBench.self, HaarBench.self, ModelsBench.self, BlazeFaceBench.self,
-            MediaPipeBench.self, TasksBench.self, FleetBench.self,
+            EdgesBench.self, OverheadBench.self, MediaBench.self, FiltersBench.self, HaarBench.self, HOGBench.self, ModelsBench.self,
+            BlazeFaceBench.self, MediaPipeBench.self, TasksBench.self, FleetBench.self,
         ]
     }
 

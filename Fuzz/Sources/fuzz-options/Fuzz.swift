@@ -17,13 +17,14 @@ import FuzzSupport
 // Not fuzzed (they need files, models or a network; their options are checked by their own
 // tests): MQTTSinkCalculator (a broker), InferenceCalculator (a model file),
 // TfLiteModelCalculator (a model blob), LocalFileContentsCalculator (reads files),
-// HaarCascadeDetectorCalculator (a cascade file), LUTCalculator (a .cube file).
+// HaarCascadeDetectorCalculator (a cascade file), HOGPeopleDetectorCalculator (a HOG model file),
+// LUTCalculator (a .cube file).
 
 /// The calculators `frameflow` registers, less the skipped ones.
 let registry = CalculatorRegistry.standard.adding([DebugSnapshotCalculator.self] + CalculatorRegistry.mlCalculators)
 let skipped: Set<String> = [
     "MQTTSinkCalculator", "InferenceCalculator", "TfLiteModelCalculator", "LocalFileContentsCalculator",
-    "HaarCascadeDetectorCalculator", "LUTCalculator",
+    "HaarCascadeDetectorCalculator", "HOGPeopleDetectorCalculator", "LUTCalculator",
 ]
 /// FUZZ_OPTIONS_ONLY=Name fuzzes one calculator (to reproduce or to look at one closely).
 let names = ProcessInfo.processInfo.environment["FUZZ_OPTIONS_ONLY"].map { [$0] } ?? registry.names.filter { !skipped.contains($0) }

@@ -40,5 +40,6 @@ void *ff_blas_private_handle(void);
 #include "ff_pooling.h"
 #include "ff_pixels.h"
 #include "ff_haar.h"
+#include "ff_hog.h"
 
 #endif
