@@ -13,34 +13,7 @@ public enum GroupRectangles {
         if threshold <= 0 || rects.isEmpty {
             return rects.map { Group(x: $0.0, y: $0.1, width: $0.2, height: $0.3, neighbors: 1) }
         }
-        func similar(_ a: (Int, Int, Int, Int), _ b: (Int, Int, Int, Int)) -> Bool {
-            let delta = eps * Double(min(a.2, b.2) + min(a.3, b.3)) * 0.5
-            return Double(abs(a.0 - b.0)) <= delta && Double(abs(a.1 - b.1)) <= delta
-                && Double(abs(a.0 + a.2 - b.0 - b.2)) <= delta && Double(abs(a.1 + a.3 - b.1 - b.3)) <= delta
-        }
-        // Union-find over all pairs (cv::partition); classes numbered by first member.
-        var parent = Array(0..<rects.count)
-        func find(_ i: Int) -> Int {
-            var r = i
-            while parent[r] != r { r = parent[r] }
-            var j = i
-            while parent[j] != r { let n = parent[j]; parent[j] = r; j = n }
-            return r
-        }
-        for i in 0..<rects.count {
-            for j in 0..<i where similar(rects[i], rects[j]) {
-                let a = find(i), b = find(j)
-                if a != b { parent[a] = b }
-            }
-        }
-        var classOf: [Int: Int] = [:]
-        var labels: [Int] = []
-        for i in 0..<rects.count {
-            let r = find(i)
-            if classOf[r] == nil { classOf[r] = classOf.count }
-            labels.append(classOf[r]!)
-        }
-        let n = classOf.count
+        let (labels, n) = partition(rects, eps: eps)
         var sums = Array(repeating: (0, 0, 0, 0), count: n)
         var counts = Array(repeating: 0, count: n)
         for (i, l) in labels.enumerated() {
@@ -70,5 +43,38 @@ public enum GroupRectangles {
             if !nested { out.append(Group(x: r1.0, y: r1.1, width: r1.2, height: r1.3, neighbors: n1)) }
         }
         return out
+    }
+
+    /// OpenCV's `cv::partition` with `SimilarRects(eps)`: each rectangle's class (numbered by
+    /// first member) and the number of classes. Two rectangles are similar when every edge is
+    /// within `eps` × the mean of their smaller width and smaller height.
+    static func partition(_ rects: [(Int, Int, Int, Int)], eps: Double) -> (labels: [Int], classes: Int) {
+        func similar(_ a: (Int, Int, Int, Int), _ b: (Int, Int, Int, Int)) -> Bool {
+            let delta = eps * Double(min(a.2, b.2) + min(a.3, b.3)) * 0.5
+            return Double(abs(a.0 - b.0)) <= delta && Double(abs(a.1 - b.1)) <= delta
+                && Double(abs(a.0 + a.2 - b.0 - b.2)) <= delta && Double(abs(a.1 + a.3 - b.1 - b.3)) <= delta
+        }
+        var parent = Array(0..<rects.count)
+        func find(_ i: Int) -> Int {
+            var r = i
+            while parent[r] != r { r = parent[r] }
+            var j = i
+            while parent[j] != r { let n = parent[j]; parent[j] = r; j = n }
+            return r
+        }
+        for i in 0..<rects.count {
+            for j in 0..<i where similar(rects[i], rects[j]) {
+                let a = find(i), b = find(j)
+                if a != b { parent[a] = b }
+            }
+        }
+        var classOf: [Int: Int] = [:]
+        var labels: [Int] = []
+        for i in 0..<rects.count {
+            let r = find(i)
+            if classOf[r] == nil { classOf[r] = classOf.count }
+            labels.append(classOf[r]!)
+        }
+        return (labels, classOf.count)
     }
 }

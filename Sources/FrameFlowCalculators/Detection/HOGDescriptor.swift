@@ -459,33 +459,7 @@ public struct HOGDescriptor: Sendable {
         if threshold <= 0 || rects.isEmpty {
             return zip(rects, weights).map { (x: $0.0, y: $0.1, width: $0.2, height: $0.3, weight: $1) }
         }
-        func similar(_ a: (Int, Int, Int, Int), _ b: (Int, Int, Int, Int)) -> Bool {
-            let delta = eps * Double(min(a.2, b.2) + min(a.3, b.3)) * 0.5
-            return Double(abs(a.0 - b.0)) <= delta && Double(abs(a.1 - b.1)) <= delta
-                && Double(abs(a.0 + a.2 - b.0 - b.2)) <= delta && Double(abs(a.1 + a.3 - b.1 - b.3)) <= delta
-        }
-        var parent = Array(0..<rects.count)
-        func find(_ i: Int) -> Int {
-            var r = i
-            while parent[r] != r { r = parent[r] }
-            var j = i
-            while parent[j] != r { let n = parent[j]; parent[j] = r; j = n }
-            return r
-        }
-        for i in 0..<rects.count {
-            for j in 0..<i where similar(rects[i], rects[j]) {
-                let a = find(i), b = find(j)
-                if a != b { parent[a] = b }
-            }
-        }
-        var classOf: [Int: Int] = [:]
-        var labels: [Int] = []
-        for i in 0..<rects.count {
-            let r = find(i)
-            if classOf[r] == nil { classOf[r] = classOf.count }
-            labels.append(classOf[r]!)
-        }
-        let n = classOf.count
+        let (labels, n) = GroupRectangles.partition(rects, eps: eps)
         var sums = Array(repeating: (0.0, 0.0, 0.0, 0.0), count: n)
         var counts = Array(repeating: 0, count: n)
         var best = Array(repeating: -Double.greatestFiniteMagnitude, count: n)
