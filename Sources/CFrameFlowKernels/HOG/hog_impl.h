@@ -3,6 +3,7 @@
 // nothing else may be fused.
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// Largest block (pixels) and block histogram (floats) the kernels take; Swift checks models.
@@ -17,21 +18,60 @@ static inline int ff_hog_reflect101(int p, int len) {
     return p;
 }
 
+/// One source row interpolated horizontally: a[c0]·w0 + a[c1]·w1 (at most 255·256, exact).
+static inline void FF_FN(ff_hog_resize_row)(const uint8_t *a, int n, const int32_t *xofs, const int32_t *xw, uint16_t *out) {
+    for (int x = 0; x < n; x++) out[x] = (uint16_t)(a[xofs[2 * x]] * xw[2 * x] + a[xofs[2 * x + 1]] * xw[2 * x + 1]);
+}
+
+/// Bilinear resize in fixed point (weights in 1/256). Each source row is interpolated
+/// horizontally once and kept while consecutive destination rows need it; the vertical step
+/// fits 32 bits (65280·256 + 32768), so it vectorizes, and the sums are the exact integers.
 void FF_FN(ff_hog_resize)(const uint8_t *src, ptrdiff_t src_stride, int cn, uint8_t *dst, int dw, int dh, const int32_t *xofs,
                           const int32_t *xw, const int32_t *yofs, const int32_t *yw) {
     const int n = dw * cn;
+    uint16_t *slot[2] = {malloc(sizeof(uint16_t) * (size_t)n), malloc(sizeof(uint16_t) * (size_t)n)};
+    int tag[2] = {-1, -1};
+    if (!slot[0] || !slot[1]) {  // out of memory: the plain loop, no buffers
+        for (int y = 0; y < dh; y++) {
+            const uint8_t *a = src + (ptrdiff_t)yofs[2 * y] * src_stride, *b = src + (ptrdiff_t)yofs[2 * y + 1] * src_stride;
+            for (int x = 0; x < n; x++) {
+                const int32_t c0 = xofs[2 * x], c1 = xofs[2 * x + 1];
+                const int32_t top = a[c0] * xw[2 * x] + a[c1] * xw[2 * x + 1], bot = b[c0] * xw[2 * x] + b[c1] * xw[2 * x + 1];
+                const int32_t v = (top * yw[2 * y] + bot * yw[2 * y + 1] + 32768) >> 16;
+                dst[(ptrdiff_t)y * n + x] = (uint8_t)(v > 255 ? 255 : v);
+            }
+        }
+        free(slot[0]);
+        free(slot[1]);
+        return;
+    }
     for (int y = 0; y < dh; y++) {
-        const uint8_t *a = src + (ptrdiff_t)yofs[2 * y] * src_stride, *b = src + (ptrdiff_t)yofs[2 * y + 1] * src_stride;
-        const int64_t y0 = yw[2 * y], y1 = yw[2 * y + 1];
+        const int ra = yofs[2 * y], rb = yofs[2 * y + 1];
+        const uint16_t *row[2];
+        const int want[2] = {ra, rb};
+        for (int k = 0; k < 2; k++) {
+            const int r = want[k], other = want[1 - k];
+            if (tag[0] == r) {
+                row[k] = slot[0];
+            } else if (tag[1] == r) {
+                row[k] = slot[1];
+            } else {  // refill a slot the other row does not occupy
+                const int s = tag[0] == other ? 1 : 0;
+                FF_FN(ff_hog_resize_row)(src + (ptrdiff_t)r * src_stride, n, xofs, xw, slot[s]);
+                tag[s] = r;
+                row[k] = slot[s];
+            }
+        }
+        const uint16_t *pa = row[0], *pb = row[1];
+        const int32_t y0 = yw[2 * y], y1 = yw[2 * y + 1];
         uint8_t *d = dst + (ptrdiff_t)y * n;
         for (int x = 0; x < n; x++) {
-            const int32_t c0 = xofs[2 * x], c1 = xofs[2 * x + 1];
-            const int64_t x0 = xw[2 * x], x1 = xw[2 * x + 1];
-            const int64_t top = a[c0] * x0 + a[c1] * x1, bot = b[c0] * x0 + b[c1] * x1;
-            const int64_t v = (top * y0 + bot * y1 + 32768) >> 16;
+            const int32_t v = ((int32_t)pa[x] * y0 + (int32_t)pb[x] * y1 + 32768) >> 16;
             d[x] = (uint8_t)(v > 255 ? 255 : v);
         }
     }
+    free(slot[0]);
+    free(slot[1]);
 }
 
 /// OpenCV's cartToPolar angle in degrees as its SIMD path computes it (fused polynomial).
@@ -82,31 +122,60 @@ void FF_FN(ff_hog_gradient)(const uint8_t *img, ptrdiff_t stride, int width, int
     const float to_rad = (float)(M_PI / 180);
     const int simd = gw >= 16;  // cartToPolar's vector path covers every element of rows this long
     const int quad_end = gw & ~3;  // OpenCV's SSE colour loop; its scalar tail breaks ties the other way
+    // Source rows as gamma-mapped float planes over x = -1 … gw (reflected), each made once and
+    // kept in one of four slots while the rows around it need it; the loops below then read
+    // them in order (no per-pixel index maps, so they vectorize).
+    const int pw = gw + 2, plane = pw * cn;
+    float *slots = malloc(sizeof(float) * (size_t)plane * 4);
+    int tags[4] = {-1, -1, -1, -1};
+    if (!slots) return;  // out of memory: the caller's arrays stay zero (no hits), never a crash
     for (int y = 0; y < gh; y++) {
-        const uint8_t *row = img + (ptrdiff_t)ymap[y] * stride, *prev = img + (ptrdiff_t)ymap[y - 1] * stride,
-                      *next = img + (ptrdiff_t)ymap[y + 1] * stride;
+        const int want[3] = {ymap[y - 1], ymap[y], ymap[y + 1]};
+        const float *rows[3];
+        for (int k = 0; k < 3; k++) {
+            int s = -1;
+            for (int t = 0; t < 4; t++)
+                if (tags[t] == want[k]) s = t;
+            if (s < 0) {
+                for (int t = 0; t < 4 && s < 0; t++)
+                    if (tags[t] != want[0] && tags[t] != want[1] && tags[t] != want[2]) s = t;
+                float *out = slots + (ptrdiff_t)s * plane;
+                const uint8_t *src = img + (ptrdiff_t)want[k] * stride;
+                for (int x = -1; x <= gw; x++)
+                    for (int c = 0; c < cn; c++) out[c * pw + x + 1] = lut[src[xmap[x] + c]];
+                tags[s] = want[k];
+            }
+            rows[k] = slots + (ptrdiff_t)s * plane;
+        }
+        const float *prev = rows[0], *row = rows[1], *next = rows[2];
         if (cn == 1) {
             for (int x = 0; x < gw; x++) {
-                dx[x] = lut[row[xmap[x + 1]]] - lut[row[xmap[x - 1]]];
-                dy[x] = lut[next[xmap[x]]] - lut[prev[xmap[x]]];
+                dx[x] = row[x + 2] - row[x];
+                dy[x] = next[x + 1] - prev[x + 1];
             }
         } else {
             // OpenCV's SSE loop (x < quad_end) prefers channel 0, then 1, on equal magnitudes;
             // its scalar tail keeps channel 2 unless another is strictly larger.
-            for (int x = 0; x < gw; x++) {
-                const int l = xmap[x - 1], r = xmap[x + 1], c = xmap[x];
-                const float dx0 = lut[row[r]] - lut[row[l]], dy0 = lut[next[c]] - lut[prev[c]];
-                const float dx1 = lut[row[r + 1]] - lut[row[l + 1]], dy1 = lut[next[c + 1]] - lut[prev[c + 1]];
-                const float dx2 = lut[row[r + 2]] - lut[row[l + 2]], dy2 = lut[next[c + 2]] - lut[prev[c + 2]];
-                const float m0 = dx0 * dx0 + dy0 * dy0, m1 = dx1 * dx1 + dy1 * dy1, m2 = dx2 * dx2 + dy2 * dy2;
-                const int quad = x < quad_end;
-                const int v21 = quad ? m2 > m1 : !(m2 < m1);  // channel 2 over 1
-                const float bx = v21 ? dx2 : dx1, by = v21 ? dy2 : dy1, bm = v21 ? m2 : m1;
-                const float qm = m2 > m1 ? m2 : m1;
-                const int v0 = quad ? !(qm > m0) : bm < m0;  // channel 0 over the better of 1, 2
-                dx[x] = v0 ? dx0 : bx;
-                dy[x] = v0 ? dy0 : by;
-            }
+            const float *r0 = row, *r1 = row + pw, *r2 = row + 2 * pw;
+            const float *p0 = prev + 1, *p1 = prev + pw + 1, *p2 = prev + 2 * pw + 1;
+            const float *n0 = next + 1, *n1 = next + pw + 1, *n2 = next + 2 * pw + 1;
+#define FF_HOG_PICK(QUAD)                                                                       \
+    {                                                                                           \
+        const float dx0 = r0[x + 2] - r0[x], dy0 = n0[x] - p0[x];                               \
+        const float dx1 = r1[x + 2] - r1[x], dy1 = n1[x] - p1[x];                               \
+        const float dx2 = r2[x + 2] - r2[x], dy2 = n2[x] - p2[x];                               \
+        const float m0 = dx0 * dx0 + dy0 * dy0, m1 = dx1 * dx1 + dy1 * dy1, m2 = dx2 * dx2 + dy2 * dy2; \
+        const int v21 = QUAD ? m2 > m1 : !(m2 < m1); /* channel 2 over 1 */                     \
+        const float bx = v21 ? dx2 : dx1, by = v21 ? dy2 : dy1, bm = v21 ? m2 : m1;             \
+        const float qm = m2 > m1 ? m2 : m1;                                                     \
+        const int v0 = QUAD ? !(qm > m0) : bm < m0; /* channel 0 over the better of 1, 2 */     \
+        dx[x] = v0 ? dx0 : bx;                                                                  \
+        dy[x] = v0 ? dy0 : by;                                                                  \
+    }
+            int x = 0;
+            for (; x < quad_end; x++) FF_HOG_PICK(1)
+            for (; x < gw; x++) FF_HOG_PICK(0)
+#undef FF_HOG_PICK
         }
         if (simd) {
             for (int x = 0; x < gw; x++) mag[x] = sqrtf(fmaf(dx[x], dx[x], dy[x] * dy[x]));
@@ -132,6 +201,7 @@ void FF_FN(ff_hog_gradient)(const uint8_t *img, ptrdiff_t stride, int width, int
             qp[2 * x + 1] = (uint8_t)(h1 < nbins ? h1 : 0);
         }
     }
+    free(slots);
 }
 
 /// One block pixel's share: its offset in the block (grid pixels), up to four cell histograms
