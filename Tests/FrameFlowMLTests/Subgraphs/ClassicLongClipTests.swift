@@ -47,11 +47,7 @@ struct ClassicLongClipTests {
     typealias Lists = [String: [[Double]]]
 
     static func load(_ solution: String, _ clip: String) throws -> Run {
-        let name = "\(solution)_\(clip)"
-        let path = RepositoryFiles.fixture("mediapipe/clips/\(name).zip")
-        let bytes = try #require(FileManager.default.contents(atPath: path), "\(path) is missing")
-        let json = try ZipArchive(bytes: [UInt8](bytes), name: "\(name).zip").data(named: "\(name).json")
-        return try JSONDecoder().decode(Run.self, from: Data(json))
+        try TasksFixtures.zippedJSON("mediapipe/clips", "\(solution)_\(clip)", as: Run.self)
     }
 
     /// The fixture's lists as absolute coordinates (undoing the differences).
@@ -71,57 +67,14 @@ struct ClassicLongClipTests {
         }
     }
 
-    struct Figures: CustomStringConvertible {
-        var frames = 0, samePresence = 0, within = 0
-        var means: [(frame: Int, mean: Double)] = []
-        var misses: [Int] = []
-        var presenceShare: Double { Double(samePresence) / Double(max(frames, 1)) }
-        var withinShare: Double { Double(within) / Double(max(frames, 1)) }
-        func third(_ k: Int) -> Double {
-            let lo = frames * k / 3, hi = frames * (k + 1) / 3
-            let chosen = means.filter { $0.frame >= lo && $0.frame < hi }.map(\.mean)
-            return chosen.isEmpty ? 0 : chosen.reduce(0, +) / Double(chosen.count)
-        }
-        var description: String {
-            "same presence \(samePresence)/\(frames), within 1 % \(within)/\(frames), mean error first third "
-                + String(format: "%.6f", third(0)) + ", last third " + String(format: "%.6f", third(2))
-                + "; frames not within: \(misses.prefix(40))"
-        }
-    }
+    typealias Figures = TasksLongClipTests.Figures
 
-    /// The fixture script's `measure`: each of MediaPipe's lists paired with the nearest not yet
-    /// paired list of ours in its group; mean x, y distance over the width.
+    /// The measure of the fixture script: `TasksLongClipTests`' grouped measure on x, y pairs.
     static func measure(ours: [Lists], theirs: [Lists], groups: [String], width: Int, height: Int) -> Figures {
-        let aspect = Double(height) / Double(width)
-        func distance(_ a: [Double], _ b: [Double]) -> Double {
-            guard a.count == b.count, !a.isEmpty else { return .infinity }
-            var sum = 0.0
-            for i in stride(from: 0, to: a.count - 1, by: 2) { sum += hypot(a[i] - b[i], (a[i + 1] - b[i + 1]) * aspect) }
-            return sum / Double(a.count / 2)
+        func points(_ lists: Lists) -> [String: [TasksLongClipTests.Points]] {
+            lists.mapValues { $0.map { TasksLongClipTests.points(flat: $0, stride: 2) } }
         }
-        var f = Figures()
-        f.frames = theirs.count
-        for (k, want) in theirs.enumerated() {
-            let got = k < ours.count ? ours[k] : [:]
-            var same = true, all = true
-            for g in groups {
-                let w = want[g] ?? [], o = got[g] ?? []
-                if w.count != o.count { same = false }
-                var used = Set<Int>()
-                for t in w {
-                    guard let best = o.indices.filter({ !used.contains($0) }).map({ ($0, distance(o[$0], t)) }).min(by: { $0.1 < $1.1 }) else {
-                        all = false
-                        continue
-                    }
-                    used.insert(best.0)
-                    f.means.append((k, best.1))
-                    if best.1 > 0.01 { all = false }
-                }
-            }
-            if same { f.samePresence += 1 }
-            if same && all { f.within += 1 } else { f.misses.append(k) }
-        }
-        return f
+        return TasksLongClipTests.measure(ours: ours.map(points), theirs: theirs.map(points), groups: groups, width: width, height: height)
     }
 
     /// The binarypb, the side packets `mp.solutions` gives it in video mode, and how to read

@@ -29,14 +29,19 @@ enum TasksFixtures {
         return try JSONDecoder().decode(File<Frame>.self, from: data).runs
     }
 
+    /// `<folder>/<name>.zip`'s `<name>.json` (a committed fixture under Tests/Fixtures), decoded.
+    static func zippedJSON<T: Decodable>(_ folder: String, _ name: String, as: T.Type) throws -> T {
+        let path = RepositoryFiles.fixture("\(folder)/\(name).zip")
+        let bytes = try #require(FileManager.default.contents(atPath: path), "\(path) is missing")
+        let json = try ZipArchive(bytes: [UInt8](bytes), name: "\(name).zip").data(named: "\(name).json")
+        return try JSONDecoder().decode(T.self, from: Data(json))
+    }
+
     /// The one video-mode run of a long clip's fixture, `clips/<task>_<clip>.zip` (one deflated
     /// JSON entry `<task>_<clip>.json` of the same shape as `<task>.json`).
     static func clipRun<Frame: Decodable>(_ task: String, clip: String, as: Frame.Type) throws -> Run<Frame> {
         let name = "\(task)_\(clip)"
-        let path = RepositoryFiles.fixture("mediapipe/tasks/clips/\(name).zip")
-        let bytes = try #require(FileManager.default.contents(atPath: path), "\(path) is missing")
-        let json = try ZipArchive(bytes: [UInt8](bytes), name: "\(name).zip").data(named: "\(name).json")
-        let runs = try JSONDecoder().decode(File<Frame>.self, from: Data(json)).runs
+        let runs = try zippedJSON("mediapipe/tasks/clips", name, as: File<Frame>.self).runs
         try #require(runs.count == 1 && runs[0].mode == "video", "\(name).zip: expected one video run")
         return runs[0]
     }

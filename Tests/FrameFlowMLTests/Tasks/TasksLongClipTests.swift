@@ -57,27 +57,38 @@ struct TasksLongClipTests {
 
     /// Measures every frame: `ours[k]` and `theirs[k]` are frame k's results.
     static func measure(_ ours: [[Points]], _ theirs: [[Points]], width: Int, height: Int) -> Figures {
+        measure(ours: ours.map { ["": $0] }, theirs: theirs.map { ["": $0] }, groups: [""], width: width, height: height)
+    }
+
+    /// Measures every frame whose results come in groups (Holistic's pose, face and hands): in
+    /// each group, each of MediaPipe's results is paired with the nearest not yet paired one of
+    /// ours; a frame has the same presence when every group has MediaPipe's count.
+    static func measure(ours: [[String: [Points]]], theirs: [[String: [Points]]], groups: [String], width: Int, height: Int) -> Figures {
         let aspect = Double(height) / Double(width)
         var f = Figures()
         f.frames = theirs.count
-        for (k, want) in theirs.enumerated() {
-            let got = k < ours.count ? ours[k] : []
-            var used = Set<Int>()
-            var all = true
-            for w in want {
-                let best = got.indices.filter { !used.contains($0) }.map { ($0, distance(got[$0], w, aspect: aspect)) }.min { $0.1 < $1.1 }
-                guard let best else {
-                    all = false
-                    continue
+        for (k, wantGroups) in theirs.enumerated() {
+            let gotGroups = k < ours.count ? ours[k] : [:]
+            var same = true, all = true
+            for g in groups {
+                let want = wantGroups[g] ?? [], got = gotGroups[g] ?? []
+                if got.count != want.count { same = false }
+                var used = Set<Int>()
+                for w in want {
+                    let best = got.indices.filter { !used.contains($0) }.map { ($0, distance(got[$0], w, aspect: aspect)) }.min { $0.1 < $1.1 }
+                    guard let best else {
+                        all = false
+                        continue
+                    }
+                    used.insert(best.0)
+                    f.pairs += 1
+                    f.means.append(best.1)
+                    f.meanIndex.append(k)
+                    if best.1 <= 0.01 { f.pairsWithin += 1 } else { all = false }
                 }
-                used.insert(best.0)
-                f.pairs += 1
-                f.means.append(best.1)
-                f.meanIndex.append(k)
-                if best.1 <= 0.01 { f.pairsWithin += 1 } else { all = false }
             }
-            if got.count == want.count { f.samePresence += 1 }
-            if got.count == want.count && all { f.within += 1 } else { f.misses.append(k) }
+            if same { f.samePresence += 1 }
+            if same && all { f.within += 1 } else { f.misses.append(k) }
         }
         return f
     }
