@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "FrameFlowMQTT", dependencies: ["FrameFlow", "FrameFlowSinks", "CMosquitto"]),
         .target(
             name: "FrameFlowFleet",
-            dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT"]),
+            dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT", "FrameFlowCalculators"]),
         // The command-line parser (declared options, generated help) and `frameflow`'s commands,
         // a library so that tests run the commands in process.
         .target(name: "FrameFlowArguments", dependencies: ["FrameFlow"]),
@@ -67,7 +67,7 @@ let package = Package(
             dependencies: ["FrameFlowArguments", "FrameFlowCommandLine", "FrameFlowTestSupport", "FrameFlow", "FrameFlowCalculators"]),
         .testTarget(
             name: "FrameFlowMQTTTests",
-            dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTestSupport"]),
+            dependencies: ["FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTestSupport", "FrameFlowTesting"]),
         .testTarget(
             name: "FrameFlowFleetTests",
             dependencies: [

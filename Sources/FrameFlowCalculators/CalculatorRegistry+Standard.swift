@@ -14,6 +14,9 @@ extension CalculatorRegistry {
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
             HaarCascadeDetectorCalculator.self, HOGPeopleDetectorCalculator.self, ObjectTrackerCalculator.self, SwitchDemuxCalculator.self,
             SwitchMuxCalculator.self,
+            // Camera events (filters, zones, lines, Frigate-shaped events).
+            ObjectFilterCalculator.self, ZoneCalculator.self, LineCounterCalculator.self, EventBuilderCalculator.self,
+            EventsToRenderDataCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
             DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
             AlignmentPointsRectsCalculator.self, AssociationNormRectCalculator.self, HandLandmarksToRectCalculator.self,

@@ -28,6 +28,12 @@ struct Solution: Sendable {
             name: "people detection (OpenCV HOG people detector)", graph: "Graphs/people_detection_hog.pbtxt", modelSet: nil,
             command: "frameflow run Graphs/people_detection_hog.pbtxt --input clip.mp4 --output people.mp4"),
         Solution(
+            name: "people events (HOG + ByteTrack, zones, lines, Frigate events)", graph: "Graphs/people_events_hog.pbtxt", modelSet: nil,
+            command: "frameflow run Graphs/people_events_hog.pbtxt --input clip.mp4 --output-stream events=events.jsonl"),
+        Solution(
+            name: "people events, drawn (tracks, zones, line counts)", graph: "Graphs/people_events_hog_desktop_live.pbtxt", modelSet: nil,
+            command: "frameflow run Graphs/people_events_hog_desktop_live.pbtxt --input clip.mp4 --output events.mp4"),
+        Solution(
             name: "Face Mesh (MediaPipe)", graph: "Graphs/face_mesh_desktop_live.pbtxt", modelSet: "mediapipe",
             command: "frameflow run Graphs/face_mesh_desktop_live.pbtxt --input clip.mp4 --output mesh.mp4"),
         Solution(

@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowCalculators
 
 /// One camera of a fleet file: its source, its graph and what to do with the graph's outputs.
 ///
@@ -12,8 +13,19 @@ import FrameFlow
 ///   resource_root: "models"                   # where its graph's relative model paths are found
 ///   max_image_pixels: 33554432                # the largest frame or image it may decode
 ///   output { stream: "detections" to: "mqtt" }
+///   events {                                  # zones, lines, filters, masks; else the defaults'
+///     zone { name: "drive" point { x: 0 y: 0.5 } point { x: 1 y: 0.5 } point { x: 1 y: 1 } }
+///     line { name: "gate" point { x: 0.5 y: 0 } point { x: 0.5 y: 1 } }
+///   }
 /// }
 /// ```
+///
+/// An `events { … }` block (in a camera, or in `defaults` for every camera without its own) holds
+/// `EventSettings` in the format the events calculators' options use, checked when the file is
+/// read. The camera's graph then gets two input side packets: `event_settings` (the settings as
+/// text, which the events calculators' `EVENT_SETTINGS` side packet takes over their options) and
+/// `camera` (the camera's name, for `EventBuilderCalculator`'s `CAMERA`); so its graph must
+/// declare both, as `Graphs/people_events_hog.pbtxt` does.
 public struct CameraConfig: Sendable {
     /// The camera's name: unique in the fleet, not empty; it names topics and health lines.
     public var name: String
@@ -38,6 +50,9 @@ public struct CameraConfig: Sendable {
     public var resourceRoot: String?
     /// The largest image, in pixels, the camera's graph may decode or allocate; nil: the fleet's.
     public var maxImagePixels: Int?
+    /// Zones, lines, object filters and masks of its `events { … }` block (or the defaults');
+    /// nil when neither has one.
+    public var events: EventSettings?
     /// Where the camera is written in the fleet file.
     public var location: SourceLocation?
 

@@ -28,7 +28,28 @@ import Foundation
 ///   graph: "graphs/edges.pbtxt"
 ///   output { stream: "output_video" to: "yard.mp4" }
 /// }
+/// camera {
+///   name: "street"
+///   source: "street.mp4"
+///   graph: "Graphs/people_events_hog.pbtxt"
+///   events {                              # zones, lines, filters, masks (EventSettings)
+///     zone { name: "walkway" point { x: 0 y: 0.25 } point { x: 0.45 y: 0.25 } point { x: 0.45 y: 0.75 } }
+///     line { name: "gate" min_frames: 2 point { x: 0.45 y: 0.25 } point { x: 0.45 y: 0.75 } }
+///     filter { label: "person" min_area: 2000 min_score: 0.3 }
+///   }
+///   output { stream: "events" to: "mqtt" }       # each event on frameflow/events
+///   output { stream: "counts" to: "mqtt" }       # retained frameflow/street/person, frameflow/walkway/person
+/// }
 /// ```
+///
+/// Camera events: an `events { … }` block (a camera's, else the defaults') is read by the events
+/// calculators' own parser (`EventSettings`: the same fields as their options, every value
+/// range-checked, errors at the field's line and column) and reaches the camera's graph as two
+/// input side packets, `event_settings` (the settings as text, over the calculators' options)
+/// and `camera` (the camera's name); a graph used with it declares both. An output of an events
+/// stream (`[ObjectEvent]`) to `mqtt` publishes each event, in order, on `frameflow/events` in
+/// Frigate's `frigate/events` shape, and an `ObjectCounts` stream publishes retained counts on
+/// `frameflow/<camera>/<label>` and `frameflow/<zone>/<label>`, as Frigate does.
 ///
 /// Camera names must be unique and not empty; every camera needs a source and a graph (its
 /// own or the defaults'); two cameras may not write one file. Unknown fields and repeated

@@ -1,4 +1,5 @@
 import FrameFlow
+import FrameFlowCalculators
 import Foundation
 
 /// Turns a parsed fleet file into cameras and broker settings, checking every field (see
@@ -16,6 +17,7 @@ struct FleetFileReader {
         var realtime = true
         var resourceRoot: String?
         var maxImagePixels: Int?
+        var events: EventSettings?
     }
 
     func read(_ message: TextMessage) throws -> ([CameraConfig], MQTTSettings?) {
@@ -24,7 +26,7 @@ struct FleetFileReader {
         if let d = message.fields(named: "defaults").first {
             let m = try Self.message(d)
             try checkFields(
-                m, allowed: ["graph", "side_packet", "stall_seconds", "reconnect", "realtime", "resource_root", "max_image_pixels"],
+                m, allowed: ["graph", "side_packet", "stall_seconds", "reconnect", "realtime", "resource_root", "max_image_pixels", "events"],
                 repeated: ["side_packet"], in: "defaults")
             if let g = m.fields(named: "graph").first { defaults.graph = resolve(try Self.nonEmptyString(g)) }
             defaults.sidePackets = try sidePackets(m, into: [:])
@@ -33,6 +35,7 @@ struct FleetFileReader {
             if let r = m.fields(named: "realtime").first { defaults.realtime = try Self.bool(r) }
             if let r = m.fields(named: "resource_root").first { defaults.resourceRoot = resolve(try Self.nonEmptyString(r)) }
             if let p = m.fields(named: "max_image_pixels").first { defaults.maxImagePixels = try Self.integer(p, in: 1...Int(Int32.max)) }
+            if let e = m.fields(named: "events").first { defaults.events = try Self.events(e, in: "defaults") }
         }
         var mqtt: MQTTSettings?
         if let f = message.fields(named: "mqtt").first {
@@ -80,7 +83,7 @@ struct FleetFileReader {
             m,
             allowed: [
                 "name", "source", "graph", "side_packet", "output", "stall_seconds", "reconnect", "realtime", "resource_root",
-                "max_image_pixels",
+                "max_image_pixels", "events",
             ],
             repeated: ["side_packet", "output"], in: "camera")
         guard let nameField = m.fields(named: "name").first else { throw FleetConfigError("camera: 'name' is missing", at: at) }
@@ -106,6 +109,15 @@ struct FleetFileReader {
         camera.maxImagePixels =
             try m.fields(named: "max_image_pixels").first.map { try Self.integer($0, in: 1...Int(Int32.max)) }
             ?? defaults.maxImagePixels
+        camera.events = try m.fields(named: "events").first.map { try Self.events($0, in: "camera '\(name)'") } ?? defaults.events
+        if let events = camera.events {
+            for side in ["event_settings", "camera"] where camera.sidePackets[side] != nil {
+                throw FleetConfigError(
+                    "camera '\(name)': side packet '\(side)' is set by the events block; do not give it as a side_packet", at: at)
+            }
+            camera.sidePackets["event_settings"] = events.textFormat
+            camera.sidePackets["camera"] = name
+        }
         var streams: Set<String> = []
         for o in m.fields(named: "output") {
             let om = try Self.message(o)
@@ -189,6 +201,17 @@ struct FleetFileReader {
                 }
                 first[f.name] = f.location
             }
+        }
+    }
+
+    /// An `events { … }` block, read by the events calculators' own parser (`EventSettings`), so
+    /// it takes what their options take; errors keep the fleet file's line and column.
+    private static func events(_ f: TextField, in what: String) throws -> EventSettings {
+        let m = try message(f)
+        do {
+            return try EventSettings.decode(from: m, node: "\(what): events")
+        } catch let e as GraphError {
+            throw FleetConfigError("\(what): events: \(e.message)", at: e.location ?? f.value.location)
         }
     }
 

@@ -6,7 +6,9 @@ import Foundation
 /// shared by every camera.
 ///
 /// Outputs written `to: "mqtt"` publish each packet as JSON on `frameflow/<camera>/<stream>`
-/// (names made topic-safe by `MQTTTopic.level`); each camera's health report is published,
+/// (names made topic-safe by `MQTTTopic.level`), except camera events, which go where Frigate
+/// puts them: each event on `frameflow/events`, object counts retained on
+/// `frameflow/<camera>/<label>` and `frameflow/<zone>/<label>`; each camera's health report is published,
 /// retained, on `frameflow/<camera>/health`, so a subscriber that comes later sees every
 /// camera's last state at once. Publishing never waits for the broker: while it is away,
 /// messages queue in the client (bounded) and the cameras run on.
@@ -40,9 +42,13 @@ public final class FleetMQTT: Sendable {
         "frameflow/\(MQTTTopic.level(camera))/\(MQTTTopic.level(level))"
     }
 
-    /// A sink publishing `camera`'s `stream` on `frameflow/<camera>/<stream>`.
+    /// A sink publishing `camera`'s `stream` on `frameflow/<camera>/<stream>`; events
+    /// (`[ObjectEvent]`) go to `frameflow/events` and object counts (`ObjectCounts`) to retained
+    /// `frameflow/<camera>/<label>` and `frameflow/<zone>/<label>`, as Frigate publishes them
+    /// (`MQTTEventSink`).
     @Sendable public func sink(camera: String, stream: String) throws -> any PacketSink {
-        try MQTTPacketSink(client: client, topic: Self.topic(camera: camera, stream), qos: qos, stream: stream)
+        let plain = try MQTTPacketSink(client: client, topic: Self.topic(camera: camera, stream), qos: qos, stream: stream)
+        return MQTTEventSink(client: client, prefix: "frameflow", qos: qos, fallback: plain)
     }
 
     /// Publishes `health`, retained, on `frameflow/<camera>/health`. A client already closed

@@ -6,6 +6,16 @@ import Foundation
 /// the result is decoded; so fields the file leaves out keep their defaults. Field names
 /// are snake_case in files and camelCase in Swift. Fields the options type does not have
 /// and values of the wrong type are errors naming the node, the field and its position.
+/// Repeated message fields of options (`var zone: [Zone] = []` with `Zone: CalculatorOptions`):
+/// the file's elements are checked against the element type's fields and start from its defaults.
+protocol RepeatedOptionsMessage {
+    static var elementDefault: any CalculatorOptions { get }
+}
+
+extension Array: RepeatedOptionsMessage where Element: CalculatorOptions {
+    static var elementDefault: any CalculatorOptions { Element() }
+}
+
 enum OptionsDecoding {
     static func decode<O: CalculatorOptions>(
         _ type: O.Type, from message: TextMessage, node: String
@@ -33,6 +43,9 @@ enum OptionsDecoding {
     /// The fields an options type has, found by reflecting its default value.
     struct Schema {
         var fields: [String: (isArray: Bool, nested: Schema?, type: String)] = [:]
+        /// For repeated message fields whose elements are options types: an element's defaults,
+        /// laid under each element the file writes.
+        var elementDefaults: [String: [String: Any]] = [:]
         var isOpen = false  // unknown shape (a nil optional struct): accept any field
 
         init(reflecting value: Any) {
@@ -50,6 +63,10 @@ enum OptionsDecoding {
                 let inner = Mirror(reflecting: child.value)
                 if inner.displayStyle == .struct {
                     nested = Schema(reflecting: child.value)
+                } else if let repeated = Swift.type(of: child.value) as? any RepeatedOptionsMessage.Type {
+                    let element = repeated.elementDefault
+                    nested = Schema(reflecting: element)
+                    elementDefaults[snake(label)] = OptionsDecoding.json(element)
                 } else if inner.displayStyle == .optional {
                     if let some = inner.children.first {
                         if Mirror(reflecting: some.value).displayStyle == .struct { nested = Schema(reflecting: some.value) }
@@ -106,7 +123,11 @@ enum OptionsDecoding {
                 switch f.value.kind {
                 case .message(let m):
                     let nestedBase: [String: Any]
-                    if !spec.isArray, let b = base[name] as? [String: Any] { nestedBase = b } else { nestedBase = [:] }
+                    if !spec.isArray, let b = base[name] as? [String: Any] {
+                        nestedBase = b
+                    } else {
+                        nestedBase = schema.elementDefaults[name] ?? [:]
+                    }
                     var nestedSchema = spec.nested ?? Schema()
                     if spec.nested == nil { nestedSchema.isOpen = true }
                     var nestedProto: ProtoSchema?
@@ -179,6 +200,40 @@ enum OptionsDecoding {
         @unknown default:
             return GraphError(.invalidOption, "invalid options: \(error)", node: node, location: message.location)
         }
+    }
+
+    /// `value` as a JSON object (snake_case keys, non-finite numbers as strings), as `decode` lays it.
+    static func json(_ value: any CalculatorOptions) -> [String: Any] {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let data = try? encoder.encode(value) else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+
+    /// Where the element field a validation message starts with (`zone[1].point[0].x must be …`)
+    /// is written in `message`: the path's last field found; nil when the path names no
+    /// repeated element (the node's own line is then as near) or its first field is not there.
+    static func location(ofFieldIn text: String, in message: TextMessage) -> SourceLocation? {
+        guard var word = text.split(separator: " ").first, word.contains("[") else { return nil }
+        while word.hasSuffix(":") || word.hasSuffix(",") { word = word.dropLast() }
+        var msg: TextMessage? = message
+        var found: SourceLocation?
+        for part in word.split(separator: ".") {
+            var name = Substring(part)
+            var index = 0
+            if let open = part.firstIndex(of: "["), part.hasSuffix("]") {
+                name = part[..<open]
+                index = Int(part[part.index(after: open)..<part.index(before: part.endIndex)]) ?? 0
+            }
+            guard let m = msg else { break }
+            let matches = m.fields(named: String(name))
+            guard index < matches.count else { break }
+            found = matches[index].value.location
+            if case .message(let inner) = matches[index].value.kind { msg = inner } else { msg = nil }
+        }
+        return found
     }
 
     /// The values a protobuf 32-bit integer kind holds; nil for other kinds.

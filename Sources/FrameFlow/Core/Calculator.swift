@@ -38,6 +38,28 @@ extension CalculatorOptions {
     /// Accepts every value by default.
     public func validate() throws {}
 
+    /// Options read from a text-format message (a graph node's `options { … }` or a block of
+    /// another file written in the same format) and validated: the graph's own parser, so
+    /// every error names the field and its line and column (`node` names the place in words).
+    public static func decode(from message: TextMessage, node: String) throws -> Self {
+        let options = try OptionsDecoding.decode(Self.self, from: message, node: node)
+        try options.validate(node: node, message: message)
+        return options
+    }
+
+    /// `validate()`, its error placed at the repeated element's field it names in `message`
+    /// (`zone[1].point[0].x`) when it can be found, else at `fallback`.
+    func validate(node: String, message: TextMessage?, fallback: SourceLocation? = nil) throws {
+        do {
+            try validate(node: node, location: nil)
+        } catch var e as GraphError {
+            if e.location == nil {
+                e.location = message.flatMap { OptionsDecoding.location(ofFieldIn: e.message, in: $0) } ?? fallback
+            }
+            throw e
+        }
+    }
+
     /// `validate()`, its error naming `node` and the place the options are written.
     func validate(node: String, location: SourceLocation?) throws {
         do {

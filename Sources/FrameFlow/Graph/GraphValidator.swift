@@ -61,7 +61,9 @@ enum GraphValidator {
             }
             do {
                 let options = try decodeOptions(type, node: node, name: name)
-                try options.validate(node: name, location: node.location)
+                var written: TextMessage?
+                if case .text(_, let m)? = node.options { written = m }
+                try options.validate(node: name, message: written, fallback: node.location)
                 let contract = type.contract
                 var resolved = ResolvedNode(
                     config: node, name: name, type: type, options: options, contract: contract, backEdges: [],

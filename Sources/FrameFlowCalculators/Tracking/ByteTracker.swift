@@ -41,13 +41,17 @@ public final class ByteTracker {
         public init() {}
     }
 
-    /// A detection given to `update`: a box (x1, y1, x2, y2) and its score.
+    /// A detection given to `update`: a box (x1, y1, x2, y2), its score and optionally its label
+    /// (which does not take part in matching; the track keeps its latest detection's).
     public struct Input: Sendable, Hashable {
         public var x1: Double, y1: Double, x2: Double, y2: Double
         public var score: Double
-        /// A detection from its box's edges and its score (0…1).
-        public init(x1: Double, y1: Double, x2: Double, y2: Double, score: Double) {
+        public var label: String?
+        public var labelID: Int?
+        /// A detection from its box's edges, its score (0…1) and label.
+        public init(x1: Double, y1: Double, x2: Double, y2: Double, score: Double, label: String? = nil, labelID: Int? = nil) {
             (self.x1, self.y1, self.x2, self.y2, self.score) = (x1, y1, x2, y2, score)
+            (self.label, self.labelID) = (label, labelID)
         }
     }
 
@@ -245,7 +249,7 @@ public final class ByteTracker {
             object = TrackedObject(
                 id: -1, state: .tracked, box: box, score: c.score, filteredBox: box, topScore: c.score, firstFrame: frame,
                 lastFrame: frame, firstSeen: time, lastSeen: time, hits: 1, isStationary: false, motionlessFrames: 0,
-                history: [.init(frame: frame, time: time, box: box, score: c.score)])
+                history: [.init(frame: frame, time: time, box: box, score: c.score)], label: c.input.label, labelID: c.input.labelID)
             anchor = box.center
         }
 
@@ -298,6 +302,8 @@ public final class ByteTracker {
             object.isStationary = object.motionlessFrames >= p.stationaryFrames
             object.box = box
             object.score = c.score
+            object.label = c.input.label
+            object.labelID = c.input.labelID
             object.topScore = max(object.topScore, c.score)
             object.lastFrame = frame
             object.lastSeen = time

@@ -22,7 +22,7 @@ import FrameFlow
 ///     `emit_unconfirmed`, every input detection, those without a confirmed track without id).
 ///   - `TRACKS`: `[TrackedObject]` (optional), every confirmed track not yet dropped (tracked
 ///     or lost), by id: boxes in the tracking units, first/last seen (µs), top score, recent
-///     history, stationary flag.
+///     history, stationary flag, the latest matched detection's label and label id.
 /// Options: `frameflow.ObjectTrackerCalculatorOptions` { track_activation_threshold (0.25,
 /// 0…1), lost_track_buffer (30 frames at 30 fps, 0…100000), minimum_matching_threshold (0.8,
 /// 0…1), frame_rate (30, 0.01…1000), minimum_consecutive_frames (1, 1…100000),
@@ -129,7 +129,7 @@ public final class ObjectTrackerCalculator: Calculator {
                     stream: stream)
             }
             guard b.width > 0, b.height > 0 else { continue }  // nothing to track
-            inputs.append(.init(x1: b.x, y1: b.y, x2: b.x + b.width, y2: b.y + b.height, score: d.score))
+            inputs.append(.init(x1: b.x, y1: b.y, x2: b.x + b.width, y2: b.y + b.height, score: d.score, label: d.label, labelID: d.labelID))
             indexes.append(i)
         }
         let assigned = tracker.update(inputs, time: now)

@@ -59,4 +59,32 @@ public struct TrackedObject: Sendable, Hashable, Codable {
     public var motionlessFrames: Int
     /// The latest matched detections, oldest first, at most `historyLength`.
     public var history: [Observation]
+    /// The label and label id of the latest matched detection (as supervision keeps
+    /// `class_id`); nil when the detections had none.
+    public var label: String?
+    public var labelID: Int?
+
+    /// A track with every field given (trackers make them; tests and replays build them).
+    public init(
+        id: Int, state: State = .tracked, box: Box, score: Double, filteredBox: Box? = nil, topScore: Double? = nil, firstFrame: Int = 1,
+        lastFrame: Int = 1, firstSeen: Int64 = 0, lastSeen: Int64 = 0, hits: Int = 1, isStationary: Bool = false, motionlessFrames: Int = 0,
+        history: [Observation] = [], label: String? = nil, labelID: Int? = nil
+    ) {
+        self.id = id
+        self.state = state
+        self.box = box
+        self.score = score
+        self.filteredBox = filteredBox ?? box
+        self.topScore = topScore ?? score
+        self.firstFrame = firstFrame
+        self.lastFrame = lastFrame
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.hits = hits
+        self.isStationary = isStationary
+        self.motionlessFrames = motionlessFrames
+        self.history = history
+        self.label = label
+        self.labelID = labelID
+    }
 }
