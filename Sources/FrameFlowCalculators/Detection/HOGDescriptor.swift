@@ -192,11 +192,16 @@ public struct HOGDescriptor: Sendable {
         public var minSize: Size
         /// See `minSize`.
         public var maxSize: Size
+        /// The image is first scaled by this (to round(w·upscale) × round(h·upscale), as
+        /// `cv2.resize` with INTER_LINEAR_EXACT), so that people smaller than the window are
+        /// found; boxes are mapped back to the image (round(x·w / scaled w)). FrameFlow's addition.
+        public var upscale: Double
         /// OpenCV's defaults unless given.
         public init(
             hitThreshold: Double = 0, windowStride: Size = Size(0, 0), padding: Size = Size(0, 0), scale: Double = 1.05,
-            groupThreshold: Int = 2, minSize: Size = Size(0, 0), maxSize: Size = Size(0, 0)
+            groupThreshold: Int = 2, minSize: Size = Size(0, 0), maxSize: Size = Size(0, 0), upscale: Double = 1
         ) {
+            self.upscale = upscale
             self.hitThreshold = hitThreshold
             self.windowStride = windowStride
             self.padding = padding
@@ -340,9 +345,19 @@ public struct HOGDescriptor: Sendable {
     ) throws -> [Hit] {
         guard p.hitThreshold.isFinite, p.scale.isFinite, p.scale >= 1, p.groupThreshold >= 0,
             p.windowStride.width >= 0, p.windowStride.height >= 0, p.padding.width >= 0, p.padding.height >= 0,
-            p.padding.width <= 4096, p.padding.height <= 4096
-        else { throw GraphError(.invalidOption, "HOG parameters out of range (finite threshold, scale ≥ 1, non-negative sizes)") }
-        let src = try Self.source(image)
+            p.padding.width <= 4096, p.padding.height <= 4096, p.upscale.isFinite, p.upscale >= 1, p.upscale <= 8
+        else {
+            throw GraphError(.invalidOption, "HOG parameters out of range (finite threshold, scale ≥ 1, 1 ≤ upscale ≤ 8, non-negative sizes)")
+        }
+        let original = try Self.source(image)
+        let uw = Self.round(Double(original.width) * p.upscale), uh = Self.round(Double(original.height) * p.upscale)
+        if uw != original.width || uh != original.height {
+            let pixels = uw.multipliedReportingOverflow(by: uh)
+            guard !pixels.overflow, pixels.partialValue <= ResourceLimits().maxImagePixels else {
+                throw GraphError(.invalidOption, "upscale \(p.upscale) makes a \(uw)×\(uh) image, over the pixel limit")
+            }
+        }
+        let src = uw == original.width && uh == original.height ? original : Self.resize(original, uw, uh)
         let stride = p.windowStride == Size(0, 0) ? blockStride : p.windowStride
         guard stride.width > 0, stride.height > 0 else { throw GraphError(.invalidOption, "win_stride must be positive (or both 0)") }
         let scales = scales(width: src.width, height: src.height, parameters: p)
@@ -361,8 +376,13 @@ public struct HOGDescriptor: Sendable {
             }
         }
         let grouped = Self.group(rects, weights, threshold: p.groupThreshold, eps: 0.2)
+        let back = (x: Double(original.width) / Double(src.width), y: Double(original.height) / Double(src.height))
         return grouped.compactMap { r in
-            let x0 = max(r.x, 0), y0 = max(r.y, 0), x1 = min(r.x + r.width, src.width), y1 = min(r.y + r.height, src.height)
+            var x0 = max(r.x, 0), y0 = max(r.y, 0), x1 = min(r.x + r.width, src.width), y1 = min(r.y + r.height, src.height)
+            if src.width != original.width || src.height != original.height {
+                (x0, x1) = (Self.round(Double(x0) * back.x), Self.round(Double(x1) * back.x))
+                (y0, y1) = (Self.round(Double(y0) * back.y), Self.round(Double(y1) * back.y))
+            }
             guard x1 > x0, y1 > y0 else { return nil }
             return Hit(x: x0, y: y0, width: x1 - x0, height: y1 - y0, weight: r.weight)
         }

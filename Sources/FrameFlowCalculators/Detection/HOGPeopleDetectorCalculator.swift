@@ -16,7 +16,9 @@ import FrameFlow
 /// ("hog_people_default.xml", under the resource roots), hit_threshold (0, −100…100), scale
 /// (1.05, 1…100), win_stride ([0, 0] = the block stride; 0…512), padding ([0, 0], 0…512),
 /// group_threshold (2, 0…100000), min_size ([0, 0]), max_size ([0, 0] = no limit) (each
-/// 0…32768), label ("person") }.
+/// 0…32768), upscale (1, 1…8: the image is first scaled by it — bit-exact bilinear, as
+/// `cv2.resize` INTER_LINEAR_EXACT — so that people smaller than the 64×128 window are found;
+/// boxes come out in the input image's pixels), label ("person") }.
 ///
 /// Example usage:
 /// ```
@@ -39,6 +41,7 @@ public final class HOGPeopleDetectorCalculator: Calculator {
         public var groupThreshold = 2
         public var minSize = [0, 0]
         public var maxSize = [0, 0]
+        public var upscale = 1.0
         public var label = "person"
         public init() {}
     }
@@ -89,7 +92,8 @@ public final class HOGPeopleDetectorCalculator: Calculator {
         let p = HOGDescriptor.Parameters(
             hitThreshold: options.hitThreshold, windowStride: .init(options.winStride[0], options.winStride[1]),
             padding: .init(options.padding[0], options.padding[1]), scale: options.scale, groupThreshold: options.groupThreshold,
-            minSize: .init(options.minSize[0], options.minSize[1]), maxSize: .init(options.maxSize[0], options.maxSize[1]))
+            minSize: .init(options.minSize[0], options.minSize[1]), maxSize: .init(options.maxSize[0], options.maxSize[1]),
+            upscale: options.upscale)
         let hits = try descriptor.detectMultiScale(image, parameters: p) { n, body in cc.parallelFor(n, grain: 1, body) }
         let label = options.label.isEmpty ? nil : options.label
         try cc.emit(
@@ -104,6 +108,7 @@ extension HOGPeopleDetectorCalculator.Options {
         guard !modelPath.isEmpty else { throw GraphError(.invalidOption, "model_path is empty") }
         try OptionCheck.range(hitThreshold, -100...100, "hit_threshold")
         try OptionCheck.range(scale, 1...100, "scale")
+        try OptionCheck.range(upscale, 1...8, "upscale")
         try OptionCheck.range(groupThreshold, 0...100_000, "group_threshold")
         for (name, v) in [("win_stride", winStride), ("padding", padding), ("min_size", minSize), ("max_size", maxSize)] {
             guard v.count == 2 else { throw GraphError(.invalidOption, "\(name) is [width, height], not \(v.count) values") }

@@ -140,6 +140,45 @@ enum HOGFixtures {
         #expect(problems.isEmpty, "\(problems.count) differences: \(problems.prefix(6).joined(separator: "\n"))")
     }
 
+    /// `upscale` 1.5 as Graphs/people_events_hog.pbtxt runs it: the boxes and weights OpenCV
+    /// finds on the frame scaled by cv2.resize (INTER_LINEAR_EXACT) to 1152×864, edges mapped back
+    /// (Tests/Fixtures/events/vtest_hog.json, scripts/fixtures/make_vtest_event_fixtures.py).
+    @Test func upscaledDetectionsEqualOpenCVsOnTheScaledFrame() throws {
+        struct Events: Decodable {
+            struct Frame: Decodable {
+                var frame: Int
+                var boxes: [[Double]]
+            }
+            var frames: [Frame]
+        }
+        let events = try JSONDecoder().decode(
+            Events.self, from: Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.fixture("events/vtest_hog.json"))))
+        let byFrame = Dictionary(events.frames.map { ($0.frame, $0.boxes) }, uniquingKeysWith: { a, _ in a })
+        let hog = try HOGDescriptor(contentsOfFile: HOGFixtures.model)
+        let expected = try HOGFixtures.expected()
+        var names = expected.frames.keys.filter { $0.hasPrefix("vtest_") }.sorted()
+        #expect(names.count >= 20)
+        if !HOGFixtures.optimized { names = [names[names.count / 2]] }
+        var problems: [String] = []
+        var boxes = 0
+        for name in names {
+            let k = try #require(Int(name.dropFirst("vtest_".count)))
+            let want = try #require(byFrame[k], "frame \(k) is not in vtest_hog.json").sorted { $0.lexicographicallyPrecedes($1) }
+            let image = try HOGFixtures.frame(name, gray: false, expected)
+            let got = try hog.detectMultiScale(image, parameters: .init(upscale: 1.5)).map {
+                [Double($0.x), Double($0.y), Double($0.width), Double($0.height), $0.weight]
+            }.sorted { $0.lexicographicallyPrecedes($1) }
+            boxes += want.count
+            if got.map({ $0.prefix(4) }) != want.map({ $0.prefix(4) }) {
+                problems.append("\(name): \(got.map { $0.prefix(4).map { Int($0) } }) vs OpenCV's \(want.map { $0.prefix(4).map { Int($0) } })")
+            } else if zip(got, want).contains(where: { abs($0[4] - $1[4]) > 1e-6 }) {
+                problems.append("\(name): weights \(got.map { $0[4] }) vs OpenCV's \(want.map { $0[4] })")
+            }
+        }
+        #expect(boxes >= names.count, "the frames have people")
+        #expect(problems.isEmpty, "\(problems.count) differences: \(problems.prefix(6).joined(separator: "\n"))")
+    }
+
     /// Scales as OpenCV's loop makes them: 1.05ⁿ while the rounded image still holds the window.
     @Test func pyramidScales() throws {
         let hog = try HOGDescriptor(contentsOfFile: HOGFixtures.model)

@@ -7,7 +7,7 @@ import Testing
 
 /// The events half of Graphs/people_events_hog.pbtxt (its nodes from ObjectFilterCalculator on,
 /// options as shipped) on real street video: opencv-doc's vtest.avi, with the HOG detections of
-/// every frame (scaled 1.5× as the graph scales it) cached by scripts/fixtures/make_vtest_event_fixtures.py (equal to
+/// every frame (scanned at 1.5× as the graph's detector does) cached by scripts/fixtures/make_vtest_event_fixtures.py (equal to
 /// HOGPeopleDetectorCalculator's; HOG itself is too slow for a debug test run).
 enum VtestEvents {
     struct Output: Sendable {
