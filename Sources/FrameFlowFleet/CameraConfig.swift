@@ -12,6 +12,8 @@ import FrameFlow
 ///   resource_root: "models"                   # where its graph's relative model paths are found
 ///   max_image_pixels: 33554432                # the largest frame or image it may decode
 ///   output { stream: "detections" to: "mqtt" }
+///   record { folder: "clips/door" events_stream: "events" pre_roll_seconds: 5 }   # RecordSettings
+///   snapshots { folder: "clips/door" stream: "snapshots" }                       # SnapshotSettings
 /// }
 /// ```
 public struct CameraConfig: Sendable {
@@ -38,6 +40,10 @@ public struct CameraConfig: Sendable {
     public var resourceRoot: String?
     /// The largest image, in pixels, the camera's graph may decode or allocate; nil: the fleet's.
     public var maxImagePixels: Int?
+    /// Event clips and recordings (`record { … }`), if any.
+    public var record: RecordSettings?
+    /// Event snapshots (`snapshots { … }`), if any.
+    public var snapshots: SnapshotSettings?
     /// Where the camera is written in the fleet file.
     public var location: SourceLocation?
 
