@@ -210,7 +210,7 @@ struct ClipRecorderTests {
         let info = try MediaSource(try Self.street()).encodedStreamInfo()
         let base = Self.folder("broken")
         let file = (base as NSString).appendingPathComponent("a-file")
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         for folder in [file, (file as NSString).appendingPathComponent("clips")] {
             let e = #expect(throws: MediaError.self) { try ClipRecorder(folder: folder, stream: info) }
             #expect(e?.kind == .cannotWrite && e?.source == folder, "\(String(describing: e))")

@@ -111,10 +111,10 @@ struct RetentionPolicyTests {
         // a (oldest) … e (newest), 1000 bytes each; b is protected, .tmp.mp4 is being written.
         for (i, name) in ["a.mp4", "b.mp4", "c.jpg", ".tmp.mp4", "d.mp4", "e.mp4"].enumerated() {
             let path = (folder as NSString).appendingPathComponent(name)
-            FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 1000))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 1000))
             try FileManager.default.setAttributes([.modificationDate: base.addingTimeInterval(Double(i) * 3600)], ofItemAtPath: path)
         }
-        FileManager.default.createFile(atPath: (folder as NSString).appendingPathComponent("notes.txt"), contents: Data(count: 5000))
+        _ = FileManager.default.createFile(atPath: (folder as NSString).appendingPathComponent("notes.txt"), contents: Data(count: 5000))
         let policy = try RetentionPolicy(maxBytes: 3000)
         let removed = try policy.enforce(in: folder, now: base) { $0.hasPrefix("b.") }
         #expect(removed == ["a.mp4", "c.jpg", "d.mp4"])
