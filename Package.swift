@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(
             name: "FrameFlowFleetTests",
             dependencies: [
-                "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowTestSupport",
+                "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTestSupport",
             ]),
         .testTarget(
             name: "FrameFlowInferenceTests", dependencies: ["FrameFlowInference", "FrameFlow", "FrameFlowTesting", "FrameFlowTestSupport"]),

@@ -12,7 +12,8 @@ extension CalculatorRegistry {
             FlowLimiterCalculator.self, ColorConvertCalculator.self, ImageTransformationCalculator.self,
             ImageCroppingCalculator.self, ImageCloneCalculator.self, ColorAdjustmentCalculator.self, GaussianBlurCalculator.self,
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
-            HaarCascadeDetectorCalculator.self, HOGPeopleDetectorCalculator.self, ObjectTrackerCalculator.self, SwitchDemuxCalculator.self,
+            HaarCascadeDetectorCalculator.self, HOGPeopleDetectorCalculator.self, ObjectTrackerCalculator.self, SnapshotSelectorCalculator.self,
+            SwitchDemuxCalculator.self,
             SwitchMuxCalculator.self,
             // Camera events (filters, zones, lines, Frigate-shaped events).
             ObjectFilterCalculator.self, ZoneCalculator.self, LineCounterCalculator.self, EventBuilderCalculator.self,

@@ -17,6 +17,8 @@ import FrameFlowCalculators
 ///     zone { name: "drive" point { x: 0 y: 0.5 } point { x: 1 y: 0.5 } point { x: 1 y: 1 } }
 ///     line { name: "gate" point { x: 0.5 y: 0 } point { x: 0.5 y: 1 } }
 ///   }
+///   record { folder: "clips/door" events_stream: "events" pre_roll_seconds: 5 }   # RecordSettings
+///   snapshots { folder: "clips/door" stream: "snapshots" }                       # SnapshotSettings
 /// }
 /// ```
 ///
@@ -53,6 +55,10 @@ public struct CameraConfig: Sendable {
     /// Zones, lines, object filters and masks of its `events { … }` block (or the defaults');
     /// nil when neither has one.
     public var events: EventSettings?
+    /// Event clips and recordings (`record { … }`), if any.
+    public var record: RecordSettings?
+    /// Event snapshots (`snapshots { … }`), if any.
+    public var snapshots: SnapshotSettings?
     /// Where the camera is written in the fleet file.
     public var location: SourceLocation?
 

@@ -114,12 +114,19 @@ final class CameraSupervisor: Sendable {
             enter(.failed, error: e.description)
             return
         }
+        var recording: CameraRecording?
+        if camera.record != nil || camera.snapshots != nil {
+            do { recording = try CameraRecording(camera: camera) } catch {
+                enter(.failed, error: "camera '\(camera.name)': \(error)")
+                return
+            }
+        }
         var failures = 0
         var random = SystemRandomNumberGenerator()
         while !status.withLock({ $0.stopping }) {
             enter(.connecting)
             let started = monotonicNanoseconds()
-            let outcome = runOnce(config)
+            let outcome = runOnce(config, recording: recording)
             if status.withLock({ $0.stopping }) { break }
             let message: String
             switch outcome {
@@ -149,7 +156,7 @@ final class CameraSupervisor: Sendable {
     }
 
     /// One run of the graph on a freshly opened source, its counts added to the totals.
-    private func runOnce(_ config: GraphConfig) -> Outcome {
+    private func runOnce(_ config: GraphConfig, recording: CameraRecording?) -> Outcome {
         let graph: Graph
         do {
             graph = try Graph(config, registry: registry, environment: environment)
@@ -161,9 +168,23 @@ final class CameraSupervisor: Sendable {
             return .failedForGood("\(where_): a camera's graph needs exactly one input stream (it has \(config.inputStreams.count))")
         }
         var options = GraphRunner.Options()
+        if let recording { options.onSourceOpened = { try recording.sourceOpened($0) } }
         options.inputs = [(nil, camera.source)]
         options.realtime = camera.realtime
         options.sidePackets = camera.sidePackets
+        // Event times are Unix seconds: a graph that reads `time_base` gets the wall clock at
+        // the start of each run, which also keeps event ids unique across reconnects (track
+        // ids and timestamps start again in every run).
+        let made = Set(config.nodes.flatMap { $0.outputSidePackets.map(\.name) })
+        if camera.sidePackets[Self.timeBaseSidePacket] == nil, !made.contains(Self.timeBaseSidePacket),
+            config.nodes.contains(where: { $0.inputSidePackets.contains { $0.name == Self.timeBaseSidePacket } })
+        {
+            let base = (Date().timeIntervalSince1970 * 1000).rounded() / 1000
+            options.sidePackets[Self.timeBaseSidePacket] = String(base)
+            recording?.runStarted(timeBase: base)
+        } else {
+            recording?.runStarted(timeBase: 0)
+        }
         options.source.timeout = camera.stallSeconds
         options.workerPool = workerPool
         if config.nodes.contains(where: { $0.calculator == "FlowLimiterCalculator" }) {
@@ -184,6 +205,7 @@ final class CameraSupervisor: Sendable {
             if let counted {
                 try graph.observe(counted) { [current] _ in current.framesOut.add(1, ordering: .relaxed) }
             }
+            if let recording { try observe(graph, for: recording) }
             run = current
         } catch {
             return Self.isPermanent(error) ? .failedForGood("\(error)") : .ended("\(error)", frames: 0)
@@ -206,10 +228,32 @@ final class CameraSupervisor: Sendable {
             s.dropped += summary?.dropped ?? 0
             return summary?.framesIn ?? 0
         }
+        recording?.runEnded()
         if let failure, Self.isPermanent(failure) { return .failedForGood("\(failure)") }
-        let warnings = summary?.warnings ?? []
+        var warnings = summary?.warnings ?? []
+        if let e = recording?.takeError() { warnings.append("recording: \(e)") }
         let why = failure.map { "\($0)" } ?? (warnings.isEmpty ? "the source ended" : "the source ended: \(warnings.joined(separator: "; "))")
         return .ended(why, frames: framesIn)
+    }
+
+    /// The input side packet a camera's graph reads the time base of its events from.
+    static let timeBaseSidePacket = "time_base"
+
+    /// Sends the graph's events and snapshots to the camera's recording (once per stream).
+    private func observe(_ graph: Graph, for recording: CameraRecording) throws {
+        var eventStreams: Set<String> = []
+        if let r = camera.record { eventStreams.insert(r.eventsStream) }
+        if let s = camera.snapshots {
+            eventStreams.insert(s.eventsStream)
+            try graph.observe(s.stream) { p in
+                if let list = try? p.get([ObjectSnapshot].self) { recording.snapshots(list) }
+            }
+        }
+        for stream in eventStreams.sorted() {
+            try graph.observe(stream) { p in
+                if let events = try? p.get([ObjectEvent].self) { recording.events(events) }
+            }
+        }
     }
 
     /// The first frame of a run came in.

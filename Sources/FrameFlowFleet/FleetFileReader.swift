@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
+import FrameFlowMedia
 import Foundation
 
 /// Turns a parsed fleet file into cameras and broker settings, checking every field (see
@@ -83,7 +84,7 @@ struct FleetFileReader {
             m,
             allowed: [
                 "name", "source", "graph", "side_packet", "output", "stall_seconds", "reconnect", "realtime", "resource_root",
-                "max_image_pixels", "events",
+                "max_image_pixels", "events", "record", "snapshots",
             ],
             repeated: ["side_packet", "output"], in: "camera")
         guard let nameField = m.fields(named: "name").first else { throw FleetConfigError("camera: 'name' is missing", at: at) }
@@ -111,13 +112,15 @@ struct FleetFileReader {
             ?? defaults.maxImagePixels
         camera.events = try m.fields(named: "events").first.map { try Self.events($0, in: "camera '\(name)'") } ?? defaults.events
         if let events = camera.events {
-            for side in ["event_settings", "camera"] where camera.sidePackets[side] != nil {
+            for side in ["event_settings", "camera", "time_base"] where camera.sidePackets[side] != nil {
                 throw FleetConfigError(
                     "camera '\(name)': side packet '\(side)' is set by the events block; do not give it as a side_packet", at: at)
             }
             camera.sidePackets["event_settings"] = events.textFormat
             camera.sidePackets["camera"] = name
         }
+        if let r = m.fields(named: "record").first { camera.record = try record(r, camera: name) }
+        if let r = m.fields(named: "snapshots").first { camera.snapshots = try snapshots(r, camera: name) }
         var streams: Set<String> = []
         for o in m.fields(named: "output") {
             let om = try Self.message(o)
@@ -142,6 +145,46 @@ struct FleetFileReader {
             camera.outputs.append(CameraOutput(stream: stream, destination: destination))
         }
         return camera
+    }
+
+    /// A `record { … }` block (see `RecordSettings`), every value range-checked.
+    private func record(_ field: TextField, camera: String) throws -> RecordSettings {
+        let m = try Self.message(field)
+        try checkFields(
+            m,
+            allowed: [
+                "folder", "events_stream", "pre_roll_seconds", "post_roll_seconds", "continuous", "segment_seconds", "retain_days", "max_bytes",
+            ], repeated: [], in: "camera '\(camera)': record")
+        guard let folder = m.fields(named: "folder").first else {
+            throw FleetConfigError("camera '\(camera)': record: 'folder' is missing", at: field.value.location)
+        }
+        var r = RecordSettings(folder: resolve(try Self.nonEmptyString(folder)))
+        if let f = m.fields(named: "events_stream").first { r.eventsStream = try Self.nonEmptyString(f) }
+        if let f = m.fields(named: "pre_roll_seconds").first { r.options.preRollSeconds = try Self.number(f, in: 0...300) }
+        if let f = m.fields(named: "post_roll_seconds").first { r.options.postRollSeconds = try Self.number(f, in: 0...300) }
+        if let f = m.fields(named: "continuous").first { r.options.continuous = try Self.bool(f) }
+        if let f = m.fields(named: "segment_seconds").first { r.options.segmentSeconds = try Self.number(f, in: 1...3600) }
+        let days = try m.fields(named: "retain_days").first.map { f -> Double in
+            let v = try Self.number(f, in: 0...36500)
+            guard v > 0 else { throw FleetConfigError("'retain_days' must be above 0 (at most 36500)", at: f.value.location) }
+            return v
+        }
+        let bytes = try m.fields(named: "max_bytes").first.map { try Self.number($0, in: 1...1e15) }
+        if days != nil || bytes != nil { r.options.retention = try RetentionPolicy(maxDays: days, maxBytes: bytes) }
+        return r
+    }
+
+    /// A `snapshots { … }` block (see `SnapshotSettings`).
+    private func snapshots(_ field: TextField, camera: String) throws -> SnapshotSettings {
+        let m = try Self.message(field)
+        try checkFields(m, allowed: ["folder", "stream", "events_stream"], repeated: [], in: "camera '\(camera)': snapshots")
+        guard let folder = m.fields(named: "folder").first else {
+            throw FleetConfigError("camera '\(camera)': snapshots: 'folder' is missing", at: field.value.location)
+        }
+        var s = SnapshotSettings(folder: resolve(try Self.nonEmptyString(folder)))
+        if let f = m.fields(named: "stream").first { s.stream = try Self.nonEmptyString(f) }
+        if let f = m.fields(named: "events_stream").first { s.eventsStream = try Self.nonEmptyString(f) }
+        return s
     }
 
     private func sidePackets(_ m: TextMessage, into start: [String: String]) throws -> [String: String] {
@@ -237,6 +280,17 @@ struct FleetFileReader {
         }
         return v
     }
+
+    /// A finite number in `range` (NaN, infinities and 1e308 refused).
+    private static func number(_ f: TextField, in range: ClosedRange<Double>) throws -> Double {
+        guard case .number(let s) = f.value.kind, let v = Double(s), v.isFinite, range.contains(v) else {
+            throw FleetConfigError(
+                "'\(f.name)' must be a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))", at: f.value.location)
+        }
+        return v
+    }
+
+    private static func format(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e12 ? String(Int64(v)) : "\(v)" }
 
     private static func integer(_ f: TextField, in range: ClosedRange<Int>) throws -> Int {
         guard case .number(let s) = f.value.kind, let v = Int(s), range.contains(v) else {

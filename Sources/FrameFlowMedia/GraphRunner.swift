@@ -40,6 +40,9 @@ public final class GraphRunner {
         /// one process; see `Graph.start(sidePackets:on:)`); nil: a pool of the graph's own.
         /// The run leaves the pool when it ends; the pool's owner shuts it down.
         public var workerPool: WorkerPool?
+        /// Called with each source once it is open, before its first frame is read: to set its
+        /// `packetTap` and read its `encodedStreamInfo()` (a fleet camera's clip recorder).
+        public var onSourceOpened: ((MediaSource) throws -> Void)?
         public init() {}
     }
 
@@ -165,6 +168,7 @@ public final class GraphRunner {
             var sourceOptions = options.source
             sourceOptions.limits = graph.environment.limits
             sources = try feeds.map { try MediaSource($0.spec, options: sourceOptions) }
+            if let opened = options.onSourceOpened { for s in sources { try opened(s) } }
         } catch let e as MediaError where e.kind == .interrupted {
             for (_, sink) in sinks { sink.discard() }
             var summary = Summary()

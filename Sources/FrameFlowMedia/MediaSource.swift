@@ -71,6 +71,9 @@ public final class MediaSource {
     public private(set) var warnings: [String] = []
     /// Frames delivered so far.
     public private(set) var framesRead = 0
+    /// Called with every encoded packet of the video stream as it is read, before it is
+    /// decoded (event clips, recordings); nil (the default) costs nothing and copies nothing.
+    public var packetTap: ((EncodedPacket) -> Void)?
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -230,6 +233,15 @@ public final class MediaSource {
         frame = av_frame_alloc()
     }
 
+    /// The video stream's codec parameters and time base, for writing its packets again
+    /// without re-encoding (`ClipRecorder`).
+    public func encodedStreamInfo() throws -> EncodedStreamInfo {
+        guard let stream = format?.pointee.streams[Int(streamIndex)] else {
+            throw MediaError(.ffmpeg, spec, "the source is closed")
+        }
+        return try EncodedStreamInfo(copying: stream.pointee.codecpar, timeBase: timeBase, frameRate: frameRate)
+    }
+
     deinit {
         var p: UnsafeMutablePointer<AVPacket>? = packet
         av_packet_free(&p)
@@ -286,6 +298,7 @@ public final class MediaSource {
             }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
+            if let packetTap { packetTap(EncodedPacket(packet, timeBase: timeBase)) }
             let s = avcodec_send_packet(codec, packet)
             if s < 0 && s != ff_averror_eagain() {
                 let pos = packet.pointee.pos
