@@ -14,6 +14,8 @@ extension CalculatorRegistry {
             SharpenCalculator.self, LUTCalculator.self, ToneMapCalculator.self, AnnotationOverlayCalculator.self,
             HaarCascadeDetectorCalculator.self, HOGPeopleDetectorCalculator.self, ObjectTrackerCalculator.self, SwitchDemuxCalculator.self,
             SwitchMuxCalculator.self,
+            // Motion: Frigate-style motion detection and the gate that runs a detector on motion.
+            MotionDetectorCalculator.self, MotionGateCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
             DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
             AlignmentPointsRectsCalculator.self, AssociationNormRectCalculator.self, HandLandmarksToRectCalculator.self,
