@@ -181,4 +181,9 @@ fi
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
     [ .build/fixtures/hog/descriptors.json -nt scripts/fixtures/make_hog_fixtures.py ] || python3 scripts/fixtures/make_hog_fixtures.py
 fi
+# vtest.avi's frames in grey for the motion detector's parity and gating tests and
+# frameflow-bench's motion rows (OpenCV's motion boxes are committed in Tests/Fixtures/motion/).
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+    [ .build/fixtures/motion/vtest_gray.raw -nt scripts/fixtures/make_motion_fixtures.py ] || python3 scripts/fixtures/make_motion_fixtures.py
+fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not found on PATH" >&2; exit 1; }

@@ -18,6 +18,8 @@ extension CalculatorRegistry {
             // Camera events (filters, zones, lines, Frigate-shaped events).
             ObjectFilterCalculator.self, ZoneCalculator.self, LineCounterCalculator.self, EventBuilderCalculator.self,
             EventsToRenderDataCalculator.self,
+            // Motion: Frigate-style motion detection and the gate that runs a detector on motion.
+            MotionDetectorCalculator.self, MotionGateCalculator.self,
             DetectionsToRenderDataCalculator.self, RectToRenderDataCalculator.self, LabelsToRenderDataCalculator.self,
             DetectionsToRectsCalculator.self, RectTransformationCalculator.self,
             AlignmentPointsRectsCalculator.self, AssociationNormRectCalculator.self, HandLandmarksToRectCalculator.self,

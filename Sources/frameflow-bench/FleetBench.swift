@@ -1,12 +1,19 @@
 import FrameFlowArguments
 
-/// `frameflow-bench fleet`: cameras per machine, a fleet of graphs on one worker pool (`FleetRow`).
+/// `frameflow-bench fleet`: cameras per machine, a fleet of graphs on one worker pool (`FleetRow`),
+/// and what motion gating saves on mostly static scenes (`MotionGateRow`).
 struct FleetBench: BenchSection {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "fleet", abstract: "cameras per machine: a fleet of face-detection graphs on one worker pool")
+        CommandConfiguration(
+            commandName: "fleet", abstract: "cameras per machine: a fleet of face-detection graphs on one worker pool; motion-gated people detection")
     }
 
     @Flag(help: "fewer iterations, shorter clips and one round (a quick look, not a measurement)") var quick = false
+    @Flag(help: "only the motion-gated people detection rows") var motionOnly = false
+    @Option(help: "alternating rounds of the motion CPU row (at least 1; the median and spread are over them)") var rounds = 3
 
-    @MainActor func measure() throws { FleetRow.measure(repoRoot: repoRoot, quick: quick) }
+    @MainActor func measure() throws {
+        if !motionOnly { FleetRow.measure(repoRoot: repoRoot, quick: quick) }
+        MotionGateRow.measure(repoRoot: repoRoot, quick: quick, rounds: rounds)
+    }
 }
