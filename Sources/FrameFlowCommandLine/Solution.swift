@@ -28,6 +28,9 @@ struct Solution: Sendable {
             name: "people detection (OpenCV HOG people detector)", graph: "Graphs/people_detection_hog.pbtxt", modelSet: nil,
             command: "frameflow run Graphs/people_detection_hog.pbtxt --input clip.mp4 --output people.mp4"),
         Solution(
+            name: "people detection, motion-gated (motion → gate → HOG → tracker)", graph: "Graphs/people_detection_hog_gated.pbtxt",
+            modelSet: nil, command: "frameflow run Graphs/people_detection_hog_gated.pbtxt --input clip.mp4 --output people.mp4"),
+        Solution(
             name: "people events (HOG + ByteTrack, zones, lines, Frigate events)", graph: "Graphs/people_events_hog.pbtxt", modelSet: nil,
             command: "frameflow run Graphs/people_events_hog.pbtxt --input clip.mp4 --output-stream events=events.jsonl"),
         Solution(

@@ -55,7 +55,7 @@ enum MotionGateRow {
                         if let p = personX, x >= p, x < p + 73, y >= 60, y < 205 { v = px(232 + x - p, 190 + y - 60, c) }
                         s = s &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                         let n = Double(v) + normals[Int(s >> 51)]
-                        bytes[(y * width + x) * 3 + c] = UInt8(min(max(n.rounded(), 0), 255))
+                        bytes[(y * width + x) * 3 + c] = UInt8(clamping: Int(saturating: n.rounded()))
                     }
                 }
             }
@@ -155,7 +155,9 @@ enum MotionGateRow {
                         n += Int(-wait / period)
                         continue
                     }
-                    do { try g.send(scene.frame(n, camera: c), to: "input_video", at: Timestamp(Int64(n) * Int64(1e6 / fps))) } catch { break }
+                    do { try g.send(scene.frame(n, camera: c), to: "input_video", at: Timestamp(Int64(n) * Int64(saturating: 1e6 / fps))) } catch {
+                        break
+                    }
                     counter.add()
                     n += 1
                 }

@@ -121,7 +121,7 @@ public struct MotionDetector: Sendable {
             average.withUnsafeMutableBufferPointer { avg in
                 mask.withUnsafeBufferPointer { m in
                     for i in 0..<n {
-                        let background = Int(min(abs(avg[i]).rounded(.toNearestOrEven), 255))
+                        let background = Int(saturating: min(abs(avg[i]).rounded(.toNearestOrEven), 255))
                         let delta = abs(Int(s[i]) - background)
                         avg[i] = Float(s[i]) * a + avg[i] * b
                         if delta > t && !m[i] { moving[i] = 1 }

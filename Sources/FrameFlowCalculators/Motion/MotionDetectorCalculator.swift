@@ -111,8 +111,8 @@ public final class MotionDetectorCalculator: Calculator {
         let label = options.label.isEmpty ? nil : options.label
         // Whole pixels covering the scaled box.
         let boxes = zip(result.workingBoxes, result.boxes).map { box, r in
-            let x0 = Int(r.x.rounded(.down)), y0 = Int(r.y.rounded(.down))
-            let x1 = Int((r.x + r.width).rounded(.up)), y1 = Int((r.y + r.height).rounded(.up))
+            let x0 = Int(saturating: r.x.rounded(.down)), y0 = Int(saturating: r.y.rounded(.down))
+            let x1 = Int(saturating: (r.x + r.width).rounded(.up)), y1 = Int(saturating: (r.y + r.height).rounded(.up))
             return Detection(
                 pixelBox: .init(xmin: x0, ymin: y0, width: x1 - x0, height: y1 - y0),
                 score: Double(box.area) / Double(box.width * box.height), label: label)

@@ -98,17 +98,17 @@ public final class SnapshotSelectorCalculator: Calculator {
     /// The crop of `box` grown by `margin` of its size, in whole pixels inside the frame; nil
     /// when nothing of it is inside.
     static func cropRect(_ box: Rect, margin: Double, width: Int, height: Int) -> (x: Int, y: Int, w: Int, h: Int)? {
-        let x0 = max(0, Int((box.x - margin * box.width).rounded(.down)))
-        let y0 = max(0, Int((box.y - margin * box.height).rounded(.down)))
-        let x1 = min(width, Int((box.maxX + margin * box.width).rounded(.up)))
-        let y1 = min(height, Int((box.maxY + margin * box.height).rounded(.up)))
+        let x0 = max(0, Int(saturating: (box.x - margin * box.width).rounded(.down)))
+        let y0 = max(0, Int(saturating: (box.y - margin * box.height).rounded(.down)))
+        let x1 = min(width, Int(saturating: (box.maxX + margin * box.width).rounded(.up)))
+        let y1 = min(height, Int(saturating: (box.maxY + margin * box.height).rounded(.up)))
         guard x1 > x0, y1 > y0 else { return nil }
         return (x0, y0, x1 - x0, y1 - y0)
     }
 
     public func process(_ cc: CalculatorContext) throws {
         let now = cc.inputTimestamp.microseconds
-        let forget = Int64(options.forgetSeconds * 1e6)
+        let forget = Int64(saturating: options.forgetSeconds * 1e6)
         best = best.filter { now - $0.value.lastSeen <= forget }
         guard let frame = try cc.value(Self.image), let detections = try cc.value(Self.detections) else { return }
         let stream = cc.inputStreamName(Self.image.tag)
