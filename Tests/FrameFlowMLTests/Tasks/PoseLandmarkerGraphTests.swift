@@ -144,7 +144,8 @@ import Testing
         // ±1 gives 45/50, with one byte of frame 0 changed 47/50: the tracking loop carries a
         // first-frame difference of 1e-4 at the landmark model onward (docs/tasks.md).
         #expect(r.within >= 0.85, "carphone: \(r.within) of the poses within 1 % of the width")
-        withKnownIssue("issue 44 asks 97 % of frames within 1 % of the width; 88 % measured") {
+        // Intermittent: it holds with some kernel levels' rounding (98 % with AVX2, 2026-12-05).
+        withKnownIssue("issue 44 asks 97 % of frames within 1 % of the width; 88 % measured", isIntermittent: true) {
             #expect(r.within >= 0.97)
         }
     }

@@ -119,7 +119,8 @@ struct TasksLongClipTests {
         #expect(f.presenceShare >= floor.presence, "\(label): the same count on only \(f.samePresence) of \(f.frames) frames")
         #expect(f.withinShare >= floor.within, "\(label): only \(f.within) of \(f.frames) frames within 1 % of the width")
         if let known {
-            withKnownIssue(Comment(rawValue: known)) {
+            // Intermittent: which frames a chaotic clip flips on depends on the kernels' rounding.
+            withKnownIssue(Comment(rawValue: known), isIntermittent: true) {
                 #expect(f.presenceShare >= 0.97 && f.withinShare >= 0.97, "\(label): \(f)")
             }
         }
