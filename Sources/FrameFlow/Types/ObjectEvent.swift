@@ -38,29 +38,36 @@ public struct ObjectEvent: Sendable, Hashable, Codable {
         /// Whether the object is not (yet) believed real; FrameFlow publishes only confirmed
         /// tracks, so this is false in every message it sends.
         public var falsePositive: Bool
-        /// When the object was first seen, and when its event ended (nil while open).
+        /// When the object was first seen.
         public var startTime: Double
+        /// When its event ended (nil while open).
         public var endTime: Double?
-        /// The latest detection's score and box (pixels `[x1, y1, x2, y2]`).
+        /// The latest detection's score.
         public var score: Double
+        /// The latest detection's box (pixels `[x1, y1, x2, y2]`).
         public var box: [Double]
-        /// The box's area in pixels and width ÷ height.
+        /// The box's area in pixels.
         public var area: Double
+        /// The box's width ÷ height.
         public var ratio: Double
         /// The part of the frame the detector looked at for it (the whole frame when the
         /// detector ran on whole frames).
         public var region: [Double]
-        /// Zones the object is in now, and every zone it has entered, in order of entry.
+        /// Zones the object is in now.
         public var currentZones: [String]
+        /// Every zone it has entered, in order of entry.
         public var enteredZones: [String]
-        /// Whether a snapshot and a clip of the event exist.
+        /// Whether a snapshot of the event exists.
         public var hasSnapshot: Bool
+        /// Whether a clip of the event exists.
         public var hasClip: Bool
-        /// Whether the object stands still; `active` is its opposite.
+        /// Whether the object stands still.
         public var stationary: Bool
+        /// `!stationary` (Frigate's convenience field).
         public var active: Bool
-        /// Frames the object has been motionless, and how often it moved again after stopping.
+        /// Frames the object has been motionless.
         public var motionlessCount: Int
+        /// How often it moved again after stopping.
         public var positionChanges: Int
 
         /// A state with every field given.

@@ -17,13 +17,14 @@ public struct ObjectSnapshot: Sendable {
     public var timestamp: Timestamp
     /// The whole frame.
     public var image: ImageFrame
-    /// The part of the frame around the box (the box with a margin, inside the frame), and
-    /// where it was cut from (pixels of `image`).
+    /// The part of the frame around the box (the box with a margin, inside the frame).
     public var crop: ImageFrame
+    /// Where `crop` was cut from (pixels of `image`).
     public var cropRect: Rect
     /// The whole frame with the box and label drawn.
     public var annotated: ImageFrame
 
+    /// A snapshot with every field given.
     public init(
         trackID: Int, label: String?, score: Double, box: Rect, timestamp: Timestamp, image: ImageFrame, crop: ImageFrame,
         cropRect: Rect, annotated: ImageFrame
