@@ -22,7 +22,7 @@ test:
 	$(SWIFT) test
 	FRAMEFLOW_KERNELS=avx2 $(SWIFT) test --skip-build --filter '$(KERNEL_TESTS)'
 	FRAMEFLOW_KERNELS=baseline $(SWIFT) test --skip-build --filter '$(KERNEL_TESTS)'
-	$(SWIFT) test -c release -Xswiftc -enable-testing --filter 'HOGDescriptorTests|MotionGateCalculatorTests|MediaPipe(FaceMesh|Hands|FaceDetection|Pose|Holistic|SelfieSegmentation)Tests|VirtualBackgroundGraphTests|DesktopLiveGraphsOnFilesTests|ImageSegmenterGraphTests|PoseLandmarkerGraphTests|HandLandmarkerGraphTests|GestureRecognizerGraphTests|TasksLongClipTests|ClassicLongClipTests'
+	$(SWIFT) test -c release -Xswiftc -enable-testing --filter 'HOGDescriptorTests|MotionGateCalculatorTests|FleetEventsEndToEnd|MediaPipe(FaceMesh|Hands|FaceDetection|Pose|Holistic|SelfieSegmentation)Tests|VirtualBackgroundGraphTests|DesktopLiveGraphsOnFilesTests|ImageSegmenterGraphTests|PoseLandmarkerGraphTests|HandLandmarkerGraphTests|GestureRecognizerGraphTests|TasksLongClipTests|ClassicLongClipTests'
 
 ## Benchmarks: FrameFlow against OpenCV and GStreamer in the same run, as ratios. ARGS picks
 ## a section and its flags: make bench ARGS="models --only yolov8n --no-reference"

@@ -7,6 +7,10 @@ import Foundation
 /// and events. Snapshots are matched to events by track id, the last `-` part of an event id
 /// (`"<start_time>-<camera>-<track id>"`, as `ObjectEvent.State.id` documents it).
 ///
+/// Events published by the camera's outputs carry `has_clip` (the recorder holds a clip for the
+/// event) and `has_snapshot` (a snapshot of it was written): `flagged(_:)` sets them, after
+/// `events(_:)` has handled the same packet (the observer runs before the outputs' sinks).
+///
 /// `@unchecked Sendable`: the reading thread (packets) and graph workers (events, snapshots)
 /// call in; every field is used under `lock`. Failures never stop the camera: the first since
 /// the last `takeError()` is kept for its health report.
@@ -18,6 +22,11 @@ final class CameraRecording: @unchecked Sendable {
     /// The latest best snapshot of each track, and the snapshot time written per event.
     private var latest: [Int: ObjectSnapshot] = [:]
     private var written: [String: Timestamp] = [:]
+    /// Per open event: (has clip, has snapshot) as last handled, and as last published.
+    private var flags: [String: (clip: Bool, snapshot: Bool)] = [:]
+    private var published: [String: (clip: Bool, snapshot: Bool)] = [:]
+    /// Events that ended in the last packet: forgotten at the next one (published by then).
+    private var ended: [String] = []
     private var error: String?
     /// The current run's time base: event times minus it are on the packets' clock.
     private var timeBase = 0.0
@@ -80,20 +89,46 @@ final class CameraRecording: @unchecked Sendable {
                     return e
                 }
             do { try recorder?.handle(onStreamClock) } catch { self.error = self.error ?? "\(error)" }
-            guard let snapshotWriter else { return }
+            for id in ended {
+                flags[id] = nil
+                published[id] = nil
+            }
+            ended = []
             for e in events {
                 let id = e.after.id
-                guard let track = id.split(separator: "-").last.flatMap({ Int($0) }) else { continue }
-                if let s = latest[track], written[id] != s.timestamp {
-                    do {
-                        try snapshotWriter.write(s, eventID: id)
-                        written[id] = s.timestamp
-                    } catch { self.error = self.error ?? "\(error)" }
+                var snapshot = flags[id]?.snapshot ?? false
+                if let snapshotWriter, let track = id.split(separator: "-").last.flatMap({ Int($0) }) {
+                    if let s = latest[track], written[id] != s.timestamp {
+                        do {
+                            try snapshotWriter.write(s, eventID: id)
+                            written[id] = s.timestamp
+                            snapshot = true
+                        } catch { self.error = self.error ?? "\(error)" }
+                    }
+                    if e.type == .end {
+                        written[id] = nil
+                        latest[track] = nil
+                    }
                 }
-                if e.type == .end {
-                    written[id] = nil
-                    latest[track] = nil
-                }
+                flags[id] = (recorder?.hasClip(id) ?? false, snapshot)
+                if e.type == .end { ended.append(id) }
+            }
+        }
+    }
+
+    /// `events` with `has_clip` and `has_snapshot` set: `before` as last published, `after` as
+    /// `events(_:)` found them for this packet.
+    func flagged(_ events: [ObjectEvent]) -> [ObjectEvent] {
+        lock.withLock {
+            events.map { e in
+                var e = e
+                let id = e.after.id
+                let before = published[id] ?? (false, false)
+                let after = flags[id] ?? before
+                (e.before.hasClip, e.before.hasSnapshot) = before
+                (e.after.hasClip, e.after.hasSnapshot) = after
+                published[id] = after
+                return e
             }
         }
     }

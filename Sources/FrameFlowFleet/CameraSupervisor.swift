@@ -176,14 +176,18 @@ final class CameraSupervisor: Sendable {
         // the start of each run, which also keeps event ids unique across reconnects (track
         // ids and timestamps start again in every run).
         let made = Set(config.nodes.flatMap { $0.outputSidePackets.map(\.name) })
-        if camera.sidePackets[Self.timeBaseSidePacket] == nil, !made.contains(Self.timeBaseSidePacket),
-            config.nodes.contains(where: { $0.inputSidePackets.contains { $0.name == Self.timeBaseSidePacket } })
-        {
+        let read = Set(config.nodes.flatMap { $0.inputSidePackets.map(\.name) })
+        // A graph that reads `camera` names its events by the camera (unless the file says otherwise).
+        if camera.sidePackets[Self.cameraSidePacket] == nil, !made.contains(Self.cameraSidePacket), read.contains(Self.cameraSidePacket) {
+            options.sidePackets[Self.cameraSidePacket] = camera.name
+        }
+        if camera.sidePackets[Self.timeBaseSidePacket] == nil, !made.contains(Self.timeBaseSidePacket), read.contains(Self.timeBaseSidePacket) {
             let base = (Date().timeIntervalSince1970 * 1000).rounded() / 1000
             options.sidePackets[Self.timeBaseSidePacket] = String(base)
             recording?.runStarted(timeBase: base)
         } else {
-            recording?.runStarted(timeBase: 0)
+            // The camera's own time base (a side packet), if any, is what event times count from.
+            recording?.runStarted(timeBase: camera.sidePackets[Self.timeBaseSidePacket].flatMap { Double($0) } ?? 0)
         }
         options.source.timeout = camera.stallSeconds
         options.workerPool = workerPool
@@ -195,7 +199,16 @@ final class CameraSupervisor: Sendable {
         }
         let run: CurrentRun
         do {
-            for output in camera.outputs { options.sinks.append((output.stream, try sink(for: output))) }
+            // Outputs of the events streams the recording handles carry its has_clip/has_snapshot.
+            let recorded = recording == nil ? [] : eventStreams
+            for output in camera.outputs {
+                let sink = try sink(for: output)
+                if let recording, recorded.contains(output.stream) {
+                    options.sinks.append((output.stream, FlaggedEventsSink(sink, recording: recording)))
+                } else {
+                    options.sinks.append((output.stream, sink))
+                }
+            }
             let counted = options.sinks.first?.stream ?? config.outputStreams.first?.name
             let first = FirstFrameFlag()
             let current = CurrentRun(graph: graph, runner: GraphRunner(graph: graph, options: options))
@@ -238,13 +251,18 @@ final class CameraSupervisor: Sendable {
 
     /// The input side packet a camera's graph reads the time base of its events from.
     static let timeBaseSidePacket = "time_base"
+    /// The input side packet a camera's graph reads the camera's name from.
+    static let cameraSidePacket = "camera"
+
+    /// The streams whose events the camera's recording handles.
+    private var eventStreams: Set<String> {
+        Set([camera.record?.eventsStream, camera.snapshots?.eventsStream].compactMap { $0 })
+    }
 
     /// Sends the graph's events and snapshots to the camera's recording (once per stream).
+    /// Registered before the runner's sinks, so each packet is handled before it is published.
     private func observe(_ graph: Graph, for recording: CameraRecording) throws {
-        var eventStreams: Set<String> = []
-        if let r = camera.record { eventStreams.insert(r.eventsStream) }
         if let s = camera.snapshots {
-            eventStreams.insert(s.eventsStream)
             try graph.observe(s.stream) { p in
                 if let list = try? p.get([ObjectSnapshot].self) { recording.snapshots(list) }
             }

@@ -3,37 +3,40 @@ import FrameFlow
 import FrameFlowCalculators
 import FrameFlowTestSupport
 
-/// `frameflow-bench fleet`'s motion rows: what motion gating saves on a mostly static scene.
-/// Cameras are graphs on one shared `WorkerPool` (one thread per core), each fed in real time
-/// at 15 fps by its own thread (a frame that cannot be sent in time is skipped, as a live
-/// camera's), all looping one 30 s scene: a 320 × 240 still cut from vtest.avi's first frame
-/// (no one in it) with Gaussian sensor noise (σ 2, 64 noise fields), and a person (cut from the
-/// same frame) walking across it for 3 s of every 30. Cameras start at different points of
-/// the loop. Two graphs: Graphs/people_detection_hog.pbtxt (ungated: the HOG detector on every
-/// frame it can take) and Graphs/people_detection_hog_gated.pbtxt (motion-gated).
+/// `frameflow-bench fleet`'s motion rows: what motion gating saves on static and mostly static
+/// scenes. Cameras are graphs on one shared `WorkerPool` (one thread per core), each fed in real
+/// time at 15 fps by its own thread (a frame that cannot be sent in time is skipped, as a live
+/// camera's). Two scenes, 320 × 240, cut from vtest.avi's first frame (no one in that part) with
+/// Gaussian sensor noise (σ 2, 64 noise fields):
+///   - static: nobody, the light slowly brightening by up to 24 levels and back (a 40 s loop);
+///   - mostly static: a person (cut from the same frame) walking across for 3 s of every 30.
+/// Cameras start at different points of the loop. Two graphs: Graphs/people_detection_hog.pbtxt
+/// (ungated: the HOG detector on every frame it can take) and
+/// Graphs/people_detection_hog_gated.pbtxt (motion-gated).
 ///
-///   - CPU per camera: process CPU time (getrusage, user + system) over the run ÷ cameras,
-///     one camera, ungated and gated in alternating rounds (median and spread).
-///   - Cameras sustained: the largest count at which every camera's frames come out at ≥ 14 fps
-///     and each detector takes ≥ 95 % of the frames meant for it (ungated: every frame;
-///     gated: every frame the gate allows).
+///   - CPU per camera: process CPU time (getrusage, user + system) over the run ÷ cameras, one
+///     camera, ungated and gated in alternating rounds (median and spread); each run lasts one
+///     whole loop of its scene, so the share of frames with a person is the scene's.
+///   - Cameras sustained (mostly static scene): the largest count at which every camera's
+///     frames come out at ≥ 14 fps and each detector takes ≥ 95 % of the frames meant for it
+///     (ungated: every frame; gated: every frame the gate allows).
 enum MotionGateRow {
     static let fps = 15.0
     static let width = 320, height = 240
 
-    /// The scene's frames: 64 noisy stills, then 45 frames with the person walking.
+    /// A scene's frames: `loop` frames built from noisy stills, lit, and the walking person.
     struct Scene {
-        var still: [ImageFrame]
-        var walking: [ImageFrame]
-        /// Frame `n` of camera `camera`'s loop (450 frames).
-        func frame(_ n: Int, camera: Int) -> ImageFrame {
-            let t = (n + camera * 97) % 450
-            return t < walking.count ? walking[t] : still[t % still.count]
-        }
+        var name: String
+        /// Frames in one loop.
+        var loop: Int
+        /// Frame `t` of the loop (0 ≤ t < loop).
+        var make: @Sendable (Int) -> ImageFrame
+        /// Frame `n` of camera `camera`'s loop (cameras start 97 frames apart).
+        func frame(_ n: Int, camera: Int) -> ImageFrame { make((n + camera * 97) % loop) }
     }
 
-    /// Builds the scene from vtest.avi's first frame (`.build/fixtures/hog/vtest_000.ppm`).
-    static func scene(repoRoot: URL) -> Scene? {
+    /// The two scenes from vtest.avi's first frame (`.build/fixtures/hog/vtest_000.ppm`).
+    static func scenes(repoRoot: URL) -> (still: Scene, walker: Scene)? {
         let path = repoRoot.appendingPathComponent(".build/fixtures/hog/vtest_000.ppm").path
         let header = "P6\n768 576\n255\n"
         guard let data = FileManager.default.contents(atPath: path), data.count == header.utf8.count + 768 * 576 * 3 else { return nil }
@@ -44,8 +47,9 @@ enum MotionGateRow {
             2 * (-2 * log(Double.random(in: 1e-12...1, using: &rng))).squareRoot() * cos(2 * Double.pi * Double.random(in: 0..<1, using: &rng))
         }
         /// The background at (305, 0) (people in that frame stand at x 232…305 and 622…719),
-        /// the person at (232, 190, 73 × 145), walking at `personX` (nil: absent), with noise.
-        func make(personX: Int?, seed: UInt64) -> ImageFrame? {
+        /// the person at (232, 190, 73 × 145), walking at `personX` (nil: absent), `light`
+        /// levels brighter, with noise.
+        func make(personX: Int?, light: Int, seed: UInt64) -> ImageFrame? {
             var bytes = [UInt8](repeating: 0, count: width * height * 3)
             var s = seed &* 0x9E37_79B9_7F4A_7C15 | 1
             for y in 0..<height {
@@ -54,7 +58,7 @@ enum MotionGateRow {
                         var v = px(min(305 + x, 767), y, c)
                         if let p = personX, x >= p, x < p + 73, y >= 60, y < 205 { v = px(232 + x - p, 190 + y - 60, c) }
                         s = s &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                        let n = Double(v) + normals[Int(s >> 51)]
+                        let n = Double(v + light) + normals[Int(s >> 51)]
                         bytes[(y * width + x) * 3 + c] = UInt8(clamping: Int(saturating: n.rounded()))
                     }
                 }
@@ -64,10 +68,15 @@ enum MotionGateRow {
             return try? ImageFrame(
                 width: width, height: height, format: .rgb8, planes: [ImagePlane(buffer: buffer, offset: 0, bytesPerRow: width * 3, rows: height)])
         }
-        let still = (0..<64).compactMap { make(personX: nil, seed: UInt64($0)) }
-        let walking = (0..<45).compactMap { make(personX: -73 + $0 * 9, seed: UInt64(1000 + $0)) }
-        guard still.count == 64, walking.count == 45 else { return nil }
-        return Scene(still: still, walking: walking)
+        let still = (0..<64).compactMap { make(personX: nil, light: 0, seed: UInt64($0)) }
+        let walking = (0..<45).compactMap { make(personX: -73 + $0 * 9, light: 0, seed: UInt64(1000 + $0)) }
+        // 300 frames (20 s) brightening one level every 12.5 frames; the loop plays them forth and back.
+        let ramp = (0..<300).compactMap { make(personX: nil, light: $0 * 24 / 300, seed: UInt64(2000 + $0)) }
+        guard still.count == 64, walking.count == 45, ramp.count == 300 else { return nil }
+        return (
+            Scene(name: "static", loop: 600) { t in ramp[t < 300 ? t : 599 - t] },
+            Scene(name: "mostly static", loop: 450) { t in t < walking.count ? walking[t] : still[t % still.count] }
+        )
     }
 
     /// One run's figures.
@@ -196,38 +205,42 @@ enum MotionGateRow {
     static func measure(repoRoot: URL, quick: Bool, rounds: Int) {
         let threads = ProcessInfo.processInfo.activeProcessorCount
         print(
-            "\n(ii) Motion-gated people detection: cameras on one \(threads)-thread pool, each a 320×240 mostly static scene at 15 fps in real time (vtest.avi still + noise, a person 3 s in 30)"
+            "\n(ii) Motion-gated people detection: cameras on one \(threads)-thread pool, each a 320×240 scene at 15 fps in real time (vtest.avi still + noise: static with a lighting ramp; mostly static with a person 3 s in 30)"
         )
         guard FileManager.default.fileExists(atPath: repoRoot.appendingPathComponent(".build/fixtures/hog/hog_people_default.xml").path),
-            let scene = scene(repoRoot: repoRoot)
+            let both = scenes(repoRoot: repoRoot)
         else {
             print("  the HOG fixtures are missing (scripts/setup.sh bench)")
             return
         }
+        let (still, walker) = both
         let ungatedPath = repoRoot.appendingPathComponent("Graphs/people_detection_hog.pbtxt").path
         let gatedPath = repoRoot.appendingPathComponent("Graphs/people_detection_hog_gated.pbtxt").path
         let pool = WorkerPool(threads: threads, name: "frameflow.motion")
         defer { pool.shutdown() }
-        let seconds = quick ? 4.0 : 8.0
-        _ = run(cameras: 1, seconds: 2, graphPath: gatedPath, gated: true, scene: scene, pool: pool)  // warm-up
-        // (a) CPU per camera, one camera, alternating rounds.
-        var ungatedCPU: [Double] = [], gatedCPU: [Double] = [], fraction: [Double] = []
-        for _ in 0..<(quick ? 1 : max(rounds, 1)) {
-            let u = run(cameras: 1, seconds: seconds, graphPath: ungatedPath, gated: false, scene: scene, pool: pool)
-            let g = run(cameras: 1, seconds: seconds, graphPath: gatedPath, gated: true, scene: scene, pool: pool)
-            for r in [u, g] where !r.errors.isEmpty { print("  errors: \(r.errors.prefix(2))") }
-            ungatedCPU.append(u.cpuPerCamera)
-            gatedCPU.append(g.cpuPerCamera)
-            fraction.append(g.detectorFraction)
-        }
+        _ = run(cameras: 1, seconds: 2, graphPath: gatedPath, gated: true, scene: walker, pool: pool)  // warm-up
+        // (a) CPU per camera, one camera, alternating rounds; the static scene over half its loop
+        // (the ramp up and the turn), the mostly static one over a whole loop (30 s).
         func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
-        let ratios = zip(gatedCPU, ungatedCPU).map { $0 / max($1, 1e-9) }
-        print(
-            String(
-                format:
-                    "  CPU per camera: gated %.1f %% of a core, ungated %.1f %%; ratio %.3f (spread %.3f…%.3f, %d rounds); detector on %.1f %% of gated frames",
-                100 * median(gatedCPU), 100 * median(ungatedCPU), median(ratios), ratios.min() ?? 0, ratios.max() ?? 0, ratios.count,
-                100 * median(fraction)))
+        for (scene, seconds) in [(still, quick ? 10.0 : 21.0), (walker, 31.0)] {
+            var ungatedCPU: [Double] = [], gatedCPU: [Double] = [], fraction: [Double] = []
+            for _ in 0..<(quick ? 1 : max(rounds, 1)) {
+                let u = run(cameras: 1, seconds: seconds, graphPath: ungatedPath, gated: false, scene: scene, pool: pool)
+                let g = run(cameras: 1, seconds: seconds, graphPath: gatedPath, gated: true, scene: scene, pool: pool)
+                for r in [u, g] where !r.errors.isEmpty { print("  errors: \(r.errors.prefix(2))") }
+                ungatedCPU.append(u.cpuPerCamera)
+                gatedCPU.append(g.cpuPerCamera)
+                fraction.append(g.detectorFraction)
+            }
+            let ratios = zip(gatedCPU, ungatedCPU).map { $0 / max($1, 1e-9) }
+            print(
+                String(
+                    format:
+                        "  CPU per camera, %@ scene (%.0f s): gated %.1f %% of a core, ungated %.1f %%; ratio %.3f (spread %.3f…%.3f, %d rounds); detector on %.1f %% of gated frames",
+                    scene.name, seconds - 1, 100 * median(gatedCPU), 100 * median(ungatedCPU), median(ratios), ratios.min() ?? 0,
+                    ratios.max() ?? 0, ratios.count, 100 * median(fraction)))
+        }
+        let scene = walker
         // (b) cameras sustained, each graph.
         var sustained: [Bool: Int] = [:]
         for gated in [false, true] {

@@ -44,7 +44,11 @@ struct CameraRecordingTests {
                         trackID: 4, label: "person", score: 0.8, box: Rect(x: 20, y: 20, width: 40, height: 80), timestamp: f.timestamp,
                         image: frame, crop: frame, cropRect: Rect(x: 0, y: 0, width: 176, height: 144), annotated: frame)
                 ])
-                recording.events([Self.event("1.0-door-4", .new, start: 1, frame: 1)])
+                let new = [Self.event("1.0-door-4", .new, start: 1, frame: 1)]
+                recording.events(new)
+                // What the outputs publish: the clip is open and the snapshot written.
+                let flagged = recording.flagged(new)[0]
+                #expect(flagged.after.hasClip && flagged.after.hasSnapshot && !flagged.before.hasClip && !flagged.before.hasSnapshot)
             }
         }
         recording.runEnded()
@@ -55,9 +59,14 @@ struct CameraRecordingTests {
         var sent = false
         while let f = try second.read() {
             if f.timestamp.seconds >= 1.5 && !sent {
-                recording.events([
+                let events = [
                     Self.event("2.5-door-7", .new, start: 1.5, frame: 1.5), Self.event("2.5-door-7", .end, start: 1.5, frame: 1.5, end: 2),
-                ])
+                ]
+                recording.events(events)
+                // A clip and no snapshot (none came for track 7); `before` of the end repeats the new's `after`.
+                let flagged = recording.flagged(events)
+                #expect(flagged.map(\.after.hasClip) == [true, true] && flagged.map(\.after.hasSnapshot) == [false, false])
+                #expect(flagged[1].before.hasClip && !flagged[0].before.hasClip)
                 sent = true
             }
         }

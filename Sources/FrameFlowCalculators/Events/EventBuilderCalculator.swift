@@ -81,7 +81,6 @@ public final class EventBuilderCalculator: Calculator {
     /// An event still open: the state last sent.
     private struct Open {
         var sent: ObjectEvent.State
-        var absent = 0
         var lastSeen: Double
     }
 
@@ -89,8 +88,7 @@ public final class EventBuilderCalculator: Calculator {
     private var camera: String
     private var timeBase: Double
     private var size: ImageSize?
-    private var openEvents: [Int: Open] = [:]
-    private var order: [Int] = []  // open ids, in order of `new`
+    private var openEvents = TrackStates<Open>()
     private var ended = Set<Int>()
     private var lastTimestamp: Timestamp?
     private var labels: [String] = []
@@ -128,45 +126,36 @@ public final class EventBuilderCalculator: Calculator {
         var byID: [Int: ZonePresence] = [:]
         for z in zones { byID[z.trackID] = z }
         var out: [ObjectEvent] = []
-        var present = Set<Int>()
-        for t in tracks {
-            present.insert(t.id)
+        let gone = openEvents.update(
+            tracks,
+            make: { t in
+                // A track id whose event has ended (gone two packets, then back) starts a new
+                // event that begins now, so its id differs from the ended one's.
+                let s = state(t, nil, now: now, zones: byID[t.id], start: ended.contains(t.id) ? now : nil)
+                out.append(ObjectEvent(type: .new, before: s, after: s))
+                return Open(sent: s, lastSeen: timeBase + Double(t.lastSeen) / 1_000_000)
+            }
+        ) { t, _, o in
             let label = t.label ?? "object"
             if !labels.contains(label) { labels.append(label) }
-            if var o = openEvents[t.id] {
-                o.absent = 0
-                var after = state(t, o.sent, now: now, zones: byID[t.id])
-                if o.sent.stationary && !after.stationary { after.positionChanges += 1 }
-                o.lastSeen = timeBase + Double(t.lastSeen) / 1_000_000
-                if isNews(from: o.sent, to: after) {
-                    out.append(ObjectEvent(type: .update, before: o.sent, after: after))
-                    o.sent = after
-                }
-                openEvents[t.id] = o
-            } else {
-                // A track id whose event has ended (gone two packets, then back) starts a new event
-                // that begins now, so its id differs from the ended one's.
-                let s = state(t, nil, now: now, zones: byID[t.id], start: ended.contains(t.id) ? now : nil)
-                openEvents[t.id] = Open(sent: s, lastSeen: timeBase + Double(t.lastSeen) / 1_000_000)
-                order.append(t.id)
-                out.append(ObjectEvent(type: .new, before: s, after: s))
+            var after = state(t, o.sent, now: now, zones: byID[t.id])
+            if o.sent.stationary && !after.stationary { after.positionChanges += 1 }
+            o.lastSeen = timeBase + Double(t.lastSeen) / 1_000_000
+            if isNews(from: o.sent, to: after) {
+                out.append(ObjectEvent(type: .update, before: o.sent, after: after))
+                o.sent = after
             }
         }
-        for id in order where !present.contains(id) {
-            openEvents[id]!.absent += 1
-            if openEvents[id]!.absent >= 2 { out.append(end(id, now: now)) }
-        }
-        order.removeAll { openEvents[$0] == nil }
+        out += gone.map { end($0.id, $0.state, now: now) }
         if !out.isEmpty { try cc.emit(out, to: Self.events) }
         if cc.isConnected(Self.counts) { try emitCounts(tracks, zones: byID, cc) }
     }
 
     public func close(_ cc: CalculatorContext) throws {
-        guard let last = lastTimestamp, !order.isEmpty else { return }
+        guard let last = lastTimestamp, !openEvents.isEmpty else { return }
         let at = Timestamp(last.microseconds + 1)
         let now = timeBase + Double(at.microseconds) / 1_000_000
-        let out = order.map { end($0, now: now) }
-        order.removeAll()
+        let out = openEvents.removeAll().map { end($0.id, $0.state, now: now) }
         try cc.emit(out, to: Self.events, at: at)
         if cc.isConnected(Self.counts) {
             lastTimestamp = at
@@ -174,9 +163,8 @@ public final class EventBuilderCalculator: Calculator {
         }
     }
 
-    /// The `end` message of open event `id`, which it removes.
-    private func end(_ id: Int, now: Double) -> ObjectEvent {
-        let o = openEvents.removeValue(forKey: id)!
+    /// The `end` message of track `id`'s event `o`, let go of.
+    private func end(_ id: Int, _ o: Open, now: Double) -> ObjectEvent {
         ended.insert(id)
         var after = o.sent
         after.frameTime = now

@@ -57,15 +57,13 @@ public final class LineCounterCalculator: Calculator {
     }
 
     private struct TrackState {
-        var lastFrame = Int.min
         var last: (x: Double, y: Double)?
         var standing: [Standing]
-        var absent = 0
     }
 
     private var settings: EventSettings
     private var size: ImageSize?
-    private var states: [Int: TrackState] = [:]
+    private var states = TrackStates<TrackState>()
     private var totals: [LineCount] = []
     private var sentTotals: [LineCount]?
 
@@ -85,13 +83,8 @@ public final class LineCounterCalculator: Calculator {
             return ((l.point[0].x * sx, l.point[0].y * sy), (l.point[1].x * sx, l.point[1].y * sy))
         }
         var found: [LineCrossing] = []
-        var present = Set<Int>()
-        for t in tracks {
-            present.insert(t.id)
-            var s = states[t.id] ?? TrackState(standing: Array(repeating: Standing(), count: ends.count))
-            s.absent = 0
-            if t.state == .tracked && t.lastFrame != s.lastFrame {
-                s.lastFrame = t.lastFrame
+        _ = states.update(tracks, make: { _ in TrackState(standing: Array(repeating: Standing(), count: ends.count)) }) { t, fresh, s in
+            if fresh {
                 let p = t.box.bottomCenter
                 let label = t.label ?? "object"
                 for (i, line) in settings.line.enumerated() where line.label.isEmpty || line.label.contains(label) {
@@ -134,11 +127,7 @@ public final class LineCounterCalculator: Calculator {
                 }
                 s.last = p
             }
-            states[t.id] = s
         }
-        // A dropped track may come back in the next frame (ByteTrack's quirk): kept one packet.
-        for id in states.keys where !present.contains(id) { states[id]!.absent += 1 }
-        states = states.filter { $0.value.absent <= 1 }
         if cc.isConnected(Self.crossings) { try cc.emit(found, to: Self.crossings) }
         if cc.isConnected(Self.counts), sentTotals != totals {
             sentTotals = totals

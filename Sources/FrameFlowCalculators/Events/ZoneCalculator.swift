@@ -48,15 +48,13 @@ public final class ZoneCalculator: Calculator {
     }
 
     private struct TrackState {
-        var lastFrame = Int.min
         var standing: [Standing]
         var entered: [String] = []
-        var absent = 0  // packets in a row without the track
     }
 
     private var settings: EventSettings
     private var size: ImageSize?
-    private var states: [Int: TrackState] = [:]
+    private var states = TrackStates<TrackState>()
 
     public init(options: EventSettings) { settings = options }
 
@@ -68,13 +66,8 @@ public final class ZoneCalculator: Calculator {
         let (w, h, scale) = EventSettings.scale(size)
         let polygons = settings.zone.map { Polygon($0.point, units: $0.units, width: w, height: h, scale: scale) }
         var out: [ZonePresence] = []
-        var present = Set<Int>()
-        for t in tracks {
-            present.insert(t.id)
-            var s = states[t.id] ?? TrackState(standing: Array(repeating: Standing(), count: polygons.count))
-            s.absent = 0
-            if t.state == .tracked && t.lastFrame != s.lastFrame {
-                s.lastFrame = t.lastFrame
+        _ = states.update(tracks, make: { _ in TrackState(standing: Array(repeating: Standing(), count: polygons.count)) }) { t, fresh, s in
+            if fresh {
                 let p = t.box.bottomCenter
                 for (i, zone) in settings.zone.enumerated() {
                     let allowed = zone.label.isEmpty || zone.label.contains(t.label ?? "")
@@ -91,14 +84,9 @@ public final class ZoneCalculator: Calculator {
                     }
                 }
             }
-            states[t.id] = s
             let current = settings.zone.indices.filter { s.standing[$0].isIn }.map { settings.zone[$0].name }
             out.append(ZonePresence(trackID: t.id, currentZones: current, enteredZones: s.entered))
         }
-        // A track the tracker dropped may come back in the next frame (ByteTrack's quirk): its
-        // state is kept one packet longer.
-        for id in states.keys where !present.contains(id) { states[id]!.absent += 1 }
-        states = states.filter { $0.value.absent <= 1 }
         try cc.emit(out, to: Self.zones)
     }
 }
