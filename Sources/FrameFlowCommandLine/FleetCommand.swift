@@ -59,18 +59,21 @@ public struct FleetCommand: ParsableCommand {
         if let duration { options.duration = duration }
         let config: FleetConfig
         do { config = try FleetConfig(contentsOfFile: fleetFile) } catch { throw ExitRequest.usage("\(error)") }
-        // One broker connection for every camera: outputs `to: "mqtt"`, and health, retained.
         // The HTTP API: its address and token are checked before any camera starts.
         var httpOptions: HTTPServer.Options?
         if let listen = http ?? config.http?.listen {
             var o = HTTPServer.Options()
-            do { o.address = try HTTPAddress(parsing: listen) } catch { throw ExitRequest.usage("--http: \(error)") }
+            do { o.address = try HTTPAddress(parsing: listen) } catch {
+                let origin = http != nil ? "--http" : "\(config.http?.location.map { "\($0): " } ?? "")http { listen }"
+                throw ExitRequest.usage("\(origin): \(error)")
+            }
             httpOptions = o
             options.keepRunning = true
         }
         let token = try httpToken()
         let events = EventLog()
         if httpOptions != nil { options.onEvents = { _, list in events.append(list) } }
+        // One broker connection for every camera: outputs `to: "mqtt"`, and health, retained.
         let mqtt = try config.mqtt.map { try FleetMQTT(settings: $0) }
         options.makeMQTTSink = mqtt?.sink
         let fleet = FleetRunner(config: config, registry: registry, options: options) { report in
