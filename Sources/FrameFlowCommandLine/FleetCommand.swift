@@ -1,6 +1,7 @@
 import FrameFlow
 import FrameFlowArguments
 import FrameFlowFleet
+import FrameFlowHTTP
 import FrameFlowMedia
 import Foundation
 
@@ -35,6 +36,12 @@ public struct FleetCommand: ParsableCommand {
         valueName: "SECONDS", help: "stop after this long (default: until Ctrl-C or SIGTERM)",
         expecting: "needs a number of seconds above 0", valid: { $0 > 0 })
     public var duration: Double?
+    /// `--http HOST:PORT`.
+    @Option(valueName: "HOST:PORT", help: "serve the HTTP API here (port 0: a free one; overrides the file's http { listen })")
+    public var http: String?
+    /// `--http-token-file PATH`.
+    @Option(valueName: "PATH", help: "the bearer token for changes over HTTP (else env FRAMEFLOW_HTTP_TOKEN; none: changes refused)")
+    public var httpTokenFile: String?
     /// Subgraphs, resource root, image limit.
     @OptionGroup public var subgraphs: SubgraphOptions
 
@@ -52,6 +59,20 @@ public struct FleetCommand: ParsableCommand {
         if let duration { options.duration = duration }
         let config: FleetConfig
         do { config = try FleetConfig(contentsOfFile: fleetFile) } catch { throw ExitRequest.usage("\(error)") }
+        // The HTTP API: its address and token are checked before any camera starts.
+        var httpOptions: HTTPServer.Options?
+        if let listen = http ?? config.http?.listen {
+            var o = HTTPServer.Options()
+            do { o.address = try HTTPAddress(parsing: listen) } catch {
+                let origin = http != nil ? "--http" : "\(config.http?.location.map { "\($0): " } ?? "")http { listen }"
+                throw ExitRequest.usage("\(origin): \(error)")
+            }
+            httpOptions = o
+            options.keepRunning = true
+        }
+        let token = try httpToken()
+        let events = EventLog()
+        if httpOptions != nil { options.onEvents = { _, list in events.append(list) } }
         // One broker connection for every camera: outputs `to: "mqtt"`, and health, retained.
         let mqtt = try config.mqtt.map { try FleetMQTT(settings: $0) }
         options.makeMQTTSink = mqtt?.sink
@@ -73,6 +94,16 @@ public struct FleetCommand: ParsableCommand {
             return source
         }
         defer { signalSources.forEach { $0.cancel() } }
+        var server: HTTPServer?
+        if let httpOptions {
+            let s = HTTPServer(options: httpOptions)
+            let link: (@Sendable () -> MQTTLinkHealth?)? = mqtt.map { m in { @Sendable in m.link } }
+            FleetAPI(fleet: fleet, config: config, token: token, events: events, mqtt: link).install(on: s)
+            do { try s.start() } catch { throw ExitRequest.usage("\(error)") }
+            FileHandle.standardError.write(Data("http: listening on http://\(httpOptions.address.host):\(s.port)\n".utf8))
+            server = s
+        }
+        defer { server?.stop() }
         if fleet.cameras.isEmpty {
             FileHandle.standardError.write(Data("warning: no camera in \(fleetFile) for shard \(options.shard)\n".utf8))
         }
@@ -83,5 +114,20 @@ public struct FleetCommand: ParsableCommand {
         let failed = final.filter { $0.state == .failed }
         for h in failed { FileHandle.standardError.write(Data("camera '\(h.camera)' failed: \(h.lastError ?? "")\n".utf8)) }
         if !failed.isEmpty { throw ExitRequest(status: ExitCode.failed, message: "") }
+    }
+
+    /// The HTTP token: the file's first line (`--http-token-file`), else FRAMEFLOW_HTTP_TOKEN;
+    /// nil when neither is given. Never read from the fleet file.
+    private func httpToken() throws -> String? {
+        if let httpTokenFile {
+            guard let data = FileManager.default.contents(atPath: httpTokenFile),
+                let text = String(validating: [UInt8](data), as: UTF8.self)
+            else { throw ExitRequest.usage("--http-token-file: cannot read \(httpTokenFile)") }
+            let token = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            guard !token.isEmpty else { throw ExitRequest.usage("--http-token-file: \(httpTokenFile) has no token on its first line") }
+            return token
+        }
+        let env = ProcessInfo.processInfo.environment["FRAMEFLOW_HTTP_TOKEN"] ?? ""
+        return env.isEmpty ? nil : env
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where one output stream of a camera's graph goes: `output { stream: "detections" to: … }`.
 public struct CameraOutput: Sendable, Equatable {
     /// Where packets are written.
@@ -21,5 +23,11 @@ public struct CameraOutput: Sendable, Equatable {
     public init(stream: String, destination: Destination) {
         self.stream = stream
         self.destination = destination
+    }
+
+    /// The file it writes, if it writes one.
+    var filePath: String? {
+        guard case .file(let path) = destination else { return nil }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }

@@ -18,6 +18,7 @@ final class CameraSupervisor: Sendable {
     private let environment: GraphEnvironment
     private let workerPool: WorkerPool
     private let makeMQTTSink: FleetRunner.MQTTSinkFactory?
+    private let onEvents: (@Sendable (String, [ObjectEvent]) -> Void)?
     private let report: @Sendable (CameraHealth) -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let status = Locked(Status())
@@ -41,8 +42,10 @@ final class CameraSupervisor: Sendable {
     init(
         camera: CameraConfig, graphConfig: Result<GraphConfig, FleetConfigError>, registry: CalculatorRegistry,
         environment: GraphEnvironment = GraphEnvironment(), workerPool: WorkerPool,
-        makeMQTTSink: FleetRunner.MQTTSinkFactory?, report: @escaping @Sendable (CameraHealth) -> Void
+        makeMQTTSink: FleetRunner.MQTTSinkFactory?, onEvents: (@Sendable (String, [ObjectEvent]) -> Void)? = nil,
+        report: @escaping @Sendable (CameraHealth) -> Void
     ) {
+        self.onEvents = onEvents
         self.camera = camera
         self.graphConfig = graphConfig
         self.registry = registry
@@ -67,6 +70,17 @@ final class CameraSupervisor: Sendable {
     /// interval that ends here and starts the next one.
     func health(resetRates: Bool) -> CameraHealth {
         status.withLock { s in Self.health(&s, camera: camera.name, paced: paced, resetRates: resetRates) }
+    }
+
+    /// Why the camera's graph file cannot run (it did not load or check), if so.
+    var graphError: String? {
+        if case .failure(let e) = graphConfig { return e.description }
+        return nil
+    }
+
+    /// The nodes' statistics of the run in progress; empty between runs.
+    func nodeStatistics() -> [NodeStatistics] {
+        status.withLock { $0.run }?.graph.statistics.nodes ?? []
     }
 
     /// Whether frames the graph refuses are dropped (live or realtime) rather than retried.
@@ -219,6 +233,12 @@ final class CameraSupervisor: Sendable {
                 try graph.observe(counted) { [current] _ in current.framesOut.add(1, ordering: .relaxed) }
             }
             if let recording { try observe(graph, for: recording) }
+            if let onEvents, Self.streams(of: config).contains(Self.eventsStream) {
+                let name = camera.name
+                try graph.observe(Self.eventsStream) { p in
+                    if let events = try? p.get([ObjectEvent].self), !events.isEmpty { onEvents(name, events) }
+                }
+            }
             run = current
         } catch {
             return Self.isPermanent(error) ? .failedForGood("\(error)") : .ended("\(error)", frames: 0)
@@ -247,6 +267,14 @@ final class CameraSupervisor: Sendable {
         if let e = recording?.takeError() { warnings.append("recording: \(e)") }
         let why = failure.map { "\($0)" } ?? (warnings.isEmpty ? "the source ended" : "the source ended: \(warnings.joined(separator: "; "))")
         return .ended(why, frames: framesIn)
+    }
+
+    /// The stream whose events (`[ObjectEvent]`) go to the fleet's `onEvents`.
+    static let eventsStream = "events"
+
+    /// Every stream a graph has: its inputs and its nodes' outputs.
+    static func streams(of config: GraphConfig) -> Set<String> {
+        Set(config.inputStreams.map(\.name) + config.nodes.flatMap { $0.outputStreams.map(\.name) })
     }
 
     /// The input side packet a camera's graph reads the time base of its events from.

@@ -51,6 +51,9 @@ import Foundation
 /// Frigate's `frigate/events` shape, and an `ObjectCounts` stream publishes retained counts on
 /// `frameflow/<camera>/<label>` and `frameflow/<zone>/<label>`, as Frigate does.
 ///
+/// An `http { listen: "127.0.0.1:8080" }` block serves the fleet's HTTP API (`frameflow fleet
+/// --http` overrides it; see FrameFlowHTTP).
+///
 /// Camera names must be unique and not empty; every camera needs a source and a graph (its
 /// own or the defaults'); two cameras may not write one file. Unknown fields and repeated
 /// single fields are errors.
@@ -61,6 +64,10 @@ public struct FleetConfig: Sendable {
     public var mqtt: MQTTSettings?
     /// The fleet file's path, if it came from one.
     public var file: String?
+    /// The `http { listen: "127.0.0.1:8080" }` block, if the file has one.
+    public var http: HTTPSettings?
+    /// The defaults block, for cameras added later (`camera(text:)`).
+    var defaults = FleetFileReader.Defaults()
 
     /// A fleet of `cameras`.
     public init(cameras: [CameraConfig], mqtt: MQTTSettings? = nil) {
@@ -91,7 +98,21 @@ public struct FleetConfig: Sendable {
         }
         let base = file.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
         let reader = FleetFileReader(base: base)
-        (cameras, mqtt) = try reader.read(message)
+        (cameras, mqtt, defaults, http) = try reader.readAll(message)
         self.file = file
+    }
+
+    /// Reads one `camera { … }` block sent on its own (over HTTP): the fleet file's format,
+    /// with this fleet's defaults and paths relative to its folder. Errors name `origin`, the
+    /// line and the column (`request:2:3: camera: unknown field 'sauce'`).
+    public func camera(text: String, origin: String = "request") throws -> CameraConfig {
+        let message: TextMessage
+        do {
+            message = try TextFormatParser.parse(text, file: origin)
+        } catch let e as GraphError {
+            throw FleetConfigError(e.message, at: e.location)
+        }
+        return try FleetFileReader(base: file.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path })
+            .singleCamera(message, defaults: defaults, mqtt: mqtt != nil)
     }
 }

@@ -10,7 +10,7 @@ struct FleetFileReader {
     let base: String?
 
     /// The defaults block's values; a camera's own fields override them.
-    private struct Defaults {
+    struct Defaults: Sendable {
         var graph: String?
         var sidePackets: [String: String] = [:]
         var stallSeconds = 5.0
@@ -22,7 +22,13 @@ struct FleetFileReader {
     }
 
     func read(_ message: TextMessage) throws -> ([CameraConfig], MQTTSettings?) {
-        try checkFields(message, allowed: ["defaults", "mqtt", "camera"], repeated: ["camera"], in: "the fleet file")
+        let r = try readAll(message)
+        return (r.cameras, r.mqtt)
+    }
+
+    /// The fleet file's cameras, broker, defaults and `http { … }` block.
+    func readAll(_ message: TextMessage) throws -> (cameras: [CameraConfig], mqtt: MQTTSettings?, defaults: Defaults, http: HTTPSettings?) {
+        try checkFields(message, allowed: ["defaults", "mqtt", "camera", "http"], repeated: ["camera"], in: "the fleet file")
         var defaults = Defaults()
         if let d = message.fields(named: "defaults").first {
             let m = try Self.message(d)
@@ -74,7 +80,31 @@ struct FleetFileReader {
             }
             cameras.append(camera)
         }
-        return (cameras, mqtt)
+        var http: HTTPSettings?
+        if let f = message.fields(named: "http").first {
+            let m = try Self.message(f)
+            try checkFields(m, allowed: ["listen"], repeated: [], in: "http")
+            var h = HTTPSettings()
+            if let l = m.fields(named: "listen").first {
+                h.listen = try Self.nonEmptyString(l)
+                h.location = l.value.location
+            }
+            http = h
+        }
+        return (cameras, mqtt, defaults, http)
+    }
+
+    /// The one `camera { … }` block of `message` (a camera sent on its own), read with `defaults`.
+    func singleCamera(_ message: TextMessage, defaults: Defaults, mqtt: Bool) throws -> CameraConfig {
+        try checkFields(message, allowed: ["camera"], repeated: [], in: "a camera block")
+        guard let f = message.fields(named: "camera").first else {
+            throw FleetConfigError("a camera block camera { … } is needed", at: SourceLocation(file: "request", line: 1, column: 1))
+        }
+        let camera = try self.camera(f, defaults: defaults)
+        if !mqtt, camera.outputs.contains(where: { $0.destination == .mqtt }) {
+            throw FleetConfigError("camera '\(camera.name)': an output goes to mqtt but the fleet has no mqtt { … } block", at: f.value.location)
+        }
+        return camera
     }
 
     private func camera(_ field: TextField, defaults: Defaults) throws -> CameraConfig {

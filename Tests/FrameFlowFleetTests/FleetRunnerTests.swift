@@ -247,6 +247,39 @@ import Testing
         }
         #expect(seen.sorted() == (0..<8).map { "c\($0)" })
     }
+
+    /// A running fleet takes cameras, restarts and removes them; names stay unique, a graph
+    /// that does not load is refused, and nothing is added once the fleet has ended.
+    @Test func camerasChangeWhileTheFleetRuns() throws {
+        let dir = try temporaryFolder("fleet-live")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let graph = dir.appendingPathComponent("pass.pbtxt").path
+        try passThroughGraph.write(toFile: graph, atomically: true, encoding: .utf8)
+        var options = FleetRunner.Options()
+        options.keepRunning = true
+        let runner = FleetRunner(config: FleetConfig(cameras: []), registry: .standard, options: options) { _ in }
+        let fleet = RunningFleet(runner)
+        defer { fleet.stop() }
+        let a = CameraConfig(name: "a", source: "testsrc:64x48@30", graph: graph)
+        try runner.add(a)
+        try runner.add(CameraConfig(name: "b", source: "testsrc:64x48@30", graph: graph))
+        #expect(throws: FleetConfigError.self) { try runner.add(a) }
+        #expect(throws: FleetConfigError.self) { try runner.add(CameraConfig(name: "c", source: "testsrc", graph: graph + ".none")) }
+        #expect(runner.cameras.map(\.name) == ["a", "b"])
+        #expect(eventually(within: 20) { (runner.health(of: "a")?.framesIn ?? 0) >= 10 })
+        #expect(runner.restart("a"))
+        #expect(!runner.restart("zz"))
+        #expect(eventually(within: 20) { (runner.health(of: "a")?.framesIn ?? 0) >= 5 })
+        let bBefore = runner.health(of: "b")?.framesIn ?? 0
+        let last = try #require(runner.remove("a"))
+        #expect(last.state == .stopped)
+        #expect(runner.remove("a") == nil)
+        #expect(runner.cameras.map(\.name) == ["b"])
+        #expect(eventually(within: 20) { (runner.health(of: "b")?.framesIn ?? 0) > bBefore + 5 })
+        let final = fleet.stop()
+        #expect(final.map(\.camera) == ["b"] && final[0].state == .stopped)
+        #expect(throws: FleetConfigError.self) { try runner.add(CameraConfig(name: "d", source: "testsrc", graph: graph)) }
+    }
 }
 
 /// Passes packets through and notes the thread each call ran on.
