@@ -22,11 +22,11 @@ extension GraphRuntime {
         if node.status == .running && node.isConcurrent {
             // Steps in flight: queue one more timestamp if there is room (never a close, an
             // options change or a throttled node: those wait until the steps are done).
-            if node.steps.count < node.maxConcurrency && !aborting && !node.wantsClose && node.pendingOptions == nil
+            if node.steps.count < node.maxConcurrency && !aborting && !node.wantsClose && !node.hasPendingOptions
                 && !node.optionsInFlight && node.readyTimestamp() != nil && !isThrottled(node)
             {
                 node.status = .queued
-                ready.append(node)
+                ready.append(NodeRef(node))
             }
             return
         }
@@ -36,7 +36,7 @@ extension GraphRuntime {
         }
         if canRun(node) {
             node.status = .queued
-            ready.append(node)
+            ready.append(NodeRef(node))
             return
         }
         // Not runnable now: a node with a timestamp offset passes its input bound on, so
@@ -53,7 +53,8 @@ extension GraphRuntime {
     }
 
     func drainDirty() {
-        while let n = dirty.popLast() {
+        while let r = dirty.popLast() {
+            unowned(unsafe) let n = r.node
             n.isDirty = false
             examine(n)
         }
@@ -62,7 +63,7 @@ extension GraphRuntime {
     func markDirty(_ n: NodeRuntime) {
         guard !n.isDirty else { return }
         n.isDirty = true
-        dirty.append(n)
+        dirty.append(NodeRef(n))
     }
 
     /// Delivers a packet to every consumer of stream `s`.
@@ -70,9 +71,10 @@ extension GraphRuntime {
         streams[s].lastTimestamp = packet.timestamp
         streams[s].bound = packet.timestamp.next
         streams[s].packets += 1
-        let producer = streams[s].producer
+        unowned(unsafe) let producer = streams[s].producer
         for k in streams[s].consumers.indices {
-            let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
+            unowned(unsafe) let c = streams[s].consumers[k].node
+            let qi = streams[s].consumers[k].input
             guard c.status != .closed else { continue }
             let wasFull = c.inputs[qi].isFull
             c.inputs[qi].push(packet)
@@ -88,7 +90,8 @@ extension GraphRuntime {
         guard b > streams[s].bound else { return }
         streams[s].bound = b
         for k in streams[s].consumers.indices {
-            let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
+            unowned(unsafe) let c = streams[s].consumers[k].node
+            let qi = streams[s].consumers[k].input
             guard c.status != .closed else { continue }
             if b > c.inputs[qi].bound {
                 c.inputs[qi].bound = b
@@ -159,14 +162,37 @@ extension GraphRuntime {
     /// (or unmeasured work) to pay for waking a second worker.
     func worthAnotherWorker() -> Bool {
         var best = 0
-        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+        for i in 1..<ready.count where ready[i].node.rank > ready[best].node.rank { best = i }
         var work: UInt64 = 0
-        for (i, n) in ready.enumerated() where i != best {
+        for i in ready.indices where i != best {
+            unowned(unsafe) let n = ready[i].node
             if n.calls < 9 { return true }
             work &+= n.averageNanos
             if work > 20_000 { return true }
         }
         return false
+    }
+
+    /// Steps shorter than this are left to the worker that runs the graph's other short steps:
+    /// handing them to a second worker moves the graph's state between cores on every step,
+    /// which costs more than such a step (a chain of pass-through nodes ran slower on two
+    /// workers than on one).
+    static let shortWork: UInt64 = 20_000
+    /// What an unmeasured step counts as: long.
+    static let unmeasuredStep: UInt64 = 1_000_000
+
+    /// Whether a worker should leave the ready nodes to the one running steps now: the steps
+    /// in flight and the ready nodes are all measured and short. Never while aborting.
+    func leavesShortWork() -> Bool {
+        guard !aborting, runningEstimate < Self.shortWork else { return false }
+        var work: UInt64 = 0
+        for r in ready {
+            unowned(unsafe) let n = r.node
+            if n.calls < 9 || n.wantsClose || n.isConcurrent { return false }
+            work &+= n.averageNanos
+            if work >= Self.shortWork { return false }
+        }
+        return true
     }
 
     /// Nothing runs, yet a node waits on a full queue: let it overfill the queue once, as

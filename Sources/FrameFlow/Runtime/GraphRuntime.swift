@@ -23,8 +23,12 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     /// The graph's own `input_side_packet` declarations, for errors about a missing one.
     var declaredSidePackets: [StreamRef] = []
     @exclusivity(unchecked) var closedInputs: Set<Int> = []
-    @exclusivity(unchecked) var ready: [NodeRuntime] = []
+    /// Nodes queued to run; unowned references (see `NodeRef`).
+    @exclusivity(unchecked) var ready: [NodeRef] = []
     @exclusivity(unchecked) var running = 0
+    /// The expected time of the steps in flight (each node's recent average; long when
+    /// unmeasured), for `leavesShortWork`.
+    @exclusivity(unchecked) var runningEstimate: UInt64 = 0
     @exclusivity(unchecked) var aborting = false
     @exclusivity(unchecked) var done = false
     @exclusivity(unchecked) var failure: GraphError?
@@ -33,7 +37,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     @exclusivity(unchecked) var sendWaiters = 0
     @exclusivity(unchecked) var idleWaiters = 0
     @exclusivity(unchecked) var doneWaiters = 0
-    @exclusivity(unchecked) var dirty: [NodeRuntime] = []
+    @exclusivity(unchecked) var dirty: [NodeRef] = []
     @exclusivity(unchecked) var inFlight: [Timestamp] = []
     @exclusivity(unchecked) var maxFramesInFlight = 0
     @exclusivity(unchecked) var frontierNodes: [NodeRuntime] = []
@@ -71,7 +75,10 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     /// Wakes as many sleeping workers as there are ready nodes; lock held.
     func wakeWorkers() {
         guard !ready.isEmpty else { return }
-        pool.workHint.add(1, ordering: .releasing)
+        // A worker running short steps takes the new work itself when it is short too; a
+        // spinning worker is not called away for it (sleeping ones are still woken: they
+        // take what is left after their spin).
+        if !(running > 0 && leavesShortWork()) { pool.workHint.add(1, ordering: .releasing) }
         for _ in 0..<Swift.min(ready.count, pool.sleeping) { lock.signal() }
     }
 
