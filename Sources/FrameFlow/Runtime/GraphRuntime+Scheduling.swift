@@ -26,7 +26,7 @@ extension GraphRuntime {
                 && !node.optionsInFlight && node.readyTimestamp() != nil && !isThrottled(node)
             {
                 node.status = .queued
-                ready.append(NodeRef(node))
+                ready.append(node)
             }
             return
         }
@@ -36,7 +36,7 @@ extension GraphRuntime {
         }
         if canRun(node) {
             node.status = .queued
-            ready.append(NodeRef(node))
+            ready.append(node)
             return
         }
         // Not runnable now: a node with a timestamp offset passes its input bound on, so
@@ -53,8 +53,7 @@ extension GraphRuntime {
     }
 
     func drainDirty() {
-        while let r = dirty.popLast() {
-            unowned(unsafe) let n = r.node
+        while let n = dirty.popLast() {
             n.isDirty = false
             examine(n)
         }
@@ -63,7 +62,7 @@ extension GraphRuntime {
     func markDirty(_ n: NodeRuntime) {
         guard !n.isDirty else { return }
         n.isDirty = true
-        dirty.append(NodeRef(n))
+        dirty.append(n)
     }
 
     /// Delivers a packet to every consumer of stream `s`.
@@ -71,10 +70,9 @@ extension GraphRuntime {
         streams[s].lastTimestamp = packet.timestamp
         streams[s].bound = packet.timestamp.next
         streams[s].packets += 1
-        unowned(unsafe) let producer = streams[s].producer
+        let producer = streams[s].producer
         for k in streams[s].consumers.indices {
-            unowned(unsafe) let c = streams[s].consumers[k].node
-            let qi = streams[s].consumers[k].input
+            let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
             guard c.status != .closed else { continue }
             let wasFull = c.inputs[qi].isFull
             c.inputs[qi].push(packet)
@@ -90,8 +88,7 @@ extension GraphRuntime {
         guard b > streams[s].bound else { return }
         streams[s].bound = b
         for k in streams[s].consumers.indices {
-            unowned(unsafe) let c = streams[s].consumers[k].node
-            let qi = streams[s].consumers[k].input
+            let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
             guard c.status != .closed else { continue }
             if b > c.inputs[qi].bound {
                 c.inputs[qi].bound = b
@@ -162,10 +159,9 @@ extension GraphRuntime {
     /// (or unmeasured work) to pay for waking a second worker.
     func worthAnotherWorker() -> Bool {
         var best = 0
-        for i in 1..<ready.count where ready[i].node.rank > ready[best].node.rank { best = i }
+        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
         var work: UInt64 = 0
-        for i in ready.indices where i != best {
-            unowned(unsafe) let n = ready[i].node
+        for (i, n) in ready.enumerated() where i != best {
             if n.calls < 9 { return true }
             work &+= n.averageNanos
             if work > 20_000 { return true }
@@ -186,8 +182,7 @@ extension GraphRuntime {
     func leavesShortWork() -> Bool {
         guard !aborting, runningEstimate < Self.shortWork else { return false }
         var work: UInt64 = 0
-        for r in ready {
-            unowned(unsafe) let n = r.node
+        for n in ready {
             if n.calls < 9 || n.wantsClose || n.isConcurrent { return false }
             work &+= n.averageNanos
             if work >= Self.shortWork { return false }

@@ -5,9 +5,7 @@ extension GraphRuntime {
 
     /// What `prepare` hands to `execute` and `commit`.
     struct PreparedStep {
-        /// Unowned: the run owns its nodes for longer than any step (a counted reference
-        /// cost a retain and a release per step).
-        unowned(unsafe) let node: NodeRuntime
+        let node: NodeRuntime
         let context: CalculatorContext
         let kind: StepKind
         /// Options to apply before the step (`Graph.setOptions`).
@@ -46,8 +44,8 @@ extension GraphRuntime {
     func selectNode() -> NodeRuntime? {
         guard !ready.isEmpty else { return nil }
         var best = 0
-        for i in 1..<ready.count where ready[i].node.rank > ready[best].node.rank { best = i }
-        unowned(unsafe) let node = best == ready.count - 1 ? ready.removeLast().node : ready.remove(at: best).node
+        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+        let node = ready.remove(at: best)
         node.status = .running
         return node
     }
@@ -176,8 +174,7 @@ extension GraphRuntime {
     /// concurrent node's step waits until the steps dispatched before it have been applied.
     @inline(__always)
     func commit(_ step: PreparedStep, _ outcome: StepOutcome) {
-        unowned(unsafe) let node = step.node
-        let ctx = step.context
+        let node = step.node, ctx = step.context
         running -= 1
         runningEstimate &-= step.estimate
         node.runningSteps -= 1

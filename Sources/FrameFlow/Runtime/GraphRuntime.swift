@@ -23,8 +23,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     /// The graph's own `input_side_packet` declarations, for errors about a missing one.
     var declaredSidePackets: [StreamRef] = []
     @exclusivity(unchecked) var closedInputs: Set<Int> = []
-    /// Nodes queued to run; unowned references (see `NodeRef`).
-    @exclusivity(unchecked) var ready: [NodeRef] = []
+    @exclusivity(unchecked) var ready: [NodeRuntime] = []
     @exclusivity(unchecked) var running = 0
     /// The expected time of the steps in flight (each node's recent average; long when
     /// unmeasured), for `leavesShortWork`.
@@ -37,7 +36,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     @exclusivity(unchecked) var sendWaiters = 0
     @exclusivity(unchecked) var idleWaiters = 0
     @exclusivity(unchecked) var doneWaiters = 0
-    @exclusivity(unchecked) var dirty: [NodeRef] = []
+    @exclusivity(unchecked) var dirty: [NodeRuntime] = []
     @exclusivity(unchecked) var inFlight: [Timestamp] = []
     @exclusivity(unchecked) var maxFramesInFlight = 0
     @exclusivity(unchecked) var frontierNodes: [NodeRuntime] = []

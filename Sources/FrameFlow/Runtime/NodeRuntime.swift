@@ -149,13 +149,6 @@ struct Consumer {
     let input: Int
 }
 
-/// A node in the run's ready and dirty lists. Unowned for the reason `Consumer` is: counted
-/// references there cost a retain and a release per list operation, several per step.
-struct NodeRef {
-    unowned(unsafe) let node: NodeRuntime
-    @inline(__always) init(_ node: NodeRuntime) { self.node = node }
-}
-
 /// A stream at run time: its consumers and producer, bound and counters. A struct in the
 /// run's array, so the scheduler reads it in place.
 struct StreamRuntime {
