@@ -135,9 +135,26 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
             if inFlight.count > 1 && inFlight[inFlight.count - 2] > packet.timestamp { inFlight.sort() }
         }
         drainDirty()
+        runShortWorkInline()
         // This thread is not a worker: wake one for each ready node.
         wakeWorkers()
         return true
+    }
+
+    /// Most steps `send` runs on the calling thread per packet, times the node count: a
+    /// bound on how long a `send` can take, even with a short source node always ready.
+    static let inlineStepsPerNode = 2
+
+    /// Runs the ready steps on the sending thread while no worker runs one and all of them
+    /// are measured and short (as GStreamer's push runs a chain on the pushing thread): waking
+    /// a worker for each packet costs more than such steps. Lock held; at most
+    /// `inlineStepsPerNode` steps per node, the rest is left to the workers.
+    private func runShortWorkInline() {
+        var budget = nodes.count &* Self.inlineStepsPerNode
+        while budget > 0 && running == 0 && !ready.isEmpty && leavesShortWork() {
+            _ = runOneLocked(deferringShortWork: false)
+            budget -= 1
+        }
     }
 
     /// Closes graph input stream `s`: its consumers see its bound reach `done`.
