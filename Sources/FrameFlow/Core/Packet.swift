@@ -9,31 +9,40 @@
 /// _ = try p.get(String.self)         // throws PacketError.typeMismatch
 /// ```
 public struct Packet: Sendable, CustomStringConvertible {
-    /// The value carried, or `nil` for an empty packet.
-    public let payload: (any Sendable)?
+    /// The payload in a box of its own: copying a packet (queues, contexts, outputs: several
+    /// copies per hop) copies one reference, not an existential container.
+    @usableFromInline let box: PacketPayloadBox?
     /// The packet's place in stream time.
     public let timestamp: Timestamp
 
+    /// The value carried, or `nil` for an empty packet.
+    @inlinable public var payload: (any Sendable)? { box?.value }
+
     /// A packet carrying `payload` at `timestamp`.
     @inlinable public init(_ payload: any Sendable, at timestamp: Timestamp) {
-        self.payload = payload
+        self.box = PacketPayloadBox(payload)
         self.timestamp = timestamp
     }
 
     /// An empty packet at `timestamp`.
     @inlinable public init(emptyAt timestamp: Timestamp) {
-        self.payload = nil
+        self.box = nil
         self.timestamp = timestamp
     }
 
     /// Whether the packet carries no payload.
-    @inlinable public var isEmpty: Bool { payload == nil }
+    @inlinable public var isEmpty: Bool { box == nil }
 
-    /// The same payload at another timestamp.
-    public func at(_ timestamp: Timestamp) -> Packet { Packet(payload: payload, timestamp: timestamp) }
+    /// The same payload at another timestamp (the payload is shared, not copied).
+    public func at(_ timestamp: Timestamp) -> Packet { Packet(box: box, timestamp: timestamp) }
 
     @usableFromInline init(payload: (any Sendable)?, timestamp: Timestamp) {
-        self.payload = payload
+        self.box = payload.map(PacketPayloadBox.init)
+        self.timestamp = timestamp
+    }
+
+    @usableFromInline init(box: PacketPayloadBox?, timestamp: Timestamp) {
+        self.box = box
         self.timestamp = timestamp
     }
 
@@ -45,7 +54,7 @@ public struct Packet: Sendable, CustomStringConvertible {
     /// - Throws: `PacketError.empty` or `PacketError.typeMismatch` naming the stream and
     ///   both types.
     @inlinable public func get<T>(_ type: T.Type, stream: String = "") throws -> T {
-        guard let payload else { throw PacketError.empty(stream: stream, timestamp: timestamp) }
+        guard let payload = box?.value else { throw PacketError.empty(stream: stream, timestamp: timestamp) }
         guard let value = payload as? T else {
             throw PacketError.typeMismatch(
                 stream: stream, expected: String(describing: T.self),
@@ -55,9 +64,15 @@ public struct Packet: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        if let payload { return "Packet(\(Swift.type(of: payload)) @ \(timestamp))" }
+        if let payload = box?.value { return "Packet(\(Swift.type(of: payload)) @ \(timestamp))" }
         return "Packet(empty @ \(timestamp))"
     }
+}
+
+/// A packet's payload, boxed once when the packet is made and shared by every copy.
+@usableFromInline final class PacketPayloadBox: Sendable {
+    @usableFromInline let value: any Sendable
+    @inlinable init(_ value: any Sendable) { self.value = value }
 }
 
 /// Why a packet's payload could not be read.

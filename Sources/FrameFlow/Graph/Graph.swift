@@ -181,6 +181,10 @@ public final class Graph: Sendable {
 
     /// Sends `packet` into graph input stream `stream`.
     ///
+    /// While no worker is running a step and every ready step is measured short (under 20 µs),
+    /// the calling thread runs them itself (a few per node at most), so calculators and
+    /// observers may run on it; long or unmeasured steps always go to the workers.
+    ///
     /// - Returns: false when the frame was dropped because `maxFramesInFlight` frames are
     ///   already inside the graph; true when it was accepted.
     /// - Throws: when the graph is not running, the stream is unknown or closed, or the

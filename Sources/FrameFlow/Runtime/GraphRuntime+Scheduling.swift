@@ -22,7 +22,7 @@ extension GraphRuntime {
         if node.status == .running && node.isConcurrent {
             // Steps in flight: queue one more timestamp if there is room (never a close, an
             // options change or a throttled node: those wait until the steps are done).
-            if node.steps.count < node.maxConcurrency && !aborting && !node.wantsClose && node.pendingOptions == nil
+            if node.steps.count < node.maxConcurrency && !aborting && !node.wantsClose && !node.hasPendingOptions
                 && !node.optionsInFlight && node.readyTimestamp() != nil && !isThrottled(node)
             {
                 node.status = .queued
@@ -167,6 +167,27 @@ extension GraphRuntime {
             if work > 20_000 { return true }
         }
         return false
+    }
+
+    /// Steps shorter than this are left to the worker that runs the graph's other short steps:
+    /// handing them to a second worker moves the graph's state between cores on every step,
+    /// which costs more than such a step (a chain of pass-through nodes ran slower on two
+    /// workers than on one).
+    static let shortWork: UInt64 = 20_000
+    /// What an unmeasured step counts as: long.
+    static let unmeasuredStep: UInt64 = 1_000_000
+
+    /// Whether a worker should leave the ready nodes to the one running steps now: the steps
+    /// in flight and the ready nodes are all measured and short. Never while aborting.
+    func leavesShortWork() -> Bool {
+        guard !aborting, runningEstimate < Self.shortWork else { return false }
+        var work: UInt64 = 0
+        for n in ready {
+            if n.calls < 9 || n.wantsClose || n.isConcurrent { return false }
+            work &+= n.averageNanos
+            if work >= Self.shortWork { return false }
+        }
+        return true
     }
 
     /// Nothing runs, yet a node waits on a full queue: let it overfill the queue once, as

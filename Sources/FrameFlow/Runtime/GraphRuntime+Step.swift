@@ -12,6 +12,8 @@ extension GraphRuntime {
         let options: (any CalculatorOptions)?
         /// Whether to read the clock around the step (statistics, trace).
         let timed: Bool
+        /// What the step adds to `runningEstimate`.
+        let estimate: UInt64
     }
 
     /// How a step ended.
@@ -25,7 +27,8 @@ extension GraphRuntime {
     /// held; returns with it held. False when no node is ready. The four parts are inlined
     /// here: as calls, the step's node and context were retained and released once more per
     /// step (graph overhead per node and packet rose by a sixth).
-    func runOneLocked() -> Bool {
+    func runOneLocked(deferringShortWork: Bool) -> Bool {
+        if deferringShortWork && running > 0 && leavesShortWork() { return false }
         guard let node = selectNode() else { return false }
         guard let step = prepare(node) else { return true }
         lock.unlock()
@@ -51,7 +54,7 @@ extension GraphRuntime {
     /// there is nothing to do after all (the node is re-examined).
     @inline(__always)
     func prepare(_ node: NodeRuntime) -> PreparedStep? {
-        if node.runningSteps > 0 && (node.pendingOptions != nil || aborting) {
+        if node.runningSteps > 0 && (node.hasPendingOptions || aborting) {
             // Queued beside running steps, then options arrived or the run failed: options
             // are applied, and a close runs, only once the steps in flight are done (their
             // commit re-examines the node).
@@ -93,7 +96,7 @@ extension GraphRuntime {
         }
         // Options are rare: test before touching the existential (a copy per step otherwise).
         var options: (any CalculatorOptions)?
-        if node.pendingOptions != nil {
+        if node.hasPendingOptions {
             options = node.pendingOptions
             node.pendingOptions = nil
         }
@@ -110,7 +113,9 @@ extension GraphRuntime {
         // Timing every step costs two clock reads; without a trace, every 8th step is timed
         // (decided under the lock: a concurrent node's other steps count `calls` as they end).
         let timed = trace != nil || node.calls & 7 == 0
-        return PreparedStep(node: node, context: ctx, kind: kind, options: options, timed: timed)
+        let estimate = node.calls < 9 ? Self.unmeasuredStep : node.averageNanos
+        runningEstimate &+= estimate
+        return PreparedStep(node: node, context: ctx, kind: kind, options: options, timed: timed, estimate: estimate)
     }
 
     /// Moves the packets at `ts` from the node's queues into `ctx` (empty packets for inputs
@@ -118,7 +123,8 @@ extension GraphRuntime {
     @inline(__always)
     private func takeInputs(of node: NodeRuntime, at ts: Timestamp, into ctx: CalculatorContext) {
         ctx.inputTimestamp = ts
-        let taken = node.handler.inputsToTake(at: ts, node)
+        // A plain default node takes every input: no call through the handler existential.
+        let taken = node.isPlainDefault ? nil : node.handler.inputsToTake(at: ts, node)
         for i in node.inputs.indices {
             if let h = node.inputs[i].packets.firstTimestamp, h == ts, taken?.contains(i) ?? true {
                 let wasFull = node.inputs[i].isFull
@@ -170,6 +176,7 @@ extension GraphRuntime {
     func commit(_ step: PreparedStep, _ outcome: StepOutcome) {
         let node = step.node, ctx = step.context
         running -= 1
+        runningEstimate &-= step.estimate
         node.runningSteps -= 1
         // A step that applied options ran alone: it is this one.
         if node.runningSteps == 0 { node.optionsInFlight = false }
@@ -270,7 +277,9 @@ extension GraphRuntime {
             node.droppedByCalculator += ctx.droppedByCalculator
             ctx.droppedByCalculator = 0
         }
-        ctx.emitted.removeAll(keepingCapacity: true)
-        ctx.boundUpdates.removeAll(keepingCapacity: true)
+        // Only when non-empty: on the shared empty array, `removeAll(keepingCapacity:)`
+        // allocates a buffer of its own.
+        if !ctx.emitted.isEmpty { ctx.emitted.removeAll(keepingCapacity: true) }
+        if !ctx.boundUpdates.isEmpty { ctx.boundUpdates.removeAll(keepingCapacity: true) }
     }
 }

@@ -25,6 +25,9 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     @exclusivity(unchecked) var closedInputs: Set<Int> = []
     @exclusivity(unchecked) var ready: [NodeRuntime] = []
     @exclusivity(unchecked) var running = 0
+    /// The expected time of the steps in flight (each node's recent average; long when
+    /// unmeasured), for `leavesShortWork`.
+    @exclusivity(unchecked) var runningEstimate: UInt64 = 0
     @exclusivity(unchecked) var aborting = false
     @exclusivity(unchecked) var done = false
     @exclusivity(unchecked) var failure: GraphError?
@@ -71,7 +74,10 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     /// Wakes as many sleeping workers as there are ready nodes; lock held.
     func wakeWorkers() {
         guard !ready.isEmpty else { return }
-        pool.workHint.add(1, ordering: .releasing)
+        // A worker running short steps takes the new work itself when it is short too; a
+        // spinning worker is not called away for it (sleeping ones are still woken: they
+        // take what is left after their spin).
+        if !(running > 0 && leavesShortWork()) { pool.workHint.add(1, ordering: .releasing) }
         for _ in 0..<Swift.min(ready.count, pool.sleeping) { lock.signal() }
     }
 
@@ -129,9 +135,26 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
             if inFlight.count > 1 && inFlight[inFlight.count - 2] > packet.timestamp { inFlight.sort() }
         }
         drainDirty()
+        runShortWorkInline()
         // This thread is not a worker: wake one for each ready node.
         wakeWorkers()
         return true
+    }
+
+    /// Most steps `send` runs on the calling thread per packet, times the node count: a
+    /// bound on how long a `send` can take, even with a short source node always ready.
+    static let inlineStepsPerNode = 2
+
+    /// Runs the ready steps on the sending thread while no worker runs one and all of them
+    /// are measured and short (as GStreamer's push runs a chain on the pushing thread): waking
+    /// a worker for each packet costs more than such steps. Lock held; at most
+    /// `inlineStepsPerNode` steps per node, the rest is left to the workers.
+    private func runShortWorkInline() {
+        var budget = nodes.count &* Self.inlineStepsPerNode
+        while budget > 0 && running == 0 && !ready.isEmpty && leavesShortWork() {
+            _ = runOneLocked(deferringShortWork: false)
+            budget -= 1
+        }
     }
 
     /// Closes graph input stream `s`: its consumers see its bound reach `done`.

@@ -34,7 +34,12 @@ final class NodeRuntime {
     @exclusivity(unchecked) var wantsClose = false
     @exclusivity(unchecked) var sourceDone = false
     @exclusivity(unchecked) var throttleOverride = false
-    @exclusivity(unchecked) var pendingOptions: (any CalculatorOptions)?
+    @exclusivity(unchecked) var pendingOptions: (any CalculatorOptions)? {
+        didSet { hasPendingOptions = pendingOptions != nil }
+    }
+    /// `pendingOptions != nil`, read on every step: testing the optional existential itself
+    /// copied it (an outlined copy and destroy per step).
+    @exclusivity(unchecked) private(set) var hasPendingOptions = false
     /// Steps of this node running now (a concurrent node's process steps, or any one step).
     @exclusivity(unchecked) var runningSteps = 0
     /// A step that applies options is running: a concurrent node starts no other step beside

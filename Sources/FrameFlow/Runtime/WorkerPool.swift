@@ -7,8 +7,10 @@ import Synchronization
 /// Where a pool's workers find scheduler work: a graph run. Called with the pool's lock
 /// held; returns with it held.
 protocol WorkSource: AnyObject {
-    /// Runs one unit of work (it may unlock while it works); false when there is none.
-    func runOneLocked() -> Bool
+    /// Runs one unit of work (it may unlock while it works); false when there is none. With
+    /// `deferringShortWork`, short work is left to a worker already running a short step of
+    /// the same source (see `GraphRuntime.leavesShortWork`).
+    func runOneLocked(deferringShortWork: Bool) -> Bool
 }
 
 /// A fixed set of worker threads that run graphs' nodes and parallel row bands.
@@ -127,9 +129,9 @@ public final class WorkerPool: @unchecked Sendable {
     /// Runs one step of the first source with work, searching in rotation from `nextSource`;
     /// lock held. False when no source has work.
     @inline(__always)
-    private func runOneSourceLocked() -> Bool {
+    private func runOneSourceLocked(deferring: Bool) -> Bool {
         let n = sources.count
-        if n == 1 { return sources[0].runOneLocked() }  // a graph's own pool
+        if n == 1 { return sources[0].runOneLocked(deferringShortWork: deferring) }  // a graph's own pool
         let start = nextSource
         var k = 0
         while k < n && k < sources.count {
@@ -137,7 +139,7 @@ public final class WorkerPool: @unchecked Sendable {
             let s = sources[i]
             // Set before running: the step unlocks, and other workers start after this one.
             nextSource = i &+ 1
-            if s.runOneLocked() { return true }
+            if s.runOneLocked(deferringShortWork: deferring) { return true }
             k += 1
         }
         return false
@@ -152,11 +154,14 @@ public final class WorkerPool: @unchecked Sendable {
                 lock.lock()
                 continue
             }
-            if !sources.isEmpty && runOneSourceLocked() { continue }
+            if !sources.isEmpty && runOneSourceLocked(deferring: true) { continue }
             if stopping { break }
             if spin() { continue }
             // `shutdown` may have come while spinning (lock released): its broadcast is gone.
             if stopping { break }
+            // Short work left to a busy worker and still waiting after the spin: take it
+            // (so a step that runs far longer than its average never holds others back).
+            if !sources.isEmpty && runOneSourceLocked(deferring: false) { continue }
             sleeping += 1
             lock.wait()
             sleeping -= 1
