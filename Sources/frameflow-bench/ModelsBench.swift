@@ -89,6 +89,7 @@ struct ModelsBench: BenchSection {
                 best[name] = (min(old.one, ms), min(old.two, ms2))
             }
         }
+        defer { try? measureInt8(dir: dir, iterations: iterations, only: only, skipReference: skipReference) }
         for name in names {
             guard let (model, input) = loaded[name], let (ms, ms2) = best[name] else {
                 print("  \(name): model or input missing (scripts/setup.sh bench)")

@@ -5,7 +5,7 @@ landmark and palm models: .build/fixtures/litert_ops/<name>.image.input_0.pb; th
 models: .build/fixtures/litert_pose_selfie/, the selfie ones with Convolution2DTransposeBias as
 TRANSPOSE_CONV).
 
-usage: reference_models.py MODELS_DIR ITERATIONS   → JSON {name: {"ort1": ms, "ort2": ms} or {"litert1": ms, "litert2": ms}}
+usage: reference_models.py MODELS_DIR ITERATIONS [NAMES]   → JSON {name: {"ort1": ms, "ort2": ms} or {"litert1": ms, "litert2": ms}}
 """
 import json
 import pathlib
@@ -16,6 +16,8 @@ import numpy as np
 from onnx import numpy_helper, TensorProto
 
 d, iters = sys.argv[1], int(sys.argv[2])
+# NAMES (comma-separated, e.g. the int8 models of make_int8_fixtures.py): only these onnxruntime rows.
+only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
 
 
 def load_file(path):
@@ -30,7 +32,7 @@ def load(name):
 
 out = {}
 import onnxruntime as ort
-for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "yolov8n", "yolov5nu", "yolo11n"]:
+for name in only or ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "yolov8n", "yolov5nu", "yolo11n"]:
     x = load(name)
     out[name] = {}
     for threads in (1, 2):
@@ -39,6 +41,9 @@ for name in ["pnet", "rnet", "onet", "ch_PP-OCRv4_det_infer", "yolov8n", "yolov5
         s = ort.InferenceSession(f"{d}/{name}.onnx", so, providers=["CPUExecutionProvider"])
         feed = {s.get_inputs()[0].name: x}
         out[name][f"ort{threads}"] = median_ms(lambda: s.run(None, feed), iters)
+if only:
+    print(json.dumps(out))
+    sys.exit(0)
 from ai_edge_litert.interpreter import Interpreter
 
 # MediaPipe's landmark and palm models, on the photo crop of make_litert_op_fixtures.py.

@@ -37,6 +37,7 @@ void *ff_blas_private_handle(void);
 #include "ff_vector_math.h"
 #include "ff_gemm.h"
 #include "ff_depthwise.h"
+#include "ff_qgemm.h"
 #include "ff_pooling.h"
 #include "ff_pixels.h"
 #include "ff_haar.h"

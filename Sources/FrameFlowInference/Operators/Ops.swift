@@ -43,7 +43,7 @@ enum Ops {
 
     /// The kernel of `op`; for an op not in the table, one that throws.
     static func kernel(_ op: String) -> OpKernel {
-        table[op] ?? { n, _, _ in throw ModelError("op '\(n.opType)' is not implemented") }
+        table[op] ?? fusedKernels[op] ?? { n, _, _ in throw ModelError("op '\(n.opType)' is not implemented") }
     }
 
     /// Runs one node (constant folding, nested ops, tests); a planned model calls the

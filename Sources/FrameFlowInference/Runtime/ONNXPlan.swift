@@ -105,6 +105,9 @@ final class ONNXPlan: @unchecked Sendable {
             }
             for (k, name) in n.outputs.enumerated() where k < outs.count && !name.isEmpty { constants[name] = outs[k] }
         }
+        // QDQ models first: their convolutions run on integers (ONNXPlan+QuantizedFusion).
+        try Self.fuseQuantizedConvolutions(&graph, order: &remainingOrder, constants: &constants, file: file)
+        try Self.fuseQuantizeDequantize(&graph, order: &remainingOrder, constants: constants, file: file)
         Self.fuseHardSwish(&graph, order: &remainingOrder, constants: constants)
         Self.fuseConvolutions(&graph, order: &remainingOrder, constants: &constants)
         self.graph = graph

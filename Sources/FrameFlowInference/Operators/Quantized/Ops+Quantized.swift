@@ -1,3 +1,4 @@
+import CFrameFlowKernels
 import Foundation
 
 /// ONNX's integer and quantised-linear ops, so that models quantised to 8 bits load and run:
@@ -13,6 +14,35 @@ extension Ops {
     static let quantizedKernels = kernels(["MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"]) { n, ins, c in
         try runQuantized(n, ins, opset: c.opset)
     }.merging(["QuantizeLinear": runQuantizeDequantize, "DequantizeLinear": runQuantizeDequantize], uniquingKeysWith: twice)
+
+    /// The kernels of the nodes only the load-time rewrites make (`ONNXPlan+QuantizedFusion`):
+    /// not in `table`, so a file that names them is refused like any unknown op.
+    static let fusedKernels: [String: OpKernel] = [QuantizedConv.fusedOp: QuantizedConv.runFused, fakeQuantizeOp: runFakeQuantize]
+
+    /// The op type `ONNXPlan.fuseQuantizeDequantize` gives a QuantizeLinear → DequantizeLinear
+    /// pair with the same scalar scale and zero point: y = (clamp(round(x / s) + z) − z) · s in
+    /// one pass. Attribute `fakeQuantizeKey`: [scale, zero, lower, upper].
+    static let fakeQuantizeOp = "frameflow.FakeQuantize"
+    static let fakeQuantizeKey = "frameflow.fake_quantize"
+
+    static func runFakeQuantize(_ n: ONNXNode, _ ins: [Tensor?], _ context: OpContext) throws -> [Tensor] {
+        let x = try Ops.need(ins, 0)
+        guard case .floats(let a)? = n.attributes[fakeQuantizeKey], a.count == 4 else { throw ModelError("\(fakeQuantizeOp) without its parameters") }
+        guard x.isFloat, x.floats.count == x.count else { throw ModelError("\(fakeQuantizeOp) input is \(x.type), expected float") }
+        let (s, z, lo, hi) = (a[0], a[1], a[2], a[3])
+        let count = x.count
+        guard count > 0 else { return [x] }
+        let y = [Float](unsafeUninitializedCapacity: count) { out, initialized in
+            x.floats.withUnsafeBufferPointer { xp in
+                let src = xp.baseAddress!, dst = out.baseAddress!
+                Scratch.parallelFor(count, work: count, threshold: 1 << 20) { range in
+                    ff_fake_quantize_f32(src + range.lowerBound, range.count, s, z, lo, hi, dst + range.lowerBound)
+                }
+            }
+            initialized = count
+        }
+        return [Tensor(shape: x.shape, floats: y)]
+    }
 
     static func runQuantized(_ n: ONNXNode, _ ins: [Tensor?], opset: Int64) throws -> [Tensor] {
         switch n.opType {
@@ -33,6 +63,8 @@ extension Ops {
             let acc = try Ops.matmul(a, b)
             let scale = try scalar(try Ops.need(ins, 1)) * scalar(try Ops.need(ins, 4)) / scalar(try Ops.need(ins, 6))
             return [try requantize(acc, multiplier: { _ in scale }, zeroPoint: try Ops.need(ins, 7))]
+        case "QLinearConv" where ins.first??.shape.count == 4:
+            return [try QuantizedConv.runQLinearConv(n, ins)]
         case "QLinearConv":
             guard ins.count >= 8 else { throw ModelError("QLinearConv needs at least 8 inputs, got \(ins.count)") }
             let x = try shifted(try Ops.need(ins, 0), zeroPoint: ins[2], axis: 1)
@@ -120,6 +152,13 @@ extension Ops {
             throw ModelError("\(op): scale \(scale.shape) does not fit input \(x.shape) on axis \(axis)")
         }
         let s = values(scale), z = zero.map(values) ?? Array(repeating: 0, count: s.count), v = values(x)
+        if let bad = s.first(where: { !$0.isFinite || $0 <= 0 }) { throw ModelError("\(op): scale \(bad) is not a positive finite number") }
+        if let zero, QuantizedConv.range(zero.type) == nil && ![.uint16, .int16, .int32].contains(zero.type) {
+            throw ModelError("\(op): zero point of type \(zero.type), expected uint8, int8, uint16 or int16")
+        }
+        if op == "DequantizeLinear", let zero, zero.type != x.type {
+            throw ModelError("DequantizeLinear: zero point of type \(zero.type) for input of type \(x.type)")
+        }
         let inner = perAxis ? x.shape[(axis + 1)...].reduce(1, *) : 1, len = perAxis ? x.shape[axis] : 1
         func q(_ k: Int) -> Int { perAxis ? (k / inner) % len : 0 }
         if op == "DequantizeLinear" {
