@@ -79,7 +79,8 @@ extension ONNXPlan {
                     bias = bq.ints
                 } else if let b = constants[conv.inputs[2]], b.isFloat, b.count == cout {
                     bias = (0..<cout).map { c in
-                        Int64(Int32(clamping: Int64(saturating: (b.floats[c] / (x.scale * wScale[c])).rounded(.toNearestOrEven))))
+                        let q = Int64(saturating: (b.floats[c] / (x.scale * wScale[c])).rounded(.toNearestOrEven))
+                        return min(max(q, Int64(Int32.min)), Int64(Int32.max))  // int32, as onnxruntime's quantised bias
                     }
                 } else {
                     continue
