@@ -22,6 +22,8 @@ final class CameraSupervisor: Sendable {
     private let report: @Sendable (CameraHealth) -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let status = Locked(Status())
+    /// The camera's latest image, across runs (`FrameTap`).
+    let tap = FrameTap()
 
     /// What the camera has done so far, and the run in progress.
     private struct Status {
@@ -233,6 +235,7 @@ final class CameraSupervisor: Sendable {
                 try graph.observe(counted) { [current] _ in current.framesOut.add(1, ordering: .relaxed) }
             }
             if let recording { try observe(graph, for: recording) }
+            try observeImages(graph, config: config, input: input)
             if let onEvents, Self.streams(of: config).contains(Self.eventsStream) {
                 let name = camera.name
                 try graph.observe(Self.eventsStream) { p in
@@ -298,6 +301,17 @@ final class CameraSupervisor: Sendable {
         for stream in eventStreams.sorted() {
             try graph.observe(stream) { p in
                 if let events = try? p.get([ObjectEvent].self) { recording.events(events) }
+            }
+        }
+    }
+
+    /// Offers the images of the graph's outputs, then of its input, to the camera's tap.
+    private func observeImages(_ graph: Graph, config: GraphConfig, input: String) throws {
+        tap.runStarted()
+        let streams = config.outputStreams.map(\.name).filter { $0 != input } + [input]
+        for (rank, stream) in streams.enumerated() {
+            try graph.observe(stream) { [tap] p in
+                if let image = try? p.get(ImageFrame.self) { tap.offer(image, rank: rank) }
             }
         }
     }

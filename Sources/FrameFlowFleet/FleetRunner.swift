@@ -221,6 +221,12 @@ public final class FleetRunner: Sendable {
         live.withLock { $0.entries }.map { ($0.supervisor.camera.name, $0.supervisor.nodeStatistics()) }
     }
 
+    /// Camera `name`'s latest image (`FrameTap`); nil if the fleet has no such camera. A
+    /// restarted camera has a new tap: look it up again rather than keeping it.
+    public func frameTap(of name: String) -> FrameTap? {
+        live.withLock { l in l.entries.first { $0.supervisor.camera.name == name } }?.supervisor.tap
+    }
+
     /// The workers the cameras' graphs run on.
     public var workerPool: WorkerPool { pool }
 

@@ -16,6 +16,8 @@ import Synchronization
 /// | `POST /api/cameras[?save=true]` | adds a camera: a `camera { … }` block as text, or JSON (`application/json`); 201 |
 /// | `DELETE /api/cameras/NAME[?save=true]` | stops and removes it; 200 with its last health |
 /// | `POST /api/cameras/NAME/restart` | stops it, reloads its graph, starts it again |
+/// | `GET /api/cameras/NAME/snapshot.jpg[?width=]` | the camera's latest image as JPEG; 503 before its first frame |
+/// | `GET /api/cameras/NAME/mjpeg[?fps=&width=]` | its live view, `multipart/x-mixed-replace` (`LiveView`) |
 /// | `GET /api/events?camera=&label=&limit=` | the newest events of the cameras' `events` streams |
 ///
 /// Mutating routes need `Authorization: Bearer TOKEN`: 401 without it or with another token,
@@ -31,6 +33,8 @@ public final class FleetAPI: Sendable {
     private let token: String?
     private let events: EventLog?
     private let mqtt: (@Sendable () -> MQTTLinkHealth?)?
+    /// Snapshots and MJPEG streams of the cameras.
+    let liveView: LiveView
     /// Serializes changes to the set of cameras and to the fleet file.
     private let changes = Mutex<Void>(())
 
@@ -46,6 +50,7 @@ public final class FleetAPI: Sendable {
         self.token = token.flatMap { $0.isEmpty ? nil : $0 }
         self.events = events
         self.mqtt = mqtt
+        liveView = LiveView(fleet: fleet)
     }
 
     /// Adds the API's routes to `server`.
@@ -60,6 +65,7 @@ public final class FleetAPI: Sendable {
             guard let h = fleet.health(of: r.parameters["name"] ?? "") else { return Self.noCamera(r) }
             return .json(CameraJSON(h))
         }
+        liveView.install(on: server)
         server.route("POST", "/api/cameras") { [self] r in authorized(r) ?? add(r) }
         server.route("DELETE", "/api/cameras/{name}") { [self] r in authorized(r) ?? remove(r) }
         server.route("POST", "/api/cameras/{name}/restart") { [self] r in
@@ -187,6 +193,12 @@ public final class FleetAPI: Sendable {
         p.family(
             "frameflow_camera_state", "gauge", "1 for the camera's current state, 0 for the others.",
             healths.flatMap { h in CameraHealth.State.allCases.map { ([("camera", h.camera), ("state", $0.rawValue)], h.state == $0 ? 1 : 0) } })
+        let viewers = liveView.viewers()
+        let encoded = liveView.framesEncoded()
+        p.family("frameflow_camera_viewers", "gauge", "Clients watching the camera's MJPEG stream.", per { Double(viewers[$0.camera] ?? 0) })
+        p.family(
+            "frameflow_camera_live_frames_encoded_total", "counter", "Frames encoded to JPEG for the camera's MJPEG streams.",
+            per { Double(encoded[$0.camera] ?? 0) })
         let nodes = fleet.nodeStatistics().flatMap { c in c.nodes.map { (c.camera, $0) } }
         p.family(
             "frameflow_node_busy_seconds_total", "counter", "Seconds each node of the camera's current graph run spent processing.",
