@@ -1,0 +1,132 @@
+import Foundation
+import FrameFlowTestSupport
+import Testing
+
+@testable import FrameFlowHTTP
+
+/// Snapshots and MJPEG streams of a real fleet (the hand clip, 320×568, played in real time).
+@Suite struct LiveViewTests {
+    static let fleet = """
+        defaults { graph: "pass.pbtxt" reconnect { initial_seconds: 0.1 max_seconds: 0.2 } }
+        camera { name: "door" source: "\(handClip)" }
+        camera { name: "dark" source: "/nonexistent/clip.mp4" }
+
+        """
+
+    @Test func snapshotIsTheLatestFrameAsJPEG() throws {
+        let f = try ServedFleet(Self.fleet)
+        defer { f.stop() }
+        #expect(try eventually(within: 20) { try f.framesIn("door") > 0 })
+        let full = try TestClient.json(port: f.port, "/api/cameras/door/snapshot.jpg")
+        #expect(full.status == 200)
+        #expect(full.headers["content-type"] == "image/jpeg")
+        #expect(try #require(Self.jpegSize(full.body)) == (320, 568))
+        let small = try TestClient.json(port: f.port, "/api/cameras/door/snapshot.jpg?width=160")
+        #expect(try #require(Self.jpegSize(small.body)) == (160, 284))
+        // A camera without a frame yet, and one that does not exist.
+        #expect(try TestClient.json(port: f.port, "/api/cameras/dark/snapshot.jpg").status == 503)
+        #expect(try TestClient.json(port: f.port, "/api/cameras/attic/snapshot.jpg").status == 404)
+        #expect(try TestClient.json(port: f.port, "/api/cameras/attic/mjpeg").status == 404)
+    }
+
+    @Test func badParametersAreRefusedByName() throws {
+        let f = try ServedFleet(Self.fleet)
+        defer { f.stop() }
+        for w in ["0", "-1", "4097", "abc", "1e308", "nan", ""] {
+            for route in ["snapshot.jpg", "mjpeg"] {
+                let r = try TestClient.json(port: f.port, "/api/cameras/door/\(route)?width=\(w)")
+                #expect(r.status == 400, "width=\(w) on \(route)")
+                #expect(r.text.contains("width"))
+            }
+        }
+        for rate in ["0", "0.09", "31", "nan", "inf", "-5", "1e308", "x"] {
+            let r = try TestClient.json(port: f.port, "/api/cameras/door/mjpeg?fps=\(rate)")
+            #expect(r.status == 400, "fps=\(rate)")
+            #expect(r.text.contains("fps"))
+        }
+    }
+
+    @Test func streamsChangingFramesToEveryReaderAndStopsWhenNobodyWatches() throws {
+        let f = try ServedFleet(Self.fleet)
+        defer { f.stop() }
+        #expect(try eventually(within: 20) { try f.framesIn("door") > 0 })
+        // No viewer yet: nothing encoded for streams.
+        #expect(try Self.metric(f, "frameflow_camera_live_frames_encoded_total") == 0)
+        // A viewer that never reads, with a tiny receive buffer, beside one that reads.
+        let stalled = try TestClient.connect(port: f.port)
+        var small: Int32 = 1024
+        setsockopt(stalled, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let request = "GET /api/cameras/door/mjpeg?fps=10&width=160 HTTP/1.1\r\nHost: x\r\n\r\n"
+        _ = request.withCString { send(stalled, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        #expect(try eventually(within: 5) { try Self.metric(f, "frameflow_camera_viewers") == 1 })
+        Thread.sleep(forTimeInterval: 1)  // the stalled viewer's socket fills
+        let (reply, parts) = try Self.read(port: f.port, "/api/cameras/door/mjpeg?fps=10&width=160", seconds: 1.5)
+        #expect(reply.status == 200)
+        #expect(reply.headers["content-type"] == "multipart/x-mixed-replace; boundary=\(LiveView.boundary)")
+        #expect(parts.count >= 3)
+        #expect(Set(parts).count >= 3, "the frames change over time")
+        for p in parts { #expect(Self.jpegSize(p).map { $0 == (160, 284) } == true) }
+        close(stalled)
+        // Both gone: the feed ends and encodes no more.
+        #expect(try eventually(within: 5) { try Self.metric(f, "frameflow_camera_viewers") == 0 })
+        Thread.sleep(forTimeInterval: 0.7)
+        let encoded = try Self.metric(f, "frameflow_camera_live_frames_encoded_total")
+        #expect(encoded >= 3)
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try Self.metric(f, "frameflow_camera_live_frames_encoded_total") == encoded)
+    }
+
+    /// `name{camera="door"}` from /metrics.
+    static func metric(_ f: ServedFleet, _ name: String) throws -> Double {
+        let text = try TestClient.json(port: f.port, "/metrics").text
+        let prefix = "\(name){camera=\"door\"} "
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return -1 }
+        return Double(line.dropFirst(prefix.count)) ?? -1
+    }
+
+    /// Reads an MJPEG stream for `seconds`, then hangs up; its reply and the parts' JPEGs.
+    static func read(port: Int, _ path: String, seconds: Double) throws -> (Reply, [Data]) {
+        let fd = try TestClient.connect(port: port, timeout: 1)
+        defer { close(fd) }
+        let request = "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var raw = Data()
+        var buf = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let n = recv(fd, &buf, buf.count, 0)
+            if n > 0 { raw.append(contentsOf: buf[0..<n]) } else if n == 0 { break }
+        }
+        let reply = try TestClient.parse(raw)
+        // Each part: boundary, headers with Content-Length, blank line, the JPEG.
+        var parts: [Data] = []
+        var rest = reply.body[...]
+        let marker = Data("Content-Length: ".utf8)
+        while let m = rest.range(of: marker), let eol = rest[m.upperBound...].range(of: Data("\r\n\r\n".utf8)) {
+            guard let n = Int(String(decoding: rest[m.upperBound..<eol.lowerBound], as: UTF8.self)),
+                rest.distance(from: eol.upperBound, to: rest.endIndex) >= n
+            else { break }
+            let end = rest.index(eol.upperBound, offsetBy: n)
+            parts.append(Data(rest[eol.upperBound..<end]))
+            rest = rest[end...]
+        }
+        return (reply, parts)
+    }
+
+    /// A JPEG's width and height from its start-of-frame header; nil if it is not a JPEG.
+    static func jpegSize(_ d: Data) -> (Int, Int)? {
+        let b = [UInt8](d)
+        guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
+        var i = 2
+        while i + 9 < b.count {
+            guard b[i] == 0xFF else { return nil }
+            let marker = b[i + 1]
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
+                return (Int(b[i + 7]) << 8 | Int(b[i + 8]), Int(b[i + 5]) << 8 | Int(b[i + 6]))
+            }
+            i += 2 + length
+        }
+        return nil
+    }
+}
