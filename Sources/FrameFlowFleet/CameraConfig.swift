@@ -59,6 +59,9 @@ public struct CameraConfig: Sendable {
     public var record: RecordSettings?
     /// Event snapshots (`snapshots { … }`), if any.
     public var snapshots: SnapshotSettings?
+    /// The stream whose images the live view and snapshots show (`live_stream`); nil: the
+    /// graph's first output stream that carries images, else its input.
+    public var liveStream: String?
     /// Where the camera is written in the fleet file.
     public var location: SourceLocation?
 

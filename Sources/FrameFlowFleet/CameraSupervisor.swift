@@ -305,10 +305,11 @@ final class CameraSupervisor: Sendable {
         }
     }
 
-    /// Offers the images of the graph's outputs, then of its input, to the camera's tap.
+    /// Offers the images of the camera's `live_stream`, or else of the graph's outputs, then of
+    /// its input, to the camera's tap.
     private func observeImages(_ graph: Graph, config: GraphConfig, input: String) throws {
         tap.runStarted()
-        let streams = config.outputStreams.map(\.name).filter { $0 != input } + [input]
+        let streams = camera.liveStream.map { [$0] } ?? config.outputStreams.map(\.name).filter { $0 != input } + [input]
         for (rank, stream) in streams.enumerated() {
             try graph.observe(stream) { [tap] p in
                 if let image = try? p.get(ImageFrame.self) { tap.offer(image, rank: rank) }

@@ -114,7 +114,7 @@ struct FleetFileReader {
             m,
             allowed: [
                 "name", "source", "graph", "side_packet", "output", "stall_seconds", "reconnect", "realtime", "resource_root",
-                "max_image_pixels", "events", "record", "snapshots",
+                "max_image_pixels", "events", "record", "snapshots", "live_stream",
             ],
             repeated: ["side_packet", "output"], in: "camera")
         guard let nameField = m.fields(named: "name").first else { throw FleetConfigError("camera: 'name' is missing", at: at) }
@@ -136,6 +136,7 @@ struct FleetFileReader {
         if let s = m.fields(named: "stall_seconds").first { camera.stallSeconds = try Self.positive(s) }
         if let r = m.fields(named: "reconnect").first { camera.reconnect = try reconnect(r, base: defaults.reconnect) }
         if let r = m.fields(named: "realtime").first { camera.realtime = try Self.bool(r) }
+        camera.liveStream = try m.fields(named: "live_stream").first.map { try Self.nonEmptyString($0) }
         camera.resourceRoot = try m.fields(named: "resource_root").first.map { resolve(try Self.nonEmptyString($0)) } ?? defaults.resourceRoot
         camera.maxImagePixels =
             try m.fields(named: "max_image_pixels").first.map { try Self.integer($0, in: 1...Int(Int32.max)) }

@@ -124,9 +124,19 @@ public final class FleetRunner: Sendable {
         }
     }
 
+    /// `graph` unless `camera`'s `live_stream` is not one of its streams (graphs are shared
+    /// between cameras, the live stream is the camera's own).
+    private static func check(_ graph: Result<GraphConfig, FleetConfigError>, for camera: CameraConfig) -> Result<GraphConfig, FleetConfigError> {
+        guard case .success(let config) = graph, let chosen = camera.liveStream, !CameraSupervisor.streams(of: config).contains(chosen) else {
+            return graph
+        }
+        return .failure(FleetConfigError("camera '\(camera.name)': live_stream '\(chosen)' is not a stream of \(camera.graph)", at: camera.location))
+    }
+
     private func makeSupervisor(_ camera: CameraConfig, graph: Result<GraphConfig, FleetConfigError>) -> CameraSupervisor {
         CameraSupervisor(
-            camera: camera, graphConfig: graph, registry: registry, environment: camera.environment(over: options.environment),
+            camera: camera, graphConfig: Self.check(graph, for: camera), registry: registry,
+            environment: camera.environment(over: options.environment),
             workerPool: pool, makeMQTTSink: options.makeMQTTSink, onEvents: options.onEvents, report: onHealth)
     }
 
@@ -236,7 +246,7 @@ public final class FleetRunner: Sendable {
     /// - Throws: `FleetConfigError` if its graph file does not load or check, if the fleet
     ///   already has a camera of that name, or if it writes a file another camera writes.
     public func add(_ camera: CameraConfig) throws {
-        let graph = Self.loadGraph(for: camera, registry: registry, environment: options.environment)
+        let graph = Self.check(Self.loadGraph(for: camera, registry: registry, environment: options.environment), for: camera)
         if case .failure(let e) = graph { throw e }
         let entry = Entry(makeSupervisor(camera, graph: graph))
         let start = try live.withLock { l -> Bool in

@@ -52,7 +52,7 @@ import Testing
         let replicas = try Self.numbers(#"^\s+replicas: (\d+)"#, in: statefulSet)
         let shards = try Self.numbers(#"^\s+- name: REPLICAS\n\s+value: "(\d+)""#, in: statefulSet)
         #expect(replicas.count == 1 && shards == replicas, "spec.replicas \(replicas) and REPLICAS \(shards) must agree")
-        #expect(statefulSet.contains(#"args: ["fleet", "/config/fleet.pbtxt", "--shard", "$(POD_INDEX)/$(REPLICAS)"]"#))
+        #expect(statefulSet.contains(#"args: ["fleet", "/config/fleet.pbtxt", "--shard", "$(POD_INDEX)/$(REPLICAS)", "--http", "0.0.0.0:8080"]"#))
         // Every camera runs in exactly one pod, and no pod is idle.
         let n = try #require(replicas.first)
         var seen: [String] = []

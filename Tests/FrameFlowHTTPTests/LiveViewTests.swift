@@ -130,3 +130,24 @@ import Testing
         return nil
     }
 }
+
+/// `live_stream` picks the stream shown; one the graph does not have fails the camera, naming it.
+@Suite struct LiveStreamTests {
+    @Test func liveStreamChoosesTheStreamOrFailsTheCamera() throws {
+        let f = try ServedFleet(
+            """
+            defaults { graph: "pass.pbtxt" }
+            camera { name: "door" source: "\(handClip)" live_stream: "input_video" }
+            camera { name: "attic" source: "\(handClip)" live_stream: "nowhere" }
+
+            """)
+        defer { f.stop() }
+        #expect(try eventually(within: 20) { try f.framesIn("door") > 0 })
+        let shot = try TestClient.json(port: f.port, "/api/cameras/door/snapshot.jpg?width=32")
+        #expect(try #require(LiveViewTests.jpegSize(shot.body)) == (32, 56))
+        #expect(try eventually(within: 20) { try f.camera("attic").object["state"] as? String == "failed" })
+        let error = try f.camera("attic").object["last_error"] as? String ?? ""
+        #expect(error.contains("live_stream 'nowhere'"))
+        #expect(try TestClient.json(port: f.port, "/api/cameras/attic/snapshot.jpg").status == 503)
+    }
+}
