@@ -149,9 +149,11 @@ final class LiveView: Sendable {
             headers: [("Content-Type", "multipart/x-mixed-replace; boundary=\(Self.boundary)"), ("Cache-Control", "no-store")],
             body: .stream(
                 HTTPStream(
-                    next: { control in
+                    next: { [fleet] control in
                         if control.isStopping { return nil }
-                        guard let jpeg = viewer.next(timeout: 0.5) else { return Data() }
+                        guard let jpeg = viewer.next(timeout: 0.5) else {
+                            return fleet.frameTap(of: name) == nil ? nil : Data()  // the camera was removed: end
+                        }
                         return head + Data("\(jpeg.count)\r\n\r\n".utf8) + jpeg + Data("\r\n".utf8)
                     },
                     onClose: { [self] in unsubscribe(viewer, from: key) })))

@@ -149,5 +149,14 @@ import Testing
         let error = try f.camera("attic").object["last_error"] as? String ?? ""
         #expect(error.contains("live_stream 'nowhere'"))
         #expect(try TestClient.json(port: f.port, "/api/cameras/attic/snapshot.jpg").status == 503)
+        // Removing a camera ends its streams: the chunked body gets its last chunk.
+        let reader = try TestClient.connect(port: f.port, timeout: 10)
+        defer { close(reader) }
+        let request = "GET /api/cameras/door/mjpeg HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        _ = request.withCString { send(reader, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        #expect(try eventually(within: 5) { try LiveViewTests.metric(f, "frameflow_camera_viewers") == 1 })
+        #expect(try TestClient.request(port: f.port, "DELETE", "/api/cameras/door", headers: f.auth).status == 200)
+        let raw = TestClient.readAll(reader)
+        #expect(raw.suffix(5) == Data("0\r\n\r\n".utf8))
     }
 }
