@@ -31,7 +31,7 @@ public final class JPEGEncoder {
             throw MediaError(.unsupportedOutput, "jpeg", "\(image.format) images cannot be encoded; convert them to rgba8 or gray8 first")
         }
         let w = width ?? image.width
-        let h = max(1, Int((Double(image.height) * Double(w) / Double(max(1, image.width))).rounded()))
+        let h = max(1, Int(saturating: (Double(image.height) * Double(w) / Double(max(1, image.width))).rounded()))
         let outW = Int32(max(2, w & ~1))
         let outH = Int32(max(2, h & ~1))
         if size == nil || size! != (outW, outH) { try open(width: outW, height: outH) }

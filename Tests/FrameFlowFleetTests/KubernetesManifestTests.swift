@@ -53,6 +53,8 @@ import Testing
         let shards = try Self.numbers(#"^\s+- name: REPLICAS\n\s+value: "(\d+)""#, in: statefulSet)
         #expect(replicas.count == 1 && shards == replicas, "spec.replicas \(replicas) and REPLICAS \(shards) must agree")
         #expect(statefulSet.contains(#"args: ["fleet", "/config/fleet.pbtxt", "--shard", "$(POD_INDEX)/$(REPLICAS)", "--http", "0.0.0.0:8080"]"#))
+        // Kubernetes probes the fleet's HTTP face.
+        #expect(statefulSet.contains("httpGet: { path: /healthz, port: http }") && statefulSet.contains("httpGet: { path: /readyz, port: http }"))
         // Every camera runs in exactly one pod, and no pod is idle.
         let n = try #require(replicas.first)
         var seen: [String] = []

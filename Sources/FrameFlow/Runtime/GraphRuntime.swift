@@ -148,8 +148,10 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
     /// Runs the ready steps on the sending thread while no worker runs one and all of them
     /// are measured and short (as GStreamer's push runs a chain on the pushing thread): waking
     /// a worker for each packet costs more than such steps. Lock held; at most
-    /// `inlineStepsPerNode` steps per node, the rest is left to the workers.
+    /// `inlineStepsPerNode` steps per node, the rest is left to the workers. Only on a pool of
+    /// the run's own: a shared pool (a fleet's) bounds the threads its graphs run on.
     private func runShortWorkInline() {
+        guard ownsPool else { return }
         var budget = nodes.count &* Self.inlineStepsPerNode
         while budget > 0 && running == 0 && !ready.isEmpty && leavesShortWork() {
             _ = runOneLocked(deferringShortWork: false)
