@@ -183,7 +183,8 @@ public final class Graph: Sendable {
     ///
     /// While no worker is running a step and every ready step is measured short (under 20 µs),
     /// the calling thread runs them itself (a few per node at most), so calculators and
-    /// observers may run on it; long or unmeasured steps always go to the workers.
+    /// observers may run on it; long or unmeasured steps always go to the workers. A graph
+    /// started on a shared pool (`start(on:)`) never does: its nodes run on the pool's threads.
     ///
     /// - Returns: false when the frame was dropped because `maxFramesInFlight` frames are
     ///   already inside the graph; true when it was accepted.
