@@ -37,21 +37,7 @@ public final class JPEGEncoder {
         if size == nil || size! != (outW, outH) { try open(width: outW, height: outH) }
         guard let c = codec, let f = frame, let p = packet else { throw MediaError(.ffmpeg, "jpeg", "the encoder is not open") }
         _ = try check(av_frame_make_writable(f), "jpeg", "encoder frame")
-        let srcFull = image.format.yuvRange.map { $0 == .full } ?? true
-        try image.withFFmpegPlanes { src, srcStrides in
-            try withUnsafePointer(to: &f.pointee.data) { d in
-                try d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
-                    try withUnsafePointer(to: &f.pointee.linesize) { l in
-                        try l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStrides in
-                            try scaler.convert(
-                                src: src, srcStrides: srcStrides, srcWidth: Int32(image.width), srcHeight: Int32(image.height),
-                                srcFormat: image.format.avPixelFormat, srcFullRange: srcFull, dst: dst, dstStrides: dstStrides,
-                                dstWidth: outW, dstHeight: outH, dstFormat: AV_PIX_FMT_YUVJ420P, dstFullRange: true, source: "jpeg")
-                        }
-                    }
-                }
-            }
-        }
+        try scaler.convert(image, into: f, width: outW, height: outH, format: AV_PIX_FMT_YUVJ420P, fullRange: true, source: "jpeg")
         pts += 1
         f.pointee.pts = pts
         _ = try check(avcodec_send_frame(c, f), "jpeg", "encoding failed")

@@ -52,6 +52,31 @@ final class Scaler {
     }
 }
 
+extension Scaler {
+    /// Scales and converts `image` into `frame`'s planes (`width` × `height`, `format`), as an
+    /// encoder's input; `source` names the output in errors.
+    func convert(
+        _ image: ImageFrame, into frame: UnsafeMutablePointer<AVFrame>, width: Int32, height: Int32, format: AVPixelFormat,
+        fullRange: Bool, source: String
+    ) throws {
+        let srcFull = image.format.yuvRange.map { $0 == .full } ?? true
+        try image.withFFmpegPlanes { src, srcStrides in
+            try withUnsafePointer(to: &frame.pointee.data) { d in
+                try d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
+                    try withUnsafePointer(to: &frame.pointee.linesize) { l in
+                        try l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStrides in
+                            try convert(
+                                src: src, srcStrides: srcStrides, srcWidth: Int32(image.width), srcHeight: Int32(image.height),
+                                srcFormat: image.format.avPixelFormat, srcFullRange: srcFull, dst: dst, dstStrides: dstStrides,
+                                dstWidth: width, dstHeight: height, dstFormat: format, dstFullRange: fullRange, source: source)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 extension ImageFrame {
     /// Plane pointers and strides as FFmpeg wants them.
     func withFFmpegPlanes<R>(_ body: (UnsafePointer<UnsafePointer<UInt8>?>, UnsafePointer<Int32>) throws -> R) rethrows -> R {

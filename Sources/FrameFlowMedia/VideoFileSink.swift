@@ -379,23 +379,9 @@ public final class VideoFileSink {
         if codec == nil { try openEncoder(width: image.width, height: image.height, gray: image.format == .gray8) }
         guard let c = codec, let f = frame else { return }
         try check(av_frame_make_writable(f), path, "encoder frame")
-        let srcFull = image.format.yuvRange.map { $0 == .full } ?? true
-        try image.withFFmpegPlanes { src, srcStrides in
-            try withUnsafePointer(to: &f.pointee.data) { d in
-                try d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
-                    try withUnsafePointer(to: &f.pointee.linesize) { l in
-                        try l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStrides in
-                            try scaler.convert(
-                                src: src, srcStrides: srcStrides, srcWidth: Int32(image.width), srcHeight: Int32(image.height),
-                                srcFormat: image.format.avPixelFormat, srcFullRange: srcFull, dst: dst, dstStrides: dstStrides,
-                                dstWidth: c.pointee.width, dstHeight: c.pointee.height, dstFormat: c.pointee.pix_fmt,
-                                dstFullRange: c.pointee.pix_fmt == AV_PIX_FMT_YUVJ420P || c.pointee.pix_fmt == AV_PIX_FMT_RGB24,
-                                source: path)
-                        }
-                    }
-                }
-            }
-        }
+        try scaler.convert(
+            image, into: f, width: c.pointee.width, height: c.pointee.height, format: c.pointee.pix_fmt,
+            fullRange: c.pointee.pix_fmt == AV_PIX_FMT_YUVJ420P || c.pointee.pix_fmt == AV_PIX_FMT_RGB24, source: path)
         var pts = av_rescale_q(timestamp.microseconds, AVRational(num: 1, den: 1_000_000), c.pointee.time_base)
         if pts <= lastPts { pts = lastPts + 1 }
         lastPts = pts
