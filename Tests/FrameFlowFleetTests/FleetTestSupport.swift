@@ -97,16 +97,6 @@ final class HealthLog: Sendable {
     func of(_ camera: String) -> [CameraHealth] { reports.withLock { $0.filter { $0.camera == camera } } }
 }
 
-/// Polls `condition` every 20 ms until it holds or `seconds` pass; returns whether it held.
-func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
-
 /// The number of video frames in `path`, decoded and counted by ffprobe.
 func ffprobeFrameCount(_ path: String) throws -> Int {
     let p = Process()
@@ -122,20 +112,6 @@ func ffprobeFrameCount(_ path: String) throws -> Int {
     }
     return n
 }
-
-/// A fresh folder under the temporary directory.
-func temporaryFolder(_ name: String) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-/// One input, one output, nothing in between: the cheapest graph a camera can run.
-let passThroughGraph = """
-    input_stream: "input_video"
-    output_stream: "output_video"
-    node { calculator: "PassThroughCalculator" input_stream: "input_video" output_stream: "output_video" }
-    """
 
 /// A fleet running on a thread of its own; `stop()` stops it and waits, once, however often
 /// it is called (also from a `defer` after a failed expectation).

@@ -1,4 +1,5 @@
 import Foundation
+import FrameFlowTestSupport
 import Synchronization
 import Testing
 
