@@ -97,8 +97,6 @@ PY
     fi
     python3 -c "import onnx, onnxruntime, ai_edge_litert" >/dev/null 2>&1 || python3 -m pip install -q onnx onnxruntime ai-edge-litert
     [ -s "$models/face_detection_short_range.input_0.pb" ] && [ -s "$models/recurrent_chain.output_3.pb" ] || python3 scripts/fixtures/make_model_fixtures.py
-    # Int8 (QDQ) models quantised by onnxruntime's quantize_static, and onnxruntime's outputs.
-    [ "$models/pnet_int8.output_0.pb" -nt scripts/fixtures/make_int8_fixtures.py ] || python3 scripts/fixtures/make_int8_fixtures.py
     # BlazeFace detections of an independent reference pipeline (LiteRT + OpenCV + numpy).
     [ -s .build/fixtures/blazeface/expected.json ] || python3 scripts/fixtures/make_blazeface_fixtures.py
     # Real photos for MediaPipe's face detection (MediaPipe's answers on them are committed in
@@ -110,6 +108,9 @@ PY
     # into the models folder, onnxruntime's raw outputs on real photos, carphone at 640×480.
     [ .build/fixtures/yolo/carphone_640x480.mp4 -nt Tests/Fixtures/yolo/ultralytics_nms.json ] \
         || python3 scripts/fixtures/make_yolo_fixtures.py
+    # Int8 (QDQ) models quantised by onnxruntime's quantize_static, and onnxruntime's outputs
+    # (after the YOLO block: it puts yolov8n.onnx into the models folder).
+    [ "$models/pnet_int8.output_0.pb" -nt scripts/fixtures/make_int8_fixtures.py ] || python3 scripts/fixtures/make_int8_fixtures.py
 fi
 
 # MediaPipe's models, label files and compiled graphs (mediapipe/modules/** of PyPI's
