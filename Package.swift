@@ -97,7 +97,7 @@ let package = Package(
             name: "frameflow-bench",
             dependencies: [
                 "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia",
-                "FrameFlowML",
+                "FrameFlowML", "CFrameFlowKernels",
                 "FrameFlowFleet", "FrameFlowTasks",
             ]),
         .executableTarget(

@@ -25,19 +25,24 @@ struct ModelsBench: BenchSection {
         allowedValues: ["1", "2"])
     var profileThreads = 1
 
+    /// The profile's op names that are convolutions (ONNX and TFLite).
+    static let convolutionOps: Set = ["Conv", "ConvTranspose", "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "Convolution2DTransposeBias"]
+
     @MainActor func measure() throws {
         let dir = modelDir ?? repoRoot.appendingPathComponent(".build/fixtures/models").path
         let iterations = iterationCount ?? (quick ? 3 : 10)
         let skipReference = noReference
-        // Two rounds — the Python references, then FrameFlow, twice — keeping each side's best
-        // median, so that a slow stretch of this shared machine does not fall on one side only.
-        let rounds = quick ? 1 : 2
+        // Alternating rounds — the Python references, then FrameFlow — each side's median of
+        // the rounds reported with their spread, so that a slow stretch of this shared machine
+        // shows instead of falling on one side only.
+        let rounds = quick ? 1 : 3
         print(
-            "\n(f) Model latency, median of \(iterations), best of \(rounds) alternating rounds each side (FrameFlowML on one thread, and split over the shared workers)"
+            "\n(f) Model latency, median of \(iterations) runs per round, medians of \(rounds) alternating rounds [spread] (FrameFlowML on one thread, and split over the shared workers)"
         )
         let only = onlyModels.map { Set($0.split(separator: ",").map(String.init)) }
-        var refs: [String: [String: Double]] = [:]
-        var best: [String: (one: Double, two: Double)] = [:]
+        var refs: [String: [String: [Double]]] = [:]
+        var ours: [String: (one: [Double], two: [Double])] = [:]
+        var paths: [String: String] = [:]
         var loaded: [String: (model: Model, input: Tensor)] = [:]
         // MediaPipe's landmark and palm models (mediapipe==0.10.21's), on the photo crop the
         // LiteRT op fixtures use (scripts/fixtures/make_litert_op_fixtures.py).
@@ -69,6 +74,7 @@ struct ModelsBench: BenchSection {
                 let input = try? loadTensorProto(contentsOfFile: inputPath).tensor
             {
                 loaded[name] = (model, input)
+                paths[name] = modelPath
             }
         }
         let workers = Parallelism(callerHelpers)
@@ -78,20 +84,28 @@ struct ModelsBench: BenchSection {
                 let obj = try? JSONSerialization.jsonObject(with: Data(out.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8))
                     as? [String: [String: Double]]
             {
-                refs.merge(obj) { a, b in a.merging(b) { min($0, $1) } }
+                for (name, columns) in obj { for (k, v) in columns { refs[name, default: [:]][k, default: []].append(v) } }
             }
             for name in names {
                 guard let (model, input) = loaded[name] else { continue }
                 let feeds = [model.inputs[0].name: input]
                 let ms = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds) }
                 let ms2 = try medianMilliseconds(iterations: iterations) { _ = try model.run(feeds, parallelism: workers) }
-                let old = best[name] ?? (.infinity, .infinity)
-                best[name] = (min(old.one, ms), min(old.two, ms2))
+                let old = ours[name] ?? ([], [])
+                ours[name] = (old.one + [ms], old.two + [ms2])
             }
         }
         defer { try? measureInt8(dir: dir, iterations: iterations, only: only, skipReference: skipReference) }
+        // Each model's arithmetic (scripts/bench/model_flops.py, from the files' shapes) against
+        // the peak multiply-add rate measured here (per CPU second), on one thread and on all.
+        let flops = modelFlops(names.compactMap { name in paths[name].map { (name, $0, "\(dir)/\(name).input_0.pb") } })
+        let peak = (one: PeakRate.gflops(threads: 1), all: PeakRate.gflops(threads: workers.threads))
+        print(
+            String(
+                format: "  peak multiply-add rate: %.1f GFLOP/s on 1 thread, %.1f on %d (%@ kernels)", peak.one, peak.all, workers.threads,
+                "\(KernelLevel.active)"))
         for name in names {
-            guard let (model, input) = loaded[name], let (ms, ms2) = best[name] else {
+            guard let (model, input) = loaded[name], let (ms, ms2) = ours[name] else {
                 print("  \(name): model or input missing (scripts/setup.sh bench)")
                 continue
             }
@@ -104,14 +118,65 @@ struct ModelsBench: BenchSection {
                 }
             }
             let shape = input.shape.map(String.init).joined(separator: "×")
-            if !tflite.contains(name) {
-                row("\(name) \(shape), 1 thread", ms, refs[name]?["ort1"], unit: "ms", refName: "onnxruntime, 1 intra-op thread")
-                row("\(name) \(shape), \(workers.threads) threads", ms2, refs[name]?["ort2"], unit: "ms", refName: "onnxruntime, 2 intra-op threads")
-            } else {
-                let rewritten = name.hasPrefix("selfie") ? " (its custom op as TRANSPOSE_CONV)" : ""
-                row("\(name) \(shape), 1 thread", ms, refs[name]?["litert1"], unit: "ms", refName: "LiteRT, 1 thread\(rewritten)")
-                row("\(name) \(shape), \(workers.threads) threads", ms2, refs[name]?["litert2"], unit: "ms", refName: "LiteRT, 2 threads\(rewritten)")
+            let (ref1, ref2, refName) =
+                tflite.contains(name)
+                ? (refs[name]?["litert1"], refs[name]?["litert2"], "LiteRT" + (name.hasPrefix("selfie") ? " (its custom op as TRANSPOSE_CONV)" : ""))
+                : (refs[name]?["ort1"], refs[name]?["ort2"], "onnxruntime")
+            let work = flops[name]
+            spreadRow("\(name) \(shape), 1 thread", ms, ref1, refName: "\(refName), 1 thread", gflop: work?.total, peak: peak.one)
+            spreadRow(
+                "\(name) \(shape), \(workers.threads) threads", ms2, ref2, refName: "\(refName), \(workers.threads) threads", gflop: work?.total,
+                peak: peak.all)
+            // The convolutions alone (their fused epilogues included): their share of a
+            // one-thread profile's time, of the row's median.
+            if let conv = work?.conv, conv > 0 {
+                let table = try model.profile(feeds, iterations: iterations)
+                let convMs = table.filter { Self.convolutionOps.contains($0.op) }.reduce(0) { $0 + $1.milliseconds }
+                let total = table.reduce(0) { $0 + $1.milliseconds }
+                if convMs > 0 && total > 0 {
+                    let share = convMs / total, rate = conv / (ms.sorted()[ms.count / 2] * share) / 1e6
+                    print(
+                        String(
+                            format: "    convolutions: %.0f %% of the time (profile), %.2f GFLOP → %.1f GFLOP/s, %.0f %% of the 1-thread peak",
+                            100 * share,
+                            conv / 1e9,
+                            rate, 100 * rate / peak.one))
+                }
             }
         }
     }
+}
+
+/// One model row: FrameFlow's median of the rounds and the reference's, each with its spread,
+/// the ratio of the medians with the spread of the per-round ratios, and FrameFlow's GFLOP/s
+/// (`gflop` floating-point operations a run) as a share of `peak`.
+func spreadRow(_ name: String, _ ours: [Double], _ reference: [Double]?, refName: String, gflop: Double?, peak: Double) {
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    func spread(_ v: [Double]) -> String { String(format: "[%.2f–%.2f]", v.min() ?? 0, v.max() ?? 0) }
+    let m = median(ours)
+    var line = name.padding(toLength: 46, withPad: " ", startingAt: 0) + String(format: "%9.2f ms %@", m, spread(ours))
+    if let reference, !reference.isEmpty {
+        let ratios = zip(ours, reference).map { $0 / $1 }
+        line += String(format: "  %9.2f ms %@  ratio %.2f %@", median(reference), spread(reference), m / median(reference), spread(ratios))
+    } else {
+        line += "  reference n/a"
+    }
+    if let gflop, m > 0 {
+        let rate = gflop / m / 1e6
+        line += String(format: "  %.1f GFLOP/s (%.0f %% of peak)", rate, 100 * rate / peak)
+    }
+    print(line + "  (vs \(refName))")
+}
+
+/// Floating-point operations a run of each model (total, convolutions), from
+/// scripts/bench/model_flops.py; empty when it cannot run.
+func modelFlops(_ models: [(name: String, file: String, input: String)]) -> [String: (total: Double, conv: Double)] {
+    let args = models.map { m in
+        "\(m.name)=\(m.file)" + (m.file.hasSuffix(".onnx") && FileManager.default.fileExists(atPath: m.input) ? "=\(m.input)" : "")
+    }
+    guard let out = runTool("python3", [repoRoot.appendingPathComponent("scripts/bench/model_flops.py").path] + args),
+        let obj = try? JSONSerialization.jsonObject(with: Data(out.split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8))
+            as? [String: [String: Double]]
+    else { return [:] }
+    return obj.compactMapValues { v in v["total"].flatMap { t in v["conv"].map { (t, $0) } } }
 }

@@ -28,3 +28,6 @@ FF_DECLARE(void, ff_resize_bilinear_row_f32, (const float *top, const float *bot
 void ff_resize_bilinear_row_f32(const float *top, const float *bottom, const ptrdiff_t *lo, const ptrdiff_t *hi, const float *t, float dy, ptrdiff_t ow, ptrdiff_t c, float *y) {
     FF_CALL(ff_resize_bilinear_row_f32, (top, bottom, lo, hi, t, dy, ow, c, y))
 }
+
+FF_DECLARE(float, ff_fma_peak_f32, (ptrdiff_t iterations, double *flops))
+float ff_fma_peak_f32(ptrdiff_t iterations, double *flops) { FF_CALL(ff_fma_peak_f32, (iterations, flops)) }

@@ -82,6 +82,11 @@ void FF_FN(ff_prelu_rows_f32)(const float *x, const float *alpha, ptrdiff_t rows
     }
 }
 
+// SiLU, x·sigmoid(x), with ff_sigmoid_f32's arithmetic; a scalar goes through lane 0 of a
+// vector (eˣ has only the vector form), so the tail equals the lanes before it.
+static inline __attribute__((always_inline)) ff_vf ff_silu_v(ff_vf x) { return x * (1.0f / (1.0f + ff_exp_v(-x))); }
+static inline __attribute__((always_inline)) float ff_silu_s(float x) { return ff_silu_v((ff_vf)x)[0]; }
+
 // One row of a convolution's output after its product: bias, then the activation, then an
 // optional per-row affine (a folded BatchNormalization), in the order Conv.activate defines.
 // `MODE` and `AFFINE` are constants where the body is inlined, so each combination is its own
@@ -93,6 +98,8 @@ void FF_FN(ff_prelu_rows_f32)(const float *x, const float *alpha, ptrdiff_t rows
             t_ = t_ < 0 ? 0 : t_;                                       \
             t_ = t_ > 1 ? 1 : t_;                                       \
             (v) = (v) * t_;                                             \
+        } else if ((MODE) == FF_ACTIVATE_SILU) {                        \
+            (v) = _Generic((v), float: ff_silu_s, default: ff_silu_v)(v); \
         } else {                                                        \
             if ((MODE) == FF_ACTIVATE_SLOPE) (v) = (v) < 0 ? (v) * slope : (v); \
             (v) = (v) < lo ? lo : (v);                                  \
@@ -128,6 +135,9 @@ void FF_FN(ff_bias_activate_rows_f32)(float *r, ptrdiff_t rows, ptrdiff_t count,
     if (a->hard_swish) {
         if (affine) FF_ROWS_LOOP(FF_ACTIVATE_HARD_SWISH, 1);
         else FF_ROWS_LOOP(FF_ACTIVATE_HARD_SWISH, 0);
+    } else if (a->silu) {
+        if (affine) FF_ROWS_LOOP(FF_ACTIVATE_SILU, 1);
+        else FF_ROWS_LOOP(FF_ACTIVATE_SILU, 0);
     } else if (a->slope) {
         if (affine) FF_ROWS_LOOP(FF_ACTIVATE_SLOPE, 1);
         else FF_ROWS_LOOP(FF_ACTIVATE_SLOPE, 0);
@@ -140,7 +150,8 @@ void FF_FN(ff_bias_activate_rows_f32)(float *r, ptrdiff_t rows, ptrdiff_t count,
 // One row: the rows kernel with this row's parameters.
 void FF_FN(ff_bias_activate_f32)(float *r, ptrdiff_t count, float bias, int mode, float slope, float lo, float hi, const float *affine) {
     const ff_row_activation a = {
-        &bias, mode == FF_ACTIVATE_SLOPE ? &slope : 0, affine ? affine : 0, affine ? affine + 1 : 0, lo, hi, mode == FF_ACTIVATE_HARD_SWISH};
+        &bias, mode == FF_ACTIVATE_SLOPE ? &slope : 0, affine ? affine : 0, affine ? affine + 1 : 0, lo, hi, mode == FF_ACTIVATE_HARD_SWISH,
+        mode == FF_ACTIVATE_SILU};
     FF_FN(ff_bias_activate_rows_f32)(r, 1, count, count, &a);
 }
 
@@ -155,4 +166,22 @@ void FF_FN(ff_resize_bilinear_row_f32)(const float *top, const float *bottom, co
         float *yo = y + ox * c;
         for (ptrdiff_t ch = 0; ch < c; ch++) yo[ch] = a[ch] * w00 + b[ch] * w10 + e[ch] * w01 + d[ch] * w11;
     }
+}
+
+// Peak multiply-add rate: twelve independent chains of native-width `a·m + c` (contracted to
+// FMA where the level has it), enough to cover its latency on two ports. Returns a value of
+// the chains so the loop is kept; `*flops` gets the operations done (a multiply-add is two).
+float FF_FN(ff_fma_peak_f32)(ptrdiff_t iterations, double *flops) {
+    const ff_vf m = 0.99999994f, c = 1e-8f;
+    ff_vf a0 = 1, a1 = 2, a2 = 3, a3 = 4, a4 = 5, a5 = 6, a6 = 7, a7 = 8, a8 = 9, a9 = 10, a10 = 11, a11 = 12;
+    for (ptrdiff_t i = 0; i < iterations; i++) {
+        a0 = a0 * m + c; a1 = a1 * m + c; a2 = a2 * m + c; a3 = a3 * m + c;
+        a4 = a4 * m + c; a5 = a5 * m + c; a6 = a6 * m + c; a7 = a7 * m + c;
+        a8 = a8 * m + c; a9 = a9 * m + c; a10 = a10 * m + c; a11 = a11 * m + c;
+    }
+    *flops = (double)iterations * 12 * FF_VL * 2;
+    const ff_vf s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11));
+    float t = 0;
+    for (int k = 0; k < FF_VL; k++) t += s[k];
+    return t;
 }

@@ -28,6 +28,17 @@ extension ONNXPlan {
                 guard !graphOutputs.contains(name), let r = readers[name], r.count == 1, !removed.contains(r[0]) else { return nil }
                 return r[0]
             }
+            /// `(Sigmoid, Mul)` when `name` is read by exactly `Mul(name, Sigmoid(name))` (SiLU
+            /// spelt out, as YOLO's exporters write it) and the sigmoid has no other reader.
+            func siLU(after name: String) -> (Int, Int)? {
+                guard !graphOutputs.contains(name), let r = readers[name], r.count == 2, r.allSatisfy({ !removed.contains($0) }) else { return nil }
+                guard let s = r.first(where: { graph.nodes[$0].opType == "Sigmoid" }), let m = r.first(where: { graph.nodes[$0].opType == "Mul" }),
+                    graph.nodes[s].domain.isEmpty, graph.nodes[m].domain.isEmpty, graph.nodes[s].inputs == [name],
+                    graph.nodes[s].outputs.count == 1, soleReader(graph.nodes[s].outputs[0]) == m,
+                    Set(graph.nodes[m].inputs) == [name, graph.nodes[s].outputs[0]], graph.nodes[m].inputs.count == 2
+                else { return nil }
+                return (s, m)
+            }
             var weights = w, changed = false
             /// Folds node `j` into the weights (each output channel's filter times
             /// `scale(c)`, when given) and the bias (`newBias(c, bias, scale)`), and makes
@@ -72,7 +83,13 @@ extension ONNXPlan {
                 }
             }
             // One activation into the epilogue.
-            if let j = soleReader(conv.outputs[0]), graph.nodes[j].domain.isEmpty, graph.nodes[j].inputs.first == conv.outputs[0] {
+            var activated = false
+            if let (sigmoid, mul) = siLU(after: conv.outputs[0]) {
+                conv.attributes[Conv.fusedSiLU] = .int(1)
+                conv.outputs = [graph.nodes[mul].outputs[0]]
+                removed.formUnion([sigmoid, mul])
+                (changed, activated) = (true, true)
+            } else if let j = soleReader(conv.outputs[0]), graph.nodes[j].domain.isEmpty, graph.nodes[j].inputs.first == conv.outputs[0] {
                 let a = graph.nodes[j]
                 var clamp: (Float, Float)? = nil, slopes: [Float]? = nil
                 switch a.opType {
@@ -103,29 +120,31 @@ extension ONNXPlan {
                         conv.inputs.append(name)
                     }
                     removed.insert(j)
-                    changed = true
-                    // Then Mul / Add by constants after the activation (PP-OCR's learnt
-                    // scale and shift after each HardSwish) as a scale and shift per channel
-                    // applied in the same pass.
-                    var scale = [Float](repeating: 1, count: cout), shift = [Float](repeating: 0, count: cout), affine = false
-                    while let k = soleReader(conv.outputs[0]), graph.nodes[k].domain.isEmpty, ["Mul", "Add"].contains(graph.nodes[k].opType),
-                        graph.nodes[k].inputs.count == 2, let side = graph.nodes[k].inputs.firstIndex(of: conv.outputs[0]),
-                        let t = constants[graph.nodes[k].inputs[1 - side]], let perChannel = Self.perChannel(t, channels: cout)
-                    {
-                        for c in 0..<cout {
-                            if graph.nodes[k].opType == "Mul" {
-                                scale[c] *= perChannel[c]
-                                shift[c] *= perChannel[c]
-                            } else {
-                                shift[c] += perChannel[c]
-                            }
-                        }
-                        conv.outputs = [graph.nodes[k].outputs[0]]
-                        removed.insert(k)
-                        affine = true
-                    }
-                    if affine { conv.attributes[Conv.fusedAffine] = .floats(scale + shift) }
+                    (changed, activated) = (true, true)
                 }
+            }
+            // Then Mul / Add by constants after the activation (PP-OCR's learnt scale and
+            // shift after each HardSwish) as a scale and shift per channel applied in the
+            // same pass.
+            if activated {
+                var scale = [Float](repeating: 1, count: cout), shift = [Float](repeating: 0, count: cout), affine = false
+                while let k = soleReader(conv.outputs[0]), graph.nodes[k].domain.isEmpty, ["Mul", "Add"].contains(graph.nodes[k].opType),
+                    graph.nodes[k].inputs.count == 2, let side = graph.nodes[k].inputs.firstIndex(of: conv.outputs[0]),
+                    let t = constants[graph.nodes[k].inputs[1 - side]], let perChannel = Self.perChannel(t, channels: cout)
+                {
+                    for c in 0..<cout {
+                        if graph.nodes[k].opType == "Mul" {
+                            scale[c] *= perChannel[c]
+                            shift[c] *= perChannel[c]
+                        } else {
+                            shift[c] += perChannel[c]
+                        }
+                    }
+                    conv.outputs = [graph.nodes[k].outputs[0]]
+                    removed.insert(k)
+                    affine = true
+                }
+                if affine { conv.attributes[Conv.fusedAffine] = .floats(scale + shift) }
             }
             if changed {
                 let wName = "frameflow.fused.\(i).weights", bName = "frameflow.fused.\(i).bias"

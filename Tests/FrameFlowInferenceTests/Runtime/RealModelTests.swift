@@ -60,6 +60,22 @@ import Testing
         #expect(left == ["Conv", "Conv", "Conv", "Conv", "Conv", "Relu", "Sigmoid", "Conv"], "\(left)")
     }
 
+    /// YOLOv8n's SiLU activations, `Mul(x, Sigmoid(x))` after each Conv, go into the Convs'
+    /// epilogues; only the class scores' Sigmoid (after a Concat) stays. Its outputs against
+    /// onnxruntime: `YOLOExportTests.matchesOnnxRuntime`.
+    @Test func convolutionsAbsorbSpeltOutSiLU() throws {
+        let url = Self.dir.appendingPathComponent("yolov8n.onnx")
+        try #require(FileManager.default.fileExists(atPath: url.path), "run scripts/setup.sh test")
+        let model = try Model(contentsOf: url)
+        let plan = try #require(model.onnxPlan)
+        let file = try ONNXModel(data: Data(contentsOf: url), file: url.path, directory: nil)
+        func count(_ op: String, _ ops: [String]) -> Int { ops.filter { $0 == op }.count }
+        let before = file.nodes.map(\.opType), after = plan.order.map { plan.graph.nodes[$0].opType }
+        let fused = plan.order.filter { plan.graph.nodes[$0].attributes[Conv.fusedSiLU] != nil }.count
+        #expect(count("Sigmoid", before) == 58 && count("Sigmoid", after) == 1, "Sigmoids \(count("Sigmoid", before)) → \(count("Sigmoid", after))")
+        #expect(fused == 57 && count("Mul", before) - count("Mul", after) >= 57, "\(fused) SiLU epilogues")
+    }
+
     @Test func profileNamesTheOpsThatRan() throws {
         let url = Self.dir.appendingPathComponent("face_detection_short_range.tflite")
         try #require(FileManager.default.fileExists(atPath: url.path), "run scripts/setup.sh test")

@@ -8,6 +8,8 @@ enum Conv {
     static let fusedClamp = "frameflow.fused_clamp"
     /// The attribute `Model` sets on a Conv whose HardSwish was fused into it.
     static let fusedHardSwish = "frameflow.fused_hardswish"
+    /// The attribute `Model` sets on a Conv whose SiLU (`Mul(x, Sigmoid(x))`) was fused into it.
+    static let fusedSiLU = "frameflow.fused_silu"
     /// The attribute `Model` sets on a Conv whose activation was followed by a Mul and Add by
     /// constants, fused after it: [scale per output channel…, shift per output channel…].
     static let fusedAffine = "frameflow.fused_affine"
@@ -103,6 +105,7 @@ enum Conv {
             var e = GEMMEpilogue()
             if case .floats(let r)? = n.attributes[fusedClamp], r.count == 2 { (e.lower, e.upper) = (r[0], r[1]) }
             if case .int(1)? = n.attributes[fusedHardSwish] { e.hardSwish = true }
+            if case .int(1)? = n.attributes[fusedSiLU] { e.silu = true }
             var affine: [Float] = []
             if case .floats(let a)? = n.attributes[fusedAffine] {
                 guard a.count == 2 * cout else { throw ModelError("fused affine has \(a.count) values for \(cout) channels") }
@@ -158,7 +161,7 @@ enum Conv {
         guard slopes.map({ $0.count == cout }) ?? true else { throw ModelError("fused slope has \(slopes!.count) values for \(cout) channels") }
         let slopeFloats = slopes ?? []
         let affine = s.affine
-        let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish || !affine.isEmpty
+        let fused = slopes != nil || e.lower > -.infinity || e.upper < .infinity || e.hardSwish || e.silu || !affine.isEmpty
         /// `e` with its per-channel slope, scale and shift pointers set, for the length of `body`.
         func withRowPointers(_ body: (GEMMEpilogue) -> Void) {
             slopeFloats.withUnsafeBufferPointer { S in
@@ -174,7 +177,13 @@ enum Conv {
         func activate(_ v: Float, _ oc: Int) -> Float {
             guard fused else { return v }
             let u = min(max(v < 0 && slopes != nil ? v * slopeFloats[oc] : v, e.lower), e.upper)
-            let a = e.hardSwish ? u * min(max(u / 6 + 0.5, 0), 1) : u
+            var a = e.hardSwish ? u * min(max(u / 6 + 0.5, 0), 1) : u
+            if e.silu {
+                // The kernels' sigmoid (one value), so these paths equal the tiled ones.
+                var s: Float = 0
+                ff_sigmoid_f32(&a, &s, 1)
+                a *= s
+            }
             return affine.isEmpty ? a : a * affine[oc] + affine[cout + oc]
         }
         // Inputs 4 and 5: the filter packed at load for the channels-last path, taken where
@@ -392,13 +401,13 @@ enum Conv {
     }
 
     /// `r[i] = activation(r[i] + bias)` over `range` for output channel `row`: the fused
-    /// slope and clamp of `e` (or its HardSwish), then its scale and shift, in one pass of
+    /// slope and clamp of `e` (or its HardSwish or SiLU), then its scale and shift, in one pass of
     /// `ff_bias_activate_f32`.
     @inline(__always)
     static func activate(_ r: UnsafeMutablePointer<Float>, _ range: Range<Int>, bias: Float, _ e: GEMMEpilogue, row: Int) {
         // HardSwish alone (`Model` fuses it without a clamp), else a slope and the clamp.
-        let slope = e.hardSwish ? nil : e.rowSlope?[row]
-        let mode = e.hardSwish ? FF_ACTIVATE_HARD_SWISH : slope != nil ? FF_ACTIVATE_SLOPE : FF_ACTIVATE_CLAMP
+        let slope = e.hardSwish || e.silu ? nil : e.rowSlope?[row]
+        let mode = e.hardSwish ? FF_ACTIVATE_HARD_SWISH : e.silu ? FF_ACTIVATE_SILU : slope != nil ? FF_ACTIVATE_SLOPE : FF_ACTIVATE_CLAMP
         if let sc = e.rowScale?[row], let sh = e.rowShift?[row] {
             let affine = (sc, sh)
             withUnsafeBytes(of: affine) { a in
@@ -416,8 +425,8 @@ enum Conv {
     static func activateRows(_ r: UnsafeMutablePointer<Float>, rows: Int, count: Int, bias: [Float]?, _ e: GEMMEpilogue) {
         func run(_ b: UnsafePointer<Float>?) {
             var a = ff_row_activation(
-                bias: b, slope: e.hardSwish ? nil : e.rowSlope, scale: e.rowScale, shift: e.rowShift, lower: e.lower, upper: e.upper,
-                hard_swish: e.hardSwish ? 1 : 0)
+                bias: b, slope: e.hardSwish || e.silu ? nil : e.rowSlope, scale: e.rowScale, shift: e.rowShift, lower: e.lower,
+                upper: e.upper, hard_swish: e.hardSwish ? 1 : 0, silu: e.silu ? 1 : 0)
             ff_bias_activate_rows_f32(r, rows, count, count, &a)
         }
         if let bias { bias.withUnsafeBufferPointer { run($0.baseAddress) } } else { run(nil) }

@@ -3,7 +3,7 @@ import FrameFlow
 
 /// What a `Microkernel` product does to each output before storing it: add a per-column
 /// bias and a residual, then clamp (a fused RELU / RELU6 / clip). NCHW convolutions reuse it
-/// to describe their fused activation (`rowSlope`, `hardSwish`, the clamp), which
+/// to describe their fused activation (`rowSlope`, `hardSwish`, `silu`, the clamp), which
 /// `Conv.activate` applies.
 struct GEMMEpilogue {
     /// One value per column of C (an NHWC convolution's output channel); readable for the
@@ -25,6 +25,9 @@ struct GEMMEpilogue {
     var upper: Float = .infinity
     /// A fused HardSwish after the above (NCHW convolutions, applied by `Conv.activate`).
     var hardSwish = false
+    /// A fused SiLU, `x·sigmoid(x)`, in place of the clamp (NCHW convolutions, applied by
+    /// `Conv.activate`); not with `hardSwish`.
+    var silu = false
     /// After the activation, `v · rowScale[row] + rowShift[row]` (a Mul and Add by constants
     /// that followed the activation; NCHW convolutions, applied by `Conv.activate`).
     var rowScale: UnsafePointer<Float>? = nil
@@ -39,7 +42,7 @@ struct GEMMEpilogue {
     }
 
     /// Whether `Conv.activate` has anything to do.
-    var activates: Bool { rowSlope != nil || lower > -.infinity || upper < .infinity || hardSwish || rowScale != nil }
+    var activates: Bool { rowSlope != nil || lower > -.infinity || upper < .infinity || hardSwish || silu || rowScale != nil }
 }
 
 /// Register-blocked single-precision matrix products for the small, skinny products of

@@ -485,6 +485,49 @@ struct ConvActivationTests {
         }
     }
 
+    /// SiLU, `v·sigmoid(v)`, against the formula (Foundation's exp) with and without the
+    /// affine, one row with tails and whole planes with each row's bias; and exactly what the
+    /// unfused pair computes (the Sigmoid kernel, then the product) at the same level.
+    @Test(arguments: KernelLevel.available)
+    func siluRowsMatchTheFormulaAndTheUnfusedPair(level: KernelLevel) {
+        let bias: [Float] = [0.75, -2, 0.5], scale: [Float] = [1.5, 0.5, -1], shift: [Float] = [-0.25, 2, 1]
+        for n in [1, 7, 8, 13, 40] {
+            let x = (0..<3 * n).map { Float(sin(Double($0) * 0.7) * 12) } + [-100, 100, 0, -0.0]
+            let m = x.count / 3
+            for affine in [false, true] {
+                scale.withUnsafeBufferPointer { sc in
+                    shift.withUnsafeBufferPointer { sh in
+                        var e = GEMMEpilogue()
+                        e.silu = true
+                        if affine { (e.rowScale, e.rowShift) = (sc.baseAddress, sh.baseAddress) }
+                        var planes = x, row = x
+                        var pairs = x, sig = x
+                        KernelLevel.withThreadLevel(level) {
+                            planes.withUnsafeMutableBufferPointer { Conv.activateRows($0.baseAddress!, rows: 3, count: m, bias: bias, e) }
+                            row.withUnsafeMutableBufferPointer { Conv.activate($0.baseAddress!, 1..<x.count, bias: 0.75, e, row: 1) }
+                            for i in pairs.indices where i >= m && i < 2 * m { pairs[i] += bias[1] }
+                            sig = Ops.exponential(pairs, sigmoid: true)
+                        }
+                        for i in 0..<3 * m {
+                            let r = i / m, v = x[i] + bias[r]
+                            var want = v / (1 + Float(exp(-Double(v))))
+                            if affine { want = want * scale[r] + shift[r] }
+                            #expect(abs(planes[i] - want) <= 1e-5 * max(1, abs(want)), "plane n \(n) i \(i) at \(level)")
+                            if !affine && r == 1 { #expect(planes[i] == pairs[i] * sig[i], "unfused pair at \(i), \(level)") }
+                        }
+                        #expect(row[0] == x[0], "outside the range untouched")
+                        for i in 1..<x.count {
+                            let v = x[i] + 0.75
+                            var want = v / (1 + Float(exp(-Double(v))))
+                            if affine { want = want * scale[1] + shift[1] }
+                            #expect(abs(row[i] - want) <= 1e-5 * max(1, abs(want)), "row n \(n) i \(i) at \(level)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test(arguments: KernelLevel.available)
     func activationOfWholePlanesUsesEachRowsParameters(level: KernelLevel) {
         let bias: [Float] = [0.75, -2, 0.5], slope: [Float] = [0.25, -0.5, 2], scale: [Float] = [1.5, 0.5, -1], shift: [Float] = [-0.25, 2, 1]
