@@ -19,6 +19,7 @@ import Synchronization
 /// | `GET /api/cameras/NAME/snapshot.jpg[?width=]` | the camera's latest image as JPEG; 503 before its first frame |
 /// | `GET /api/cameras/NAME/mjpeg[?fps=&width=]` | its live view, `multipart/x-mixed-replace` (`LiveView`) |
 /// | `GET /api/events?camera=&label=&limit=` | the newest events of the cameras' `events` streams |
+/// | `GET /`, `GET /ui/app.js`, `GET /ui/app.css` | the fleet's web page (`WebUI`) |
 ///
 /// Mutating routes need `Authorization: Bearer TOKEN`: 401 without it or with another token,
 /// 403 when the fleet was given no token (they are then off). Errors are `{"error": "…"}`.
@@ -66,6 +67,7 @@ public final class FleetAPI: Sendable {
             return .json(CameraJSON(h))
         }
         liveView.install(on: server)
+        WebUI().install(on: server)
         server.route("POST", "/api/cameras") { [self] r in authorized(r) ?? add(r) }
         server.route("DELETE", "/api/cameras/{name}") { [self] r in authorized(r) ?? remove(r) }
         server.route("POST", "/api/cameras/{name}/restart") { [self] r in
