@@ -11,9 +11,10 @@ through Selenium from PyPI) and prints what it saw as one JSON object.
 It waits for one tile per --camera and samples each tile's image (drawn on a canvas and hashed)
 until it changes; submits --add-block without the token (the page must show the 401), then
 with it, and waits for the new tile and its image; submits --bad-block and reads the error the
-page shows; opens the new camera's page, restarts it, removes it and waits for its tile to go.
-With --screenshots it saves web-grid.png and web-camera.png (the first camera's page) there at
-1280×800. FrameFlowHTTPTests' WebUIBrowserTests runs it against a real fleet and checks the
+page shows; opens the new camera's page, restarts it, removes it and waits for its tile to go;
+opens the first camera's page, waits for --events rows of events and fetches their snapshot
+links. With --screenshots it saves web-grid.png and web-camera.png (the first camera's page)
+there at 1280×800. FrameFlowHTTPTests' WebUIBrowserTests runs it against a real fleet and checks the
 JSON and the fleet; it exits 1 (with "error" in the JSON) when a step times out.
 """
 import argparse
@@ -60,6 +61,7 @@ def main():
     p.add_argument("--add-name", required=True)
     p.add_argument("--add-block", required=True)
     p.add_argument("--bad-block", required=True)
+    p.add_argument("--events", type=int, default=0, help="events the first camera's page must list")
     p.add_argument("--screenshots", help="folder for web-grid.png and web-camera.png")
     p.add_argument("--timeout", type=float, default=15, help="seconds each step may wait")
     args = p.parse_args()
@@ -172,32 +174,35 @@ def main():
         wait("the removed camera's tile to go", lambda: tile(args.add_name) is None)
         result["tiles_after_removal"] = driver.execute_script(TILE_NAMES)
 
+        # The grid again, then the first camera's page with its events.
+        image_changes({n: tile(n).find_element(By.TAG_NAME, "img") for n in args.camera}, "grid")
         if args.screenshots:
             os.makedirs(args.screenshots, exist_ok=True)
-            result["screenshots"] = screenshots(driver, args, wait, tile, image_changes, By)
+            driver.save_screenshot(os.path.join(args.screenshots, "web-grid.png"))
+        tile(args.camera[0]).find_element(By.CSS_SELECTOR, "h2 a").click()
+        wait("the first camera's page", lambda: driver.find_element(By.ID, "camera-name").text == args.camera[0])
+        live = driver.find_element(By.ID, "camera-live")
+        result["page_image"] = image_changes({"live": live}, "page")["live"]
+        wait("the camera page's health", lambda: "frames" in driver.find_element(By.ID, "camera-health").text)
+        if args.events:
+            wait("the camera's events", lambda: len(driver.find_elements(By.CSS_SELECTOR, "#events tbody tr")) >= args.events)
+        result["event_rows"] = [
+            [c.text for c in row.find_elements(By.TAG_NAME, "td")] for row in driver.find_elements(By.CSS_SELECTOR, "#events tbody tr")
+        ]
+        # Each snapshot link answers with a JPEG.
+        result["event_snapshots"] = driver.execute_async_script(
+            """const done = arguments[arguments.length - 1];
+            const links = Array.from(document.querySelectorAll('#events a'));
+            Promise.all(links.map(a => fetch(a.href).then(r => r.arrayBuffer().then(b =>
+                [r.status, r.headers.get('content-type'), b.byteLength]))))
+              .then(done, e => done(String(e)));""")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "web-camera.png"))
+            result["screenshots"] = [os.path.join(args.screenshots, f) for f in ("web-grid.png", "web-camera.png")]
     finally:
         driver.quit()
     result["seconds"] = round(time.monotonic() - started, 2)
     print(json.dumps(result, ensure_ascii=False))
-
-
-def screenshots(driver, args, wait, tile, image_changes, By):
-    """web-grid.png (the grid, the add form with the bad block's error) and web-camera.png (the first
-    camera's page), each once its images show frames."""
-    saved = []
-    image_changes({n: tile(n).find_element(By.TAG_NAME, "img") for n in args.camera}, "grid")
-    path = os.path.join(args.screenshots, "web-grid.png")
-    driver.save_screenshot(path)
-    saved.append(path)
-    tile(args.camera[0]).find_element(By.CSS_SELECTOR, "h2 a").click()
-    wait("the first camera's page", lambda: driver.find_element(By.ID, "camera-name").text == args.camera[0])
-    live = driver.find_element(By.ID, "camera-live")
-    wait("the camera page's image", lambda: driver.execute_script("return arguments[0].naturalWidth;", live) > 0)
-    wait("the camera page's health", lambda: "frames" in driver.find_element(By.ID, "camera-health").text)
-    path = os.path.join(args.screenshots, "web-camera.png")
-    driver.save_screenshot(path)
-    saved.append(path)
-    return saved
 
 
 if __name__ == "__main__":

@@ -73,7 +73,8 @@ import Testing
 
     /// Two cameras show live, changing images; a third, with a hostile name, added through
     /// the form (refused without the token, then accepted) runs and shows; a bad block's error
-    /// with its line and column shows; removed through its page, it stops and its tile goes.
+    /// with its line and column shows; removed through its page, it stops and its tile goes;
+    /// the first camera's page lists its events with a working snapshot link.
     /// With FRAMEFLOW_WEB_SCREENSHOTS=FOLDER the script also saves web-grid.png and web-camera.png
     /// there (`make web-screenshots`).
     @Test func thePageShowsAddsAndRemovesCameras() throws {
@@ -83,15 +84,25 @@ import Testing
         let f = try ServedFleet(
             """
             defaults { graph: "pass.pbtxt" reconnect { initial_seconds: 0.1 max_seconds: 0.2 } }
-            camera { name: "door" source: "\(handClip)" }
+            camera { name: "door" source: "\(handClip)" snapshots { folder: "snaps" stream: "output_video" events_stream: "output_video" } }
             camera { name: "yard" source: "\(handClip)" }
 
             """)
         defer { f.stop() }
+        // Two events of door (an object seen, then its snapshot saved: a real frame of door).
+        #expect(try eventually(within: 20) { try TestClient.json(port: f.port, "/api/cameras/door/snapshot.jpg").status == 200 })
+        let frame = try TestClient.json(port: f.port, "/api/cameras/door/snapshot.jpg").body
+        let snaps = f.dir.appendingPathComponent("snaps")
+        try FileManager.default.createDirectory(at: snaps, withIntermediateDirectories: true)
+        try frame.write(to: snaps.appendingPathComponent("100.5-door-1-annotated.jpg"))
+        f.events.append([
+            FleetAPITests.event(id: "100.5-door-1", camera: "door", snapshot: false),
+            FleetAPITests.event(id: "100.5-door-1", camera: "door", snapshot: true, type: .update, score: 0.87),
+        ])
         let added = "porch <img src=x onerror=alert(1)> ☕"
         var arguments = [
             RepositoryFiles.path("scripts/browser_check.py"), "--url", "http://127.0.0.1:\(f.port)/", "--token", ServedFleet.token,
-            "--camera", "door", "--camera", "yard", "--add-name", added,
+            "--camera", "door", "--camera", "yard", "--events", "2", "--add-name", added,
             "--add-block", "camera { name: \"\(added)\" source: \"\(handClip)\" }",
             "--bad-block", "camera { name: \"porch\" source: \"rtsp://192.168.1.20/stream\"\n  sauce: \"y\" }",
         ]
@@ -141,6 +152,16 @@ import Testing
         #expect(r["bad_block_is_error"] as? Bool == true)
         #expect(r["restart_message"] as? String == "restarted \(added)")
         #expect(r["tiles_after_removal"] as? [String] == ["door", "yard"])
+        let page = r["page_image"] as? [String: Any] ?? [:]
+        #expect((page["size"] as? [Int])?.first == 640 && page["changed"] as? Bool == true, "\(page)")
+        // door's page lists its events, newest first; the snapshot link gives the JPEG saved.
+        let rows = r["event_rows"] as? [[String]] ?? []
+        #expect(
+            rows.map { Array($0.dropFirst()) } == [["update", "person", "0.87", "path", "snapshot", ""], ["new", "person", "0.80", "path", "", ""]])
+        #expect(rows.first?.first == "100.50 s")
+        let snapshots = r["event_snapshots"] as? [[Any]] ?? []
+        #expect(snapshots.count == 1)
+        #expect(snapshots.first?[0] as? Int == 200 && snapshots.first?[1] as? String == "image/jpeg" && snapshots.first?[2] as? Int == frame.count)
 
         // The fleet agrees: the added camera read frames, and is gone; the others run.
         #expect(addedFrames > 0)

@@ -212,10 +212,18 @@ function renderEvents(events) {
       a.sub_label ? a.label + " (" + a.sub_label + ")" : String(a.label || ""),
       typeof a.top_score === "number" ? a.top_score.toFixed(2) : "",
       Array.isArray(a.current_zones) ? a.current_zones.join(", ") : "",
-      a.has_snapshot ? "saved" : "",
-      a.has_clip ? "saved" : "",
     ];
     for (const text of cells) row.insertCell().textContent = text;
+    const snapshot = row.insertCell();
+    if (a.has_snapshot && typeof a.id === "string") {
+      const link = document.createElement("a");
+      link.href = "/api/events/" + encodeURIComponent(a.id) + "/snapshot.jpg";
+      link.target = "_blank";
+      link.rel = "noopener";
+      link.textContent = "snapshot";
+      snapshot.append(link);
+    }
+    row.insertCell().textContent = a.has_clip ? "saved" : "";
   }
   $("events").hidden = events.length === 0;
   $("events-empty").hidden = events.length > 0;
