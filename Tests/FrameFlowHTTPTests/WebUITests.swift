@@ -122,9 +122,16 @@ import Testing
         }
         try p.run()
         // Meanwhile, from the fleet itself: the frames the added camera read while it ran.
+        // A browser that hangs is stopped after 2 minutes (the script's own steps time out in 15 s).
         var addedFrames = 0
+        let deadline = Date().addingTimeInterval(120)
         while p.isRunning {
             addedFrames = max(addedFrames, f.fleet.health(of: added)?.framesIn ?? 0)
+            if Date() > deadline {
+                Issue.record("scripts/browser_check.py ran over 120 s")
+                p.terminate()
+                break
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         p.waitUntilExit()
