@@ -34,6 +34,13 @@ bench:
 	$(SWIFT) build -c release --product frameflow
 	.build/release/frameflow-bench $(ARGS)
 
+## The web page's screenshots in docs/images (README, "HTTP API"): the browser test on a
+## fleet of two cameras on the hand clip, with headless Chromium saving web-grid.png and web-camera.png.
+.PHONY: web-screenshots
+web-screenshots:
+	$(SWIFT) build --build-tests
+	FRAMEFLOW_WEB_SCREENSHOTS=$(CURDIR)/docs/images $(SWIFT) test --skip-build --filter WebUIBrowserTests
+
 build:
 	$(SWIFT) build
 

