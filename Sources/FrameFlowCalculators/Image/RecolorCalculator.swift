@@ -99,7 +99,7 @@ public final class RecolorCalculator: Calculator {
         let color = options.color ?? RenderColor()
         let paint = [Double(color.r), Double(color.g), Double(color.b)]
         let invert = options.invertMask, luminance = options.adjustWithLuminance
-        var out = try image.mutableCopy(pool: cc.pool)
+        let out = try image.mutableCopy(pool: cc.pool)
         let n = image.format.bytesPerPixel(), plane = out.planes[0]
         let w = image.width
         weights.withUnsafeBufferPointer { wts in
