@@ -25,26 +25,44 @@ struct MediaBench: BenchSection {
         }
         let frameflow = repoRoot.appendingPathComponent(".build/release/frameflow").path
         let graph = repoRoot.appendingPathComponent("Graphs/edge_detection_mobile_gpu.pbtxt").path
+        /// Wall seconds of one run, nil when the tool fails.
         func wall(_ tool: String, _ a: [String]) -> Double? {
-            var best = Double.infinity
-            for _ in 0..<(quick ? 1 : 3) {
-                let t = monotonicNanoseconds()
-                guard runTool(tool, a) != nil else { return nil }
-                best = min(best, Double(monotonicNanoseconds() - t) / 1e9)
-            }
-            return best
+            let t = monotonicNanoseconds()
+            guard runTool(tool, a) != nil else { return nil }
+            return Double(monotonicNanoseconds() - t) / 1e9
         }
-        print("\n(c) 1920×1080 H.264 clip, \(seconds) s at 30 fps: whole runs, wall time (best of \(quick ? 1 : 3))")
-        if FileManager.default.isExecutableFile(atPath: frameflow) {
-            let ours = wall(frameflow, ["run", graph, "--input", clip, "--output", "null"])
-            let ref = wall("ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "format=gray,sobel", "-f", "null", "-"])
-            if let ours { row("frameflow run edge graph → null", ours, ref, unit: "s", refName: "ffmpeg -vf format=gray,sobel -f null") }
-            let ours264 = wall(frameflow, ["run", graph, "--input", clip, "--output", dir + "/edges.mp4"])
-            let ref264 = wall(
-                "ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "format=gray,sobel,format=yuv420p", "-c:v", "libx264", dir + "/edges_ffmpeg.mp4"])
-            if let ours264 { row("frameflow run edge graph → H.264 file", ours264, ref264, unit: "s", refName: "ffmpeg … sobel -c:v libx264") }
-        } else {
+        let rounds = quick ? 1 : 3
+        print("\n(c) 1920×1080 H.264 clip, \(seconds) s at 30 fps: whole runs, wall time, medians of \(rounds) alternating rounds [spread]")
+        guard FileManager.default.isExecutableFile(atPath: frameflow) else {
             print("  (build frameflow first: swift build -c release --product frameflow)")
+            return
+        }
+        // (FrameFlow's arguments, ffmpeg's, the row's name, the reference's) per row, each row's
+        // runs alternating FrameFlow and ffmpeg round by round.
+        let rows: [([String], [String], String, String)] = [
+            (
+                ["run", graph, "--input", clip, "--output", "null"],
+                ["-v", "error", "-y", "-i", clip, "-vf", "format=gray,sobel", "-f", "null", "-"],
+                "frameflow run edge graph → null", "ffmpeg -vf format=gray,sobel -f null"
+            ),
+            (
+                ["run", graph, "--input", clip, "--output", dir + "/edges.mp4"],
+                ["-v", "error", "-y", "-i", clip, "-vf", "format=gray,sobel,format=yuv420p", "-c:v", "libx264", dir + "/edges_ffmpeg.mp4"],
+                "frameflow run edge graph → H.264 file", "ffmpeg … sobel -c:v libx264"
+            ),
+        ]
+        for (ours, theirs, name, refName) in rows {
+            var a: [Double] = [], b: [Double] = []
+            for _ in 0..<rounds {
+                guard let t = wall(frameflow, ours) else { break }
+                a.append(t)
+                if let r = wall("ffmpeg", theirs) { b.append(r) }
+            }
+            if a.isEmpty {
+                print("  \(name): frameflow run failed")
+            } else {
+                spreadRow(name, a, b.count == a.count ? b : nil, refName: refName, unit: "s")
+            }
         }
     }
 }
