@@ -79,7 +79,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "FrameFlowHTTPTests",
-            dependencies: ["FrameFlowHTTP", "FrameFlowFleet", "FrameFlow", "FrameFlowCalculators", "FrameFlowTestSupport"]),
+            dependencies: ["FrameFlowHTTP", "FrameFlowFleet", "FrameFlow", "FrameFlowCalculators", "FrameFlowML", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowInferenceTests", dependencies: ["FrameFlowInference", "FrameFlow", "FrameFlowTesting", "FrameFlowTestSupport"]),
         .testTarget(
