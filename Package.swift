@@ -98,7 +98,7 @@ let package = Package(
             dependencies: [
                 "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia",
                 "FrameFlowML",
-                "FrameFlowFleet", "FrameFlowTasks",
+                "FrameFlowFleet", "FrameFlowTasks", "FrameFlowHTTP",
             ]),
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),
