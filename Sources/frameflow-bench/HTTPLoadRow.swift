@@ -33,6 +33,8 @@ enum HTTPLoadRow {
         /// `frameflow_camera_viewers` of cam0 at the start, middle and end of the phase.
         var viewersSeen: [Int] = []
         var requests = 0
+        /// Seconds the load ran (the clients stop at 95 % of the phase, after the last sample).
+        var activeSeconds = 1.0
         var failures = 0
         var latenciesMs: [Double] = []
         var rss: [Int] = []
@@ -119,7 +121,7 @@ enum HTTPLoadRow {
                     format: "  round %d: fps out A %@  B %@  | viewers' frames min %d max %d, %.0f req/s, p50 %.2f ms p99 %.2f ms, %d failed",
                     round + 1, a.map { String(format: "%.2f", $0) }.joined(separator: "/"),
                     b.map { String(format: "%.2f", $0) }.joined(separator: "/"),
-                    load.framesPerViewer.min() ?? 0, load.framesPerViewer.max() ?? 0, Double(load.requests) / s.seconds,
+                    load.framesPerViewer.min() ?? 0, load.framesPerViewer.max() ?? 0, Double(load.requests) / load.activeSeconds,
                     percentile(load.latenciesMs, 0.5), percentile(load.latenciesMs, 0.99), load.failures))
         }
         // Per camera: the median over rounds of B / A, and its spread.
@@ -133,7 +135,7 @@ enum HTTPLoadRow {
                     median(ratesB.map { $0[c] }), median(ratios), ratios.min() ?? 0, ratios.max() ?? 0))
         }
         let frames = loads.flatMap(\.framesPerViewer)
-        let rps = loads.map { Double($0.requests) / s.seconds }
+        let rps = loads.map { Double($0.requests) / $0.activeSeconds }
         let p50 = loads.map { percentile($0.latenciesMs, 0.5) }, p99 = loads.map { percentile($0.latenciesMs, 0.99) }
         let growth = loads.map { $0.rss.count == 3 ? Double($0.rss[2] - $0.rss[1]) : .nan }
         print(
@@ -173,6 +175,7 @@ enum HTTPLoadRow {
 
     /// Runs the load for `s.seconds` and returns what it saw.
     static func generateLoad(port: Int, _ s: Settings) -> LoadResult {
+        let started = monotonicNanoseconds()
         let stop = StopFlag()
         let group = DispatchGroup()
         let frames = Locked<[Int]>([])
@@ -211,6 +214,7 @@ enum HTTPLoadRow {
             result.rss.append(residentBytes())
             result.viewersSeen.append(viewers(port: port) ?? -1)
         }
+        result.activeSeconds = Double(monotonicNanoseconds() - started) / 1e9
         stop.set()
         group.wait()
         if let fd = stalled { close(fd) }
