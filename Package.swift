@@ -82,7 +82,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "FrameFlowHTTPTests",
-            dependencies: ["FrameFlowHTTP", "FrameFlowFleet", "FrameFlow", "FrameFlowCalculators", "FrameFlowTestSupport"]),
+            dependencies: ["FrameFlowHTTP", "FrameFlowFleet", "FrameFlow", "FrameFlowCalculators", "FrameFlowML", "FrameFlowTestSupport"]),
         .testTarget(
             name: "FrameFlowInferenceTests", dependencies: ["FrameFlowInference", "FrameFlow", "FrameFlowTesting", "FrameFlowTestSupport"]),
         .testTarget(
@@ -101,7 +101,7 @@ let package = Package(
             dependencies: [
                 "FrameFlowArguments", "FrameFlow", "FrameFlowCalculators", "FrameFlowTesting", "FrameFlowTestSupport", "FrameFlowMedia",
                 "FrameFlowML", "CFrameFlowKernels",
-                "FrameFlowFleet", "FrameFlowTasks",
+                "FrameFlowFleet", "FrameFlowTasks", "FrameFlowHTTP",
             ]),
         .executableTarget(
             name: "hand-tracking", dependencies: ["FrameFlow", "FrameFlowML", "FrameFlowMedia"], path: "Examples/HandTracking"),

@@ -53,6 +53,8 @@ public final class FleetRunner: Sendable {
 
     /// The cameras this process runs now: the shard's, in file order, then those added.
     public var cameras: [CameraConfig] { live.withLock { $0.entries.map(\.supervisor.camera) } }
+    /// Which cameras of the file this process runs (`Options.shard`).
+    public var shard: Shard { options.shard }
     private let live = Mutex(Live())
     private let options: Options
     private let registry: CalculatorRegistry

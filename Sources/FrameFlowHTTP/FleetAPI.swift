@@ -14,7 +14,7 @@ import Synchronization
 /// | `GET /metrics` | Prometheus text format 0.0.4 |
 /// | `GET /api/cameras` | every camera's health (`CameraHealth`'s fields) |
 /// | `GET /api/cameras/NAME` | one camera's; 404 if none |
-/// | `POST /api/cameras[?save=true]` | adds a camera: a `camera { … }` block as text, or JSON (`application/json`); 201 |
+/// | `POST /api/cameras[?save=true]` | adds a camera: a `camera { … }` block as text, or JSON (`application/json`); 201; with `--shard`, 409/421 for another shard's camera (`shardRefusal`) |
 /// | `DELETE /api/cameras/NAME[?save=true]` | stops and removes it; 200 with its last health |
 /// | `POST /api/cameras/NAME/restart` | stops it, reloads its graph, starts it again |
 /// | `GET /api/cameras/NAME/snapshot.jpg[?width=]` | the camera's latest image as JPEG; 503 before its first frame |
@@ -169,6 +169,7 @@ public final class FleetAPI: Sendable {
         let save = Self.flag(r.query["save"])
         return changes.withLock { _ -> HTTPResponse in
             if fleet.health(of: camera.name) != nil { return .error(409, "the fleet already has a camera named '\(camera.name)'") }
+            if let refused = shardRefusal(camera.name, save: save) { return refused }
             do { try fleet.add(camera) } catch { return .error(400, "\(error)") }
             if save {
                 do { try FleetFileEditor(config: config).append(text) } catch {
@@ -178,6 +179,28 @@ public final class FleetAPI: Sendable {
             }
             return .json(CameraJSON(fleet.health(of: camera.name) ?? CameraHealth(camera: camera.name, state: .connecting)), status: 201)
         }
+    }
+
+    /// With `--shard I/N` (N > 1), cameras are split by their place in the fleet file: a camera
+    /// of the file that another shard runs is refused (409, it would run twice), and so is one
+    /// saved to the file at a place another shard runs (421, that shard would run it after a
+    /// restart, this one now). One not saved runs here only: no other shard sees it.
+    private func shardRefusal(_ name: String, save: Bool) -> HTTPResponse? {
+        let shard = fleet.shard
+        guard shard.count > 1 else { return nil }
+        // The file as it is now (cameras saved since the start count); as read at the start if it no longer reads.
+        let inFile = config.file.flatMap { try? FleetConfig(contentsOfFile: $0) }?.cameras ?? config.cameras
+        if let i = inFile.firstIndex(where: { $0.name == name }), !shard.contains(position: i) {
+            return .error(
+                409, "camera '\(name)' is camera \(i + 1) of the fleet file: shard \(i % shard.count)/\(shard.count) runs it, this is shard \(shard)")
+        }
+        if save && !shard.contains(position: inFile.count) {
+            return .error(
+                421,
+                "saved, camera '\(name)' would be camera \(inFile.count + 1) of the fleet file, which shard \(inFile.count % shard.count)/\(shard.count) runs (this is shard \(shard)): add it there, or here without save=true"
+            )
+        }
+        return nil
     }
 
     private func remove(_ r: HTTPRequest) -> HTTPResponse {
@@ -230,7 +253,16 @@ public final class FleetAPI: Sendable {
         p.family(
             "frameflow_node_max_queue_depth", "gauge", "The deepest input queue of each node in the current run.",
             nodes.map { ([("camera", $0.0), ("node", $0.1.name)], Double($0.1.maxQueueDepth)) })
+        p.histogram(
+            "frameflow_camera_inference_seconds",
+            "Duration of each model run (nodes whose calculator runs a model) in the camera's current graph run.",
+            nodes.compactMap { c, n in n.latency.map { ([("camera", c), ("node", n.name)], $0) } })
         p.family("frameflow_worker_threads", "gauge", "Threads of the pool the graphs run on.", [([], Double(fleet.workerPool.threadCount))])
+        if let cpu = fleet.workerPool.workerCPUSeconds() {
+            p.family(
+                "frameflow_worker_cpu_seconds_total", "counter",
+                "CPU seconds the pool's worker threads used (running nodes, and short spins before sleeping).", [([], cpu)])
+        }
         if let m = mqtt?() {
             p.family("frameflow_mqtt_connected", "gauge", "1 while connected to the broker.", [([], m.connected ? 1 : 0)])
             p.family("frameflow_mqtt_queued", "gauge", "Messages waiting or not yet acknowledged.", [([], Double(m.queued))])

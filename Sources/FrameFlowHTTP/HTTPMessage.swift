@@ -106,4 +106,7 @@ public struct HTTPStreamControl: Sendable {
     let server: HTTPServer?
     /// True once the server is stopping: the producer should end the body (return nil).
     public var isStopping: Bool { server?.isStopping ?? false }
+    /// The server's idle timeout: a stream that sends nothing for this long is closed, so a
+    /// producer with nothing new sends something sooner.
+    public var idleTimeoutSeconds: Int { server?.options.idleTimeoutSeconds ?? HTTPServer.Options().idleTimeoutSeconds }
 }

@@ -268,18 +268,23 @@ final class RateLimiter: Sendable {
         self.burst = burst
     }
 
-    func take(_ client: String) -> Bool {
-        let now = DispatchTime.now().uptimeNanoseconds
+    func take(_ client: String) -> Bool { take(client, at: DispatchTime.now().uptimeNanoseconds) }
+
+    /// `take` at `now` (nanoseconds of uptime). Clock readings of concurrent requests reach
+    /// the lock in any order: one older than a bucket's last adds nothing (not a negative
+    /// interval, which overflowed).
+    func take(_ client: String, at now: UInt64) -> Bool {
+        func since(_ t: UInt64) -> Double { now > t ? Double(now - t) / 1e9 : 0 }
         return buckets.withLock { all in
             var b = all[client] ?? Bucket(tokens: burst, at: now)
-            b.tokens = min(burst, b.tokens + Double(now - b.at) / 1e9 * rate)
-            b.at = now
+            b.tokens = min(burst, b.tokens + since(b.at) * rate)
+            b.at = max(b.at, now)
             let ok = b.tokens >= 1
             if ok { b.tokens -= 1 }
             all[client] = b
             if all.count > Self.maxClients {
                 // Forget the clients whose bucket has refilled: they lose nothing.
-                all = all.filter { min(burst, $0.value.tokens + Double(now - $0.value.at) / 1e9 * rate) < burst }
+                all = all.filter { min(burst, $0.value.tokens + since($0.value.at) * rate) < burst }
                 if all.count > Self.maxClients { all = [client: b] }
             }
             return ok

@@ -13,6 +13,11 @@ import Synchronization
 /// while it has viewers; nothing is encoded for a camera nobody watches. A viewer's queue
 /// holds `queueLimit` frames: a viewer that stops reading loses its oldest frames, and the
 /// others go on.
+///
+/// A camera that delivers no new frame (paused, stalled, in backoff) would leave its streams
+/// silent until the server's idle timeout closes them: a stream then sends its last part
+/// again every `heartbeat(idleTimeout:)` seconds (a browser redraws the same image), and a
+/// viewer joining a feed gets the feed's last frame at once.
 final class LiveView: Sendable {
     /// The MIME boundary between the parts of a stream.
     static let boundary = "frameflow-frame"
@@ -43,6 +48,18 @@ final class LiveView: Sendable {
     /// One feed's viewers.
     private final class Feed: Sendable {
         let viewers = Mutex<[ObjectIdentifier: Viewer]>([:])
+        /// The last frame encoded, for viewers that join.
+        let last = Mutex<Data?>(nil)
+    }
+
+    /// Seconds without a new frame after which a stream sends its last part again: a third
+    /// of the server's idle timeout, 0.5 to 5 s.
+    static func heartbeat(idleTimeout: Int) -> Double { min(5, max(0.5, Double(idleTimeout) / 3)) }
+
+    /// A stream's last part and when it was sent (used by the connection's thread only).
+    private final class StreamMemory: @unchecked Sendable {
+        var part: Data?
+        var sentAt = DispatchTime.now()
     }
 
     /// One viewer's queue of encoded frames.
@@ -144,6 +161,7 @@ final class LiveView: Sendable {
         let viewer = Viewer()
         subscribe(viewer, to: key)
         let head = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: ".utf8)
+        let memory = StreamMemory()
         return HTTPResponse(
             status: 200,
             headers: [("Content-Type", "multipart/x-mixed-replace; boundary=\(Self.boundary)"), ("Cache-Control", "no-store")],
@@ -152,9 +170,18 @@ final class LiveView: Sendable {
                     next: { [fleet] control in
                         if control.isStopping { return nil }
                         guard let jpeg = viewer.next(timeout: 0.5) else {
-                            return fleet.frameTap(of: name) == nil ? nil : Data()  // the camera was removed: end
+                            if fleet.frameTap(of: name) == nil { return nil }  // the camera was removed: end
+                            // Nothing new: the last part again once in a while, so the connection stays open.
+                            let quiet = Double(DispatchTime.now().uptimeNanoseconds - memory.sentAt.uptimeNanoseconds) / 1e9
+                            guard let part = memory.part, quiet >= Self.heartbeat(idleTimeout: control.idleTimeoutSeconds) else {
+                                return Data()
+                            }
+                            memory.sentAt = .now()
+                            return part
                         }
-                        return head + Data("\(jpeg.count)\r\n\r\n".utf8) + jpeg + Data("\r\n".utf8)
+                        let part = head + Data("\(jpeg.count)\r\n\r\n".utf8) + jpeg + Data("\r\n".utf8)
+                        (memory.part, memory.sentAt) = (part, .now())
+                        return part
                     },
                     onClose: { [self] in unsubscribe(viewer, from: key) })))
     }
@@ -163,6 +190,7 @@ final class LiveView: Sendable {
         let (feed, isNew) = state.withLock { s -> (Feed, Bool) in
             if let f = s.feeds[key] {
                 f.viewers.withLock { $0[ObjectIdentifier(viewer)] = viewer }
+                if let jpeg = f.last.withLock({ $0 }) { viewer.push(jpeg) }  // not only at the camera's next frame
                 return (f, false)
             }
             let f = Feed()
@@ -203,6 +231,7 @@ final class LiveView: Sendable {
                     let jpeg = try? encoder.encode(latest.frame, width: key.width)
                 {
                     lastSequence = latest.sequence
+                    feed.last.withLock { $0 = jpeg }
                     state.withLock { $0.encoded[key.camera, default: 0] += 1 }
                     for v in viewers { v.push(jpeg) }
                 }

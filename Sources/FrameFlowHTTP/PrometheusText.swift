@@ -1,3 +1,4 @@
+import FrameFlow
 import Foundation
 
 /// Writes metrics in Prometheus' text exposition format 0.0.4: each family's `# HELP` and
@@ -14,6 +15,21 @@ struct PrometheusText {
                 text += "{" + labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
             }
             text += " " + Self.format(value) + "\n"
+        }
+    }
+
+    /// One histogram family: per series (labels, histogram) its cumulative `_bucket{le=…}`
+    /// samples, `_sum` in seconds and `_count`.
+    mutating func histogram(_ name: String, _ help: String, _ series: [([(String, String)], LatencyHistogram)]) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        let bounds = LatencyHistogram.upperBounds.map { Self.format($0) } + ["+Inf"]
+        for (labels, h) in series {
+            let own = labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }
+            for (bound, n) in zip(bounds, h.cumulativeCounts) {
+                text += "\(name)_bucket{" + (own + ["le=\"\(bound)\""]).joined(separator: ",") + "} \(n)\n"
+            }
+            let braces = own.isEmpty ? "" : "{" + own.joined(separator: ",") + "}"
+            text += "\(name)_sum\(braces) \(Self.format(h.sumSeconds))\n\(name)_count\(braces) \(h.count)\n"
         }
     }
 

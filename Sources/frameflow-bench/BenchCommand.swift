@@ -8,7 +8,7 @@ struct BenchCommand: ParsableCommand {
     static var sections: [any BenchSection.Type] {
         [
             EdgesBench.self, OverheadBench.self, MediaBench.self, FiltersBench.self, HaarBench.self, HOGBench.self, ModelsBench.self,
-            BlazeFaceBench.self, MediaPipeBench.self, TasksBench.self, FleetBench.self,
+            BlazeFaceBench.self, MediaPipeBench.self, TasksBench.self, FleetBench.self, HTTPBench.self,
         ]
     }
 

@@ -15,14 +15,18 @@ final class ServedFleet: Sendable {
     let fleet: FleetRunner
     let server: HTTPServer
     let pool = WorkerPool(threads: 2, name: "http-test")
-    /// The log behind `/api/events` (tests append events to it).
+    /// What `/api/events` serves: the cameras' `events` streams (tests may append to it too).
     let events = EventLog()
     private let finished = DispatchSemaphore(value: 0)
     static let token = "s3cret-token"
 
     /// Writes `fleetText` (with `pass.pbtxt`, the pass-through graph) in a fresh folder and
-    /// serves it; `token` nil: no token configured.
-    init(_ fleetText: String, token: String? = ServedFleet.token) throws {
+    /// serves it; `token` nil: no token configured. `shard`: the fleet's `--shard`;
+    /// `idleTimeout`: the server's, in seconds.
+    init(
+        _ fleetText: String, token: String? = ServedFleet.token, registry: CalculatorRegistry = .standard, shard: Shard = .all,
+        idleTimeout: Int = 15
+    ) throws {
         dir = try temporaryFolder("fleet-http")
         try passThroughGraph.write(to: dir.appendingPathComponent("pass.pbtxt"), atomically: true, encoding: .utf8)
         file = dir.appendingPathComponent("site.fleet").path
@@ -32,8 +36,12 @@ final class ServedFleet: Sendable {
         options.keepRunning = true
         options.healthInterval = 0.5
         options.workerPool = pool
-        fleet = FleetRunner(config: config, registry: .standard, options: options) { _ in }
+        options.shard = shard
+        let events = events
+        options.onEvents = { _, list in events.append(list) }
+        fleet = FleetRunner(config: config, registry: registry, options: options) { _ in }
         var o = HTTPServer.Options()
+        o.idleTimeoutSeconds = idleTimeout
         o.requestsPerSecond = 1000
         o.burst = 1000
         server = HTTPServer(options: o)

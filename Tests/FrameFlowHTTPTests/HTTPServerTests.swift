@@ -114,6 +114,19 @@ import Testing
         #expect(RateLimiter(rate: 1, burst: 1).take("a"))
     }
 
+    /// Requests from one address read the clock before they take the limiter's lock, so a
+    /// bucket can see an older time after a newer one: that adds no token (and does not trap,
+    /// as the unsigned interval did under frameflow-bench http's load).
+    @Test func anOlderClockReadingAddsNoToken() {
+        let limiter = RateLimiter(rate: 1, burst: 2)
+        let t = UInt64(10_000_000_000)
+        #expect(limiter.take("a", at: t))
+        #expect(limiter.take("a", at: t - 5_000_000_000))  // older: the second token of the burst
+        #expect(!limiter.take("a", at: t - 1_000_000_000))  // older still: nothing refilled
+        #expect(limiter.take("a", at: t + 1_000_000_000))  // a second after the newest: one token
+        #expect(!limiter.take("a", at: t + 1_000_000_000))
+    }
+
     /// A streamed body arrives in order, and `onClose` runs once the connection ends.
     @Test func streamsDeliverChunksAndCloseOnce() throws {
         let s = try Self.server()

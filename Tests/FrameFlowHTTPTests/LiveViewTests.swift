@@ -1,5 +1,6 @@
 import Foundation
 import FrameFlowTestSupport
+import Synchronization
 import Testing
 
 @testable import FrameFlowHTTP
@@ -74,6 +75,39 @@ import Testing
         #expect(encoded >= 3)
         Thread.sleep(forTimeInterval: 1)
         #expect(try Self.metric(f, "frameflow_camera_live_frames_encoded_total") == encoded)
+    }
+
+    /// A camera that sends no new frame (its clip ended, it waits in backoff) keeps its
+    /// viewers: the stream sends its last part again before the server's idle timeout (2 s
+    /// here) would close it, and a viewer joining the feed gets the last frame at once.
+    @Test func aStalledCameraKeepsItsViewers() throws {
+        let f = try ServedFleet(
+            """
+            defaults { graph: "pass.pbtxt" realtime: false reconnect { initial_seconds: 1000 max_seconds: 1000 } }
+            camera { name: "door" source: "\(handClip)" }
+
+            """, idleTimeout: 2)
+        defer { f.stop() }
+        #expect(try eventually(within: 30) { try f.camera("door").object["state"] as? String == "backoff" })
+        let first = Mutex<(Reply, [Data])?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let r = try? Self.read(port: f.port, "/api/cameras/door/mjpeg?width=64", seconds: 5)
+            first.withLock { $0 = r }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let (_, joined) = try Self.read(port: f.port, "/api/cameras/door/mjpeg?width=64", seconds: 0.4)
+        #expect(!joined.isEmpty, "the feed's last frame, without waiting for a new one")
+        done.wait()
+        let (reply, parts) = try #require(first.withLock { $0 })
+        #expect(reply.status == 200)
+        // 5 s at one part per 2/3 s, past two idle timeouts: the connection stayed open.
+        #expect(parts.count >= 5, "\(parts.count) parts")
+        #expect(Set(parts + joined).count == 1, "the same frame again: \(parts.map(\.count)) \(joined.map(\.count))")
+        let size = try #require(Self.jpegSize(parts[0]))
+        #expect(size.0 == 64, "\(size)")
+        #expect(LiveView.heartbeat(idleTimeout: 2) < 2 && LiveView.heartbeat(idleTimeout: 15) == 5)
     }
 
     /// `name{camera="door"}` from /metrics.

@@ -236,13 +236,17 @@ public struct CalculatorContract: Sendable {
     /// owed to the last frames wait for the loop's results). Otherwise back edges are not
     /// waited for.
     public var waitsForBackEdges: Bool
+    /// Whether `process` runs a model (inference): the runtime then times every call, not a
+    /// sample, into the node's `LatencyHistogram` (`NodeStatistics.latency`), which the
+    /// fleet's `/metrics` reports as `frameflow_camera_inference_seconds`.
+    public var runsModel: Bool
 
     /// A contract; the defaults: no ports, checked types, no input policy of its own, outputs at the input timestamp, one call at a time.
     public init(
         inputs: [PortSpec] = [], outputs: [PortSpec] = [], inputSidePackets: [PortSpec] = [],
         outputSidePackets: [PortSpec] = [], acceptsAnyPorts: Bool = false, inputPolicy: InputPolicy? = nil,
         timestampOffset: Int64? = 0, concurrentProcess: Bool = false, processesTimestampBounds: Bool = false,
-        waitsForBackEdges: Bool = false
+        waitsForBackEdges: Bool = false, runsModel: Bool = false
     ) {
         self.inputs = inputs
         self.outputs = outputs
@@ -254,5 +258,6 @@ public struct CalculatorContract: Sendable {
         self.concurrentProcess = concurrentProcess
         self.processesTimestampBounds = processesTimestampBounds
         self.waitsForBackEdges = waitsForBackEdges
+        self.runsModel = runsModel
     }
 }

@@ -94,14 +94,15 @@ extension CalculatorContract {
     /// other settings as in `init(inputs:outputs:…)`.
     public init(
         ports: [any PortDeclaration], inputPolicy: InputPolicy? = nil, timestampOffset: Int64? = 0,
-        concurrentProcess: Bool = false, processesTimestampBounds: Bool = false, waitsForBackEdges: Bool = false
+        concurrentProcess: Bool = false, processesTimestampBounds: Bool = false, waitsForBackEdges: Bool = false,
+        runsModel: Bool = false
     ) {
         func specs(_ d: PortDirection) -> [PortSpec] { ports.filter { $0.direction == d }.map(\.spec) }
         self.init(
             inputs: specs(.input), outputs: specs(.output), inputSidePackets: specs(.inputSidePacket),
             outputSidePackets: specs(.outputSidePacket), inputPolicy: inputPolicy, timestampOffset: timestampOffset,
             concurrentProcess: concurrentProcess, processesTimestampBounds: processesTimestampBounds,
-            waitsForBackEdges: waitsForBackEdges)
+            waitsForBackEdges: waitsForBackEdges, runsModel: runsModel)
     }
 }
 

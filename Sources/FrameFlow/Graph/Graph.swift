@@ -319,6 +319,9 @@ public struct NodeStatistics: Sendable {
     public var maxQueueDepth: Int
     /// Whether this is the sink of a graph output or observer.
     public var isOutput: Bool
+    /// Every process call's duration, for a node whose calculator runs a model
+    /// (`CalculatorContract.runsModel`); nil for the others. Its `count` equals `calls`.
+    public var latency: LatencyHistogram? = nil
 }
 
 /// Counters of a run.

@@ -112,7 +112,8 @@ extension GraphRuntime {
         }
         // Timing every step costs two clock reads; without a trace, every 8th step is timed
         // (decided under the lock: a concurrent node's other steps count `calls` as they end).
-        let timed = trace != nil || node.calls & 7 == 0
+        // A node that runs a model has every step timed, for its latency histogram.
+        let timed = trace != nil || node.timesEveryStep || node.calls & 7 == 0
         let estimate = node.calls < 9 ? Self.unmeasuredStep : node.averageNanos
         runningEstimate &+= estimate
         return PreparedStep(node: node, context: ctx, kind: kind, options: options, timed: timed, estimate: estimate)
@@ -224,7 +225,12 @@ extension GraphRuntime {
         if case .close = kind {} else { node.calls += 1 }  // `calls` counts process steps only
         if timed {
             let took = outcome.end &- outcome.start
-            node.busyNanos &+= trace != nil ? took : took &* 8  // sampled: stands for 8 steps
+            if node.timesEveryStep {
+                node.busyNanos &+= took
+                if case .close = kind {} else { node.latency.record(nanoseconds: took) }
+            } else {
+                node.busyNanos &+= trace != nil ? took : took &* 8  // sampled: stands for 8 steps
+            }
             node.averageNanos = node.calls == 1 ? took : (node.averageNanos &* 3 &+ took) / 4
             trace?.record(node: node.index, start: outcome.start, end: outcome.end, timestamp: ctx.inputTimestamp)
         }

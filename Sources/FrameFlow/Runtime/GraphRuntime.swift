@@ -260,7 +260,7 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
                     NodeStatistics(
                         name: n.name, calls: n.calls, busySeconds: Double(n.busyNanos) / 1e9,
                         dropped: n.inputs.reduce(n.droppedByCalculator) { $0 + $1.drops }, maxQueueDepth: n.inputs.map(\.maxDepth).max() ?? 0,
-                        isOutput: n.isSink)
+                        isOutput: n.isSink, latency: n.contract.runsModel ? n.latency : nil)
                 }, framesRejected: rejectedAtInput, packetsSent: sentPackets)
         }
     }

@@ -61,6 +61,11 @@ final class NodeRuntime {
     /// Recent average time of one step (exponentially weighted), to decide whether waking
     /// another worker for this node is worth a wake-up.
     @exclusivity(unchecked) var averageNanos: UInt64 = 0
+    /// Every process step's duration when the contract `runsModel` (those steps are all
+    /// timed); fixed-size, updated in place.
+    @exclusivity(unchecked) var latency = LatencyHistogram()
+    /// `contract.runsModel`, read on every step.
+    let timesEveryStep: Bool
 
     /// A concurrent node's steps in dispatch order, which is timestamp order: finished ones
     /// wait here until every earlier one has finished, so outputs leave in order. A
@@ -81,6 +86,7 @@ final class NodeRuntime {
         self.calculator = calculator
         self.context = context
         self.contract = contract
+        self.timesEveryStep = contract.runsModel
         self.handler = handler
         self.trimsQueues = handler.trimsQueues
         self.isPlainDefault = (handler as? DefaultInputStreamHandler)?.processesTimestampBounds == false

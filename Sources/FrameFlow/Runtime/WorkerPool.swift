@@ -47,6 +47,8 @@ public final class WorkerPool: @unchecked Sendable {
     /// Bumped whenever work is added, so a worker spinning before it sleeps notices it
     /// without taking the lock.
     let workHint = Atomic<Int>(0)
+    /// The workers' kernel thread ids, as each started (Linux).
+    private let kernelThreadIDs = Locked<[Int32]>([])
     /// How long an idle worker spins before it sleeps: long enough to stay awake between a
     /// model's split ops, since a wake-up (a system call each side) can cost more than they save.
     var spinNanoseconds: UInt64 = 500_000
@@ -83,12 +85,44 @@ public final class WorkerPool: @unchecked Sendable {
         for i in 0..<threadCount {
             let t = Thread { [self] in
                 pthread_setspecific(Self.workerKey, Unmanaged.passUnretained(self).toOpaque())
+                #if os(Linux)
+                    // /proc/thread-self links to PID/task/TID.
+                    if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"),
+                        let tid = link.split(separator: "/").last.flatMap({ Int32($0) })
+                    {
+                        self.kernelThreadIDs.withLock { $0.append(tid) }
+                    }
+                #endif
                 self.workerLoop()
             }
             t.name = "\(name).worker.\(i)"
             t.stackSize = 1 << 20
             t.start()
         }
+    }
+
+    /// The CPU seconds (user and system) the pool's workers have used so far, read from
+    /// `/proc/self/task/TID/stat`: the time they ran nodes and bands, and the short spins
+    /// before they sleep; nil where there is no such file. For utilisation metrics.
+    public func workerCPUSeconds() -> Double? {
+        #if os(Linux)
+            let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+            var total = 0.0
+            var found = false
+            for tid in kernelThreadIDs.withLock({ $0 }) {
+                guard let data = FileManager.default.contents(atPath: "/proc/self/task/\(tid)/stat") else { continue }
+                // After the name in parentheses (which may hold spaces): fields 3…; utime and stime are 14 and 15.
+                let text = String(decoding: data, as: UTF8.self)
+                guard let close = text.lastIndex(of: ")") else { continue }
+                let fields = text[text.index(after: close)...].split(separator: " ")
+                guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+                total += (user + system) / ticks
+                found = true
+            }
+            return found ? total : nil
+        #else
+            return nil
+        #endif
     }
 
     /// A pool shared by code outside graphs (benchmarks, tools).

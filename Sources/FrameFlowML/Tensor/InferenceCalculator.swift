@@ -114,7 +114,8 @@ public final class InferenceCalculator: Calculator {
         inputSidePackets: [
             PortSpec("MODEL", optional: true), PortSpec("OP_RESOLVER", optional: true), PortSpec("CUSTOM_OP_RESOLVER", optional: true),
         ],
-        concurrentProcess: true)  // Model.run is thread-safe: each run takes its own buffers
+        concurrentProcess: true,  // Model.run is thread-safe: each run takes its own buffers
+        runsModel: true)  // every call timed: the fleet's frameflow_camera_inference_seconds
 
     private var options: Options
     private var model: Model?
