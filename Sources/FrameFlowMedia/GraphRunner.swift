@@ -502,14 +502,31 @@ final class ProgressWatch {
 }
 
 /// Send-to-output latency per timestamp.
+/// Send-to-output latency of the frames of a run, bounded for runs that never end (a fleet
+/// camera): the percentiles are over the last `capacity` frames, and frames the graph dropped
+/// (never output) are forgotten once a later frame comes out.
 final class LatencyTracker: Sendable {
-    private let state = Locked<(sent: [Int64: UInt64], samples: [Double])>(([:], []))
+    /// Samples kept: about 36 minutes at 30 fps.
+    static let capacity = 1 << 16
+    private struct State {
+        var sent: [Int64: UInt64] = [:]
+        var samples: [Double] = []
+        var next = 0
+    }
+    private let state = Locked(State())
     func sent(_ t: Timestamp) { state.withLock { $0.sent[t.microseconds] = monotonicNanoseconds() } }
     func forget(_ t: Timestamp) { state.withLock { _ = $0.sent.removeValue(forKey: t.microseconds) } }
     func received(_ t: Timestamp) {
         let now = monotonicNanoseconds()
         state.withLock { s in
-            if let t0 = s.sent.removeValue(forKey: t.microseconds) { s.samples.append(Double(now - t0) / 1e6) }
+            if let t0 = s.sent.removeValue(forKey: t.microseconds) {
+                let ms = Double(now - t0) / 1e6
+                if s.samples.count < Self.capacity { s.samples.append(ms) } else { s.samples[s.next] = ms }
+                s.next = (s.next + 1) % Self.capacity
+            }
+            // Outputs come in timestamp order: frames sent before this one and still waiting
+            // were dropped inside the graph (more than a few waiting means some were).
+            if s.sent.count > 256 { s.sent = s.sent.filter { $0.key > t.microseconds } }
         }
     }
     func percentiles() -> (Double, Double) {
@@ -517,6 +534,10 @@ final class LatencyTracker: Sendable {
         guard !v.isEmpty else { return (0, 0) }
         return (v[min(v.count - 1, v.count / 2)], v[min(v.count - 1, v.count * 99 / 100)])
     }
+    /// Frames sent and not yet out or forgotten (tests).
+    var waiting: Int { state.withLock { $0.sent.count } }
+    /// Samples held (tests).
+    var held: Int { state.withLock { $0.samples.count } }
 }
 
 /// The first error reported from any thread.

@@ -1,6 +1,6 @@
 import FrameFlow
 import FrameFlowCalculators
-import FrameFlowMedia
+@testable import FrameFlowMedia
 import FrameFlowTestSupport
 import FrameFlowTesting
 import Foundation
@@ -239,5 +239,35 @@ final class SlowImageCalculator: Calculator {
     func process(_ cc: CalculatorContext) throws {
         usleep(30_000)
         cc.emit(packet: cc.input(at: 0), atPosition: 0)
+    }
+}
+
+/// The run's latency record stays bounded when the run never ends (a fleet camera): the
+/// newest `capacity` samples, and frames dropped inside the graph forgotten once later ones
+/// come out; the percentiles are those of the samples held.
+@Suite struct LatencyTrackerTests {
+    @Test func staysBoundedAndKeepsTheNewestSamples() {
+        let tracker = LatencyTracker()
+        let n = 2 * LatencyTracker.capacity  // two thirds of it come out: more than the capacity
+        for k in 0..<n {
+            let t = Timestamp(Int64(k) * 1000)
+            tracker.sent(t)
+            // Every third frame is dropped inside the graph: sent, never out.
+            if k % 3 != 0 { tracker.received(t) }
+        }
+        #expect(tracker.held == LatencyTracker.capacity)
+        #expect(tracker.waiting <= 257, "dropped frames forgotten: \(tracker.waiting) waiting")
+        let (p50, p99) = tracker.percentiles()
+        #expect(p50 >= 0 && p99 >= p50 && p99 < 1000, "\(p50) \(p99)")
+    }
+
+    @Test func percentilesOfAShortRunAreExact() {
+        let tracker = LatencyTracker()
+        for k in 0..<10 { tracker.sent(Timestamp(Int64(k))) }
+        usleep(20_000)
+        for k in 0..<10 { tracker.received(Timestamp(Int64(k))) }
+        let (p50, p99) = tracker.percentiles()
+        #expect(tracker.held == 10 && tracker.waiting == 0)
+        #expect(p50 >= 20 && p99 >= p50, "each frame waited ≥ 20 ms: \(p50) \(p99)")
     }
 }

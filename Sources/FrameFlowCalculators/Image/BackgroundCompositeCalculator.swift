@@ -125,7 +125,7 @@ public final class BackgroundCompositeCalculator: Calculator {
             GraphError(.calculatorFailed, $0, stream: cc.inputStreamName(Self.mask.tag))
         }
         let w = image.width, h = image.height
-        var out = try image.mutableCopy(pool: cc.pool)
+        let out = try image.mutableCopy(pool: cc.pool)
         let low = options.maskLow, span = options.maskHigh - options.maskLow, invert = options.invertMask
         // The weight of the foreground at pixel i.
         func alpha(_ i: Int) -> Float {
