@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one FrameFlow parser with libFuzzer + AddressSanitizer, seeded with real files.
-#   scripts/fuzz.sh graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|options SECONDS
+#   scripts/fuzz.sh graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|camerabody|options SECONDS
 # Stops on the first crash, hang over 1 s or allocation over 1 GiB; the input is saved under
 # .build/fuzz/TARGET/findings/ (commit it as a regression test under Tests/Fixtures/fuzz/).
 # -max_len is the largest seed's size (at least 4096), so no seed is cut; FUZZ_MAX_LEN
@@ -12,10 +12,10 @@
 # during a long run does not derail that run.
 {
 set -euo pipefail
-target=${1:?target: graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|options}
+target=${1:?target: graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|camerabody|options}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
-case "$target" in graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|options) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in graph|binarygraph|cube|cascade|hog|onnx|tflite|bundle|batchlist|fleet|camerabody|options) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 work=.build/fuzz/$target
 corpus=$work/corpus
 mkdir -p "$corpus" "$work/findings"
@@ -55,6 +55,7 @@ case "$target" in
                Tests/Fixtures/tasks/nested.task Tests/Fixtures/tasks/all_fields.tflite "$corpus"/ ;;
     batchlist) # frameflow batch lists: comments, CRLF, a URL, relative and absolute paths.
                printf '# cameras\n\nlobby/cam1.mp4\r\n  /srv/door.mkv\t\nrtsp://10.0.0.5:8554/yard.sdp\nweird #name.mp4\n' > "$corpus/list.txt" ;;
+    camerabody) ;;  # POST /api/cameras bodies: the seeds in Tests/Fixtures/fuzz/camerabody (text and JSON)
     options) # The input is only a source of choices (calculator, fields, values): random bytes.
              for i in 1 2 3 4 5 6 7 8; do head -c 256 /dev/urandom > "$corpus/random-$i"; done ;;
 esac

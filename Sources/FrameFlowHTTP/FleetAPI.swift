@@ -153,19 +153,20 @@ public final class FleetAPI: Sendable {
         let problems: [String]
     }
 
+    /// The camera a `POST /api/cameras` body describes: the fleet file's camera block as
+    /// text, or (`json`) a JSON object of the same fields written out as that text first;
+    /// read with `config`'s defaults as the file's own cameras are. Errors name the body's
+    /// line and column (`request:2:3: …`); the body is never run or opened as a path.
+    public static func camera(fromBody body: Data, json: Bool, config: FleetConfig) throws -> (text: String, camera: CameraConfig) {
+        guard let plain = String(validating: [UInt8](body), as: UTF8.self) else { throw RequestBodyError("the body is not UTF-8 text") }
+        let text = json ? try CameraBlockJSON.text(fromJSON: body) : plain
+        return (text, try config.camera(text: text, origin: json ? "request (JSON as a camera block)" : "request"))
+    }
+
     private func add(_ r: HTTPRequest) -> HTTPResponse {
-        let text: String
         let isJSON = (r.header("Content-Type") ?? "").lowercased().hasPrefix("application/json")
-        guard let body = String(validating: [UInt8](r.body), as: UTF8.self) else { return .error(400, "the body is not UTF-8 text") }
-        if isJSON {
-            do { text = try CameraBlockJSON.text(fromJSON: r.body) } catch { return .error(400, "\(error)") }
-        } else {
-            text = body
-        }
-        let camera: CameraConfig
-        do { camera = try config.camera(text: text, origin: isJSON ? "request (JSON as a camera block)" : "request") } catch {
-            return .error(400, "\(error)")
-        }
+        let (text, camera): (String, CameraConfig)
+        do { (text, camera) = try Self.camera(fromBody: r.body, json: isJSON, config: config) } catch { return .error(400, "\(error)") }
         let save = Self.flag(r.query["save"])
         return changes.withLock { _ -> HTTPResponse in
             if fleet.health(of: camera.name) != nil { return .error(409, "the fleet already has a camera named '\(camera.name)'") }
@@ -330,4 +331,10 @@ struct CameraJSON: Codable, Equatable {
         try c.encode(reconnects, forKey: .reconnects)
         try c.encode(lastError, forKey: .lastError)  // null when none, not left out
     }
+}
+
+/// A request body FrameFlow cannot read at all (not UTF-8).
+struct RequestBodyError: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
 }
