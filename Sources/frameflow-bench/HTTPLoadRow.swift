@@ -167,7 +167,7 @@ enum HTTPLoadRow {
         let t0 = monotonicNanoseconds()
         during()
         let left = seconds - Double(monotonicNanoseconds() - t0) / 1e9
-        if left > 0 { usleep(UInt32(left * 1e6)) }
+        if left > 0 { usleep(UInt32(saturating: left * 1e6)) }
         let elapsed = Double(monotonicNanoseconds() - t0) / 1e9
         let last = fleet.health()
         return zip(first, last).map { Double($1.framesOut - $0.framesOut) / elapsed }
@@ -210,7 +210,7 @@ enum HTTPLoadRow {
         }
         var result = LoadResult()
         for share in [0.1, 0.4, 0.45] {
-            usleep(UInt32(share * s.seconds * 1e6))
+            usleep(UInt32(saturating: share * s.seconds * 1e6))
             result.rss.append(residentBytes())
             result.viewersSeen.append(viewers(port: port) ?? -1)
         }
@@ -272,7 +272,7 @@ enum HTTPLoadRow {
         var k = 0
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !stop.isSet {
-            let due = t0 + UInt64(Double(k) / rate * 1e9)
+            let due = t0 + UInt64(saturating: Double(k) / rate * 1e9)
             let now = monotonicNanoseconds()
             if due > now { usleep(UInt32((due - now) / 1000)) }
             if Double(monotonicNanoseconds() - t0) / 1e9 >= seconds { break }
@@ -373,6 +373,6 @@ enum HTTPLoadRow {
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         guard !values.isEmpty else { return .nan }
         let v = values.sorted()
-        return v[min(v.count - 1, Int((Double(v.count - 1) * p).rounded()))]
+        return v[min(v.count - 1, Int(saturating: (Double(v.count - 1) * p).rounded()))]
     }
 }
