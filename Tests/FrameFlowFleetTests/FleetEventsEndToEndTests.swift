@@ -26,22 +26,9 @@ struct FleetEventsEndToEndTests {
     static let vtest = "/usr/share/doc/opencv-doc/examples/data/vtest.avi"
     static let model = RepositoryFiles.built("hog/hog_people_default.xml")
 
-    /// Runs `executable` with `args`; its standard output, or an error with its standard error.
+    /// Runs `executable` with `args`; its standard output as text.
     static func tool(_ executable: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw GraphError(.calculatorFailed, "\(executable) \(args.joined(separator: " ")): \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try runCommand([executable] + args), as: UTF8.self)
     }
 
     @Test(.enabled(if: optimized, "HOG in a debug build takes seconds a frame: the release pass (make test) runs this"))

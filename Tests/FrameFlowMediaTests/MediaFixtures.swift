@@ -12,25 +12,6 @@ enum MediaFixtures {
 
     static func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
 
-    /// Runs a tool; returns stdout, or throws with its stderr.
-    @discardableResult
-    static func tool(_ args: [String]) throws -> Data {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw FixtureError(description: "\(args.joined(separator: " ")) failed: \(String(decoding: errData, as: UTF8.self))")
-        }
-        return data
-    }
-
     /// Runs `executable` with `args` in the repository root, its stdout discarded, to the end;
     /// returns the exited process (status, reason) and its stderr.
     static func runReadingStderr(_ executable: String, _ args: [String]) throws -> (process: Process, stderr: String) {
@@ -58,7 +39,7 @@ enum MediaFixtures {
         defer { lock.unlock() }
         let p = path(name)
         if made.contains(name) { return p }
-        try tool(["ffmpeg", "-v", "error", "-y"] + args + [p])
+        try runCommand(["ffmpeg", "-v", "error", "-y"] + args + [p])
         made.insert(name)
         return p
     }
@@ -82,7 +63,7 @@ enum MediaFixtures {
     /// Frame count and duration as ffprobe reads them.
     static func probe(_ path: String) throws -> (frames: Int, duration: Double, width: Int, height: Int) {
         let out = String(
-            decoding: try tool(
+            decoding: try runCommand(
                 [
                     "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
                     "-show_entries", "stream=nb_read_frames,width,height:format=duration", "-of", "default=nw=1",
@@ -97,6 +78,6 @@ enum MediaFixtures {
 
     /// Raw RGBA frames as the ffmpeg tool decodes them (bilinear swscale, as FrameFlow).
     static func rgbaFrames(_ path: String) throws -> Data {
-        try tool(["ffmpeg", "-v", "error", "-i", path, "-sws_flags", "bilinear", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        try runCommand(["ffmpeg", "-v", "error", "-i", path, "-sws_flags", "bilinear", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
     }
 }

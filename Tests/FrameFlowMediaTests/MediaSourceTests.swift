@@ -37,7 +37,7 @@ import Testing
                 "-f", "lavfi", "-i", "testsrc=size=\(width)x64:rate=10:duration=0.5", "-pix_fmt", "yuv420p", "-c:v", "libx264",
             ])
         let source = try MediaSource(path, options: .init(pixelFormat: .rgb8))
-        let raw = [UInt8](try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
+        let raw = [UInt8](try runCommand(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
         var k = 0, maxDiff = 0
         while let f = try source.read() {
             let ours = f.image.packedBytes()
@@ -71,7 +71,7 @@ import Testing
         let f = try #require(try source.read())
         #expect(f.image.format == .i420(.video) && f.image.planes.count == 3)
         let y = [UInt8](
-            try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
+            try runCommand(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
         var same = true
         for row in 0..<120 where Array(f.image.row(row)) != Array(y[row * 160..<(row + 1) * 160]) { same = false }
         #expect(same, "Y plane must equal the decoder's")
@@ -148,7 +148,7 @@ import Testing
         #expect(source.warnings.joined().contains("ended early"), "\(source.warnings)")
         // A damaged frame at the cut does not end decoding: the decoder is drained, and every
         // frame FFmpeg itself decodes from the cut file is delivered.
-        let md5 = String(decoding: try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", cut, "-f", "framemd5", "-"]), as: UTF8.self)
+        let md5 = String(decoding: try runCommand(["ffmpeg", "-v", "error", "-i", cut, "-f", "framemd5", "-"]), as: UTF8.self)
         let ffmpegFrames = md5.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
         #expect(n == ffmpegFrames, "FrameFlow read \(n) frames, FFmpeg decodes \(ffmpegFrames)")
     }

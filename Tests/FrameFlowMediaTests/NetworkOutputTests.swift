@@ -277,7 +277,7 @@ import Testing
         let path = MediaFixtures.path("edges.\(ext)")
         try Self.run(path)
         try Self.expectReceived(path, ext)
-        let name = try MediaFixtures.tool(["ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", path])
+        let name = try runCommand(["ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", path])
         #expect(String(decoding: name, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == format)
     }
 

@@ -22,7 +22,7 @@ import Testing
         let dir = MediaFixtures.path("window-\(scale)")
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try MediaFixtures.tool(["bash", RepositoryFiles.root.appendingPathComponent("scripts/window_test.sh").path, clip, scale, size, dir])
+        try runCommand(["bash", RepositoryFiles.root.appendingPathComponent("scripts/window_test.sh").path, clip, scale, size, dir])
         let status = (try? String(contentsOfFile: dir + "/status", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
         let shot = try #require(try MediaSource(dir + "/shot.png").read()).image
         return (status, shot, dir)

@@ -40,7 +40,7 @@ struct ClipRecorderTests {
 
     static func packetHashes(_ path: String) throws -> [PacketHash] {
         let text = String(
-            decoding: try MediaFixtures.tool(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-"]),
+            decoding: try runCommand(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-"]),
             as: UTF8.self)
         var tb = 1.0
         var result: [PacketHash] = []
@@ -61,7 +61,7 @@ struct ClipRecorderTests {
     /// The stream fields that must not change when packets are copied.
     static func codecParameters(_ path: String) throws -> String {
         String(
-            decoding: try MediaFixtures.tool([
+            decoding: try runCommand([
                 "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
                 "stream=codec_name,profile,level,width,height,pix_fmt,has_b_frames,extradata_size", "-of", "default=nw=1", path,
             ]), as: UTF8.self)
