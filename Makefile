@@ -14,15 +14,15 @@ demo:
 KERNEL_TESTS ?= KernelLevelTests|OpsTests|MicrokernelTests|GEMMTests|ConvTests|ConvActivationTests|DepthwiseBlocksTests|TFLiteModelTests|RealModelTests|TFLitePoseSelfieOpsTests|TFLiteTasksOpsTests|PixelKernelTests|HaarStumpKernelTests|HaarCascadeDetectorTests|HOGDescriptorTests|ColorConvertCalculatorTests|FilterCalculatorTests|LUTCalculatorTests|LuminanceCalculatorTests|SobelEdgesCalculatorTests
 
 ## Run every test; the kernel suites again at the AVX2 and baseline levels; MediaPipe's
-## solutions on whole clips again in an optimized build (the models are too slow unoptimized
-## for a clip).
+## solutions on whole clips and the int8 YOLOv8n / PP-OCR parity (QuantizedConvTests) again
+## in an optimized build (the models are too slow unoptimized).
 test:
 	scripts/setup.sh test
 	$(SWIFT) build
 	$(SWIFT) test
 	FRAMEFLOW_KERNELS=avx2 $(SWIFT) test --skip-build --filter '$(KERNEL_TESTS)'
 	FRAMEFLOW_KERNELS=baseline $(SWIFT) test --skip-build --filter '$(KERNEL_TESTS)'
-	$(SWIFT) test -c release -Xswiftc -enable-testing --filter 'HOGDescriptorTests|MotionGateCalculatorTests|FleetEventsEndToEnd|MediaPipe(FaceMesh|Hands|FaceDetection|Pose|Holistic|SelfieSegmentation)Tests|VirtualBackgroundGraphTests|DesktopLiveGraphsOnFilesTests|ImageSegmenterGraphTests|PoseLandmarkerGraphTests|HandLandmarkerGraphTests|GestureRecognizerGraphTests|TasksLongClipTests|ClassicLongClipTests'
+	$(SWIFT) test -c release -Xswiftc -enable-testing --filter 'HOGDescriptorTests|MotionGateCalculatorTests|QuantizedConvTests|FleetEventsEndToEnd|MediaPipe(FaceMesh|Hands|FaceDetection|Pose|Holistic|SelfieSegmentation)Tests|VirtualBackgroundGraphTests|DesktopLiveGraphsOnFilesTests|ImageSegmenterGraphTests|PoseLandmarkerGraphTests|HandLandmarkerGraphTests|GestureRecognizerGraphTests|TasksLongClipTests|ClassicLongClipTests'
 
 ## Benchmarks: FrameFlow against OpenCV and GStreamer in the same run, as ratios. ARGS picks
 ## a section and its flags: make bench ARGS="models --only yolov8n --no-reference"
