@@ -147,28 +147,6 @@ struct ModelsBench: BenchSection {
     }
 }
 
-/// One model row: FrameFlow's median of the rounds and the reference's, each with its spread,
-/// the ratio of the medians with the spread of the per-round ratios, and FrameFlow's GFLOP/s
-/// (`gflop` floating-point operations a run) as a share of `peak`.
-func spreadRow(_ name: String, _ ours: [Double], _ reference: [Double]?, refName: String, unit: String = "ms", gflop: Double? = nil, peak: Double = 0)
-{
-    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
-    func spread(_ v: [Double]) -> String { String(format: "[%.2f–%.2f]", v.min() ?? 0, v.max() ?? 0) }
-    let m = median(ours)
-    var line = name.padding(toLength: 46, withPad: " ", startingAt: 0) + String(format: "%9.2f %@ %@", m, unit, spread(ours))
-    if let reference, !reference.isEmpty {
-        let ratios = zip(ours, reference).map { $0 / $1 }
-        line += String(format: "  %9.2f %@ %@  ratio %.2f %@", median(reference), unit, spread(reference), m / median(reference), spread(ratios))
-    } else {
-        line += "  reference n/a"
-    }
-    if let gflop, m > 0, peak > 0 {
-        let rate = gflop / m / 1e6
-        line += String(format: "  %.1f GFLOP/s (%.0f %% of peak)", rate, 100 * rate / peak)
-    }
-    print(line + "  (vs \(refName))")
-}
-
 /// Floating-point operations a run of each model (total, convolutions), from
 /// scripts/bench/model_flops.py; empty when it cannot run.
 func modelFlops(_ models: [(name: String, file: String, input: String)]) -> [String: (total: Double, conv: Double)] {
