@@ -45,3 +45,10 @@ FF_DECLARE(void, ff_strided_copy_f32, (float *d, const float *s, ptrdiff_t step,
 void ff_strided_copy_f32(float *d, const float *s, ptrdiff_t step, ptrdiff_t count, ptrdiff_t readable) {
     FF_CALL(ff_strided_copy_f32, (d, s, step, count, readable))
 }
+
+FF_DECLARE(void, ff_gemm8_multiply_shifted,
+    (ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const ptrdiff_t *offsets, float *c, ptrdiff_t ldc))
+void ff_gemm8_multiply_shifted(
+    ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const ptrdiff_t *offsets, float *c, ptrdiff_t ldc) {
+    FF_CALL(ff_gemm8_multiply_shifted, (m, n, k, a, lda, b, offsets, c, ldc))
+}

@@ -460,6 +460,58 @@ void FF_FN(ff_gemm16_multiply_shifted)(
             }
 }
 
+/// The accumulator an 8-lane tile starts from: C's current values when adding a later k
+/// block to it, else zero.
+GEMM_INLINE ff_f8 gemm_start8(int accumulate, int r, ptrdiff_t rows, const float *p, ptrdiff_t count) {
+    if (!accumulate || r >= rows || count <= 0) return (ff_f8)0;
+    if (count >= 8) return FF_LOAD(ff_f8, p);
+    return gemm_partial8(p, count);
+}
+
+/// Up to 6 rows × 16 columns of C for `ff_gemm8_multiply_shifted`; each k step loads two
+/// B vectors from `b + offsets[p]` and broadcasts six filter values (AVX2's sixteen
+/// registers: twelve accumulators, two B vectors, a broadcast).
+GEMM_TILE void gemm8_tile_shifted(
+    ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const ptrdiff_t *offsets, float *c, ptrdiff_t ldc,
+    int accumulate) {
+    GEMM_ROWS(6)
+    ptrdiff_t n0 = columns < 8 ? columns : 8, n1 = columns - 8 < 0 ? 0 : columns - 8;
+    ff_f8 c0[6], c1[6];
+    for (int r = 0; r < 6; r++) {
+        c0[r] = gemm_start8(accumulate, r, rows, c + r * ldc, n0);
+        c1[r] = gemm_start8(accumulate, r, rows, c + r * ldc + 8, n1);
+    }
+    for (ptrdiff_t p = 0; p < k; p++) {
+        const float *row = b + offsets[p];
+        ff_f8 b0 = FF_LOAD(ff_f8, row), b1 = FF_LOAD(ff_f8, row + 8);
+        for (int r = 0; r < 6; r++) {
+            ff_f8 s = ar[r][p];
+            GEMM_PIN(s);
+            c0[r] = s * b0 + c0[r];
+            c1[r] = s * b1 + c1[r];
+        }
+    }
+    GEMM_UNROLL for (int r = 0; r < 6; r++) if (r < rows) {
+        gemm_store8(c + r * ldc, c0[r], n0);
+        if (n1 > 0) gemm_store8(c + r * ldc + 8, c1[r], n1);
+    }
+}
+
+void FF_FN(ff_gemm8_multiply_shifted)(
+    ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const ptrdiff_t *offsets, float *c, ptrdiff_t ldc) {
+    if (m <= 0 || n <= 0) return;
+    ptrdiff_t rowTiles = (m + 5) / 6, kmax = k > 1 ? k : 1;
+    // 16 columns × 256 k rows of B (16 KB) stay in L1 while every row tile passes over them.
+    for (ptrdiff_t j0 = 0; j0 < n; j0 += 16)
+        for (ptrdiff_t p0 = 0; p0 < kmax; p0 += GEMM_KBLOCK)
+            for (ptrdiff_t t = 0; t < rowTiles; t++) {
+                ptrdiff_t i0 = t * 6;
+                gemm8_tile_shifted(
+                    m - i0 < 6 ? m - i0 : 6, n - j0 < 16 ? n - j0 : 16, k - p0 < GEMM_KBLOCK ? k - p0 : GEMM_KBLOCK, a + i0 * lda + p0, lda, b + j0,
+                    offsets + p0, c + i0 * ldc + j0, ldc, p0 > 0);
+            }
+}
+
 // ---- Transposes and the shifted convolution's helpers
 
 /// An 8 × 8 block transposed in registers: pairs interleaved, then quadruples, then halves

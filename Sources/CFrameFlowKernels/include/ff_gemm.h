@@ -38,6 +38,11 @@ void ff_gemm16_multiply_rows(
 void ff_gemm16_multiply_shifted(
     ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const ptrdiff_t *offsets, float *c, ptrdiff_t ldc);
 
+/// `ff_gemm16_multiply_shifted` with the 8-lane tiles (6 × 16, k in blocks of 256; up to 15
+/// floats past n are read).
+void ff_gemm8_multiply_shifted(
+    ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b, const ptrdiff_t *offsets, float *c, ptrdiff_t ldc);
+
 /// `dst[j·ld + i] = src[i·ls + j]` for i < rows, j < columns, in 8 × 8 register blocks.
 void ff_transpose_f32(const float *src, ptrdiff_t rows, ptrdiff_t columns, ptrdiff_t ls, float *dst, ptrdiff_t ld);
 

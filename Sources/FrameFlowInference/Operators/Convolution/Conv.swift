@@ -423,11 +423,17 @@ enum Conv {
     /// bias from `bias` (none: 0), in one `ff_bias_activate_rows_f32` call: a convolution's
     /// planes are many and small, so a call per plane costs more than its arithmetic.
     static func activateRows(_ r: UnsafeMutablePointer<Float>, rows: Int, count: Int, bias: [Float]?, _ e: GEMMEpilogue) {
+        withRowActivation(bias: bias, e) { ff_bias_activate_rows_f32(r, rows, count, count, $0) }
+    }
+
+    /// `e` and `bias` (none: 0) as the per-row activation of `ff_bias_activate_rows_f32`,
+    /// for the length of `body`.
+    static func withRowActivation(bias: [Float]?, _ e: GEMMEpilogue, _ body: (UnsafePointer<ff_row_activation>) -> Void) {
         func run(_ b: UnsafePointer<Float>?) {
-            var a = ff_row_activation(
+            let a = ff_row_activation(
                 bias: b, slope: e.hardSwish || e.silu ? nil : e.rowSlope, scale: e.rowScale, shift: e.rowShift, lower: e.lower,
                 upper: e.upper, hard_swish: e.hardSwish ? 1 : 0, silu: e.silu ? 1 : 0)
-            ff_bias_activate_rows_f32(r, rows, count, count, &a)
+            withUnsafePointer(to: a) { body($0) }
         }
         if let bias { bias.withUnsafeBufferPointer { run($0.baseAddress) } } else { run(nil) }
     }
@@ -542,10 +548,15 @@ enum Conv {
         Scratch.recycle(&col)
     }
 
-    /// Whether `conv2D` runs `s` through `ShiftedConvolution` (AVX-512 builds): group 1 and
-    /// the shapes it takes, where it measured faster than both other paths.
+    /// Whether `conv2D` runs `s` through `ShiftedConvolution`: group 1 and the shapes it
+    /// takes, where it measured faster than the other paths. AVX-512: all of them. AVX2 (the
+    /// 8-lane tiles): stride 1, and stride 2 into few input channels, where OpenBLAS on the
+    /// im2col is slower; deeper stride-2 layers were as fast or faster on OpenBLAS
+    /// (docs/performance.md, 2026-12-05).
     static func shiftedRowsApply(_ s: Plane2D) -> Bool {
-        ShiftedConvolution.built && s.group == 1 && ShiftedConvolution.fits(s.window)
+        guard s.group == 1 && ShiftedConvolution.fits(s.window) else { return false }
+        if ShiftedConvolution.built { return true }
+        return ShiftedConvolution.eightLane && (s.strideH == 1 && s.strideW == 1 || s.cin <= 32)
     }
 
     /// Whether `conv2D` runs a depthwise convolution through `ShiftedConvolution.depthwise`
@@ -568,15 +579,17 @@ enum Conv {
         }
     }
 
-    /// `ShiftedConvolution` on NCHW input; bias and activation added per channel after.
+    /// `ShiftedConvolution` on NCHW input; bias and activation added per block of outputs.
     static func shiftedRows(
         _ s: Plane2D, x: UnsafePointer<Float>, w: UnsafePointer<Float>, bias: [Float]?, y: UnsafeMutablePointer<Float>, epilogue: GEMMEpilogue
     ) {
         let P = s.oh * s.ow
-        for b in 0..<s.batch {
-            let yb = y + b * s.cout * P
-            ShiftedConvolution.run(s.window, layout: .channelsFirst, x: x + b * s.cin * s.h * s.w, weights: w, outputs: s.cout, y: yb)
-            activateRows(yb, rows: s.cout, count: P, bias: bias, epilogue)
+        withRowActivation(bias: bias, epilogue) { a in
+            for b in 0..<s.batch {
+                let yb = y + b * s.cout * P
+                ShiftedConvolution.run(
+                    s.window, layout: .channelsFirst, x: x + b * s.cin * s.h * s.w, weights: w, outputs: s.cout, y: yb, activation: a)
+            }
         }
     }
 }

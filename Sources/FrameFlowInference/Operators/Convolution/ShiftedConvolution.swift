@@ -23,6 +23,10 @@ enum ShiftedConvolution {
     /// tiles pay (below, the im2col tiles and OpenBLAS are faster).
     static var built: Bool { KernelLevel.active >= .avx512 }
 
+    /// Whether the 8-lane tiles take NCHW convolutions (`Conv.shiftedRowsApply`): the
+    /// process's kernels are AVX2 ones (below, a tile's twelve accumulators spill).
+    static var eightLane: Bool { KernelLevel.active == .avx2 }
+
     /// The shapes the path takes: more than one tap, no negative padding, and at least half of
     /// the 16-lane columns useful (below that OpenBLAS on im2col wins).
     static func fits(_ g: NHWC.Window) -> Bool {
@@ -54,10 +58,12 @@ enum ShiftedConvolution {
     /// `outputs` channels, stored in `layout`: `y[o · oh · ow + oy · ow + ox]` (channels
     /// first, no bias: the caller adds it with its activation) or
     /// `y[(oy · ow + ox) · outputs + o]` (channels last, plus `bias`, clamped to `clamp`, as
-    /// the result is transposed).
+    /// the result is transposed). Channels first with `activation`: each block's rows go
+    /// through `ff_bias_activate_rows_f32` while they are in L1 (row o takes the
+    /// activation's row o), the same operations a pass over `y` after would do.
     static func run(
         _ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, weights: UnsafePointer<Float>, outputs: Int, y: UnsafeMutablePointer<Float>,
-        bias: UnsafePointer<Float>? = nil, clamp: (Float, Float) = (-.infinity, .infinity)
+        bias: UnsafePointer<Float>? = nil, clamp: (Float, Float) = (-.infinity, .infinity), activation: UnsafePointer<ff_row_activation>? = nil
     ) {
         let (c, sh, sw) = (g.c, g.sh, g.sw)
         let hq = planeHeight(g), wq = planeWidth(g), plane = hq * wq, planes = c * sh * sw
@@ -87,6 +93,7 @@ enum ShiftedConvolution {
                             let j0 = block * 48, j1 = min(n, j0 + 48)
                             Microkernel.multiplyShifted(
                                 m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: O.baseAddress!, c: cb, ldc: 48)
+                            if let activation, layout == .channelsFirst { ff_bias_activate_rows_f32(cb, outputs, j1 - j0, 48, activation) }
                             // The block's runs of real pixels (columns ox < ow of each output row).
                             var j = j0
                             while j < j1 {

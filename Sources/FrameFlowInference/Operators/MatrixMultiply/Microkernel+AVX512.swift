@@ -50,8 +50,9 @@ extension Microkernel {
 
     /// C[m×n] = A[m×k]·B where row p of B is the n floats at `b + offsets[p]`, read where
     /// they lie (no packing; up to 47 floats past the end of a row are read and must be
-    /// readable). Tiles of 8 rows × 48 columns (24 accumulators: three B loads and eight
-    /// broadcasts feed 24 FMAs), k in blocks of 256 so that a column block of B stays in L1
+    /// readable). AVX-512: tiles of 8 rows × 48 columns (24 accumulators: three B loads and
+    /// eight broadcasts feed 24 FMAs); AVX2 and below: 6 rows × 16 columns (two B loads, six
+    /// broadcasts, 12 FMAs). k in blocks of 256 so that a column block of B stays in L1
     /// while every row tile passes over it. This is a convolution without im2col
     /// (`ShiftedConvolution`): A the filter, each row of B an input plane shifted by one tap.
     /// No epilogue.
@@ -59,6 +60,10 @@ extension Microkernel {
         m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, offsets: UnsafePointer<Int>,
         c: UnsafeMutablePointer<Float>, ldc: Int
     ) {
-        ff_gemm16_multiply_shifted(m, n, k, a, lda, b, offsets, c, ldc)
+        if wide {
+            ff_gemm16_multiply_shifted(m, n, k, a, lda, b, offsets, c, ldc)
+        } else {
+            ff_gemm8_multiply_shifted(m, n, k, a, lda, b, offsets, c, ldc)
+        }
     }
 }
