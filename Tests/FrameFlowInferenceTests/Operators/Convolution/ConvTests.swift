@@ -311,7 +311,8 @@ import Testing
         // which AVX-512 and AVX2 processes take.
         if pathCheck {
             #expect(
-                Conv.shiftedRowsApply(plane) == (ShiftedConvolution.built || ShiftedConvolution.eightLane), "the shapes above are meant for the shifted path")
+                Conv.shiftedRowsApply(plane) == (ShiftedConvolution.built || ShiftedConvolution.eightLane),
+                "the shapes above are meant for the shifted path")
         }
         var worst: Float = 0
         for b in 0..<batch {
