@@ -35,7 +35,7 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
         // Output sinks, packet JSON and their errors: no FFmpeg, so MQTT and the window need none.
         .target(name: "FrameFlowSinks", dependencies: ["FrameFlow"]),
-        .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "FrameFlowSinks", "CFFmpeg"]),
+        .target(name: "FrameFlowMedia", dependencies: ["FrameFlow", "FrameFlowSinks", "CFFmpeg", "CFrameFlowKernels"]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "FrameFlowDisplay", dependencies: ["FrameFlow", "FrameFlowSinks", "CSDL2"]),
         // Deflate and CRC-32 for ZIP entries (MediaPipe Tasks bundles, TFLite associated files).

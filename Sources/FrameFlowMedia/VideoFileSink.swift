@@ -379,9 +379,17 @@ public final class VideoFileSink {
         if codec == nil { try openEncoder(width: image.width, height: image.height, gray: image.format == .gray8) }
         guard let c = codec, let f = frame else { return }
         try check(av_frame_make_writable(f), path, "encoder frame")
-        try scaler.convert(
-            image, into: f, width: c.pointee.width, height: c.pointee.height, format: c.pointee.pix_fmt,
-            fullRange: c.pointee.pix_fmt == AV_PIX_FMT_YUVJ420P || c.pointee.pix_fmt == AV_PIX_FMT_RGB24, source: path)
+        if c.pointee.pix_fmt == AV_PIX_FMT_YUV420P, VideoRangeYUV.converts(image, width: Int(c.pointee.width), height: Int(c.pointee.height)),
+            let y = f.pointee.data.0, let u = f.pointee.data.1, let v = f.pointee.data.2
+        {
+            // RGBA, BGRA or grey of the encoder's size: one pass, without swscale.
+            VideoRangeYUV.convert(
+                image, y: y, yStride: Int(f.pointee.linesize.0), u: u, v: v, uvStride: Int(f.pointee.linesize.1))
+        } else {
+            try scaler.convert(
+                image, into: f, width: c.pointee.width, height: c.pointee.height, format: c.pointee.pix_fmt,
+                fullRange: c.pointee.pix_fmt == AV_PIX_FMT_YUVJ420P || c.pointee.pix_fmt == AV_PIX_FMT_RGB24, source: path)
+        }
         var pts = av_rescale_q(timestamp.microseconds, AVRational(num: 1, den: 1_000_000), c.pointee.time_base)
         if pts <= lastPts { pts = lastPts + 1 }
         lastPts = pts

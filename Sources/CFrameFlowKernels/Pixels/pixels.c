@@ -75,3 +75,11 @@ FF_DECLARE(void, ff_warp_linear_axis, (const uint8_t *base, ptrdiff_t stride, pt
 void ff_warp_linear_axis(const uint8_t *base, ptrdiff_t stride, ptrdiff_t sw, ptrdiff_t sh, ptrdiff_t channels, double fx0, double dx, double fy0, double dy, ptrdiff_t width, ptrdiff_t height, int replicate, uint8_t *dst, int32_t *scratch) {
     FF_CALL(ff_warp_linear_axis, (base, stride, sw, sh, channels, fx0, dx, fy0, dy, width, height, replicate, dst, scratch))
 }
+
+FF_DECLARE(void, ff_rgbx_rows_to_yuv420, (const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v, ptrdiff_t pairs, int bgr))
+void ff_rgbx_rows_to_yuv420(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v, ptrdiff_t pairs, int bgr) {
+    FF_CALL(ff_rgbx_rows_to_yuv420, (s0, s1, y0, y1, u, v, pairs, bgr))
+}
+
+FF_DECLARE(void, ff_gray_to_video_luma, (const uint8_t *src, uint8_t *dst, ptrdiff_t n))
+void ff_gray_to_video_luma(const uint8_t *src, uint8_t *dst, ptrdiff_t n) { FF_CALL(ff_gray_to_video_luma, (src, dst, n)) }

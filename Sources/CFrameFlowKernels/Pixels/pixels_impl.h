@@ -890,3 +890,89 @@ void FF_FN(ff_warp_linear_axis)(const uint8_t *base, ptrdiff_t stride, ptrdiff_t
         }
     }
 }
+
+// MARK: RGB → YUV 4:2:0, video range (an encoder's input)
+
+/// BT.601 video-range luma of 8-bit R, G, B in Q20: 16 + 219/255 · (0.299 R + 0.587 G +
+/// 0.114 B), rounded.
+FF_PX_INLINE ff_i16 ff_px_video_luma(ff_i16 r, ff_i16 g, ff_i16 b) {
+    return (269262 * r + 528618 * g + 102662 * b + (16 << 20) + (1 << 19)) >> 20;
+}
+
+/// Cb and Cr of sums of four pixels in Q20 (÷ 4 in the shift): 128 + 224/255 · the BT.601
+/// rows, rounded. Each row's coefficients sum to 0, so grey gives 128 exactly.
+FF_PX_INLINE ff_i16 ff_px_video_cb(ff_i16 r4, ff_i16 g4, ff_i16 b4) {
+    return (-155423 * r4 - 305128 * g4 + 460551 * b4 + (128 << 22) + (1 << 21)) >> 22;
+}
+FF_PX_INLINE ff_i16 ff_px_video_cr(ff_i16 r4, ff_i16 g4, ff_i16 b4) {
+    return (460551 * r4 - 385654 * g4 - 74897 * b4 + (128 << 22) + (1 << 21)) >> 22;
+}
+
+/// Byte `shift / 8` of each pixel word.
+FF_PX_INLINE ff_i16 ff_px_channel(ff_px_u16 p, uint32_t shift) { return (ff_i16)((p >> shift) & 0xFF); }
+
+/// The video-range luma of 16 pixel words, red at bit `rs`, blue at bit `bs`.
+FF_PX_INLINE ff_px_b16 ff_px_video_luma_words(ff_px_u16 p, uint32_t rs, uint32_t bs) {
+    return __builtin_convertvector(ff_px_video_luma(ff_px_channel(p, rs), ff_px_channel(p, 8), ff_px_channel(p, bs)), ff_px_b16);
+}
+
+FF_PX_INLINE void ff_px_rgbx_yuv420(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v,
+                                    ptrdiff_t pairs, int bgr) {
+    const uint32_t rs = bgr ? 16 : 0, bs = bgr ? 0 : 16;
+    ptrdiff_t i = 0;
+    // 16 pairs (32 pixels of each row) at a time: luma per pixel, chroma per 2 × 2 block.
+    for (; i + 16 <= pairs; i += 16) {
+        const uint8_t *p0 = s0 + 8 * i, *p1 = s1 + 8 * i;
+        ff_px_u16 a0 = FF_LOAD(ff_px_u16, p0), b0 = FF_LOAD(ff_px_u16, p0 + 64);
+        ff_px_u16 a1 = FF_LOAD(ff_px_u16, p1), b1 = FF_LOAD(ff_px_u16, p1 + 64);
+        FF_STORE(y0 + 2 * i, ff_px_video_luma_words(a0, rs, bs));
+        FF_STORE(y0 + 2 * i + 16, ff_px_video_luma_words(b0, rs, bs));
+        FF_STORE(y1 + 2 * i, ff_px_video_luma_words(a1, rs, bs));
+        FF_STORE(y1 + 2 * i + 16, ff_px_video_luma_words(b1, rs, bs));
+        ff_px_u16 e0 = __builtin_shufflevector(a0, b0, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        ff_px_u16 o0 = __builtin_shufflevector(a0, b0, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+        ff_px_u16 e1 = __builtin_shufflevector(a1, b1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        ff_px_u16 o1 = __builtin_shufflevector(a1, b1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+        ff_i16 r4 = ff_px_channel(e0, rs) + ff_px_channel(o0, rs) + ff_px_channel(e1, rs) + ff_px_channel(o1, rs);
+        ff_i16 g4 = ff_px_channel(e0, 8) + ff_px_channel(o0, 8) + ff_px_channel(e1, 8) + ff_px_channel(o1, 8);
+        ff_i16 b4 = ff_px_channel(e0, bs) + ff_px_channel(o0, bs) + ff_px_channel(e1, bs) + ff_px_channel(o1, bs);
+        FF_STORE(u + i, __builtin_convertvector(ff_px_video_cb(r4, g4, b4), ff_px_b16));
+        FF_STORE(v + i, __builtin_convertvector(ff_px_video_cr(r4, g4, b4), ff_px_b16));
+    }
+    // The rest one pair at a time, in lane 0 of the same formulas.
+    for (; i < pairs; i++) {
+        const uint8_t *p0 = s0 + 8 * i, *p1 = s1 + 8 * i;
+        ff_px_u16 q = {0};
+        q[0] = (uint32_t)p0[0] | (uint32_t)p0[1] << 8 | (uint32_t)p0[2] << 16;
+        q[1] = (uint32_t)p0[4] | (uint32_t)p0[5] << 8 | (uint32_t)p0[6] << 16;
+        q[2] = (uint32_t)p1[0] | (uint32_t)p1[1] << 8 | (uint32_t)p1[2] << 16;
+        q[3] = (uint32_t)p1[4] | (uint32_t)p1[5] << 8 | (uint32_t)p1[6] << 16;
+        ff_i16 r = ff_px_channel(q, rs), g = ff_px_channel(q, 8), b = ff_px_channel(q, bs);
+        ff_i16 l = ff_px_video_luma(r, g, b);
+        y0[2 * i] = (uint8_t)l[0];
+        y0[2 * i + 1] = (uint8_t)l[1];
+        y1[2 * i] = (uint8_t)l[2];
+        y1[2 * i + 1] = (uint8_t)l[3];
+        ff_i16 r4 = r[0] + r[1] + r[2] + r[3], g4 = g[0] + g[1] + g[2] + g[3], b4 = b[0] + b[1] + b[2] + b[3];
+        u[i] = (uint8_t)ff_px_video_cb(r4, g4, b4)[0];
+        v[i] = (uint8_t)ff_px_video_cr(r4, g4, b4)[0];
+    }
+}
+
+void FF_FN(ff_rgbx_rows_to_yuv420)(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v,
+                                   ptrdiff_t pairs, int bgr) {
+    if (bgr) ff_px_rgbx_yuv420(s0, s1, y0, y1, u, v, pairs, 1);
+    else ff_px_rgbx_yuv420(s0, s1, y0, y1, u, v, pairs, 0);
+}
+
+void FF_FN(ff_gray_to_video_luma)(const uint8_t *src, uint8_t *dst, ptrdiff_t n) {
+    ptrdiff_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        ff_i16 l = __builtin_convertvector(FF_LOAD(ff_px_b16, src + i), ff_i16);
+        FF_STORE(dst + i, __builtin_convertvector(ff_px_video_luma(l, l, l), ff_px_b16));
+    }
+    for (; i < n; i++) {
+        ff_i16 l = src[i];
+        dst[i] = (uint8_t)ff_px_video_luma(l, l, l)[0];
+    }
+}

@@ -117,4 +117,16 @@ void ff_linear_horizontal_f32(const float *s, const ptrdiff_t *columns, const fl
 /// The vertical step: dst[i] = top[i] · b0 + bottom[i] · b1 (no FMA).
 void ff_linear_vertical_f32(const float *top, const float *bottom, float b0, float b1, ptrdiff_t n, float *dst);
 
+/// Two rows of `2 · pairs` 4-byte pixels (rgba8, or bgra8 when `bgr`; the fourth byte
+/// ignored) to BT.601 video-range YUV 4:2:0, an encoder's input: per pixel
+/// Y = 16 + 219/255 · (0.299 R + 0.587 G + 0.114 B), and per 2 × 2 block, on the means of its
+/// four pixels, U = 128 + 224/255 · (−0.1687 R − 0.3313 G + 0.5 B) and
+/// V = 128 + 224/255 · (0.5 R − 0.4187 G − 0.0813 B), each rounded (Q20 coefficients).
+void ff_rgbx_rows_to_yuv420(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v,
+                            ptrdiff_t pairs, int bgr);
+
+/// The video-range luma of `n` grey bytes: 16 + 219/255 · L, rounded (`ff_rgbx_rows_to_yuv420`
+/// with R = G = B = L).
+void ff_gray_to_video_luma(const uint8_t *src, uint8_t *dst, ptrdiff_t n);
+
 #endif
