@@ -176,6 +176,14 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         outputs = plan.outputs
     }
 
+    /// A model on an already built program (`batched`).
+    init(program: Program, inputs: [ValueInfo], outputs: [ValueInfo]) {
+        self.program = program
+        self.inputs = inputs
+        self.outputs = outputs
+        sourceBytes = nil
+    }
+
     private func runPlan(_ feeds: [String: Tensor], timing: Timing?) throws -> [String: Tensor] {
         switch program {
         case .onnx(let plan): try plan.run(feeds, timing: timing)

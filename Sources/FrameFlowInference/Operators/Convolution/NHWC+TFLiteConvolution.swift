@@ -37,13 +37,27 @@ extension NHWC {
         guard depthwise ? oc == c * mult : w.shape[3] == c else { throw ModelError("filter \(w.shape) does not fit input \(x.shape)") }
         if op.expansion != nil || op.projection != nil {
             // 1 × 1 convolutions folded in at load; their conditions checked again on this run's shapes.
-            guard depthwise, mult == 1, n == 1, dh == 1, dw == 1, c >= 8, x.shape[3] == op.expansion?.filter.k ?? c, h * wd > 0,
+            guard depthwise, mult == 1, n >= 1, dh == 1, dw == 1, c >= 8, x.shape[3] == op.expansion?.filter.k ?? c, h * wd > 0,
                 op.projection.map({ $0.filter.k == c }) ?? true
             else {
                 throw ModelError("input \(x.shape) does not fit the 1 × 1 convolutions fused into this depthwise one")
             }
             let g = Window(h: h, w: wd, c: c, oh: oh, ow: ow, kh: kh, kw: kw, sh: sh, sw: sw, dh: dh, dw: dw, pt: pt, pl: pl)
-            return try runBanded(op, input, g, x: x, weights: w, bias: bias?.asFloats, clamp: clampRange(act))
+            if n == 1 { return try runBanded(op, input, g, x: x, weights: w, bias: bias?.asFloats, clamp: clampRange(act)) }
+            // A batch (`Model.batched`): the banded kernels take one image, so each in turn,
+            // with its slice of the input and of the residual.
+            let residualIndex = op.projection?.residual
+            var parts: [Tensor] = []
+            for b in 0..<n {
+                func image(_ t: Tensor) -> Tensor {
+                    let per = t.count / n
+                    return Tensor(shape: [1] + t.shape.dropFirst(), floats: Array(t.asFloats[b * per..<(b + 1) * per]))
+                }
+                let xb = image(x)
+                let inputB: (Int) throws -> Tensor = { i in i == 0 ? xb : i == residualIndex ? image(try input(i)) : try input(i) }
+                parts.append(try runBanded(op, inputB, g, x: xb, weights: w, bias: bias?.asFloats, clamp: clampRange(act)))
+            }
+            return Tensor(shape: [n] + parts[0].shape.dropFirst(), floats: parts.flatMap(\.floats))
         }
         // The GEMM (beta 0) and depthwise paths write every output; the generic loop adds.
         var out = Scratch.uninitialized(n * oh * ow * oc)
