@@ -4,7 +4,8 @@ import FrameFlow
 /// A convolution as one matrix product without im2col, output channels × pixels (taken where
 /// the kernels run at AVX-512; `Microkernel.multiplyShifted`).
 ///
-/// The input is copied once into zero-bordered planes, split by phase for strides above 1:
+/// The input is copied into zero-bordered planes (a band of output rows at a time, so that
+/// they stay in cache), split by phase for strides above 1:
 /// plane (c, ry, rx) holds the bordered input's rows ry, ry + sh, … and columns rx, rx + sw, ….
 /// Count the output pixels (oy, ox) as j = oy·wq + ox, wq being a plane's width; then tap
 /// (c, ky, kx) of every output pixel is the plane of phase (ky·dh mod sh, kx·dw mod sw) read at
@@ -43,8 +44,20 @@ enum ShiftedConvolution {
     /// last one. `multiplyShifted` reads 48 columns from every block start below n, and the
     /// widest tap's shift reaches the wq − ow dropped columns past the last output row, so
     /// the slack is 48 + wq − ow (48 alone overran by up to kw − 2 floats).
-    static func paddedCount(_ g: NHWC.Window) -> Int {
-        g.c * g.sh * g.sw * planeHeight(g) * planeWidth(g) + 48 + planeWidth(g) - g.ow
+    static func paddedCount(_ g: NHWC.Window) -> Int { paddedCount(g, rows: g.oh) }
+
+    /// `paddedCount` for a band of `rows` output rows: its planes hold those rows plus the
+    /// taps' reach below them.
+    static func paddedCount(_ g: NHWC.Window, rows: Int) -> Int {
+        g.c * g.sh * g.sw * (rows + planeHeight(g) - g.oh) * planeWidth(g) + 48 + planeWidth(g) - g.ow
+    }
+
+    /// Output rows per band of `run`: the band's planes (every channel and phase) within
+    /// about 160 KB, so that the product reads them from L2 where the whole image's planes
+    /// stream from memory (YOLOv8n's stem, 3 → 16 at stride 2 on 640 × 640: 4.1 → 2.8 ms).
+    static func bandRows(_ g: NHWC.Window) -> Int {
+        let rowFloats = max(1, g.c * g.sh * g.sw * planeWidth(g))
+        return min(g.oh, max(1, 40_960 / rowFloats - (planeHeight(g) - g.oh)))
     }
 
     /// Where tap (ky, kx) of output pixel 0 reads, from the start of its channel's first
@@ -66,8 +79,13 @@ enum ShiftedConvolution {
         bias: UnsafePointer<Float>? = nil, clamp: (Float, Float) = (-.infinity, .infinity), activation: UnsafePointer<ff_row_activation>? = nil
     ) {
         let (c, sh, sw) = (g.c, g.sh, g.sw)
-        let hq = planeHeight(g), wq = planeWidth(g), plane = hq * wq, planes = c * sh * sw
-        let K = c * g.kh * g.kw, n = g.oh * wq, P = g.oh * g.ow
+        let wq = planeWidth(g), planes = c * sh * sw, K = c * g.kh * g.kw, P = g.oh * g.ow
+        // Bands of output rows, each filling its own planes (rows + the taps' reach) and
+        // multiplying them while they are in cache; a band buffer per thread.
+        let rowsPerBand = bandRows(g), bands = (g.oh + rowsPerBand - 1) / rowsPerBand
+        let bandPlaneRows = rowsPerBand + planeHeight(g) - g.oh, plane = bandPlaneRows * wq
+        let bufferCount = paddedCount(g, rows: rowsPerBand)
+        let slots = max(1, min(bands, Scratch.parallelism?.threads ?? 1))
         var offsets = [Int](repeating: 0, count: K)
         for ch in 0..<c {
             for ky in 0..<g.kh {
@@ -77,37 +95,42 @@ enum ShiftedConvolution {
                 }
             }
         }
-        var padded = Scratch.uninitialized(paddedCount(g))
+        var padded = Scratch.uninitialized(bufferCount * slots)
         padded.withUnsafeMutableBufferPointer { XP in
             offsets.withUnsafeBufferPointer { O in
-                let xp = XP.baseAddress!
-                (xp + planes * plane).update(repeating: 0, count: XP.count - planes * plane)
-                fill(g, layout: layout, x: x, into: xp, rows: hq, columns: wq)
-                // Blocks of 48 columns, each multiplied into a small buffer and stored while it
-                // is in L1 (through a whole-image buffer, BlazeFace's first layer wrote and
-                // re-read 400 KB).
-                Scratch.parallelFor((n + 47) / 48, work: outputs * K * n) { blocks in
+                let base = XP.baseAddress!, tapOffsets = O.baseAddress!
+                Scratch.parallelFor(slots, work: outputs * K * g.oh * wq) { slotRange in
                     withUnsafeTemporaryAllocation(of: Float.self, capacity: outputs * 48) { buffer in
                         let cb = buffer.baseAddress!
-                        for block in blocks {
-                            let j0 = block * 48, j1 = min(n, j0 + 48)
-                            Microkernel.multiplyShifted(
-                                m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: O.baseAddress!, c: cb, ldc: 48)
-                            if let activation, layout == .channelsFirst { ff_bias_activate_rows_f32(cb, outputs, j1 - j0, 48, activation) }
-                            // The block's runs of real pixels (columns ox < ow of each output row).
-                            var j = j0
-                            while j < j1 {
-                                let oy = j / wq, ox = j - oy * wq
-                                let count = min(j1, oy * wq + g.ow) - j
-                                if count > 0 {
-                                    let src = cb + (j - j0), pixel = oy * g.ow + ox
-                                    if layout == .channelsFirst {
-                                        for o in 0..<outputs { Microkernel.copy(y + o * P + pixel, from: src + o * 48, count: count) }
-                                    } else {
-                                        ff_transpose_bias_clamp_f32(src, 48, count, outputs, y + pixel * outputs, bias, clamp.0, clamp.1)
+                        for slot in slotRange {
+                            let xp = base + slot * bufferCount
+                            (xp + planes * plane).update(repeating: 0, count: bufferCount - planes * plane)
+                            for band in bands * slot / slots..<bands * (slot + 1) / slots {
+                                let oy0 = band * rowsPerBand, n = min(rowsPerBand, g.oh - oy0) * wq
+                                fill(g, layout: layout, x: x, into: xp, rows: bandPlaneRows, columns: wq, firstRow: oy0, split: false)
+                                // Blocks of 48 columns, each multiplied into a small buffer and stored
+                                // while it is in L1.
+                                for j0 in stride(from: 0, to: n, by: 48) {
+                                    let j1 = min(n, j0 + 48)
+                                    Microkernel.multiplyShifted(
+                                        m: outputs, n: j1 - j0, k: K, a: weights, lda: K, b: xp + j0, offsets: tapOffsets, c: cb, ldc: 48)
+                                    if let activation, layout == .channelsFirst { ff_bias_activate_rows_f32(cb, outputs, j1 - j0, 48, activation) }
+                                    // The block's runs of real pixels (columns ox < ow of each output row).
+                                    var j = j0
+                                    while j < j1 {
+                                        let oy = j / wq, ox = j - oy * wq
+                                        let count = min(j1, oy * wq + g.ow) - j
+                                        if count > 0 {
+                                            let src = cb + (j - j0), pixel = (oy0 + oy) * g.ow + ox
+                                            if layout == .channelsFirst {
+                                                for o in 0..<outputs { Microkernel.copy(y + o * P + pixel, from: src + o * 48, count: count) }
+                                            } else {
+                                                ff_transpose_bias_clamp_f32(src, 48, count, outputs, y + pixel * outputs, bias, clamp.0, clamp.1)
+                                            }
+                                        }
+                                        j = (oy + 1) * wq
                                     }
                                 }
-                                j = (oy + 1) * wq
                             }
                         }
                     }
@@ -163,11 +186,15 @@ enum ShiftedConvolution {
     /// The phase planes of `x`, each `rows` × `columns`, zeros outside the image: each
     /// plane zeroed in one pass and the image's rows copied in (zeroing around each row
     /// took as long as PP-OCR's 16 × 24 convolution's product); planes split across threads.
-    private static func fill(_ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, into xp: UnsafeMutablePointer<Float>, rows: Int, columns: Int)
-    {
+    /// With `firstRow`, the planes' rows from that one on (a band of `run`); without `split`,
+    /// on the calling thread.
+    private static func fill(
+        _ g: NHWC.Window, layout: Layout, x: UnsafePointer<Float>, into xp: UnsafeMutablePointer<Float>, rows: Int, columns: Int, firstRow: Int = 0,
+        split: Bool = true
+    ) {
         let (c, h, w, sh, sw) = (g.c, g.h, g.w, g.sh, g.sw)
         let planes = c * sh * sw, plane = rows * columns
-        Scratch.parallelFor(planes, work: planes * plane, threshold: NHWC.memoryBoundSplit) { range in
+        let body: (Range<Int>) -> Void = { range in
             for p in range {
                 let ch = p / (sh * sw), ry = p / sw % sh, rx = p % sw
                 let dst = xp + p * plane
@@ -176,9 +203,10 @@ enum ShiftedConvolution {
                 let inside = Conv.stridedRange(count: columns, stride: sw, offset: rx - g.pl, limit: w)
                 if inside.isEmpty { continue }
                 let ix0 = inside.lowerBound * sw + rx - g.pl
-                // Plane rows u with an input row u·sh + ry − pt inside the image.
-                for u in Conv.stridedRange(count: rows, stride: sh, offset: ry - g.pt, limit: h) {
-                    let iy = u * sh + ry - g.pt, d = dst + u * columns + inside.lowerBound
+                // Plane rows u with an input row (firstRow + u)·sh + ry − pt inside the image.
+                let rowOffset = firstRow * sh + ry - g.pt
+                for u in Conv.stridedRange(count: rows, stride: sh, offset: rowOffset, limit: h) {
+                    let iy = u * sh + rowOffset, d = dst + u * columns + inside.lowerBound
                     if layout == .channelsFirst {
                         let s = x + (ch * h + iy) * w + ix0
                         if sw == 1 {
@@ -191,6 +219,11 @@ enum ShiftedConvolution {
                     }
                 }
             }
+        }
+        if split {
+            Scratch.parallelFor(planes, work: planes * plane, threshold: NHWC.memoryBoundSplit, body)
+        } else {
+            body(0..<planes)
         }
     }
 }

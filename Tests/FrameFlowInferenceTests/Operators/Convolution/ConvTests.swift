@@ -233,6 +233,17 @@ import Testing
         try dense(cin: 3, cout: 16, k: 3, stride: 2, d: 1, pads: pads, batch: 1, h: 9, w: 70)
     }
 
+    /// Images wide enough that `ShiftedConvolution.run` takes them in several bands of output
+    /// rows, the last one shorter: stride 2 (bands of 4 rows over 11) and stride 1 (bands of
+    /// one row).
+    @Test(arguments: [(24, 21, 160, 2), (32, 4, 330, 1)])
+    func denseInBandsMatchesTheFormula(cin: Int, h: Int, w: Int, stride st: Int) throws {
+        let oh = (h + 2 - 3) / st + 1, ow = (w + 2 - 3) / st + 1
+        let g = NHWC.Window(h: h, w: w, c: cin, oh: oh, ow: ow, kh: 3, kw: 3, sh: st, sw: st, dh: 1, dw: 1, pt: 1, pl: 1)
+        #expect(ShiftedConvolution.bandRows(g) < oh, "meant for several bands")
+        try dense(cin: cin, cout: 8, k: 3, stride: st, d: 1, pads: [1, 1, 1, 1], batch: 1, h: h, w: w)
+    }
+
     /// Issue 21's valid model that read past the phase planes (ASan): 41 output channels of a
     /// 3 × 3, pad-1 filter on one 7 × 5 plane. A plane row is 7 columns, so n = 49 and the
     /// last 48-column block holds one column, whose last tap read one float past the 48 of
@@ -255,17 +266,21 @@ import Testing
                 let hh = h + extraRows, ek = (k - 1) * d + 1
                 let oh = (hh + 2 * p - ek) / s + 1, ow = (w + 2 * p - ek) / s + 1
                 let g = NHWC.Window(h: hh, w: w, c: c, oh: oh, ow: ow, kh: k, kw: k, sh: s, sw: s, dh: d, dw: d, pt: p, pl: p)
-                let wq = ShiftedConvolution.planeWidth(g), plane = ShiftedConvolution.planeHeight(g) * wq, n = oh * wq
-                var furthest = 0
-                for ch in 0..<c {
-                    for ky in 0..<k {
-                        for kx in 0..<k {
-                            let offset = ch * s * s * plane + ShiftedConvolution.tapOffset(g, ky: ky, kx: kx, plane: plane)
-                            furthest = max(furthest, (n - 1) / 48 * 48 + offset + 47)
+                // Bands of one row, of `run`'s choice, and the whole image.
+                for rows in Set([1, ShiftedConvolution.bandRows(g), oh]) {
+                    let wq = ShiftedConvolution.planeWidth(g), plane = (rows + ShiftedConvolution.planeHeight(g) - oh) * wq, n = rows * wq
+                    var furthest = 0
+                    for ch in 0..<c {
+                        for ky in 0..<k {
+                            for kx in 0..<k {
+                                let offset = ch * s * s * plane + ShiftedConvolution.tapOffset(g, ky: ky, kx: kx, plane: plane)
+                                furthest = max(furthest, (n - 1) / 48 * 48 + offset + 47)
+                            }
                         }
                     }
+                    let count = ShiftedConvolution.paddedCount(g, rows: rows)
+                    #expect(furthest < count, "\(g), bands of \(rows) rows: reads float \(furthest) of \(count)")
                 }
-                #expect(furthest < ShiftedConvolution.paddedCount(g), "\(g): reads float \(furthest) of \(ShiftedConvolution.paddedCount(g))")
                 checked += 1
             }
         }
