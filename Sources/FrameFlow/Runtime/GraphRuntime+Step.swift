@@ -8,8 +8,9 @@ extension GraphRuntime {
         let node: NodeRuntime
         let context: CalculatorContext
         let kind: StepKind
-        /// Options to apply before the step (`Graph.setOptions`).
-        let options: (any CalculatorOptions)?
+        /// Whether the step first applies `node.optionsToApply` (`Graph.setOptions`): a Bool,
+        /// not the options themselves, so that moving a step copies no existential.
+        let appliesOptions: Bool
         /// Whether to read the clock around the step (statistics, trace).
         let timed: Bool
         /// What the step adds to `runningEstimate`.
@@ -95,14 +96,14 @@ extension GraphRuntime {
             node.inputs[i].boundMoved = false
         }
         // Options are rare: test before touching the existential (a copy per step otherwise).
-        var options: (any CalculatorOptions)?
-        if node.hasPendingOptions {
-            options = node.pendingOptions
+        let appliesOptions = node.hasPendingOptions
+        if appliesOptions {
+            node.optionsToApply = node.pendingOptions
             node.pendingOptions = nil
+            // Until this step commits, `examine` queues no step beside it (it runs alone:
+            // options wait above for the steps in flight).
+            node.optionsInFlight = true
         }
-        // Until this step commits, `examine` queues no step beside it (it runs alone:
-        // options wait above for the steps in flight).
-        if options != nil { node.optionsInFlight = true }
         if node.isConcurrent, case .process(let ts) = kind {
             node.steps.append(ConcurrentStep(context: ctx, timestamp: ts))
             // Room for another timestamp: queue it now, for the next free worker.
@@ -116,7 +117,7 @@ extension GraphRuntime {
         let timed = trace != nil || node.timesEveryStep || node.calls & 7 == 0
         let estimate = node.calls < 9 ? Self.unmeasuredStep : node.averageNanos
         runningEstimate &+= estimate
-        return PreparedStep(node: node, context: ctx, kind: kind, options: options, timed: timed, estimate: estimate)
+        return PreparedStep(node: node, context: ctx, kind: kind, appliesOptions: appliesOptions, timed: timed, estimate: estimate)
     }
 
     /// Moves the packets at `ts` from the node's queues into `ctx` (empty packets for inputs
@@ -149,7 +150,8 @@ extension GraphRuntime {
         var outcome = StepOutcome()
         if step.timed { outcome.start = monotonicNanoseconds() }
         do {
-            if let options = step.options { try Self.apply(options, to: step.node.calculator) }
+            // Set under the lock by `prepare`; no other step of the node runs beside this one.
+            if step.appliesOptions, let options = step.node.optionsToApply { try Self.apply(options, to: step.node.calculator) }
             switch step.kind {
             case .process, .bounds, .source: try step.node.calculator.process(step.context)
             case .close: try step.node.calculator.close(step.context)
@@ -181,6 +183,7 @@ extension GraphRuntime {
         node.runningSteps -= 1
         // A step that applied options ran alone: it is this one.
         if node.runningSteps == 0 { node.optionsInFlight = false }
+        if step.appliesOptions { node.optionsToApply = nil }
         if node.isConcurrent, case .process = step.kind {
             if let mine = node.steps.first(where: { $0.context === ctx }) {
                 (mine.finished, mine.error, mine.start, mine.end, mine.timed) = (true, outcome.error, outcome.start, outcome.end, step.timed)
@@ -283,9 +286,9 @@ extension GraphRuntime {
             node.droppedByCalculator += ctx.droppedByCalculator
             ctx.droppedByCalculator = 0
         }
-        // Only when non-empty: on the shared empty array, `removeAll(keepingCapacity:)`
-        // allocates a buffer of its own.
-        if !ctx.emitted.isEmpty { ctx.emitted.removeAll(keepingCapacity: true) }
+        // Popped one by one: `removeAll(keepingCapacity:)` goes through the generic
+        // `replaceSubrange` (and on the shared empty array allocates a buffer of its own).
+        while ctx.emitted.popLast() != nil {}
         if !ctx.boundUpdates.isEmpty { ctx.boundUpdates.removeAll(keepingCapacity: true) }
     }
 }
