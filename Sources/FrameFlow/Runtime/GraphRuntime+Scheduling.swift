@@ -156,11 +156,15 @@ extension GraphRuntime {
         checkDone()
     }
 
-    /// Whether the ready nodes other than the one this worker takes next hold enough work
-    /// (or unmeasured work) to pay for waking a second worker.
-    func worthAnotherWorker() -> Bool {
-        var best = 0
-        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+    /// Whether the ready nodes other than the one this worker takes next (`takingOne`; none
+    /// when it runs a chained step) hold enough work (or unmeasured work) to pay for waking
+    /// a second worker.
+    func worthAnotherWorker(takingOne: Bool = true) -> Bool {
+        var best = -1
+        if takingOne {
+            best = 0
+            for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+        }
         var work: UInt64 = 0
         for (i, n) in ready.enumerated() where i != best {
             if n.calls < 9 { return true }
