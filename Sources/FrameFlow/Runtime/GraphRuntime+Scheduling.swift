@@ -70,13 +70,14 @@ extension GraphRuntime {
         streams[s].lastTimestamp = packet.timestamp
         streams[s].bound = packet.timestamp.next
         streams[s].packets += 1
-        let producer = streams[s].producer
         for k in streams[s].consumers.indices {
             let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
             guard c.status != .closed else { continue }
             let wasFull = c.inputs[qi].isFull
             c.inputs[qi].push(packet)
-            if !wasFull && c.inputs[qi].policy == .block && c.inputs[qi].isFull, let producer {
+            // The producer is read only here, when a queue fills: a local copy of it was a
+            // retain and a release per packet.
+            if !wasFull && c.inputs[qi].policy == .block && c.inputs[qi].isFull, let producer = streams[s].producer {
                 producer.fullBlockingOutputs += 1
             }
             if c.trimsQueues { trimQueues(of: c) }
@@ -155,11 +156,15 @@ extension GraphRuntime {
         checkDone()
     }
 
-    /// Whether the ready nodes other than the one this worker takes next hold enough work
-    /// (or unmeasured work) to pay for waking a second worker.
-    func worthAnotherWorker() -> Bool {
-        var best = 0
-        for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+    /// Whether the ready nodes other than the one this worker takes next (`takingOne`; none
+    /// when it runs a chained step) hold enough work (or unmeasured work) to pay for waking
+    /// a second worker.
+    func worthAnotherWorker(takingOne: Bool = true) -> Bool {
+        var best = -1
+        if takingOne {
+            best = 0
+            for i in 1..<ready.count where ready[i].rank > ready[best].rank { best = i }
+        }
         var work: UInt64 = 0
         for (i, n) in ready.enumerated() where i != best {
             if n.calls < 9 { return true }

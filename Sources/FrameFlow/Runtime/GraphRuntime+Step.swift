@@ -8,8 +8,9 @@ extension GraphRuntime {
         let node: NodeRuntime
         let context: CalculatorContext
         let kind: StepKind
-        /// Options to apply before the step (`Graph.setOptions`).
-        let options: (any CalculatorOptions)?
+        /// Whether the step first applies `node.optionsToApply` (`Graph.setOptions`): a Bool,
+        /// not the options themselves, so that moving a step copies no existential.
+        let appliesOptions: Bool
         /// Whether to read the clock around the step (statistics, trace).
         let timed: Bool
         /// What the step adds to `runningEstimate`.
@@ -28,14 +29,28 @@ extension GraphRuntime {
     /// here: as calls, the step's node and context were retained and released once more per
     /// step (graph overhead per node and packet rose by a sixth).
     func runOneLocked(deferringShortWork: Bool) -> Bool {
-        if deferringShortWork && running > 0 && leavesShortWork() { return false }
-        guard let node = selectNode() else { return false }
-        guard let step = prepare(node) else { return true }
-        lock.unlock()
-        let outcome = execute(step)
-        lock.lock()
-        commit(step, outcome)
-        return true
+        runStepsLocked(deferringShortWork: deferringShortWork, limit: Self.chainSteps) > 0
+    }
+
+    /// Most steps one `runOneLocked` runs as a chain (see `chainTarget`): bounds how long a
+    /// worker stays on one graph of a shared pool, and how late it sees new band jobs.
+    static let chainSteps = 16
+
+    /// Runs one step, then the steps its outputs hand straight to idle consumers (a chain),
+    /// at most `limit` in all; lock held. Returns how many ran (0: no node was ready).
+    func runStepsLocked(deferringShortWork: Bool, limit: Int) -> Int {
+        if deferringShortWork && running > 0 && leavesShortWork() { return 0 }
+        guard let node = selectNode() else { return 0 }
+        guard var step = prepare(node) else { return 1 }
+        var steps = 1
+        while true {
+            lock.unlock()
+            let outcome = execute(step)
+            lock.lock()
+            guard let next = commit(step, outcome, chaining: steps < limit) else { return steps }
+            step = next
+            steps &+= 1
+        }
     }
 
     /// Takes the ready node of highest rank (most downstream: finishing frames before
@@ -95,14 +110,14 @@ extension GraphRuntime {
             node.inputs[i].boundMoved = false
         }
         // Options are rare: test before touching the existential (a copy per step otherwise).
-        var options: (any CalculatorOptions)?
-        if node.hasPendingOptions {
-            options = node.pendingOptions
+        let appliesOptions = node.hasPendingOptions
+        if appliesOptions {
+            node.optionsToApply = node.pendingOptions
             node.pendingOptions = nil
+            // Until this step commits, `examine` queues no step beside it (it runs alone:
+            // options wait above for the steps in flight).
+            node.optionsInFlight = true
         }
-        // Until this step commits, `examine` queues no step beside it (it runs alone:
-        // options wait above for the steps in flight).
-        if options != nil { node.optionsInFlight = true }
         if node.isConcurrent, case .process(let ts) = kind {
             node.steps.append(ConcurrentStep(context: ctx, timestamp: ts))
             // Room for another timestamp: queue it now, for the next free worker.
@@ -116,7 +131,7 @@ extension GraphRuntime {
         let timed = trace != nil || node.timesEveryStep || node.calls & 7 == 0
         let estimate = node.calls < 9 ? Self.unmeasuredStep : node.averageNanos
         runningEstimate &+= estimate
-        return PreparedStep(node: node, context: ctx, kind: kind, options: options, timed: timed, estimate: estimate)
+        return PreparedStep(node: node, context: ctx, kind: kind, appliesOptions: appliesOptions, timed: timed, estimate: estimate)
     }
 
     /// Moves the packets at `ts` from the node's queues into `ctx` (empty packets for inputs
@@ -149,7 +164,8 @@ extension GraphRuntime {
         var outcome = StepOutcome()
         if step.timed { outcome.start = monotonicNanoseconds() }
         do {
-            if let options = step.options { try Self.apply(options, to: step.node.calculator) }
+            // Set under the lock by `prepare`; no other step of the node runs beside this one.
+            if step.appliesOptions, let options = step.node.optionsToApply { try Self.apply(options, to: step.node.calculator) }
             switch step.kind {
             case .process, .bounds, .source: try step.node.calculator.process(step.context)
             case .close: try step.node.calculator.close(step.context)
@@ -173,14 +189,18 @@ extension GraphRuntime {
 
     /// Applies a finished step's outputs and schedules what they made ready; lock held. A
     /// concurrent node's step waits until the steps dispatched before it have been applied.
+    /// With `chaining`, a packet that an idle consumer can take at once is handed to it
+    /// without its queue or the ready list: the step returned runs next on this worker.
     @inline(__always)
-    func commit(_ step: PreparedStep, _ outcome: StepOutcome) {
+    func commit(_ step: PreparedStep, _ outcome: StepOutcome, chaining: Bool) -> PreparedStep? {
+        var chained: PreparedStep?
         let node = step.node, ctx = step.context
         running -= 1
         runningEstimate &-= step.estimate
         node.runningSteps -= 1
         // A step that applied options ran alone: it is this one.
         if node.runningSteps == 0 { node.optionsInFlight = false }
+        if step.appliesOptions { node.optionsToApply = nil }
         if node.isConcurrent, case .process = step.kind {
             if let mine = node.steps.first(where: { $0.context === ctx }) {
                 (mine.finished, mine.error, mine.start, mine.end, mine.timed) = (true, outcome.error, outcome.start, outcome.end, step.timed)
@@ -195,7 +215,7 @@ extension GraphRuntime {
             if node.status == .running && node.steps.isEmpty { node.status = .idle }
             markDirty(node)
         } else {
-            applyOutputs(node, ctx, kind: step.kind, outcome, timed: step.timed)
+            chained = applyOutputs(node, ctx, kind: step.kind, outcome, timed: step.timed, chaining: chaining)
             if case .close = step.kind {
                 node.status = .closed
                 closedCount += 1
@@ -205,7 +225,9 @@ extension GraphRuntime {
                 }
             } else {
                 node.status = .idle
-                markDirty(node)
+                // With a chained step, examined at once: the dirty list's append and pop
+                // were a retain and a release per step.
+                if chained != nil { examine(node) } else { markDirty(node) }
             }
         }
         drainDirty()
@@ -213,15 +235,66 @@ extension GraphRuntime {
         if ready.isEmpty && running == 0 && !aborting { relieveDeadlock() }
         // This worker takes the next ready node itself; wake another only when the rest is
         // worth a wake-up (tiny steps run faster on one thread than on two contending ones).
-        if ready.count > 1 && pool.sleeping > 0 && worthAnotherWorker() { pool.hintWorkLocked() }
+        // (With a chained step next, every ready node is left for the others.)
+        if ready.count > (chained == nil ? 1 : 0) && pool.sleeping > 0 && worthAnotherWorker(takingOne: chained == nil) {
+            pool.hintWorkLocked()
+        }
         if ((idleWaiters > 0 || sendWaiters > 0) && ready.isEmpty && running == 0) || (sendWaiters > 0 && aborting) {
             lock.broadcastProgress()
         }
         checkDone()
+        return chained
+    }
+
+    /// The consumer that may take packet `ts` of stream `s` straight from its producer's
+    /// step, or nil. Only when that changes nothing it could see: the stream's one consumer,
+    /// idle, open, measured short, with one empty forward input, the plain default handler,
+    /// serial, not throttled, not closing and no options pending.
+    @inline(__always)
+    private func chainTarget(stream s: Int) -> NodeRuntime? {
+        guard streams[s].consumers.count == 1 else { return nil }
+        let c = streams[s].consumers[0].node
+        guard c.status == .idle, c.opened, c.isPlainDefault, c.inputs.count == 1, !c.isConcurrent, !c.wantsClose,
+            !c.hasPendingOptions, c.calls >= 9, c.averageNanos < Self.shortWork, !isThrottled(c),
+            c.inputs[0].packets.isEmpty, !c.inputs[0].isBackEdge
+        else { return nil }
+        return c
+    }
+
+    /// `deliver` and `prepare` in one for a chain target: the packet goes into the context,
+    /// not the queue, and the consumer runs next on this worker; lock held.
+    @inline(__always)
+    private func handOff(_ packet: Packet, stream s: Int, to c: NodeRuntime) -> PreparedStep {
+        let ts = packet.timestamp
+        streams[s].lastTimestamp = ts
+        streams[s].bound = ts.next
+        streams[s].packets += 1
+        // What a push and a take leave behind: the bound, the depth the queue reached.
+        c.inputs[0].bound = ts.next
+        if c.inputs[0].maxDepth == 0 { c.inputs[0].maxDepth = 1 }
+        c.inputs[0].boundMoved = false
+        c.status = .running
+        running += 1
+        c.runningSteps += 1
+        c.lastStepTimestamp = ts
+        let ctx = c.context
+        ctx.inputTimestamp = ts
+        ctx.inputPackets[0] = packet
+        ctx.inputBounds[0] = ts.next
+        let timed = trace != nil || c.timesEveryStep || c.calls & 7 == 0
+        let estimate = c.averageNanos
+        runningEstimate &+= estimate
+        return PreparedStep(node: c, context: ctx, kind: .process(ts), appliesOptions: false, timed: timed, estimate: estimate)
     }
 
     /// A step's statistics, error and outputs; lock held.
-    private func applyOutputs(_ node: NodeRuntime, _ ctx: CalculatorContext, kind: StepKind, _ outcome: StepOutcome, timed: Bool) {
+    /// With `chaining`, a process or source step's one packet, when nothing else moves a
+    /// bound, goes to a chain target (returned as its prepared step) instead of its queue.
+    @discardableResult
+    private func applyOutputs(
+        _ node: NodeRuntime, _ ctx: CalculatorContext, kind: StepKind, _ outcome: StepOutcome, timed: Bool, chaining: Bool = false
+    ) -> PreparedStep? {
+        var chained: PreparedStep?
         if case .close = kind {} else { node.calls += 1 }  // `calls` counts process steps only
         if timed {
             let took = outcome.end &- outcome.start
@@ -244,7 +317,8 @@ extension GraphRuntime {
             }
             fail(GraphError(.calculatorFailed, "\(what) failed: \(error)", node: node.name, location: node.location, underlying: error))
         } else if !aborting {
-            for (port, packet) in ctx.emitted {
+            for k in ctx.emitted.indices {
+                let port = ctx.emitted[k].0, packet = ctx.emitted[k].1
                 let s = node.outputStreams[port]
                 let ts = packet.timestamp
                 guard ts.isAllowedInStream else {
@@ -264,7 +338,15 @@ extension GraphRuntime {
                     break
                 }
                 node.outputBounds[port] = ts.next
-                deliver(stream: s, packet)
+                // One packet and no other bound moved: the consumer's view is the same as
+                // after a push and a take (an offset of 0 moves no bound past `ts.next`).
+                if chaining && ctx.emitted.count == 1 && ctx.boundUpdates.isEmpty, node.contract.timestampOffset ?? 0 == 0,
+                    isChainable(kind), let c = chainTarget(stream: s)
+                {
+                    chained = handOff(packet, stream: s, to: c)
+                } else {
+                    deliver(stream: s, packet)
+                }
             }
             if !aborting, case .process(let ts) = kind, let offset = node.contract.timestampOffset {
                 let b = Timestamp(ts.microseconds &+ offset).next
@@ -283,9 +365,19 @@ extension GraphRuntime {
             node.droppedByCalculator += ctx.droppedByCalculator
             ctx.droppedByCalculator = 0
         }
-        // Only when non-empty: on the shared empty array, `removeAll(keepingCapacity:)`
-        // allocates a buffer of its own.
-        if !ctx.emitted.isEmpty { ctx.emitted.removeAll(keepingCapacity: true) }
+        // Popped one by one: `removeAll(keepingCapacity:)` goes through the generic
+        // `replaceSubrange` (and on the shared empty array allocates a buffer of its own).
+        while ctx.emitted.popLast() != nil {}
         if !ctx.boundUpdates.isEmpty { ctx.boundUpdates.removeAll(keepingCapacity: true) }
+        return chained
+    }
+
+    /// Process and source steps may start a chain (a close or a bound step never does).
+    @inline(__always)
+    private func isChainable(_ kind: StepKind) -> Bool {
+        switch kind {
+        case .process, .source: return true
+        case .bounds, .close: return false
+        }
     }
 }

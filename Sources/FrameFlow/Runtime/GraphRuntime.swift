@@ -154,8 +154,8 @@ final class GraphRuntime: WorkSource, @unchecked Sendable {
         guard ownsPool else { return }
         var budget = nodes.count &* Self.inlineStepsPerNode
         while budget > 0 && running == 0 && !ready.isEmpty && leavesShortWork() {
-            _ = runOneLocked(deferringShortWork: false)
-            budget -= 1
+            // A chain counts each of its steps against the budget.
+            budget -= Swift.max(1, runStepsLocked(deferringShortWork: false, limit: Swift.min(budget, Self.chainSteps)))
         }
     }
 

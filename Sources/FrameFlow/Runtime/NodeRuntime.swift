@@ -37,6 +37,8 @@ final class NodeRuntime {
     @exclusivity(unchecked) var pendingOptions: (any CalculatorOptions)? {
         didSet { hasPendingOptions = pendingOptions != nil }
     }
+    /// Options taken from `pendingOptions` by the step that applies them, until it commits.
+    @exclusivity(unchecked) var optionsToApply: (any CalculatorOptions)?
     /// `pendingOptions != nil`, read on every step: testing the optional existential itself
     /// copied it (an outlined copy and destroy per step).
     @exclusivity(unchecked) private(set) var hasPendingOptions = false
@@ -118,9 +120,14 @@ final class NodeRuntime {
     /// edges, the back edges too unless every output is closed).
     var inputsFinished: Bool {
         if isSource { return sourceDone }
-        guard inputs.allSatisfy({ $0.isBackEdge || $0.isDone }) else { return false }
+        // Indexed loops read the queues in place (`allSatisfy` copied each one: a retain and
+        // a release per input on every examine).
+        for i in inputs.indices where !inputs[i].isBackEdge && !inputs[i].isDone { return false }
         guard contract.waitsForBackEdges else { return true }
-        return inputs.allSatisfy { !$0.isBackEdge || $0.isDone } || outputBounds.allSatisfy { $0 >= .done }
+        for i in inputs.indices where inputs[i].isBackEdge && !inputs[i].isDone {
+            return outputBounds.allSatisfy { $0 >= .done }
+        }
+        return true
     }
 
     /// The smallest timestamp any forward input may still deliver.
