@@ -20,13 +20,8 @@ float FF_FN(ff_sum_f32)(const float *p, ptrdiff_t count) {
 typedef float ff_vf __attribute__((ext_vector_type(FF_VL)));
 typedef int32_t ff_vi __attribute__((ext_vector_type(FF_VL)));
 
-// eˣ of FF_VL lanes: x = k·ln 2 + r (ln 2 in two parts, Cody–Waite), eʳ by Cephes' degree-6
-// polynomial for |r| ≤ ln 2 / 2, 2ᵏ built in exponent bits as 2ʲ·2ᵏ⁻ʲ (j = ⌊k/2⌋, so that
-// k = 128 and −126 both fit); k = round(x / ln 2) read from the mantissa of x/ln 2 + 1.5·2²³.
-// ∞ above 88.72, 0 below −87.3 (no subnormal results), NaN stays NaN.
-static inline __attribute__((always_inline)) ff_vf ff_exp_v(ff_vf x) {
-    ff_vf c = x < -87.3f ? -87.3f : x;
-    c = c > 88.72f ? 88.72f : c;
+// eʳ of c = k·ln 2 + r (c within the clamps of its callers): `*ki` gets k.
+static inline __attribute__((always_inline)) ff_vf ff_exp_reduced_v(ff_vf c, ff_vi *ki) {
     const ff_vf t = c * 1.44269504f + 12582912.0f;
     const ff_vf k = t - 12582912.0f;
     const ff_vf r = c - k * 0.693359375f + k * 2.1219444e-4f;
@@ -36,8 +31,20 @@ static inline __attribute__((always_inline)) ff_vf ff_exp_v(ff_vf x) {
     p = p * r + 4.16657959e-2f;
     p = p * r + 1.66666655e-1f;
     p = p * r + 5.00000012e-1f;
-    p = p * r * r + r + 1.0f;
-    const ff_vi ki = (ff_vi)t - 0x4B400000, j = ki >> 1;
+    *ki = (ff_vi)t - 0x4B400000;
+    return p * r * r + r + 1.0f;
+}
+
+// eˣ of FF_VL lanes: x = k·ln 2 + r (ln 2 in two parts, Cody–Waite), eʳ by Cephes' degree-6
+// polynomial for |r| ≤ ln 2 / 2, 2ᵏ built in exponent bits as 2ʲ·2ᵏ⁻ʲ (j = ⌊k/2⌋, so that
+// k = 128 and −126 both fit); k = round(x / ln 2) read from the mantissa of x/ln 2 + 1.5·2²³.
+// ∞ above 88.72, 0 below −87.3 (no subnormal results), NaN stays NaN.
+static inline __attribute__((always_inline)) ff_vf ff_exp_v(ff_vf x) {
+    ff_vf c = x < -87.3f ? -87.3f : x;
+    c = c > 88.72f ? 88.72f : c;
+    ff_vi ki;
+    const ff_vf p = ff_exp_reduced_v(c, &ki);
+    const ff_vi j = ki >> 1;
     const ff_vf v = p * (ff_vf)((j + 127) << 23) * (ff_vf)((ki - j + 127) << 23);
     ff_vf e = x > 88.72f ? __builtin_inff() : v;
     e = x < -87.3f ? 0.0f : e;
@@ -52,17 +59,8 @@ static inline __attribute__((always_inline)) ff_vf ff_logistic_v(ff_vf x) {
     ff_vf c = -x;
     c = c < -87.3f ? -87.3f : c;
     c = c > 87.3f ? 87.3f : c;
-    const ff_vf t = c * 1.44269504f + 12582912.0f;
-    const ff_vf k = t - 12582912.0f;
-    const ff_vf r = c - k * 0.693359375f + k * 2.1219444e-4f;
-    ff_vf p = 1.98756915e-4f;
-    p = p * r + 1.39819995e-3f;
-    p = p * r + 8.3334519e-3f;
-    p = p * r + 4.16657959e-2f;
-    p = p * r + 1.66666655e-1f;
-    p = p * r + 5.00000012e-1f;
-    p = p * r * r + r + 1.0f;
-    const ff_vi ki = (ff_vi)t - 0x4B400000;
+    ff_vi ki;
+    const ff_vf p = ff_exp_reduced_v(c, &ki);
     const ff_vf s = 1.0f / (1.0f + p * (ff_vf)((ki + 127) << 23));
     return x < -87.3f ? 0.0f : s;
 }

@@ -7,6 +7,13 @@ import Testing
 /// step to its idle consumer must look to calculators and applications exactly as one that
 /// went through the consumer's queue — values, order, statistics, options, failures.
 @Suite struct ChainedStepTests {
+    /// A counter source's options for `n` packets.
+    static func counting(_ n: Int) -> CounterSourceCalculator.Options {
+        var o = CounterSourceCalculator.Options()
+        o.count = n
+        return o
+    }
+
     /// A source and six serial nodes, long enough that every node is measured short and
     /// chained: each packet arrives once, in order, with one call per packet per node.
     @Test(arguments: [1, 2]) func chainKeepsEveryPacketInOrder(threads: Int) throws {
@@ -16,9 +23,7 @@ import Testing
             Output("y")
             Node(
                 CounterSourceCalculator.self, in: [], out: ["s0"],
-                options: {
-                    var o = CounterSourceCalculator.Options(); o.count = n; return o
-                }())
+                options: Self.counting(n))
             for k in 0..<6 { Node(AddCalculator.self, name: "add\(k)", in: "s\(k)", out: k == 5 ? "y" : "s\(k + 1)") }
         }
         let out = try PacketCollector(graph, "y")
@@ -64,9 +69,7 @@ import Testing
             Output("y")
             Node(
                 CounterSourceCalculator.self, in: [], out: ["s0"],
-                options: {
-                    var o = CounterSourceCalculator.Options(); o.count = 1000; return o
-                }())
+                options: Self.counting(1000))
             Node(AddCalculator.self, in: "s0", out: "s1")
             Node(AddCalculator.self, in: "s1", out: "s2")
             Node(
