@@ -65,11 +65,17 @@ extension GraphRuntime {
         dirty.append(n)
     }
 
+    /// Counts a packet at `ts` on stream `s` and moves its bound past it.
+    @inline(__always)
+    func recordPacket(stream s: Int, at ts: Timestamp) {
+        streams[s].lastTimestamp = ts
+        streams[s].bound = ts.next
+        streams[s].packets += 1
+    }
+
     /// Delivers a packet to every consumer of stream `s`.
     func deliver(stream s: Int, _ packet: Packet) {
-        streams[s].lastTimestamp = packet.timestamp
-        streams[s].bound = packet.timestamp.next
-        streams[s].packets += 1
+        recordPacket(stream: s, at: packet.timestamp)
         for k in streams[s].consumers.indices {
             let c = streams[s].consumers[k].node, qi = streams[s].consumers[k].input
             guard c.status != .closed else { continue }

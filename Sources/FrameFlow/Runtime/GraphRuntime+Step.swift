@@ -125,13 +125,21 @@ extension GraphRuntime {
             drainDirty()
             if !ready.isEmpty { pool.hintWorkLocked() }
         }
-        // Timing every step costs two clock reads; without a trace, every 8th step is timed
-        // (decided under the lock: a concurrent node's other steps count `calls` as they end).
-        // A node that runs a model has every step timed, for its latency histogram.
+        let (timed, estimate) = startTiming(node)
+        return PreparedStep(node: node, context: ctx, kind: kind, appliesOptions: appliesOptions, timed: timed, estimate: estimate)
+    }
+
+    /// Whether a step of `node` starting now is timed, and what it adds to
+    /// `runningEstimate` (added here); lock held. Timing every step costs two clock reads;
+    /// without a trace, every 8th step is timed (decided under the lock: a concurrent node's
+    /// other steps count `calls` as they end). A node that runs a model has every step
+    /// timed, for its latency histogram.
+    @inline(__always)
+    private func startTiming(_ node: NodeRuntime) -> (timed: Bool, estimate: UInt64) {
         let timed = trace != nil || node.timesEveryStep || node.calls & 7 == 0
         let estimate = node.calls < 9 ? Self.unmeasuredStep : node.averageNanos
         runningEstimate &+= estimate
-        return PreparedStep(node: node, context: ctx, kind: kind, appliesOptions: appliesOptions, timed: timed, estimate: estimate)
+        return (timed, estimate)
     }
 
     /// Moves the packets at `ts` from the node's queues into `ctx` (empty packets for inputs
@@ -266,9 +274,7 @@ extension GraphRuntime {
     @inline(__always)
     private func handOff(_ packet: Packet, stream s: Int, to c: NodeRuntime) -> PreparedStep {
         let ts = packet.timestamp
-        streams[s].lastTimestamp = ts
-        streams[s].bound = ts.next
-        streams[s].packets += 1
+        recordPacket(stream: s, at: ts)
         // What a push and a take leave behind: the bound, the depth the queue reached.
         c.inputs[0].bound = ts.next
         if c.inputs[0].maxDepth == 0 { c.inputs[0].maxDepth = 1 }
@@ -281,9 +287,7 @@ extension GraphRuntime {
         ctx.inputTimestamp = ts
         ctx.inputPackets[0] = packet
         ctx.inputBounds[0] = ts.next
-        let timed = trace != nil || c.timesEveryStep || c.calls & 7 == 0
-        let estimate = c.averageNanos
-        runningEstimate &+= estimate
+        let (timed, estimate) = startTiming(c)
         return PreparedStep(node: c, context: ctx, kind: .process(ts), appliesOptions: false, timed: timed, estimate: estimate)
     }
 

@@ -16,11 +16,7 @@ extension Model {
             throw ModelError("batched(\(n)): ONNX models are not rewritten; feed a model with a symbolic batch dimension directly")
         case .tflite(let graph):
             if n == 1 { return self }
-            let g = try graph.batched(n)
-            return Model(
-                program: .tflite(g),
-                inputs: g.inputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) },
-                outputs: g.outputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) })
+            return Model(tflite: try graph.batched(n), sourceBytes: nil)
         }
     }
 

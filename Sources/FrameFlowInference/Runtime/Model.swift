@@ -86,9 +86,13 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
     }
 
     /// Loads a TFLite flatbuffer, keeping `bytes` in `sourceBytes` when asked.
-    init(tflite bytes: [UInt8], file: String, keepingBytes: Bool) throws {
-        let g = try TFLiteGraph(bytes: bytes, file: file)
-        sourceBytes = keepingBytes ? bytes : nil
+    convenience init(tflite bytes: [UInt8], file: String, keepingBytes: Bool) throws {
+        self.init(tflite: try TFLiteGraph(bytes: bytes, file: file), sourceBytes: keepingBytes ? bytes : nil)
+    }
+
+    /// A decoded TFLite graph (a file's, or one rewritten by `batched`).
+    init(tflite g: TFLiteGraph, sourceBytes: [UInt8]?) {
+        self.sourceBytes = sourceBytes
         program = .tflite(g)
         inputs = g.inputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
         outputs = g.outputs.map { ValueInfo(name: g.tensors[$0].name, type: g.tensors[$0].type, shape: g.tensors[$0].shape.map { $0 }) }
@@ -174,14 +178,6 @@ public final class Model: @unchecked Sendable {  // immutable after init; run() 
         sourceBytes = nil
         inputs = plan.inputs
         outputs = plan.outputs
-    }
-
-    /// A model on an already built program (`batched`).
-    init(program: Program, inputs: [ValueInfo], outputs: [ValueInfo]) {
-        self.program = program
-        self.inputs = inputs
-        self.outputs = outputs
-        sourceBytes = nil
     }
 
     private func runPlan(_ feeds: [String: Tensor], timing: Timing?) throws -> [String: Tensor] {
